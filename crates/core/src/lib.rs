@@ -1,0 +1,25 @@
+//! `roofline-core`: the roofline model with no I/O, no GPU and no CLI.
+//!
+//! Everything the tool prints is computed here from plain data, so that it
+//! can be tested on any machine: units ([`units`]), machines and their
+//! ceilings ([`machine`]), kernels ([`kernel`]), the roofline placement
+//! ([`roofline`]), the diagnosis ([`diagnosis`]), theoretical peaks from
+//! device attributes ([`peaks`], [`arch`], [`gpus`]), paper estimates
+//! ([`estimate`]), statistics ([`stats`]) and the
+//! versioned JSON documents ([`schema`]).
+
+pub mod arch;
+pub mod diagnosis;
+pub mod estimate;
+pub mod gpus;
+pub mod kernel;
+pub mod machine;
+pub mod peaks;
+pub mod roofline;
+pub mod schema;
+pub mod stats;
+pub mod units;
+
+pub use kernel::Kernel;
+pub use machine::{BandwidthCeiling, ComputeCeiling, FlopKind, Machine, MemLevel, Origin, Provenance};
+pub use roofline::{analyze, analyze_kernel, attainable, ridge_point, Bound, KernelAnalysis, Limiter};

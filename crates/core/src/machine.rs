@@ -1,0 +1,442 @@
+//! A machine: the roofs a kernel can be judged against.
+//!
+//! A roofline needs at least one compute ceiling (FLOP/s) and one bandwidth
+//! ceiling (bytes/s). Real GPUs have many of each: one per precision and
+//! execution pipe (CUDA cores, tensor cores per input type) and one per
+//! memory level (DRAM, L2, L1/shared). Every ceiling carries where its number
+//! came from (a datasheet, device attributes, a benchmark, a counter) and the
+//! clock it assumes, because "66.9 TFLOP/s" means little without "at 1980 MHz,
+//! computed from attributes".
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use crate::stats::Spread;
+use crate::units::{format_si, Unit};
+
+/// The kind of floating-point work a compute ceiling bounds and a kernel does.
+///
+/// CUDA-core kinds count an FMA as two FLOPs; tensor kinds count the
+/// multiply-adds of the matrix instruction the same way (2 x M x N x K for a
+/// GEMM). `TensorInt8` counts integer operations, shown as OP/s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlopKind {
+    Fp64,
+    Fp32,
+    Fp16,
+    TensorFp64,
+    TensorTf32,
+    TensorFp16,
+    TensorBf16,
+    TensorFp8,
+    TensorInt8,
+}
+
+impl FlopKind {
+    pub const ALL: [FlopKind; 9] = [
+        FlopKind::Fp64,
+        FlopKind::Fp32,
+        FlopKind::Fp16,
+        FlopKind::TensorFp64,
+        FlopKind::TensorTf32,
+        FlopKind::TensorFp16,
+        FlopKind::TensorBf16,
+        FlopKind::TensorFp8,
+        FlopKind::TensorInt8,
+    ];
+
+    /// Short label used in tables and charts ("FP32", "BF16 tensor").
+    pub fn label(self) -> &'static str {
+        match self {
+            FlopKind::Fp64 => "FP64",
+            FlopKind::Fp32 => "FP32",
+            FlopKind::Fp16 => "FP16",
+            FlopKind::TensorFp64 => "FP64 tensor",
+            FlopKind::TensorTf32 => "TF32 tensor",
+            FlopKind::TensorFp16 => "FP16 tensor",
+            FlopKind::TensorBf16 => "BF16 tensor",
+            FlopKind::TensorFp8 => "FP8 tensor",
+            FlopKind::TensorInt8 => "INT8 tensor",
+        }
+    }
+
+    /// The name used on the command line and in JSON ("fp32", "tensor_bf16").
+    pub fn key(self) -> &'static str {
+        match self {
+            FlopKind::Fp64 => "fp64",
+            FlopKind::Fp32 => "fp32",
+            FlopKind::Fp16 => "fp16",
+            FlopKind::TensorFp64 => "tensor_fp64",
+            FlopKind::TensorTf32 => "tensor_tf32",
+            FlopKind::TensorFp16 => "tensor_fp16",
+            FlopKind::TensorBf16 => "tensor_bf16",
+            FlopKind::TensorFp8 => "tensor_fp8",
+            FlopKind::TensorInt8 => "tensor_int8",
+        }
+    }
+
+    pub fn from_key(s: &str) -> Option<FlopKind> {
+        let s = s.trim().to_ascii_lowercase().replace(['-', ' '], "_");
+        FlopKind::ALL.into_iter().find(|k| k.key() == s).or(match s.as_str() {
+            "double" => Some(FlopKind::Fp64),
+            "float" | "single" => Some(FlopKind::Fp32),
+            "half" | "half2" => Some(FlopKind::Fp16),
+            "bf16" => Some(FlopKind::TensorBf16),
+            "tf32" => Some(FlopKind::TensorTf32),
+            "fp8" => Some(FlopKind::TensorFp8),
+            "int8" => Some(FlopKind::TensorInt8),
+            _ => None,
+        })
+    }
+
+    pub fn is_tensor(self) -> bool {
+        !matches!(self, FlopKind::Fp64 | FlopKind::Fp32 | FlopKind::Fp16)
+    }
+}
+
+impl fmt::Display for FlopKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// A level of the memory hierarchy a bandwidth ceiling bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemLevel {
+    Dram,
+    L2,
+    /// L1 data cache and shared memory (one SRAM on NVIDIA GPUs).
+    L1,
+}
+
+impl MemLevel {
+    pub const ALL: [MemLevel; 3] = [MemLevel::Dram, MemLevel::L2, MemLevel::L1];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            MemLevel::Dram => "DRAM",
+            MemLevel::L2 => "L2",
+            MemLevel::L1 => "L1/shared",
+        }
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            MemLevel::Dram => "dram",
+            MemLevel::L2 => "l2",
+            MemLevel::L1 => "l1",
+        }
+    }
+
+    pub fn from_key(s: &str) -> Option<MemLevel> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "dram" | "hbm" | "gmem" | "global" => Some(MemLevel::Dram),
+            "l2" => Some(MemLevel::L2),
+            "l1" | "shared" | "smem" | "l1/shared" => Some(MemLevel::L1),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for MemLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// Where a number came from, in the three words the tool prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Computed from a datasheet or from device attributes: what the
+    /// hardware could do, not what it did.
+    Theoretical,
+    /// Timed on the GPU by a benchmark.
+    Measured,
+    /// Read from hardware performance counters (Nsight Compute).
+    Counter,
+    /// Given by the user (command line, TOML, edited JSON).
+    #[default]
+    User,
+    /// Derived from another ceiling by a rule (for example "no FMA" = half
+    /// of the FMA peak).
+    Derived,
+}
+
+impl Origin {
+    pub fn label(self) -> &'static str {
+        match self {
+            Origin::Theoretical => "theoretical",
+            Origin::Measured => "measured",
+            Origin::Counter => "counter",
+            Origin::User => "user",
+            Origin::Derived => "derived",
+        }
+    }
+}
+
+/// The provenance of a ceiling: its origin, a human-readable source and
+/// whether the figure is confirmed (unconfirmed table rows are estimates).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub origin: Origin,
+    /// For example "device attributes: 132 SMs x 128 FP32 lanes x 2 x 1980 MHz",
+    /// "datasheet: NVIDIA H200 SXM", "benchmark dram.copy (2^28 floats)".
+    pub source: String,
+    #[serde(default = "yes")]
+    pub confirmed: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Provenance {
+    pub fn new(origin: Origin, source: impl Into<String>) -> Self {
+        Provenance { origin, source: source.into(), confirmed: true }
+    }
+
+    pub fn unconfirmed(mut self) -> Self {
+        self.confirmed = false;
+        self
+    }
+
+    /// "theoretical (device attributes ...)", with "unconfirmed" when so.
+    pub fn describe(&self) -> String {
+        let flag = if self.confirmed { "" } else { ", unconfirmed" };
+        format!("{}{flag}: {}", self.origin.label(), self.source)
+    }
+}
+
+/// The clock a ceiling assumes or was measured at.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ClockBasis {
+    /// SM (graphics) clock in MHz.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_mhz: Option<f64>,
+    /// Memory clock in MHz, as the driver reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_mhz: Option<f64>,
+    /// What the clock is: "boost clock (CLOCK_RATE)", "vendor tensor clock",
+    /// "median of NVML samples during the run".
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub basis: String,
+}
+
+impl ClockBasis {
+    pub fn sm(mhz: f64, basis: impl Into<String>) -> Self {
+        ClockBasis { sm_mhz: Some(mhz), mem_mhz: None, basis: basis.into() }
+    }
+    pub fn mem(mhz: f64, basis: impl Into<String>) -> Self {
+        ClockBasis { sm_mhz: None, mem_mhz: Some(mhz), basis: basis.into() }
+    }
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(s) = self.sm_mhz {
+            parts.push(format!("SM {s:.0} MHz"));
+        }
+        if let Some(m) = self.mem_mhz {
+            parts.push(format!("memory {m:.0} MHz"));
+        }
+        let mut text = parts.join(", ");
+        if !self.basis.is_empty() {
+            if text.is_empty() {
+                text = self.basis.clone();
+            } else {
+                text = format!("{text} ({})", self.basis);
+            }
+        }
+        text
+    }
+}
+
+/// A flat roof: the most FLOP/s of one kind the machine can do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComputeCeiling {
+    pub kind: FlopKind,
+    /// Display name: "FP32", "FP32 (no FMA)", "BF16 tensor (dense)".
+    pub name: String,
+    pub flops_per_s: f64,
+    pub provenance: Provenance,
+    #[serde(default)]
+    pub clock: ClockBasis,
+    /// Spread of repeated measurements, for measured ceilings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
+    /// A lower ceiling under the main one for the same kind (no FMA, no
+    /// vectorisation): drawn, but never the roof a kernel is judged against.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secondary: bool,
+}
+
+/// A slanted roof: the most bytes/s one memory level can deliver.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BandwidthCeiling {
+    pub level: MemLevel,
+    pub name: String,
+    pub bytes_per_s: f64,
+    pub provenance: Provenance,
+    #[serde(default)]
+    pub clock: ClockBasis,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secondary: bool,
+}
+
+/// Facts about the GPU a machine describes, where known.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct GpuFacts {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// "9.0".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_capability: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sms: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_clock_mhz: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_clock_mhz: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bus_width_bits: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+}
+
+/// The roofs of one machine, theoretical, measured or both.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Machine {
+    pub name: String,
+    #[serde(default)]
+    pub gpu: GpuFacts,
+    #[serde(default)]
+    pub compute: Vec<ComputeCeiling>,
+    #[serde(default)]
+    pub bandwidth: Vec<BandwidthCeiling>,
+    /// Things a reader must know: unconfirmed rows, throttling, clocks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl Machine {
+    /// A two-roof machine from a peak and a bandwidth given by the user.
+    pub fn simple(name: &str, kind: FlopKind, flops_per_s: f64, bytes_per_s: f64) -> Machine {
+        let user = Provenance::new(Origin::User, "given on the command line");
+        Machine {
+            name: name.to_string(),
+            gpu: GpuFacts::default(),
+            compute: vec![ComputeCeiling {
+                kind,
+                name: kind.label().to_string(),
+                flops_per_s,
+                provenance: user.clone(),
+                clock: ClockBasis::default(),
+                spread: None,
+                secondary: false,
+            }],
+            bandwidth: vec![BandwidthCeiling {
+                level: MemLevel::Dram,
+                name: MemLevel::Dram.label().to_string(),
+                bytes_per_s,
+                provenance: user,
+                clock: ClockBasis::default(),
+                spread: None,
+                secondary: false,
+            }],
+            notes: Vec::new(),
+        }
+    }
+
+    /// The primary (highest non-secondary) ceiling of a kind, preferring a
+    /// measured one over a theoretical one when both exist.
+    pub fn compute_roof(&self, kind: FlopKind) -> Option<&ComputeCeiling> {
+        best(self.compute.iter().filter(|c| c.kind == kind && !c.secondary), |c| {
+            (c.provenance.origin, c.flops_per_s)
+        })
+    }
+
+    /// The primary bandwidth ceiling of a level, preferring measured ones.
+    pub fn bandwidth_roof(&self, level: MemLevel) -> Option<&BandwidthCeiling> {
+        best(self.bandwidth.iter().filter(|b| b.level == level && !b.secondary), |b| {
+            (b.provenance.origin, b.bytes_per_s)
+        })
+    }
+
+    /// Ridge point (FLOP/byte) of a compute kind against a memory level.
+    pub fn ridge(&self, kind: FlopKind, level: MemLevel) -> Option<f64> {
+        let pi = self.compute_roof(kind)?.flops_per_s;
+        let beta = self.bandwidth_roof(level)?.bytes_per_s;
+        Some(crate::roofline::ridge_point(pi, beta))
+    }
+
+    /// Replaces or adds ceilings from `other` (for example measured roofs over
+    /// theoretical ones): a ceiling of `other` replaces one here with the same
+    /// name, others are appended.
+    pub fn overlay(&mut self, other: &Machine) {
+        for c in &other.compute {
+            match self.compute.iter_mut().find(|x| x.name == c.name && x.kind == c.kind) {
+                Some(x) => *x = c.clone(),
+                None => self.compute.push(c.clone()),
+            }
+        }
+        for b in &other.bandwidth {
+            match self.bandwidth.iter_mut().find(|x| x.name == b.name && x.level == b.level) {
+                Some(x) => *x = b.clone(),
+                None => self.bandwidth.push(b.clone()),
+            }
+        }
+        self.notes.extend(other.notes.iter().cloned());
+    }
+
+    /// One line per ceiling, for logs and errors.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        for c in &self.compute {
+            s.push_str(&format!(
+                "{}: {} [{}]\n",
+                c.name,
+                format_si(c.flops_per_s, Unit::FlopPerSecond),
+                c.provenance.origin.label()
+            ));
+        }
+        for b in &self.bandwidth {
+            s.push_str(&format!(
+                "{}: {} [{}]\n",
+                b.name,
+                format_si(b.bytes_per_s, Unit::BytePerSecond),
+                b.provenance.origin.label()
+            ));
+        }
+        s
+    }
+}
+
+/// Ranks measured above counter above theoretical; among equals the
+/// highest value wins (the best a benchmark reached).
+fn best<'a, T, F>(items: impl Iterator<Item = &'a T>, key: F) -> Option<&'a T>
+where
+    F: Fn(&T) -> (Origin, f64),
+    T: 'a,
+{
+    let rank = |o: Origin| match o {
+        Origin::Measured => 4,
+        Origin::User => 3,
+        Origin::Counter => 2,
+        Origin::Theoretical => 1,
+        Origin::Derived => 0,
+    };
+    items.max_by(|a, b| {
+        let (oa, va) = key(a);
+        let (ob, vb) = key(b);
+        rank(oa).cmp(&rank(ob)).then(va.total_cmp(&vb))
+    })
+}

@@ -1,0 +1,259 @@
+//! Theoretical roofs from device attributes, the way seed 000's `peaks.cu`
+//! computes them:
+//!
+//! - compute: SMs x results per clock per SM x 2 (an FMA is two FLOPs) x clock;
+//! - DRAM: 2 (double data rate) x memory clock x bus width / 8;
+//! - L1/shared: 128 bytes per clock per SM x SMs x clock.
+//!
+//! The same function serves a live GPU (attributes read through the driver)
+//! and a GPU from the built-in table (attributes from its datasheet), so the
+//! two paths cannot disagree.
+
+use serde::{Deserialize, Serialize};
+
+use crate::arch::{self, ArchRates};
+use crate::machine::{
+    BandwidthCeiling, ClockBasis, ComputeCeiling, FlopKind, GpuFacts, Machine, MemLevel, Origin, Provenance,
+};
+
+/// What the roofs are computed from. Clocks in kHz, as CUDA reports them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceAttributes {
+    pub name: String,
+    pub cc_major: u32,
+    pub cc_minor: u32,
+    pub sms: u32,
+    /// Peak (boost) SM clock, kHz (`CU_DEVICE_ATTRIBUTE_CLOCK_RATE`).
+    pub clock_khz: u32,
+    /// Peak memory clock, kHz (`CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE`).
+    pub mem_clock_khz: u32,
+    pub bus_width_bits: u32,
+    #[serde(default)]
+    pub l2_bytes: Option<u64>,
+    #[serde(default)]
+    pub memory_bytes: Option<u64>,
+    /// The clock vendors quote tensor peaks at, when it differs from the
+    /// boost clock (H100/H200: 1830 MHz). `None`: the boost clock.
+    #[serde(default)]
+    pub tensor_clock_khz: Option<u32>,
+    /// Where these attributes came from ("CUDA driver, device 0",
+    /// "built-in table: NVIDIA H200 datasheet").
+    pub source: String,
+    /// Attributes that are estimates.
+    #[serde(default)]
+    pub unconfirmed: Vec<String>,
+}
+
+/// Why no roofs can be computed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PeaksError {
+    #[error("compute capability {major}.{minor} is not in the tool's tables (known: {known}); give the roofs with --peak and --bandwidth, or a machine JSON")]
+    UnknownCapability { major: u32, minor: u32, known: String },
+}
+
+/// The theoretical machine for a set of attributes.
+pub fn theoretical_machine(attrs: &DeviceAttributes) -> Result<Machine, PeaksError> {
+    let rates = arch::rates(attrs.cc_major, attrs.cc_minor).ok_or_else(|| PeaksError::UnknownCapability {
+        major: attrs.cc_major,
+        minor: attrs.cc_minor,
+        known: arch::known_capabilities().join(", "),
+    })?;
+    Ok(build(attrs, &rates))
+}
+
+fn build(attrs: &DeviceAttributes, rates: &ArchRates) -> Machine {
+    let mhz = attrs.clock_khz as f64 / 1e3;
+    let tensor_mhz = attrs.tensor_clock_khz.map(|k| k as f64 / 1e3).unwrap_or(mhz);
+    let sms = attrs.sms as f64;
+    let unconfirmed = |what: &str| attrs.unconfirmed.iter().any(|u| u == what);
+    let clock_unconfirmed = unconfirmed("clock");
+    let mut compute = Vec::new();
+    for rate in &rates.rates {
+        // Hopper's and Ampere's FP64 tensor peaks are quoted at the boost
+        // clock; the 16-bit and smaller tensor paths at the tensor clock.
+        let uses_tensor_clock = rate.kind.is_tensor() && rate.kind != FlopKind::TensorFp64;
+        let (clock, clock_name) = if uses_tensor_clock && attrs.tensor_clock_khz.is_some() {
+            (tensor_mhz, "vendor tensor clock")
+        } else {
+            (mhz, "boost clock")
+        };
+        let flops = sms * rate.fma_per_clock_per_sm * 2.0 * clock * 1e6;
+        let lanes = if rate.kind.is_tensor() { "FMA/clk" } else { "lanes" };
+        let mut provenance = Provenance::new(
+            Origin::Theoretical,
+            format!(
+                "{}: {} SMs x {} {} x 2 x {:.0} MHz ({} {}.{} table)",
+                attrs.source,
+                attrs.sms,
+                rate.fma_per_clock_per_sm,
+                lanes,
+                clock,
+                rates.family,
+                rates.major,
+                rates.minor
+            ),
+        );
+        let confirmed = rate.confirmed
+            && !clock_unconfirmed
+            && !(uses_tensor_clock && unconfirmed("tensor_clock"))
+            && !unconfirmed(rate.kind.key());
+        if !confirmed {
+            provenance = provenance.unconfirmed();
+        }
+        let name = if rate.kind.is_tensor() { format!("{} (dense)", rate.kind.label()) } else { rate.kind.label().to_string() };
+        compute.push(ComputeCeiling {
+            kind: rate.kind,
+            name,
+            flops_per_s: flops,
+            provenance: provenance.clone(),
+            clock: ClockBasis::sm(clock, clock_name),
+            spread: None,
+            secondary: false,
+        });
+        // Lower ceilings drawn under the main ones (seed 001: "compute roofs
+        // with and without vectorization"): without FMA a CUDA core does
+        // one FLOP per instruction, without half2 an FP16 lane does one.
+        if matches!(rate.kind, FlopKind::Fp32 | FlopKind::Fp64) {
+            compute.push(ComputeCeiling {
+                kind: rate.kind,
+                name: format!("{} (no FMA)", rate.kind.label()),
+                flops_per_s: flops / 2.0,
+                provenance: Provenance {
+                    origin: Origin::Derived,
+                    source: format!("half of {}: one FLOP per instruction without FMA", rate.kind.label()),
+                    confirmed,
+                },
+                clock: ClockBasis::sm(clock, clock_name),
+                spread: None,
+                secondary: true,
+            });
+        }
+        if rate.kind == FlopKind::Fp16 {
+            compute.push(ComputeCeiling {
+                kind: rate.kind,
+                name: "FP16 (no half2)".into(),
+                flops_per_s: flops / 2.0,
+                provenance: Provenance {
+                    origin: Origin::Derived,
+                    source: "half of FP16: scalar half instructions instead of half2".into(),
+                    confirmed,
+                },
+                clock: ClockBasis::sm(clock, clock_name),
+                spread: None,
+                secondary: true,
+            });
+        }
+    }
+
+    let mem_mhz = attrs.mem_clock_khz as f64 / 1e3;
+    let dram = 2.0 * mem_mhz * 1e6 * attrs.bus_width_bits as f64 / 8.0;
+    let mut dram_prov = Provenance::new(
+        Origin::Theoretical,
+        format!("{}: 2 x {:.0} MHz x {} bits / 8", attrs.source, mem_mhz, attrs.bus_width_bits),
+    );
+    if unconfirmed("memory") {
+        dram_prov = dram_prov.unconfirmed();
+    }
+    let l1 = rates.l1_bytes_per_clock_per_sm * sms * mhz * 1e6;
+    let mut l1_prov = Provenance::new(
+        Origin::Theoretical,
+        format!(
+            "{}: {} B/clk/SM x {} SMs x {:.0} MHz",
+            attrs.source, rates.l1_bytes_per_clock_per_sm, attrs.sms, mhz
+        ),
+    );
+    if clock_unconfirmed {
+        l1_prov = l1_prov.unconfirmed();
+    }
+    let bandwidth = vec![
+        BandwidthCeiling {
+            level: MemLevel::Dram,
+            name: "DRAM".into(),
+            bytes_per_s: dram,
+            provenance: dram_prov,
+            clock: ClockBasis::mem(mem_mhz, "peak memory clock"),
+            spread: None,
+            secondary: false,
+        },
+        BandwidthCeiling {
+            level: MemLevel::L1,
+            name: "L1/shared".into(),
+            bytes_per_s: l1,
+            provenance: l1_prov,
+            clock: ClockBasis::sm(mhz, "boost clock"),
+            spread: None,
+            secondary: false,
+        },
+    ];
+    let mut notes = vec![
+        "L2 bandwidth has no theoretical formula from device attributes: `roofline bench` measures it".to_string(),
+    ];
+    if attrs.tensor_clock_khz.is_none() && rates.rates.iter().any(|r| r.kind.is_tensor()) {
+        notes.push("tensor roofs use the boost clock; vendors may quote them at a lower tensor clock".into());
+    }
+    if compute.iter().any(|c| !c.provenance.confirmed) || !dram_prov_confirmed(&bandwidth) {
+        notes.push("figures marked unconfirmed are estimates: measure them with `roofline bench`".into());
+    }
+    Machine {
+        name: attrs.name.clone(),
+        gpu: GpuFacts {
+            name: Some(attrs.name.clone()),
+            compute_capability: Some(format!("{}.{}", attrs.cc_major, attrs.cc_minor)),
+            sms: Some(attrs.sms),
+            sm_clock_mhz: Some(mhz),
+            mem_clock_mhz: Some(mem_mhz),
+            bus_width_bits: Some(attrs.bus_width_bits),
+            l2_bytes: attrs.l2_bytes,
+            memory_bytes: attrs.memory_bytes,
+            driver: None,
+            uuid: None,
+        },
+        compute,
+        bandwidth,
+        notes,
+    }
+}
+
+fn dram_prov_confirmed(b: &[BandwidthCeiling]) -> bool {
+    b.iter().all(|c| c.provenance.confirmed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t4() -> DeviceAttributes {
+        DeviceAttributes {
+            name: "Tesla T4".into(),
+            cc_major: 7,
+            cc_minor: 5,
+            sms: 40,
+            clock_khz: 1_590_000,
+            mem_clock_khz: 5_001_000,
+            bus_width_bits: 256,
+            l2_bytes: None,
+            memory_bytes: None,
+            tensor_clock_khz: None,
+            source: "test".into(),
+            unconfirmed: vec![],
+        }
+    }
+
+    #[test]
+    fn seed_000_peaks_cu_on_the_t4() {
+        let m = theoretical_machine(&t4()).unwrap();
+        let fp32 = m.compute_roof(FlopKind::Fp32).unwrap().flops_per_s;
+        let dram = m.bandwidth_roof(MemLevel::Dram).unwrap().bytes_per_s;
+        assert_eq!(format!("{:.0}", fp32 / 1e9), "8141");
+        assert_eq!(format!("{:.0}", dram / 1e9), "320");
+        assert_eq!(format!("{:.1}", fp32 / dram), "25.4");
+    }
+
+    #[test]
+    fn unknown_capability_lists_known_ones() {
+        let mut a = t4();
+        a.cc_major = 3;
+        let e = theoretical_machine(&a).unwrap_err().to_string();
+        assert!(e.contains("3.5") && e.contains("9.0"), "{e}");
+    }
+}

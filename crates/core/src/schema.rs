@@ -1,0 +1,182 @@
+//! The versioned JSON documents one command writes and the next reads.
+//!
+//! Two documents, each with a `schema` string that names its kind and
+//! version: a machine (`roofline.machine/v1`, what `peaks` and `bench`
+//! write) and an analysis (`roofline.analysis/v1`, what `model`, `import`
+//! and `profile` write; it embeds its machine). A reader checks the schema
+//! before anything else so that a file of another version fails with a
+//! message, not a confusing missing-field error. docs/schema.md documents
+//! every field.
+
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use crate::machine::Machine;
+use crate::roofline::KernelAnalysis;
+
+pub const MACHINE_SCHEMA: &str = "roofline.machine/v1";
+pub const ANALYSIS_SCHEMA: &str = "roofline.analysis/v1";
+
+/// Which program wrote a document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Producer {
+    pub tool: String,
+    pub version: String,
+    /// The command line or command name that produced it.
+    #[serde(default)]
+    pub command: String,
+    /// RFC 3339 time, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
+}
+
+impl Producer {
+    pub fn new(command: &str) -> Producer {
+        Producer {
+            tool: "roofline".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            command: command.into(),
+            created: None,
+        }
+    }
+}
+
+/// `roofline.machine/v1`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineDocument {
+    pub schema: String,
+    pub producer: Producer,
+    pub machine: Machine,
+    /// Raw benchmark results behind measured ceilings (per-benchmark
+    /// samples, launch shapes, clocks), free-form but stable per benchmark.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measurements: Option<serde_json::Value>,
+}
+
+impl MachineDocument {
+    pub fn new(machine: Machine, producer: Producer) -> Self {
+        MachineDocument { schema: MACHINE_SCHEMA.into(), producer, machine, measurements: None }
+    }
+}
+
+/// How the kernels of an analysis were obtained.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnalysisSource {
+    /// "model" (paper estimates), "ncu" (Nsight Compute counters),
+    /// "timing" (CUDA events with known FLOPs and bytes).
+    pub kind: String,
+    /// File, command or other detail.
+    #[serde(default)]
+    pub detail: String,
+    /// How bytes per memory level were counted (for ncu: which convention).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byte_convention: Option<String>,
+}
+
+/// `roofline.analysis/v1`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnalysisDocument {
+    pub schema: String,
+    pub producer: Producer,
+    pub source: AnalysisSource,
+    pub machine: Machine,
+    pub kernels: Vec<KernelAnalysis>,
+    /// Things the reader must know (missing metrics, suspect values).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl AnalysisDocument {
+    pub fn new(producer: Producer, source: AnalysisSource, machine: Machine, kernels: Vec<KernelAnalysis>) -> Self {
+        AnalysisDocument { schema: ANALYSIS_SCHEMA.into(), producer, source, machine, kernels, warnings: Vec::new() }
+    }
+}
+
+/// A document could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum DocumentError {
+    #[error("{input}: not valid JSON ({source}); expected a {expected} document written by roofline; if the file was cut short, write it again")]
+    Json {
+        input: String,
+        expected: &'static str,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{input}: has no \"schema\" field; expected a {expected} document written by roofline (`roofline peaks -o FILE`, `roofline bench -o FILE`, `roofline model --format json`)")]
+    NoSchema { input: String, expected: &'static str },
+    #[error("{input}: is a {found} document, expected {expected}; {fix}")]
+    WrongSchema { input: String, found: String, expected: &'static str, fix: String },
+    #[error("{input}: a {expected} document with a bad field ({source}); write it again with this version of roofline")]
+    Fields {
+        input: String,
+        expected: &'static str,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'static str) -> Result<T, DocumentError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|source| DocumentError::Json {
+        input: input.into(),
+        expected,
+        source,
+    })?;
+    let found = value
+        .get("schema")
+        .and_then(|s| s.as_str())
+        .ok_or_else(|| DocumentError::NoSchema { input: input.into(), expected })?
+        .to_string();
+    if found != expected {
+        let fix = match (found.split('/').next(), expected.split('/').next()) {
+            (Some(a), Some(b)) if a == b => format!(
+                "this version of roofline ({}) reads {expected} only: regenerate the file with it",
+                env!("CARGO_PKG_VERSION")
+            ),
+            _ => format!("pass a {expected} file here"),
+        };
+        return Err(DocumentError::WrongSchema { input: input.into(), found, expected, fix });
+    }
+    serde_json::from_value(value).map_err(|source| DocumentError::Fields { input: input.into(), expected, source })
+}
+
+/// Reads a machine from a machine document, or the machine embedded in an
+/// analysis document.
+pub fn read_machine(text: &str, input: &str) -> Result<MachineDocument, DocumentError> {
+    match read::<MachineDocument>(text, input, MACHINE_SCHEMA) {
+        Err(DocumentError::WrongSchema { found, .. }) if found == ANALYSIS_SCHEMA => {
+            let a = read_analysis(text, input)?;
+            Ok(MachineDocument::new(a.machine, a.producer))
+        }
+        other => other,
+    }
+}
+
+pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, DocumentError> {
+    read(text, input, ANALYSIS_SCHEMA)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::FlopKind;
+
+    #[test]
+    fn machine_round_trip() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        let doc = MachineDocument::new(m, Producer::new("test"));
+        let text = serde_json::to_string_pretty(&doc).unwrap();
+        assert_eq!(read_machine(&text, "m.json").unwrap(), doc);
+    }
+
+    #[test]
+    fn other_version_is_named() {
+        let text = r#"{"schema":"roofline.machine/v9","machine":{}}"#;
+        let e = read_machine(text, "old.json").unwrap_err().to_string();
+        assert!(e.contains("old.json") && e.contains("roofline.machine/v9") && e.contains("regenerate"), "{e}");
+    }
+
+    #[test]
+    fn truncated_file_is_named() {
+        let e = read_analysis("{\"schema\": \"roofline.anal", "cut.json").unwrap_err().to_string();
+        assert!(e.contains("cut.json") && e.contains("not valid JSON"), "{e}");
+    }
+}

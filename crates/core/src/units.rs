@@ -1,0 +1,348 @@
+//! Quantities with units, parsed and printed the way GPU vendors write them.
+//!
+//! Everything inside the model is a plain `f64` in base SI units (FLOP, byte,
+//! second, FLOP/s, byte/s). This module is the only place that turns such a
+//! number into text ("4814 GB/s", "66.9 TFLOP/s") or back, so that every
+//! command prints the same way and every input is read the same way.
+//!
+//! Prefixes are SI powers of ten (k = 1e3, G = 1e9); the binary ones (KiB,
+//! MiB, GiB) are accepted on input for byte sizes only.
+
+use std::fmt;
+
+/// What a number measures. Decides the unit symbol and which suffixes parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Floating-point operations (a count).
+    Flop,
+    /// Bytes (a count).
+    Byte,
+    /// Seconds.
+    Second,
+    /// FLOP per second.
+    FlopPerSecond,
+    /// Bytes per second.
+    BytePerSecond,
+    /// FLOP per byte (arithmetic intensity).
+    FlopPerByte,
+}
+
+impl Unit {
+    /// The symbol printed after the prefix.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Unit::Flop => "FLOP",
+            Unit::Byte => "B",
+            Unit::Second => "s",
+            Unit::FlopPerSecond => "FLOP/s",
+            Unit::BytePerSecond => "B/s",
+            Unit::FlopPerByte => "FLOP/B",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Unit::Flop => "a FLOP count such as \"2.1 GFLOP\" or \"4096\"",
+            Unit::Byte => "a byte count such as \"12\", \"64 MB\" or \"4 GiB\"",
+            Unit::Second => "a duration such as \"1.57 ms\", \"830 us\" or \"0.002 s\"",
+            Unit::FlopPerSecond => "a rate such as \"66.9 TFLOP/s\" or \"8141 GFLOP/s\"",
+            Unit::BytePerSecond => "a bandwidth such as \"4.8 TB/s\" or \"320 GB/s\"",
+            Unit::FlopPerByte => "an intensity such as \"0.083\" or \"25.4 FLOP/B\"",
+        }
+    }
+}
+
+/// A value could not be read as a quantity of the expected unit.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("cannot read {input:?} as {expected}: {reason}")]
+pub struct ParseQuantityError {
+    pub input: String,
+    pub expected: &'static str,
+    pub reason: String,
+}
+
+const SI: [(&str, f64); 7] = [
+    ("", 1.0),
+    ("k", 1e3),
+    ("M", 1e6),
+    ("G", 1e9),
+    ("T", 1e12),
+    ("P", 1e15),
+    ("E", 1e18),
+];
+
+/// Formats `value` (in base units) with the largest SI prefix that keeps the
+/// mantissa at 10 or more, the way datasheets write GPU figures: "8141 GFLOP/s",
+/// "66.9 TFLOP/s", "4814 GB/s", "320 GB/s", "989 TFLOP/s".
+///
+/// Mantissas of 100 and more print with no decimals, 10 to 100 with one,
+/// below 10 with two (that only happens with no prefix left to drop to).
+pub fn format_si(value: f64, unit: Unit) -> String {
+    if !value.is_finite() {
+        return format!("n/a {}", unit.symbol());
+    }
+    if unit == Unit::Second {
+        return format_seconds(value);
+    }
+    if unit == Unit::FlopPerByte {
+        return format!("{} {}", format_plain(value), unit.symbol());
+    }
+    let magnitude = value.abs();
+    let mut chosen = SI[0];
+    for &(prefix, scale) in SI.iter() {
+        if magnitude / scale >= 10.0 || scale == 1.0 {
+            chosen = (prefix, scale);
+        }
+    }
+    let mantissa = value / chosen.1;
+    format!("{} {}{}", format_mantissa(mantissa), chosen.0, unit.symbol())
+}
+
+/// Formats a duration with the unit a kernel writer expects: ns, us, ms or s.
+pub fn format_seconds(seconds: f64) -> String {
+    if !seconds.is_finite() {
+        return "n/a s".into();
+    }
+    let s = seconds.abs();
+    let (scale, symbol) = if s == 0.0 || s >= 1.0 {
+        (1.0, "s")
+    } else if s >= 1e-3 {
+        (1e-3, "ms")
+    } else if s >= 1e-6 {
+        (1e-6, "us")
+    } else {
+        (1e-9, "ns")
+    };
+    let v = seconds / scale;
+    let text = if v.abs() >= 100.0 {
+        format!("{v:.1}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    };
+    format!("{text} {symbol}")
+}
+
+fn format_mantissa(m: f64) -> String {
+    let a = m.abs();
+    if a >= 100.0 {
+        format!("{m:.0}")
+    } else if a >= 10.0 {
+        format!("{m:.1}")
+    } else {
+        format!("{m:.2}")
+    }
+}
+
+/// A plain number with about three significant digits, for ratios and
+/// intensities: 0.083, 0.125, 25.4, 4096.
+pub fn format_plain(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else if a >= 0.01 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.2e}")
+    }
+}
+
+/// Formats a percentage: one decimal below 10%, none above 100%.
+pub fn format_percent(p: f64) -> String {
+    if !p.is_finite() {
+        return "n/a".into();
+    }
+    if p.abs() < 10.0 {
+        format!("{p:.1}%")
+    } else {
+        format!("{p:.0}%")
+    }
+}
+
+/// Parses a quantity such as "4.8 TB/s", "66.9 TFLOP/s", "12", "64 MiB",
+/// "1.57 ms" into base units. A bare number is taken in base units.
+pub fn parse_quantity(input: &str, unit: Unit) -> Result<f64, ParseQuantityError> {
+    let err = |reason: String| ParseQuantityError {
+        input: input.to_string(),
+        expected: unit.describe(),
+        reason,
+    };
+    let text = input.trim().replace('_', "");
+    if text.is_empty() {
+        return Err(err("it is empty".into()));
+    }
+    let split = text
+        .char_indices()
+        .find(|&(i, c)| {
+            !(c.is_ascii_digit()
+                || c == '.'
+                || c == ','
+                || ((c == 'e' || c == 'E')
+                    && text[i + 1..]
+                        .chars()
+                        .next()
+                        .is_some_and(|n| n.is_ascii_digit() || n == '-' || n == '+'))
+                || ((c == '-' || c == '+')
+                    && (i == 0 || matches!(text.as_bytes()[i - 1], b'e' | b'E'))))
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(text.len());
+    let (number, suffix) = text.split_at(split);
+    let number = number.replace(',', "");
+    let value: f64 = number
+        .parse()
+        .map_err(|_| err(format!("{number:?} is not a number")))?;
+    if !value.is_finite() {
+        return Err(err("the number is not finite".into()));
+    }
+    let suffix = suffix.trim();
+    if suffix.is_empty() {
+        return Ok(value);
+    }
+    let scale = suffix_scale(suffix, unit).ok_or_else(|| {
+        err(format!(
+            "unknown unit {suffix:?}; write e.g. {}",
+            example_suffixes(unit)
+        ))
+    })?;
+    Ok(value * scale)
+}
+
+fn example_suffixes(unit: Unit) -> &'static str {
+    match unit {
+        Unit::Flop => "FLOP, kFLOP, MFLOP, GFLOP, TFLOP",
+        Unit::Byte => "B, kB, MB, GB, TB, KiB, MiB, GiB",
+        Unit::Second => "ns, us, ms, s",
+        Unit::FlopPerSecond => "FLOP/s, GFLOP/s, TFLOP/s (or GFLOPS)",
+        Unit::BytePerSecond => "B/s, GB/s, TB/s",
+        Unit::FlopPerByte => "FLOP/B",
+    }
+}
+
+fn si_prefix(p: &str) -> Option<f64> {
+    match p {
+        "" => Some(1.0),
+        "k" | "K" => Some(1e3),
+        "M" => Some(1e6),
+        "G" | "g" => Some(1e9),
+        "T" | "t" => Some(1e12),
+        "P" | "p" => Some(1e15),
+        "E" => Some(1e18),
+        _ => None,
+    }
+}
+
+fn suffix_scale(suffix: &str, unit: Unit) -> Option<f64> {
+    match unit {
+        Unit::Second => match suffix {
+            "s" | "sec" | "second" | "seconds" => Some(1.0),
+            "ms" | "msec" | "msecond" => Some(1e-3),
+            "us" | "µs" | "usec" | "usecond" => Some(1e-6),
+            "ns" | "nsec" | "nsecond" => Some(1e-9),
+            _ => None,
+        },
+        Unit::Byte => {
+            for (b, scale) in [("KiB", 1024.0), ("MiB", 1024.0f64.powi(2)), ("GiB", 1024.0f64.powi(3)), ("TiB", 1024.0f64.powi(4))] {
+                if suffix == b {
+                    return Some(scale);
+                }
+            }
+            let stem = suffix
+                .strip_suffix("bytes")
+                .or_else(|| suffix.strip_suffix("byte"))
+                .or_else(|| suffix.strip_suffix('B'))?;
+            si_prefix(stem)
+        }
+        Unit::BytePerSecond => {
+            let stem = suffix
+                .strip_suffix("B/s")
+                .or_else(|| suffix.strip_suffix("byte/s"))
+                .or_else(|| suffix.strip_suffix("Bps"))?;
+            si_prefix(stem)
+        }
+        Unit::Flop | Unit::FlopPerSecond => {
+            let lower = suffix.to_ascii_lowercase();
+            let stem_len = if unit == Unit::Flop {
+                ["flops", "flop"].iter().find_map(|s| lower.strip_suffix(s).map(str::len))
+            } else {
+                ["flop/s", "flops"].iter().find_map(|s| lower.strip_suffix(s).map(str::len))
+            }?;
+            si_prefix(&suffix[..stem_len])
+        }
+        Unit::FlopPerByte => match suffix.to_ascii_lowercase().as_str() {
+            "flop/b" | "flop/byte" | "flops/byte" | "flop per byte" => Some(1.0),
+            _ => None,
+        },
+    }
+}
+
+/// A quantity and its unit, printed with [`format_si`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quantity {
+    pub value: f64,
+    pub unit: Unit,
+}
+
+impl Quantity {
+    pub fn new(value: f64, unit: Unit) -> Self {
+        Quantity { value, unit }
+    }
+}
+
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_si(self.value, self.unit))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prints_like_datasheets() {
+        assert_eq!(format_si(8140.8e9, Unit::FlopPerSecond), "8141 GFLOP/s");
+        assert_eq!(format_si(66.9e12, Unit::FlopPerSecond), "66.9 TFLOP/s");
+        assert_eq!(format_si(4814.3e9, Unit::BytePerSecond), "4814 GB/s");
+        assert_eq!(format_si(320.064e9, Unit::BytePerSecond), "320 GB/s");
+        assert_eq!(format_si(989.4e12, Unit::FlopPerSecond), "989 TFLOP/s");
+        assert_eq!(format_si(40e9, Unit::FlopPerSecond), "40.0 GFLOP/s");
+        assert_eq!(format_si(12.0, Unit::Byte), "12.0 B");
+        assert_eq!(format_si(3.0, Unit::Byte), "3.00 B");
+    }
+
+    #[test]
+    fn parses_vendor_spellings() {
+        let tbs = parse_quantity("4.8 TB/s", Unit::BytePerSecond).unwrap();
+        assert!((tbs - 4.8e12).abs() < 1.0);
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs();
+        assert!(close(parse_quantity("66.9 TFLOP/s", Unit::FlopPerSecond).unwrap(), 66.9e12));
+        assert_eq!(parse_quantity("20 Tflop/s", Unit::FlopPerSecond).unwrap(), 20e12);
+        assert_eq!(parse_quantity("1000 GFLOPS", Unit::FlopPerSecond).unwrap(), 1e12);
+        assert_eq!(parse_quantity("100GB/s", Unit::BytePerSecond).unwrap(), 100e9);
+        assert_eq!(parse_quantity("12", Unit::Byte).unwrap(), 12.0);
+        assert_eq!(parse_quantity("64 MiB", Unit::Byte).unwrap(), 64.0 * 1024.0 * 1024.0);
+        assert_eq!(parse_quantity("3,209,127,424", Unit::Byte).unwrap(), 3209127424.0);
+        assert_eq!(parse_quantity("1.57 ms", Unit::Second).unwrap(), 1.57e-3);
+        assert_eq!(parse_quantity("2e9", Unit::Flop).unwrap(), 2e9);
+        assert_eq!(parse_quantity("2 GFLOP", Unit::Flop).unwrap(), 2e9);
+    }
+
+    #[test]
+    fn rejects_garbage_with_a_reason() {
+        let e = parse_quantity("4.8 TX/s", Unit::BytePerSecond).unwrap_err();
+        assert!(e.to_string().contains("unknown unit \"TX/s\""), "{e}");
+        assert!(parse_quantity("fast", Unit::FlopPerSecond).is_err());
+        assert!(parse_quantity("", Unit::Byte).is_err());
+    }
+}

@@ -1,0 +1,1 @@
+//! `roofline-gpu`: the live GPU.

@@ -1,0 +1,1 @@
+//! `roofline-ncu`: Nsight Compute counters in, kernel points out.

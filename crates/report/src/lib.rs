@@ -1,0 +1,1 @@
+//! `roofline-report`: everything the tool writes.
