@@ -1,1 +1,18 @@
 //! `roofline-gpu`: the live GPU.
+//!
+//! Everything here reaches the hardware through libraries loaded at run time
+//! (the CUDA driver, NVRTC, NVML, cuBLASLt), so the binary builds and starts
+//! on machines without CUDA; each library is checked for before the first
+//! call into it, and its absence is a typed [`GpuError`] with a hint, never a
+//! panic. [`device`] enumerates GPUs and reads their attributes, [`nvml`]
+//! samples clocks, [`nvrtc`] compiles the benchmark kernels for the device's
+//! own architecture, and [`bench`] times them and builds the measured
+//! machine.
+
+pub mod bench;
+pub mod device;
+pub mod error;
+pub mod nvml;
+pub mod nvrtc;
+
+pub use error::GpuError;

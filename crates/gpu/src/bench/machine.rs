@@ -1,0 +1,151 @@
+//! Turns benchmark records into measured ceilings next to the theoretical
+//! ones: per memory level and precision the best benchmark becomes the
+//! primary measured roof, the others secondary roofs drawn beneath it.
+
+use roofline_core::machine::{BandwidthCeiling, ClockBasis, ComputeCeiling, Machine, Origin, Provenance};
+use roofline_core::units::{format_si, Unit};
+
+use super::suite::{BenchResult, Sweep, What};
+
+fn clock_of(r: &BenchResult) -> ClockBasis {
+    match &r.clock {
+        Some(c) => ClockBasis {
+            sm_mhz: Some(c.sm_mhz_median),
+            mem_mhz: Some(c.mem_mhz_median),
+            basis: format!("median of {} NVML samples during the best run", c.samples),
+        },
+        None => ClockBasis { sm_mhz: None, mem_mhz: None, basis: "clock unknown (NVML not available)".into() },
+    }
+}
+
+fn provenance(r: &BenchResult) -> Provenance {
+    Provenance::new(
+        Origin::Measured,
+        format!("benchmark {} ({}; {}; {}; verified: {})", r.id, r.label, r.size, r.method, r.verified),
+    )
+}
+
+/// Adds measured ceilings from `results` to `theoretical` (kept as is), and
+/// notes on clocks and the sweep's ridge points.
+pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: &[Sweep]) -> Machine {
+    let mut m = theoretical.clone();
+    let mut levels: Vec<_> = results.iter().filter_map(|r| r.what.level()).collect();
+    levels.dedup();
+    for level in levels {
+        let mut rs: Vec<&BenchResult> = results.iter().filter(|r| r.what.level() == Some(level)).collect();
+        rs.sort_by(|a, b| b.rate.median.total_cmp(&a.rate.median));
+        for (i, r) in rs.iter().enumerate() {
+            let kernel = r.id.split('.').nth(1).unwrap_or(&r.id);
+            let name = if i == 0 {
+                format!("{} (measured)", level.label())
+            } else {
+                format!("{} {kernel} (measured)", level.label())
+            };
+            m.bandwidth.push(BandwidthCeiling {
+                level,
+                name,
+                bytes_per_s: r.rate.median,
+                provenance: provenance(r),
+                clock: clock_of(r),
+                spread: Some(r.rate),
+                secondary: i > 0,
+            });
+        }
+    }
+    let mut kinds: Vec<_> = results.iter().filter(|r| !matches!(r.what, What::Sweep(_))).filter_map(|r| r.what.kind()).collect();
+    kinds.sort();
+    kinds.dedup();
+    for kind in kinds {
+        let mut rs: Vec<&BenchResult> =
+            results.iter().filter(|r| r.what.kind() == Some(kind) && !matches!(r.what, What::Sweep(_))).collect();
+        rs.sort_by(|a, b| b.rate.median.total_cmp(&a.rate.median));
+        for (i, r) in rs.iter().enumerate() {
+            m.compute.push(ComputeCeiling {
+                kind,
+                name: format!("{} (measured)", kind.label()),
+                flops_per_s: r.rate.median,
+                provenance: provenance(r),
+                clock: clock_of(r),
+                spread: Some(r.rate),
+                secondary: i > 0,
+            });
+        }
+    }
+    for s in sweeps {
+        if let Some(r) = &s.ridge {
+            m.notes.push(format!(
+                "measured {} roofline (intensity sweep, {} points): {} at low intensity, {} plateau, ridge at {:.1} FLOP/byte{}",
+                s.kind.label(),
+                s.points.len(),
+                format_si(r.bandwidth, Unit::BytePerSecond),
+                format_si(r.peak, Unit::FlopPerSecond),
+                r.intensity,
+                r.knee.map(|k| format!(" (90% of the plateau first reached at {k:.1} FLOP/byte)")).unwrap_or_default()
+            ));
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::suite::{Launch, SweepPoint};
+    use roofline_core::machine::{FlopKind, MemLevel};
+    use roofline_core::stats::Spread;
+
+    fn res(id: &str, what: What, rate: f64) -> BenchResult {
+        BenchResult {
+            id: id.into(),
+            label: id.into(),
+            what,
+            unit: "B/s".into(),
+            rate: Spread::from_samples(&[rate * 0.99, rate, rate * 1.01]).unwrap(),
+            run_medians: vec![rate],
+            seconds: Spread::from_samples(&[1e-3]).unwrap(),
+            work_per_launch: 1.0,
+            launch: Launch { grid: 1, block: 1, width: None, shared_bytes: None },
+            size: "s".into(),
+            clock: None,
+            method: "m".into(),
+            verified: "v".into(),
+            search: vec![],
+        }
+    }
+
+    #[test]
+    fn measured_roofs_win_over_theoretical_and_keep_spread() {
+        let theo = Machine::simple("t", FlopKind::Fp32, 66.9e12, 4.8e12);
+        let rs = vec![
+            res("dram.copy", What::DramCopy, 4.2e12),
+            res("dram.read", What::DramRead, 4.6e12),
+            res("fp32.fma", What::Fma(FlopKind::Fp32), 64e12),
+        ];
+        let m = measured_machine(&theo, &rs, &[]);
+        let d = m.bandwidth_roof(MemLevel::Dram).unwrap();
+        assert_eq!(d.provenance.origin, Origin::Measured);
+        assert_eq!(d.bytes_per_s, 4.6e12);
+        assert!(d.spread.is_some());
+        assert!(d.clock.basis.contains("unknown"));
+        assert_eq!(m.bandwidth.iter().filter(|b| b.secondary).count(), 1);
+        assert_eq!(m.compute_roof(FlopKind::Fp32).unwrap().flops_per_s, 64e12);
+        // The theoretical roofs are still there.
+        assert!(m.bandwidth.iter().any(|b| b.provenance.origin == Origin::User));
+    }
+
+    #[test]
+    fn sweep_ridge_becomes_a_note() {
+        let theo = Machine::simple("t", FlopKind::Fp32, 1e13, 1e12);
+        let sp = |i: f64, f: f64| SweepPoint {
+            iters: 1,
+            intensity: i,
+            flops_per_s: Spread::from_samples(&[f]).unwrap(),
+            bytes_per_s: f / i,
+            sm_mhz: None,
+        };
+        let pts = vec![sp(1.0, 1e12), sp(100.0, 1e13)];
+        let ridge = crate::bench::suite::locate_ridge(&[(1.0, 1e12), (100.0, 1e13)]);
+        let m = measured_machine(&theo, &[], &[Sweep { kind: FlopKind::Fp32, points: pts, ridge }]);
+        assert!(m.notes.iter().any(|n| n.contains("ridge at 10.0 FLOP/byte")), "{:?}", m.notes);
+    }
+}

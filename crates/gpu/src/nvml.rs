@@ -1,0 +1,253 @@
+//! Clocks, temperature, power and throttling through NVML, loaded at run time.
+//!
+//! A measured roof means little without the clock it ran at: a GPU that
+//! throttled for power during a benchmark reports a lower figure than it can
+//! reach. A [`Sampler`] thread reads the SM and memory clocks every few
+//! milliseconds for the whole run; each measurement then takes the samples of
+//! its own time window ([`summarize`]). Without NVML the benchmarks still run
+//! and their clocks are reported as unknown.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
+use nvml_wrapper::Nvml;
+use serde::{Deserialize, Serialize};
+
+/// One reading.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Seconds since the sampler started.
+    pub t: f64,
+    pub sm_mhz: u32,
+    pub mem_mhz: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temp_c: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_w: Option<f64>,
+    /// NVML clock-event (throttle) reason bits.
+    pub throttle: u64,
+}
+
+/// NVML's throttle reason bits and their names.
+pub const THROTTLE_REASONS: &[(u64, &str)] = &[
+    (0x1, "GPU idle"),
+    (0x2, "application clocks setting"),
+    (0x4, "software power cap"),
+    (0x8, "hardware slowdown"),
+    (0x10, "sync boost"),
+    (0x20, "software thermal slowdown"),
+    (0x40, "hardware thermal slowdown"),
+    (0x80, "hardware power brake"),
+    (0x100, "display clock setting"),
+];
+
+/// Reasons that lower the clock under load (idle and settings excluded).
+const SLOWDOWN_MASK: u64 = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
+
+/// Names of the slowdown reasons set in `bits`.
+pub fn throttle_names(bits: u64) -> Vec<String> {
+    THROTTLE_REASONS
+        .iter()
+        .filter(|(b, _)| bits & b & SLOWDOWN_MASK != 0)
+        .map(|(_, n)| n.to_string())
+        .collect()
+}
+
+/// The clocks of one measurement window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockSummary {
+    pub samples: usize,
+    pub sm_mhz_median: f64,
+    pub sm_mhz_min: f64,
+    pub sm_mhz_max: f64,
+    pub mem_mhz_median: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temp_c_max: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_w_max: Option<f64>,
+    /// Slowdown reasons seen in any sample.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throttle: Vec<String>,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Summarises the samples; `None` when there are none.
+pub fn summarize(samples: &[Sample]) -> Option<ClockSummary> {
+    if samples.is_empty() {
+        return None;
+    }
+    let mut sm: Vec<f64> = samples.iter().map(|s| s.sm_mhz as f64).collect();
+    let mut mem: Vec<f64> = samples.iter().map(|s| s.mem_mhz as f64).collect();
+    let bits = samples.iter().fold(0, |a, s| a | s.throttle);
+    Some(ClockSummary {
+        samples: samples.len(),
+        sm_mhz_min: sm.iter().cloned().fold(f64::INFINITY, f64::min),
+        sm_mhz_max: sm.iter().cloned().fold(0.0, f64::max),
+        sm_mhz_median: median(&mut sm),
+        mem_mhz_median: median(&mut mem),
+        temp_c_max: samples.iter().filter_map(|s| s.temp_c).max(),
+        power_w_max: samples.iter().filter_map(|s| s.power_w).reduce(f64::max),
+        throttle: throttle_names(bits),
+    })
+}
+
+/// Static facts and a snapshot of one GPU through NVML.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NvmlInfo {
+    pub driver_version: String,
+    pub max_sm_mhz: u32,
+    pub max_mem_mhz: u32,
+    pub sm_mhz: u32,
+    pub mem_mhz: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temp_c: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_w: Option<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throttle: Vec<String>,
+    /// Compute processes on the GPU other than this one.
+    pub other_processes: usize,
+}
+
+/// NVML, if it can be loaded. The error says why not.
+pub fn init() -> Result<Arc<Nvml>, String> {
+    Nvml::init().map(Arc::new).map_err(|e| {
+        format!("NVML is not available ({e}); benchmarks run anyway, but the clocks they ran at are unknown")
+    })
+}
+
+/// A snapshot of the GPU with this UUID.
+pub fn info(nvml: &Nvml, uuid: &str) -> Result<NvmlInfo, String> {
+    let d = nvml.device_by_uuid(uuid).map_err(|e| format!("NVML does not know {uuid}: {e}"))?;
+    let me = std::process::id();
+    let others = d
+        .running_compute_processes()
+        .map(|ps| ps.iter().filter(|p| p.pid != me).count())
+        .unwrap_or(0);
+    Ok(NvmlInfo {
+        driver_version: nvml.sys_driver_version().unwrap_or_default(),
+        max_sm_mhz: d.max_clock_info(Clock::SM).map_err(|e| format!("NVML max SM clock: {e}"))?,
+        max_mem_mhz: d.max_clock_info(Clock::Memory).map_err(|e| format!("NVML max memory clock: {e}"))?,
+        sm_mhz: d.clock_info(Clock::SM).map_err(|e| format!("NVML SM clock: {e}"))?,
+        mem_mhz: d.clock_info(Clock::Memory).map_err(|e| format!("NVML memory clock: {e}"))?,
+        temp_c: d.temperature(TemperatureSensor::Gpu).ok(),
+        power_w: d.power_usage().ok().map(|mw| mw as f64 / 1e3),
+        throttle: d.current_throttle_reasons().map(|r| throttle_names(r.bits())).unwrap_or_default(),
+        other_processes: others,
+    })
+}
+
+/// A thread reading one GPU's clocks every `period` until dropped.
+pub struct Sampler {
+    start: Instant,
+    stop: Arc<AtomicBool>,
+    samples: Arc<Mutex<Vec<Sample>>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Sampler {
+    pub fn start(nvml: Arc<Nvml>, uuid: &str, period: Duration) -> Result<Sampler, String> {
+        nvml.device_by_uuid(uuid).map_err(|e| format!("NVML does not know {uuid}: {e}"))?;
+        let start = Instant::now();
+        let stop = Arc::new(AtomicBool::new(false));
+        let samples = Arc::new(Mutex::new(Vec::new()));
+        let (stop2, samples2, uuid) = (stop.clone(), samples.clone(), uuid.to_string());
+        let handle = std::thread::spawn(move || {
+            let Ok(d) = nvml.device_by_uuid(uuid.as_str()) else { return };
+            while !stop2.load(Ordering::Relaxed) {
+                let t = start.elapsed().as_secs_f64();
+                if let (Ok(sm), Ok(mem)) = (d.clock_info(Clock::SM), d.clock_info(Clock::Memory)) {
+                    let s = Sample {
+                        t,
+                        sm_mhz: sm,
+                        mem_mhz: mem,
+                        temp_c: d.temperature(TemperatureSensor::Gpu).ok(),
+                        power_w: d.power_usage().ok().map(|mw| mw as f64 / 1e3),
+                        throttle: d.current_throttle_reasons().map(|r| r.bits()).unwrap_or(0),
+                    };
+                    if let Ok(mut v) = samples2.lock() {
+                        v.push(s);
+                    }
+                }
+                std::thread::sleep(period);
+            }
+        });
+        Ok(Sampler { start, stop, samples, handle: Some(handle) })
+    }
+
+    /// Seconds since the sampler started, to mark a window.
+    pub fn now(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// The samples taken between `from` and `to` (seconds from [`Sampler::now`]);
+    /// when the window was shorter than one period, the sample nearest to it.
+    pub fn window(&self, from: f64, to: f64) -> Vec<Sample> {
+        let v = self.samples.lock().map(|v| v.clone()).unwrap_or_default();
+        window_of(&v, from, to)
+    }
+}
+
+/// The samples of `[from, to]`, or the one nearest the window's middle.
+pub fn window_of(v: &[Sample], from: f64, to: f64) -> Vec<Sample> {
+    let inside: Vec<Sample> = v.iter().copied().filter(|s| s.t >= from && s.t <= to).collect();
+    if !inside.is_empty() {
+        return inside;
+    }
+    let mid = (from + to) / 2.0;
+    v.iter().copied().min_by(|a, b| (a.t - mid).abs().total_cmp(&(b.t - mid).abs())).into_iter().collect()
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(t: f64, sm: u32, throttle: u64) -> Sample {
+        Sample { t, sm_mhz: sm, mem_mhz: 3201, temp_c: Some(40), power_w: Some(300.0), throttle }
+    }
+
+    #[test]
+    fn summary_takes_median_and_names_slowdowns() {
+        let v = [s(0.0, 1980, 0), s(0.1, 1755, 0x4), s(0.2, 1980, 0x1)];
+        let c = summarize(&v).unwrap();
+        assert_eq!((c.sm_mhz_median, c.sm_mhz_min, c.sm_mhz_max), (1980.0, 1755.0, 1980.0));
+        assert_eq!(c.throttle, vec!["software power cap".to_string()]);
+        assert!(summarize(&[]).is_none());
+    }
+
+    #[test]
+    fn short_window_takes_nearest_sample() {
+        let v = [s(0.0, 1000, 0), s(1.0, 2000, 0)];
+        assert_eq!(window_of(&v, 0.8, 0.81)[0].sm_mhz, 2000);
+        assert_eq!(window_of(&v, -1.0, 2.0).len(), 2);
+    }
+
+    #[test]
+    fn nvml_missing_is_a_message() {
+        match init() {
+            Ok(_) => eprintln!("SKIPPED: NVML is present; the missing-NVML message is not exercised"),
+            Err(e) => assert!(e.contains("clocks they ran at are unknown"), "{e}"),
+        }
+    }
+}
