@@ -38,6 +38,8 @@ struct Cli {
 enum Command {
     /// Theoretical roofs of the local GPU or of a named one.
     Peaks(commands::peaks::Args),
+    /// Measured roofs of the local GPU: DRAM, L2, L1/shared, FP64/FP32/FP16, tensor cores, intensity sweep.
+    Bench(commands::bench::Args),
     /// Paper estimates: kernels described by FLOPs and bytes, placed under a machine's roofs.
     Model(commands::model::Args),
 }
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Peaks(a) => commands::peaks::run(a, &out),
         Command::Model(a) => commands::model::run(a, &out),
+        Command::Bench(a) => commands::bench::run(a, &out),
     };
     match result {
         Ok(code) => code,

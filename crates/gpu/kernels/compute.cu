@@ -1,8 +1,9 @@
 // Shared-memory bandwidth and CUDA-core FMA peaks.
 //
 // smem_read: each block copies a tile of RL_SMEM_K 16-byte words per thread
-// into shared memory, then reads it back `reps` times with volatile
-// ld.shared.v4 (LDS.128) at addresses fixed per thread (conflict-free), adding
+// into shared memory, then reads it back `reps` times with
+// ld.volatile.shared.v4 (LDS.128; volatile so that ptxas cannot hoist the
+// loads out of the loop) at addresses fixed per thread (conflict-free), adding
 // the words into two wrapping sums. The host predicts every thread's sum.
 //
 // fma_*: RL_CHAINS independent FMA chains per thread, RL_UNROLL steps per
@@ -29,7 +30,7 @@ extern "C" __global__ void smem_read(const uint4* __restrict__ src, u32* __restr
         #pragma unroll
         for (int k = 0; k < RL_SMEM_K; k++) {
             u32 x, y, z, w;
-            asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(addr[k]));
+            asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(addr[k]));
             acc0 += x + y;
             acc1 += z + w;
         }
@@ -92,22 +93,37 @@ extern "C" __global__ void sweep_init_f32(float* p, u64 n, u32 seed, const float
 extern "C" __global__ void sweep_init_f64(double* p, u64 n, u32 seed, const double* table) {
     for (u64 i = rl_tid(); i < n; i += rl_threads()) p[i] = table[rl_hash(i, seed) & 255];
 }
+// Two vectors per thread and trip: eight (FP32) or four (FP64) independent
+// chains, and two loads in flight.
+__device__ __forceinline__ void rl_fma4(float4& v, float a, float b) {
+    v.x = __fmaf_rn(v.x, a, b); v.y = __fmaf_rn(v.y, a, b); v.z = __fmaf_rn(v.z, a, b); v.w = __fmaf_rn(v.w, a, b);
+}
+__device__ __forceinline__ void rl_fma2(double2& v, double a, double b) { v.x = __fma_rn(v.x, a, b); v.y = __fma_rn(v.y, a, b); }
 extern "C" __global__ void sweep_f32(const float4* __restrict__ in, float4* __restrict__ out, u64 n4, u32 iters, float a, float b) {
-    for (u64 i = rl_tid(); i < n4; i += rl_threads()) {
+    u64 s = rl_threads(), i = rl_tid();
+    for (; i + s < n4; i += 2 * s) {
+        float4 v = in[i], w = in[i + s];
+        #pragma unroll 4
+        for (u32 k = 0; k < iters; k++) { rl_fma4(v, a, b); rl_fma4(w, a, b); }
+        out[i] = v; out[i + s] = w;
+    }
+    for (; i < n4; i += s) {
         float4 v = in[i];
-        #pragma unroll 8
-        for (u32 k = 0; k < iters; k++) {
-            v.x = __fmaf_rn(v.x, a, b); v.y = __fmaf_rn(v.y, a, b);
-            v.z = __fmaf_rn(v.z, a, b); v.w = __fmaf_rn(v.w, a, b);
-        }
+        for (u32 k = 0; k < iters; k++) rl_fma4(v, a, b);
         out[i] = v;
     }
 }
 extern "C" __global__ void sweep_f64(const double2* __restrict__ in, double2* __restrict__ out, u64 n2, u32 iters, double a, double b) {
-    for (u64 i = rl_tid(); i < n2; i += rl_threads()) {
+    u64 s = rl_threads(), i = rl_tid();
+    for (; i + s < n2; i += 2 * s) {
+        double2 v = in[i], w = in[i + s];
+        #pragma unroll 4
+        for (u32 k = 0; k < iters; k++) { rl_fma2(v, a, b); rl_fma2(w, a, b); }
+        out[i] = v; out[i + s] = w;
+    }
+    for (; i < n2; i += s) {
         double2 v = in[i];
-        #pragma unroll 8
-        for (u32 k = 0; k < iters; k++) { v.x = __fma_rn(v.x, a, b); v.y = __fma_rn(v.y, a, b); }
+        for (u32 k = 0; k < iters; k++) rl_fma2(v, a, b);
         out[i] = v;
     }
 }

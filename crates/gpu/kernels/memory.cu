@@ -85,26 +85,62 @@ extern "C" __global__ void dram_add_##W(const F* __restrict__ a, const F* __rest
         c[i] = rl_add(a0, b0); c[i + s] = rl_add(a1, b1);                                           \
     }                                                                                               \
     for (; i < n; i += s) c[i] = rl_add(a[i], b[i]);                                                \
+}
+
+// Eight accesses in flight per thread instead of four.
+#define RL_UNROLL8(W, U)                                                                            \
+extern "C" __global__ void dram_read_##W##_u8(const U* __restrict__ a, u32* __restrict__ out, u64 n) { \
+    u64 s = rl_threads(), i = rl_tid();                                                           \
+    u32 acc = 0;                                                                                    \
+    for (; i + 7 * s < n; i += 8 * s) {                                                             \
+        U x[8];                                                                                     \
+        _Pragma("unroll") for (int k = 0; k < 8; k++) x[k] = a[i + k * s];                          \
+        _Pragma("unroll") for (int k = 0; k < 8; k++) acc += rl_sum(x[k]);                          \
+    }                                                                                               \
+    for (; i < n; i += s) acc += rl_sum(a[i]);                                                      \
+    out[rl_tid()] = acc;                                                                            \
 }                                                                                                   \
-extern "C" __global__ void l2_read_##W(const U* __restrict__ a, u32* __restrict__ out, u64 n,       \
-                                       u32 passes) {                                                \
-    u64 s = rl_threads();                                                                           \
+extern "C" __global__ void dram_copy_##W##_u8(const U* __restrict__ a, U* __restrict__ b, u64 n) {  \
+    u64 s = rl_threads(), i = rl_tid();                                                           \
+    for (; i + 7 * s < n; i += 8 * s) {                                                             \
+        U x[8];                                                                                     \
+        _Pragma("unroll") for (int k = 0; k < 8; k++) x[k] = a[i + k * s];                          \
+        _Pragma("unroll") for (int k = 0; k < 8; k++) b[i + k * s] = x[k];                          \
+    }                                                                                               \
+    for (; i < n; i += s) b[i] = a[i];                                                              \
+}
+
+// L2: the grid reads n = NU x threads vectors, NU per thread, `passes`
+// times. Each pass starts its NU accesses at a different one of them, so
+// the addresses change from pass to pass and no compiler can keep the
+// values in registers instead of loading them again.
+#define RL_L2(W, U, NU)                                                                             \
+extern "C" __global__ void l2_read_##W##_u##NU(const U* __restrict__ a, u32* __restrict__ out,     \
+                                               u32 passes) {                                        \
+    u64 s = rl_threads(), t = rl_tid(), n = (u64)NU * s;                                            \
     u32 acc = 0;                                                                                    \
     for (u32 p = 0; p < passes; p++) {                                                              \
-        u64 i = rl_tid();                                                                           \
-        for (; i + 3 * s < n; i += 4 * s) {                                                         \
-            U x0 = rl_ldcg(a + i), x1 = rl_ldcg(a + i + s), x2 = rl_ldcg(a + i + 2 * s),            \
-              x3 = rl_ldcg(a + i + 3 * s);                                                          \
-            acc += rl_sum(x0) + rl_sum(x1) + rl_sum(x2) + rl_sum(x3);                               \
+        u64 base = t + (u64)(p % NU) * s;                                                           \
+        U x[NU];                                                                                    \
+        _Pragma("unroll") for (int k = 0; k < NU; k++) {                                            \
+            u64 j = base + (u64)k * s;                                                              \
+            if (j >= n) j -= n;                                                                     \
+            x[k] = rl_ldcg(a + j);                                                                  \
         }                                                                                           \
-        for (; i < n; i += s) acc += rl_sum(rl_ldcg(a + i));                                        \
+        _Pragma("unroll") for (int k = 0; k < NU; k++) acc += rl_sum(x[k]);                         \
     }                                                                                               \
-    out[rl_tid()] = acc;                                                                            \
+    out[t] = acc;                                                                                   \
 }
 
 RL_MEMORY(4, u32, float)
 RL_MEMORY(8, uint2, float2)
 RL_MEMORY(16, uint4, float4)
+RL_UNROLL8(16, uint4)
+RL_L2(16, uint4, 2)
+RL_L2(16, uint4, 4)
+RL_L2(16, uint4, 8)
+RL_L2(8, uint2, 4)
+RL_L2(8, uint2, 8)
 
 // Inputs: random 32-bit words, or random floats in [-1, 1).
 extern "C" __global__ void init_u32(u32* p, u64 n, u32 seed) {

@@ -142,7 +142,18 @@ pub fn query_all() -> Result<Vec<DeviceInfo>, GpuError> {
 
 /// The theoretical roofs of a live GPU, with its facts filled in.
 pub fn theoretical(info: &DeviceInfo) -> Result<Machine, GpuError> {
-    let mut m = theoretical_machine(&info.attrs).map_err(|e| GpuError::Other(e.to_string()))?;
+    let mut attrs = info.attrs.clone();
+    let table_row = roofline_core::gpus::find_by_device_name(&info.name);
+    if let Some(mhz) = table_row.and_then(|g| g.tensor_mhz) {
+        attrs.tensor_clock_khz = Some(mhz * 1000);
+    }
+    let mut m = theoretical_machine(&attrs).map_err(|e| GpuError::Other(e.to_string()))?;
+    if let Some(g) = table_row.filter(|g| g.tensor_mhz.is_some()) {
+        m.notes.push(format!(
+            "16-bit and smaller tensor roofs use the vendor's tensor clock for the {} from the built-in table ({})",
+            g.name, g.source
+        ));
+    }
     m.gpu.uuid = Some(info.uuid.clone());
     if m.gpu.driver.is_none() {
         m.gpu.driver = Some(format!("CUDA {}", info.cuda_driver_version));

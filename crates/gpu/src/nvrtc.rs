@@ -102,14 +102,33 @@ mod tests {
 
     #[test]
     fn sources_are_embedded_with_their_kernels() {
-        for name in ["dram_read_16", "dram_write_4", "dram_copy_8", "dram_triad_16", "dram_add_16", "l2_read_16"] {
-            assert!(MEMORY.contains(&format!("void {}", name.trim_end_matches(char::is_numeric).trim_end_matches('_'))) || MEMORY.contains("RL_MEMORY(16"), "{name}");
+        for name in ["dram_read_", "dram_write_", "dram_copy_", "dram_triad_", "dram_add_"] {
+            assert!(MEMORY.contains(&format!("void {name}##W(")), "{name}");
+        }
+        assert!(MEMORY.contains("void l2_read_##W##_u##NU("));
+        assert!(MEMORY.contains("void dram_read_##W##_u8("));
+        for w in [4, 8, 16] {
+            assert!(MEMORY.contains(&format!("RL_MEMORY({w},")), "{w}");
         }
         for name in ["smem_read", "fma_f32", "fma_f64", "fma_f16x2", "sweep_f32", "sweep_f64"] {
             assert!(COMPUTE.contains(&format!("void {name}(")), "{name}");
         }
         assert!(TENSOR_CHECK.contains("void gemm_check("));
         assert!(COMMON.contains("rl_hash"));
+    }
+
+    #[test]
+    fn benchmark_sources_compile_to_cubin_for_hopper_and_ampere() {
+        if check_nvrtc().is_err() {
+            eprintln!("SKIPPED: no NVRTC library; the benchmark kernels were not compiled");
+            return;
+        }
+        for arch in ["sm_90", "sm_80"] {
+            for (name, src) in [("memory.cu", MEMORY), ("compute.cu", COMPUTE), ("tensor_check.cu", TENSOR_CHECK)] {
+                let cubin = compile(name, src, arch).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(&cubin[..4], b"\x7fELF", "{name} for {arch} is a CUBIN (ELF)");
+            }
+        }
     }
 
     #[test]

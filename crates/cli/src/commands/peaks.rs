@@ -6,6 +6,9 @@ use std::process::ExitCode;
 use roofline_core::gpus;
 use roofline_core::schema::{MachineDocument, Producer};
 
+use roofline_gpu::{device, nvml, GpuError};
+
+use crate::error::bad_input;
 use crate::machine_args::known_gpu_machine;
 use crate::output::Output;
 
@@ -18,6 +21,45 @@ pub struct Args {
     /// List the GPUs of the built-in table.
     #[arg(long)]
     pub list: bool,
+
+    /// The local GPU to read (CUDA device index).
+    #[arg(long, value_name = "N", default_value_t = 0, conflicts_with_all = ["all_devices", "gpu"])]
+    pub device: usize,
+
+    /// Every local GPU.
+    #[arg(long, conflicts_with = "gpu")]
+    pub all_devices: bool,
+}
+
+/// The theoretical machine of one local GPU, from its live attributes, with
+/// NVML's clocks, temperature, power and throttle reasons as notes.
+fn live_machine(d: usize) -> Result<roofline_core::machine::Machine, GpuError> {
+    let info = device::query(d)?;
+    let mut m = device::theoretical(&info)?;
+    match nvml::init().and_then(|n| nvml::info(&n, &info.uuid)) {
+        Ok(n) => {
+            m.gpu.driver = Some(format!("{} (CUDA {})", n.driver_version, info.cuda_driver_version));
+            let mut line = format!(
+                "NVML: maximum clocks SM {} MHz, memory {} MHz; now SM {} MHz, memory {} MHz",
+                n.max_sm_mhz, n.max_mem_mhz, n.sm_mhz, n.mem_mhz
+            );
+            if let Some(t) = n.temp_c {
+                line.push_str(&format!(", {t} °C"));
+            }
+            if let Some(p) = n.power_w {
+                line.push_str(&format!(", {p:.0} W"));
+            }
+            if !n.throttle.is_empty() {
+                line.push_str(&format!("; throttling now: {}", n.throttle.join(", ")));
+            }
+            m.notes.push(line);
+            if n.other_processes > 0 {
+                m.notes.push(format!("{} other process(es) use this GPU", n.other_processes));
+            }
+        }
+        Err(e) => m.notes.push(e),
+    }
+    Ok(m)
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
@@ -38,9 +80,25 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         out.machine(&doc)?;
         return Ok(ExitCode::SUCCESS);
     }
-    out.warn(&format!(
-        "no GPU found on this machine (this build reads the local GPU once the live device path is present); name one with --gpu: {}",
-        gpus::known_keys().join(", ")
-    ));
-    Ok(ExitCode::from(1))
+    let devices: Result<Vec<usize>, GpuError> = if args.all_devices {
+        device::device_count().map(|n| (0..n).collect())
+    } else {
+        device::check_index(args.device).map(|_| vec![args.device])
+    };
+    let devices = match devices {
+        Ok(d) => d,
+        Err(e @ GpuError::DeviceOutOfRange { .. }) => return Err(bad_input(e)),
+        Err(e @ (GpuError::NoDriver | GpuError::NoDevice(_))) => {
+            out.warn(&format!("no GPU found on this machine ({e}); name one with --gpu: {}", gpus::known_keys().join(", ")));
+            return Ok(ExitCode::from(1));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    for &d in &devices {
+        let machine = live_machine(d)?;
+        let doc = MachineDocument::new(machine, Producer::new(&format!("roofline peaks --device {d}")));
+        let file = out.file.as_ref().map(|f| if devices.len() > 1 { crate::commands::bench::per_device(f, d) } else { f.clone() });
+        Output { format: out.format, file, quiet: out.quiet, color: out.color }.machine(&doc)?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -21,8 +21,44 @@ fn clock_of(r: &BenchResult) -> ClockBasis {
 fn provenance(r: &BenchResult) -> Provenance {
     Provenance::new(
         Origin::Measured,
-        format!("benchmark {} ({}; {}; {}; verified: {})", r.id, r.label, r.size, r.method, r.verified),
+        format!("benchmark {}: {}, {}, {}", r.id, r.label, r.size, r.method),
     )
+}
+
+/// Rejects a result faster than the hardware can go: above the theoretical
+/// roof of its level or kind (scaled to `max_sm_mhz` for compute roofs
+/// quoted at a lower clock) by more than 5%. Such a figure means the kernel
+/// did less work than counted (loads hoisted out of a loop, say).
+pub fn plausible(r: &BenchResult, theoretical: &Machine, max_sm_mhz: Option<f64>) -> Result<(), String> {
+    let (bound, what) = if let Some(level) = r.what.level() {
+        match theoretical.bandwidth.iter().find(|b| b.level == level && !b.secondary) {
+            Some(b) => (b.bytes_per_s, format!("the theoretical {} bandwidth", level.label())),
+            None => return Ok(()),
+        }
+    } else if let Some(kind) = r.what.kind() {
+        match theoretical.compute.iter().find(|c| c.kind == kind && !c.secondary) {
+            Some(c) => {
+                let scale = match (max_sm_mhz, c.clock.sm_mhz) {
+                    (Some(max), Some(at)) if at > 0.0 && max > at => max / at,
+                    _ => 1.0,
+                };
+                (c.flops_per_s * scale, format!("the theoretical {} peak", kind.label()))
+            }
+            None => return Ok(()),
+        }
+    } else {
+        return Ok(());
+    };
+    if r.rate.median > 1.05 * bound {
+        let unit = if r.unit == "B/s" { Unit::BytePerSecond } else { Unit::FlopPerSecond };
+        return Err(format!(
+            "{} is {} but {what} is {}: the kernel must have done less work than counted, so the figure is rejected",
+            r.id,
+            format_si(r.rate.median, unit),
+            format_si(bound, unit)
+        ));
+    }
+    Ok(())
 }
 
 /// Adds measured ceilings from `results` to `theoretical` (kept as is), and
@@ -104,12 +140,13 @@ mod tests {
             run_medians: vec![rate],
             seconds: Spread::from_samples(&[1e-3]).unwrap(),
             work_per_launch: 1.0,
-            launch: Launch { grid: 1, block: 1, width: None, shared_bytes: None },
+            launch: Launch { grid: 1, block: 1, width: None, shared_bytes: None, unroll: None },
             size: "s".into(),
             clock: None,
             method: "m".into(),
             verified: "v".into(),
             search: vec![],
+            wall_s: 0.0,
         }
     }
 
@@ -131,6 +168,18 @@ mod tests {
         assert_eq!(m.compute_roof(FlopKind::Fp32).unwrap().flops_per_s, 64e12);
         // The theoretical roofs are still there.
         assert!(m.bandwidth.iter().any(|b| b.provenance.origin == Origin::User));
+    }
+
+    #[test]
+    fn faster_than_the_hardware_is_rejected() {
+        let theo = Machine::simple("t", FlopKind::Fp32, 66.9e12, 33.4e12);
+        let mut m = theo.clone();
+        m.bandwidth[0].level = MemLevel::L1;
+        let e = plausible(&res("l1.shared", What::SharedRead, 121e12), &m, None).unwrap_err();
+        assert!(e.contains("less work than counted"), "{e}");
+        assert!(plausible(&res("l1.shared", What::SharedRead, 32e12), &m, None).is_ok());
+        assert!(plausible(&res("fp32.fma", What::Fma(FlopKind::Fp32), 65.9e12), &theo, None).is_ok());
+        assert!(plausible(&res("l2.read", What::L2Read, 1e15), &theo, None).is_ok(), "no L2 roof to compare with");
     }
 
     #[test]

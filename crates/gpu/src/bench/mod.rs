@@ -142,7 +142,16 @@ pub fn run(ordinal: usize, opts: &Options, on: &mut dyn FnMut(Event)) -> Result<
     let cc = (info.attrs.cc_major, info.attrs.cc_minor);
     for spec in &specs {
         on(Event::Begin { id: spec.id.clone(), label: spec.label.clone() });
-        let r = run_one(&mut gpu, spec, cc, &mut sweeps);
+        let started = Instant::now();
+        let r = run_one(&mut gpu, spec, cc, &mut sweeps).and_then(|o| match o {
+            Some(mut r) => {
+                r.wall_s = started.elapsed().as_secs_f64();
+                machine::plausible(&r, &theoretical, max_sm.map(f64::from))
+                    .map_err(|detail| GpuError::Verification { bench: r.id.clone(), detail })?;
+                Ok(Some(r))
+            }
+            None => Ok(None),
+        });
         match r {
             Ok(Some(r)) => {
                 on(Event::Done { id: spec.id.clone(), summary: summary(&r) });

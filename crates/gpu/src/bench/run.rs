@@ -44,6 +44,23 @@ fn cfg(grid: u32, block: u32, shared: u32) -> LaunchConfig {
     LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: shared }
 }
 
+/// Access width, threads per block and blocks per SM, from 512 threads per
+/// SM up to the SM's limit.
+pub fn shapes(max_threads_per_sm: u32) -> Vec<(u32, u32, u32)> {
+    let max = max_threads_per_sm.max(1024);
+    let mut v = Vec::new();
+    for w in [16u32, 8, 4] {
+        for t in [256u32, 512, 1024] {
+            for bps in [1u32, 2, 4, 8] {
+                if t * bps <= max && t * bps >= 512 {
+                    v.push((w, t, bps));
+                }
+            }
+        }
+    }
+    v
+}
+
 fn gib(bytes: u64) -> String {
     if bytes >= 1 << 30 {
         format!("{:.2} GiB", bytes as f64 / (1u64 << 30) as f64)
@@ -222,6 +239,7 @@ impl Gpu {
             method,
             verified,
             search: Vec::new(),
+            wall_s: 0.0,
         })
     }
 
@@ -264,18 +282,7 @@ impl Gpu {
     /// Launch shapes tried for streaming kernels: access width, threads per
     /// block and blocks per SM, at most the SM's thread limit.
     pub fn stream_shapes(&self) -> Vec<(u32, u32, u32)> {
-        let max = self.info.max_threads_per_sm.max(1024);
-        let mut v = Vec::new();
-        for w in [16u32, 8, 4] {
-            for t in [256u32, 512, 1024] {
-                for bps in [1u32, 2, 4, 8] {
-                    if t * bps <= max && t * bps >= 512 {
-                        v.push((w, t, bps));
-                    }
-                }
-            }
-        }
-        v
+        shapes(self.info.max_threads_per_sm)
     }
 
     /// DRAM array size in bytes: the suite's, or less when memory is short.
@@ -339,15 +346,22 @@ impl Gpu {
             _ => "dram_add",
         };
         let sms = self.sms();
-        let fns: Vec<CudaFunction> =
+        let has_u8 = matches!(what, What::DramRead | What::DramCopy);
+        let mut fns: Vec<CudaFunction> =
             [4u32, 8, 16].iter().map(|w| self.mem_fn(&format!("{name}_{w}"))).collect::<Result<_, _>>()?;
+        if has_u8 {
+            fns.push(self.mem_fn(&format!("{name}_16_u8"))?);
+        }
         let stream = self.stream.clone();
+        // Width 32 stands for 16-byte accesses, eight in flight.
         let go = |w: u32, t: u32, bps: u32, a: &mut CudaSlice<u32>, b: &mut CudaSlice<u32>, c: &mut CudaSlice<u32>, part: &mut CudaSlice<u32>| -> Result<(), GpuError> {
             let f = &fns[match w {
                 4 => 0,
                 8 => 1,
-                _ => 2,
+                16 => 2,
+                _ => 3,
             }];
+            let w = w.min(16);
             let nv = (n as u64) / (w as u64 / 4);
             let mut l = stream.launch_builder(f);
             match what {
@@ -362,13 +376,25 @@ impl Gpu {
         };
         let moved = (arrays * bytes) as f64;
         let mut tried = Vec::new();
-        for (w, t, bps) in self.stream_shapes() {
+        let mut cands = self.stream_shapes();
+        if has_u8 {
+            let wide: Vec<_> = cands.iter().filter(|c| c.0 == 16).map(|c| (32, c.1, c.2)).collect();
+            cands.splice(0..0, wide);
+        }
+        let inflight = |w: u32| match (what, w) {
+            (_, 32) => 8,
+            (What::DramRead | What::DramCopy, _) => 4,
+            _ => 2,
+        };
+        for (w, t, bps) in cands {
             let tm = self.time(1, 1, 2, &mut || go(w, t, bps, &mut a, &mut b, &mut c, &mut part))?;
             let best = tm.runs[0].iter().cloned().fold(f64::INFINITY, f64::min);
-            tried.push((Launch { grid: sms * bps, block: t, width: Some(w), shared_bytes: None }, moved / best));
+            let l = Launch { grid: sms * bps, block: t, width: Some(w.min(16)), shared_bytes: None, unroll: Some(inflight(w)) };
+            tried.push((l, moved / best));
         }
         let (launch, _) = super::search::best(&tried).ok_or_else(|| GpuError::Other("no launch shape".into()))?;
-        let (w, t, bps) = (launch.width.unwrap_or(16), launch.block, launch.grid / sms);
+        let w = if launch.unroll == Some(8) { 32 } else { launch.width.unwrap_or(16) };
+        let (t, bps) = (launch.block, launch.grid / sms);
         match what {
             What::DramRead => self.poison(&mut part)?,
             What::DramWrite | What::DramCopy => self.poison(&mut b)?,
@@ -487,56 +513,65 @@ impl Gpu {
 }
 
 impl Gpu {
-    /// L2 bandwidth: the whole grid reads a buffer that fits in L2 many times
-    /// with L1-bypassing loads; buffer size and launch shape are searched.
+    /// L2 bandwidth: every thread reads its `nu` vectors of a buffer that
+    /// fits in L2 many times, with L1-bypassing loads; the buffer size
+    /// follows from the launch shape and `nu`, both searched.
     pub fn l2(&mut self, spec: &BenchSpec) -> Result<BenchResult, GpuError> {
         let l2 = self.info.attrs.l2_bytes.unwrap_or(40 << 20).max(1 << 20);
         let sms = self.sms();
-        let sets: Vec<u64> = [8u64, 4, 3].iter().map(|d| (l2 / d) & !4095).collect();
-        let max_n = (sets.iter().max().copied().unwrap_or(0) / 4) as usize;
-        let mut buf = self.alloc::<u32>(max_n, "L2 buffer")?;
+        let variants: [(u32, u32); 5] = [(16, 2), (16, 4), (16, 8), (8, 4), (8, 8)];
+        let mut cands = Vec::new();
+        for (w, nu) in variants {
+            for (_, t, bps) in self.stream_shapes().into_iter().filter(|s| s.0 == 16) {
+                let set = (sms * bps * t) as u64 * nu as u64 * w as u64;
+                if set <= l2 / 2 {
+                    cands.push((w, nu, t, bps, set));
+                }
+            }
+        }
+        let max_set = cands.iter().map(|c| c.4).max().ok_or_else(|| GpuError::Other("L2 too small for the L2 benchmark".into()))?;
+        let mut buf = self.alloc::<u32>((max_set / 4) as usize, "L2 buffer")?;
         self.init_u32(&mut buf, 0x4242)?;
         let mut part = self.alloc::<u32>((sms * self.info.max_threads_per_sm.max(2048)) as usize, "partial sums")?;
-        let fns: Vec<CudaFunction> =
-            [4u32, 8, 16].iter().map(|w| self.mem_fn(&format!("l2_read_{w}"))).collect::<Result<_, _>>()?;
+        let mut fns = std::collections::HashMap::new();
+        for (w, nu) in variants {
+            fns.insert((w, nu), self.mem_fn(&format!("l2_read_{w}_u{nu}"))?);
+        }
         let stream = self.stream.clone();
-        // ~2 GB of reads per launch.
-        let passes_for = |set: u64| ((2u64 << 30) / set).max(1) as u32;
-        let go = |w: u32, t: u32, bps: u32, set: u64, part: &mut CudaSlice<u32>, buf: &CudaSlice<u32>| -> Result<(), GpuError> {
-            let f = &fns[match w {
-                4 => 0,
-                8 => 1,
-                _ => 2,
-            }];
-            let nv = set / w as u64;
+        // About 4 GB of reads per launch.
+        let passes_for = |set: u64| ((4u64 << 30) / set).max(1) as u32;
+        let go = |c: (u32, u32, u32, u32, u64), part: &mut CudaSlice<u32>, buf: &CudaSlice<u32>| -> Result<(), GpuError> {
+            let (w, nu, t, bps, set) = c;
             let passes = passes_for(set);
-            let mut l = stream.launch_builder(f);
-            l.arg(buf).arg(part).arg(&nv).arg(&passes);
+            let mut l = stream.launch_builder(&fns[&(w, nu)]);
+            l.arg(buf).arg(part).arg(&passes);
             unsafe { l.launch(cfg(sms * bps, t, 0)) }.map_err(|e| GpuError::driver("l2_read", e))?;
             Ok(())
         };
+        let launch_of = |c: &(u32, u32, u32, u32, u64)| Launch {
+            grid: sms * c.3,
+            block: c.2,
+            width: Some(c.0),
+            shared_bytes: None,
+            unroll: Some(c.1),
+        };
         let mut tried = Vec::new();
-        let mut sets_of = Vec::new();
-        for &set in &sets {
-            for (w, t, bps) in self.stream_shapes().into_iter().filter(|s| s.0 >= 8) {
-                let tm = self.time(1, 1, 2, &mut || go(w, t, bps, set, &mut part, &buf))?;
-                let best = tm.runs[0].iter().cloned().fold(f64::INFINITY, f64::min);
-                tried.push((Launch { grid: sms * bps, block: t, width: Some(w), shared_bytes: None }, (set * passes_for(set) as u64) as f64 / best));
-                sets_of.push(set);
-            }
+        for &c in &cands {
+            let tm = self.time(1, 1, 2, &mut || go(c, &mut part, &buf))?;
+            let best = tm.runs[0].iter().cloned().fold(f64::INFINITY, f64::min);
+            tried.push((launch_of(&c), (c.4 * passes_for(c.4) as u64) as f64 / best));
         }
         let (launch, rate) = super::search::best(&tried).ok_or_else(|| GpuError::Other("no launch shape".into()))?;
         let idx = tried.iter().position(|(l, r)| *l == launch && *r == rate).unwrap_or(0);
-        let set = sets_of[idx];
-        let (w, t, bps) = (launch.width.unwrap_or(16), launch.block, launch.grid / sms);
+        let c = cands[idx];
+        let set = c.4;
         self.poison(&mut part)?;
-        go(w, t, bps, set, &mut part, &buf)?;
+        go(c, &mut part, &buf)?;
         self.sync()?;
-        let threads = (sms * bps * t) as usize;
+        let threads = (sms * c.3 * c.2) as usize;
         let parts: Vec<u32> = self.stream.clone_dtoh(&part.slice(0..threads)).map_err(|e| GpuError::driver("copy", e))?;
         let got = parts.iter().fold(0u32, |x, y| x.wrapping_add(*y));
-        let n = (set / 4) as usize;
-        let once = (0..n as u64).fold(0u32, |x, i| x.wrapping_add(verify::hash(i, 0x4242)));
+        let once = (0..set / 4).fold(0u32, |x, i| x.wrapping_add(verify::hash(i, 0x4242)));
         let want = once.wrapping_mul(passes_for(set));
         if got != want {
             return Err(GpuError::Verification {
@@ -544,12 +579,16 @@ impl Gpu {
                 detail: format!("the partial sums add to {got:#x}, the host expects {want:#x}"),
             });
         }
-        let tm = self.time(self.cfg.warmup, self.cfg.runs, self.cfg.reps, &mut || go(w, t, bps, set, &mut part, &buf))?;
+        let tm = self.time(self.cfg.warmup, self.cfg.runs, self.cfg.reps, &mut || go(c, &mut part, &buf))?;
         let work = (set * passes_for(set) as u64) as f64;
         let size = format!("{} working set ({}% of the {} L2), {} passes", gib(set), set * 100 / l2, gib(l2), passes_for(set));
         let verified = format!("the {threads} partial sums add up to passes x the buffer's sum, computed on the host");
         let mut r = self.result(spec, "B/s", work, &tm, launch, size, self.method(), verified)?;
-        r.search = tried.iter().zip(&sets_of).map(|((l, r), s)| (format!("{} over {}", l.describe(), gib(*s)), *r)).collect();
+        r.search = tried
+            .iter()
+            .zip(&cands)
+            .map(|((l, r), c)| (format!("{} over {}", l.describe(), gib(c.4)), *r))
+            .collect();
         Ok(r)
     }
 
@@ -580,7 +619,7 @@ impl Gpu {
             let tm = self.time(1, 1, 2, &mut || go(bps, &mut out))?;
             let best = tm.runs[0].iter().cloned().fold(f64::INFINITY, f64::min);
             let work = (sms * bps * t) as f64 * reps as f64 * (K * 16) as f64;
-            tried.push((Launch { grid: sms * bps, block: t, width: Some(16), shared_bytes: Some(shared) }, work / best));
+            tried.push((Launch { grid: sms * bps, block: t, width: Some(16), shared_bytes: Some(shared), unroll: None }, work / best));
         }
         let (launch, _) = super::search::best(&tried).ok_or_else(|| GpuError::Other("no launch shape".into()))?;
         let bps = launch.grid / sms;
@@ -689,7 +728,7 @@ impl Gpu {
             }
         };
         let work = threads as f64 * steps as f64 * CHAINS as f64 * flop_per_fma;
-        let launch = Launch { grid: sms * bps, block: t, width: None, shared_bytes: None };
+        let launch = Launch { grid: sms * bps, block: t, width: None, shared_bytes: None, unroll: None };
         let size = format!("{threads} threads x {CHAINS} independent chains x {steps} FMAs");
         let verified = format!("all {verified} chain results, bit-exact against the host's IEEE FMA");
         self.result(spec, "FLOP/s", work, &tm, launch, size, self.method(), verified)
@@ -794,7 +833,7 @@ impl Gpu {
         let ridge = locate_ridge(&points.iter().map(|p| (p.intensity, p.flops_per_s.median)).collect::<Vec<_>>());
         let (tm, _, iters) = best.ok_or_else(|| GpuError::Other("empty sweep".into()))?;
         let work = n as f64 * iters as f64 * 2.0;
-        let launch = Launch { grid: sms * bps, block: t, width: Some(if f64_ { 16 } else { 16 }), shared_bytes: None };
+        let launch = Launch { grid: sms * bps, block: t, width: Some(if f64_ { 16 } else { 16 }), shared_bytes: None, unroll: None };
         let size = format!("{n} elements of {elem} bytes, {} intensities", points.len());
         let verified = "every output element of every point against host-computed values".to_string();
         let r = self.result(spec, "FLOP/s", work, &tm, launch, size, format!("{}; best point: {iters} FMA/element", self.method()), verified)?;

@@ -24,7 +24,7 @@ mod tests {
     use super::*;
 
     fn l(w: u32) -> Launch {
-        Launch { grid: 132, block: 256, width: Some(w), shared_bytes: None }
+        Launch { grid: 132, block: 256, width: Some(w), shared_bytes: None, unroll: None }
     }
 
     #[test]

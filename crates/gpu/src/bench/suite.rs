@@ -99,7 +99,7 @@ impl SuiteConfig {
                 runs: 2,
                 reps: 5,
                 warmup: 1,
-                dram_array_bytes: 512 << 20,
+                dram_array_bytes: 2 << 30,
                 fma_iters: 512,
                 sweep_iters: vec![1, 4, 16, 64, 256, 1024, 4096],
                 sweep_elems: 1 << 25,
@@ -110,10 +110,10 @@ impl SuiteConfig {
             SuiteConfig {
                 quick,
                 runs: 3,
-                reps: 10,
+                reps: 20,
                 warmup: 2,
-                dram_array_bytes: 1 << 30,
-                fma_iters: 1024,
+                dram_array_bytes: 4 << 30,
+                fma_iters: 2048,
                 sweep_iters: (0..=12).map(|p| 1u32 << p).collect(),
                 sweep_elems: 1 << 26,
                 gemm_n: 8192,
@@ -172,6 +172,9 @@ pub struct Launch {
     pub width: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_bytes: Option<u32>,
+    /// Independent accesses per thread and loop trip, where searched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unroll: Option<u32>,
 }
 
 impl Launch {
@@ -179,6 +182,9 @@ impl Launch {
         let mut s = format!("{} blocks x {} threads", self.grid, self.block);
         if let Some(w) = self.width {
             s.push_str(&format!(", {w}-byte accesses"));
+        }
+        if let Some(u) = self.unroll {
+            s.push_str(&format!(", {u} in flight"));
         }
         if let Some(b) = self.shared_bytes {
             s.push_str(&format!(", {b} B shared"));
@@ -215,6 +221,9 @@ pub struct BenchResult {
     /// Launch shapes tried and their rates, when a search chose the shape.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub search: Vec<(String, f64)>,
+    /// Wall-clock seconds the benchmark took, search and checks included.
+    #[serde(default)]
+    pub wall_s: f64,
 }
 
 /// Index of the run with the highest median rate.
@@ -344,12 +353,13 @@ mod tests {
             run_medians: vec![4.05e12],
             seconds: Spread::from_samples(&[5e-4]).unwrap(),
             work_per_launch: 2.0 * (1u64 << 30) as f64,
-            launch: Launch { grid: 264, block: 1024, width: Some(16), shared_bytes: None },
+            launch: Launch { grid: 264, block: 1024, width: Some(16), shared_bytes: None, unroll: None },
             size: "2 arrays of 1 GiB".into(),
             clock: None,
             method: "NVRTC sm_90 CUBIN".into(),
             verified: "every element".into(),
             search: vec![("x".into(), 1.0)],
+            wall_s: 0.5,
         };
         let t = serde_json::to_string(&r).unwrap();
         assert_eq!(serde_json::from_str::<BenchResult>(&t).unwrap(), r);

@@ -223,7 +223,7 @@ impl Gpu {
             pick + 1,
             heur.len()
         );
-        let launch = Launch { grid: 0, block: 0, width: None, shared_bytes: None };
+        let launch = Launch { grid: 0, block: 0, width: None, shared_bytes: None, unroll: None };
         let size = format!("M = N = K = {n}");
         let mut r = self.result(spec, "FLOP/s", flops, &tm, launch, size, method, verified)?;
         r.search = tried.iter().map(|(i, v)| (format!("algorithm {}", i + 1), *v)).collect();
