@@ -103,7 +103,7 @@ extern "C" __global__ void sweep_f32(const float4* __restrict__ in, float4* __re
     u64 s = rl_threads(), i = rl_tid();
     for (; i + s < n4; i += 2 * s) {
         float4 v = in[i], w = in[i + s];
-        #pragma unroll 4
+        #pragma unroll 8
         for (u32 k = 0; k < iters; k++) { rl_fma4(v, a, b); rl_fma4(w, a, b); }
         out[i] = v; out[i + s] = w;
     }

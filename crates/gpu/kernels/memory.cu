@@ -44,6 +44,17 @@ __device__ __forceinline__ uint4 rl_ldcg(const uint4* p) {
     return v;
 }
 
+// Loads that allocate in L1 (ld.global.ca); the L2 kernels using them move
+// every block to other blocks' data each pass so that L1 keeps missing.
+__device__ __forceinline__ uint2 rl_ldca(const uint2* p) {
+    uint2 v; asm volatile("ld.global.ca.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p)); return v;
+}
+__device__ __forceinline__ uint4 rl_ldca(const uint4* p) {
+    uint4 v;
+    asm volatile("ld.global.ca.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+
 #define RL_MEMORY(W, U, F)                                                                          \
 extern "C" __global__ void dram_read_##W(const U* __restrict__ a, u32* __restrict__ out, u64 n) {   \
     u64 s = rl_threads(), i = rl_tid();                                                           \
@@ -111,23 +122,25 @@ extern "C" __global__ void dram_copy_##W##_u8(const U* __restrict__ a, U* __rest
 }
 
 // L2: the grid reads n = NU x threads vectors, NU per thread, `passes`
-// times. Each pass starts its NU accesses at a different one of them, so
-// the addresses change from pass to pass and no compiler can keep the
-// values in registers instead of loading them again.
-#define RL_L2(W, U, NU)                                                                             \
-extern "C" __global__ void l2_read_##W##_u##NU(const U* __restrict__ a, u32* __restrict__ out,     \
-                                               u32 passes) {                                        \
-    u64 s = rl_threads(), t = rl_tid(), n = (u64)NU * s;                                            \
+// times. Each pass shifts every thread's accesses by `shift` vectors (a
+// kernel argument, modulo n), so the addresses change from pass to pass in a
+// way no compiler can foresee, and the loads cannot be kept in registers
+// instead of being issued again.
+#define RL_L2(NAME, LD, W, U, NU)                                                                   \
+extern "C" __global__ void NAME##_##W##_u##NU(const U* __restrict__ a, u32* __restrict__ out,      \
+                                               u32 passes, u64 shift) {                             \
+    u64 s = rl_threads(), t = rl_tid(), n = (u64)NU * s, off = 0;                                   \
     u32 acc = 0;                                                                                    \
     for (u32 p = 0; p < passes; p++) {                                                              \
-        u64 base = t + (u64)(p % NU) * s;                                                           \
         U x[NU];                                                                                    \
         _Pragma("unroll") for (int k = 0; k < NU; k++) {                                            \
-            u64 j = base + (u64)k * s;                                                              \
+            u64 j = t + (u64)k * s + off;                                                           \
             if (j >= n) j -= n;                                                                     \
-            x[k] = rl_ldcg(a + j);                                                                  \
+            x[k] = LD(a + j);                                                                       \
         }                                                                                           \
         _Pragma("unroll") for (int k = 0; k < NU; k++) acc += rl_sum(x[k]);                         \
+        off += shift;                                                                               \
+        if (off >= n) off -= n;                                                                     \
     }                                                                                               \
     out[t] = acc;                                                                                   \
 }
@@ -136,11 +149,10 @@ RL_MEMORY(4, u32, float)
 RL_MEMORY(8, uint2, float2)
 RL_MEMORY(16, uint4, float4)
 RL_UNROLL8(16, uint4)
-RL_L2(16, uint4, 2)
-RL_L2(16, uint4, 4)
-RL_L2(16, uint4, 8)
-RL_L2(8, uint2, 4)
-RL_L2(8, uint2, 8)
+#define RL_L2_ALL(NAME, LD) RL_L2(NAME, LD, 16, uint4, 2) RL_L2(NAME, LD, 16, uint4, 4) \
+    RL_L2(NAME, LD, 16, uint4, 8) RL_L2(NAME, LD, 8, uint2, 4) RL_L2(NAME, LD, 8, uint2, 8)
+RL_L2_ALL(l2_read, rl_ldcg)
+RL_L2_ALL(l2_read_ca, rl_ldca)
 
 // Inputs: random 32-bit words, or random floats in [-1, 1).
 extern "C" __global__ void init_u32(u32* p, u64 n, u32 seed) {

@@ -105,7 +105,7 @@ mod tests {
         for name in ["dram_read_", "dram_write_", "dram_copy_", "dram_triad_", "dram_add_"] {
             assert!(MEMORY.contains(&format!("void {name}##W(")), "{name}");
         }
-        assert!(MEMORY.contains("void l2_read_##W##_u##NU("));
+        assert!(MEMORY.contains("void NAME##_##W##_u##NU(") && MEMORY.contains("RL_L2_ALL(l2_read, rl_ldcg)"));
         assert!(MEMORY.contains("void dram_read_##W##_u8("));
         for w in [4, 8, 16] {
             assert!(MEMORY.contains(&format!("RL_MEMORY({w},")), "{w}");

@@ -2,7 +2,7 @@
 //! ones: per memory level and precision the best benchmark becomes the
 //! primary measured roof, the others secondary roofs drawn beneath it.
 
-use roofline_core::machine::{BandwidthCeiling, ClockBasis, ComputeCeiling, Machine, Origin, Provenance};
+use roofline_core::machine::{BandwidthCeiling, ClockBasis, ComputeCeiling, Machine, MemLevel, Origin, Provenance};
 use roofline_core::units::{format_si, Unit};
 
 use super::suite::{BenchResult, Sweep, What};
@@ -31,8 +31,10 @@ fn provenance(r: &BenchResult) -> Provenance {
 /// did less work than counted (loads hoisted out of a loop, say).
 pub fn plausible(r: &BenchResult, theoretical: &Machine, max_sm_mhz: Option<f64>) -> Result<(), String> {
     let (bound, what) = if let Some(level) = r.what.level() {
-        match theoretical.bandwidth.iter().find(|b| b.level == level && !b.secondary) {
-            Some(b) => (b.bytes_per_s, format!("the theoretical {} bandwidth", level.label())),
+        // L2 has no theoretical roof; it cannot outrun the SMs' L1/shared.
+        let roof = if level == MemLevel::L2 { MemLevel::L1 } else { level };
+        match theoretical.bandwidth.iter().find(|b| b.level == roof && !b.secondary) {
+            Some(b) => (b.bytes_per_s, format!("the theoretical {} bandwidth", roof.label())),
             None => return Ok(()),
         }
     } else if let Some(kind) = r.what.kind() {
@@ -127,7 +129,7 @@ pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: 
 mod tests {
     use super::*;
     use crate::bench::suite::{Launch, SweepPoint};
-    use roofline_core::machine::{FlopKind, MemLevel};
+    use roofline_core::machine::FlopKind;
     use roofline_core::stats::Spread;
 
     fn res(id: &str, what: What, rate: f64) -> BenchResult {
@@ -179,7 +181,8 @@ mod tests {
         assert!(e.contains("less work than counted"), "{e}");
         assert!(plausible(&res("l1.shared", What::SharedRead, 32e12), &m, None).is_ok());
         assert!(plausible(&res("fp32.fma", What::Fma(FlopKind::Fp32), 65.9e12), &theo, None).is_ok());
-        assert!(plausible(&res("l2.read", What::L2Read, 1e15), &theo, None).is_ok(), "no L2 roof to compare with");
+        assert!(plausible(&res("l2.read", What::L2Read, 1e15), &theo, None).is_ok(), "no L1 roof to compare with");
+        assert!(plausible(&res("l2.read", What::L2Read, 114e12), &m, None).is_err(), "L2 above the L1 roof");
     }
 
     #[test]

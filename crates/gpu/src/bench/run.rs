@@ -520,12 +520,16 @@ impl Gpu {
         let l2 = self.info.attrs.l2_bytes.unwrap_or(40 << 20).max(1 << 20);
         let sms = self.sms();
         let variants: [(u32, u32); 5] = [(16, 2), (16, 4), (16, 8), (8, 4), (8, 8)];
+        // Candidates: (width, accesses per thread, threads, blocks per SM,
+        // working-set bytes, L1-allocating loads with a block-sized shift).
         let mut cands = Vec::new();
-        for (w, nu) in variants {
-            for (_, t, bps) in self.stream_shapes().into_iter().filter(|s| s.0 == 16) {
-                let set = (sms * bps * t) as u64 * nu as u64 * w as u64;
-                if set <= l2 / 2 {
-                    cands.push((w, nu, t, bps, set));
+        for ca in [false, true] {
+            for (w, nu) in variants {
+                for (_, t, bps) in self.stream_shapes().into_iter().filter(|s| s.0 == 16) {
+                    let set = (sms * bps * t) as u64 * nu as u64 * w as u64;
+                    if set <= l2 / 2 {
+                        cands.push((w, nu, t, bps, set, ca));
+                    }
                 }
             }
         }
@@ -535,20 +539,25 @@ impl Gpu {
         let mut part = self.alloc::<u32>((sms * self.info.max_threads_per_sm.max(2048)) as usize, "partial sums")?;
         let mut fns = std::collections::HashMap::new();
         for (w, nu) in variants {
-            fns.insert((w, nu), self.mem_fn(&format!("l2_read_{w}_u{nu}"))?);
+            fns.insert((w, nu, false), self.mem_fn(&format!("l2_read_{w}_u{nu}"))?);
+            fns.insert((w, nu, true), self.mem_fn(&format!("l2_read_ca_{w}_u{nu}"))?);
         }
         let stream = self.stream.clone();
         // About 4 GB of reads per launch.
         let passes_for = |set: u64| ((4u64 << 30) / set).max(1) as u32;
-        let go = |c: (u32, u32, u32, u32, u64), part: &mut CudaSlice<u32>, buf: &CudaSlice<u32>| -> Result<(), GpuError> {
-            let (w, nu, t, bps, set) = c;
+        let go = |c: (u32, u32, u32, u32, u64, bool), part: &mut CudaSlice<u32>, buf: &CudaSlice<u32>| -> Result<(), GpuError> {
+            let (w, nu, t, bps, set, ca) = c;
             let passes = passes_for(set);
-            let mut l = stream.launch_builder(&fns[&(w, nu)]);
-            l.arg(buf).arg(part).arg(&passes);
+            // L2-only loads: one thread row per pass, every access moves to
+            // a new address. L1-allocating loads: seven blocks' worth, so
+            // each block reads data another SM read before.
+            let shift = if ca { 7 * t as u64 } else { (sms * bps * t) as u64 };
+            let mut l = stream.launch_builder(&fns[&(w, nu, ca)]);
+            l.arg(buf).arg(part).arg(&passes).arg(&shift);
             unsafe { l.launch(cfg(sms * bps, t, 0)) }.map_err(|e| GpuError::driver("l2_read", e))?;
             Ok(())
         };
-        let launch_of = |c: &(u32, u32, u32, u32, u64)| Launch {
+        let launch_of = |c: &(u32, u32, u32, u32, u64, bool)| Launch {
             grid: sms * c.3,
             block: c.2,
             width: Some(c.0),
@@ -581,13 +590,20 @@ impl Gpu {
         }
         let tm = self.time(self.cfg.warmup, self.cfg.runs, self.cfg.reps, &mut || go(c, &mut part, &buf))?;
         let work = (set * passes_for(set) as u64) as f64;
-        let size = format!("{} working set ({}% of the {} L2), {} passes", gib(set), set * 100 / l2, gib(l2), passes_for(set));
+        let size = format!(
+            "{} working set ({}% of the {} L2), {} passes, {} loads",
+            gib(set),
+            set * 100 / l2,
+            gib(l2),
+            passes_for(set),
+            if c.5 { "ld.global.ca (L1 missing)" } else { "ld.global.cg (L2 only)" }
+        );
         let verified = format!("the {threads} partial sums add up to passes x the buffer's sum, computed on the host");
         let mut r = self.result(spec, "B/s", work, &tm, launch, size, self.method(), verified)?;
         r.search = tried
             .iter()
             .zip(&cands)
-            .map(|((l, r), c)| (format!("{} over {}", l.describe(), gib(c.4)), *r))
+            .map(|((l, r), c)| (format!("{} over {}, {}", l.describe(), gib(c.4), if c.5 { "ld.global.ca" } else { "ld.global.cg" }), *r))
             .collect();
         Ok(r)
     }
