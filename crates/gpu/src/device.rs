@@ -104,9 +104,7 @@ pub fn query(ordinal: usize) -> Result<DeviceInfo, GpuError> {
     let uuid = format_uuid(&uuid.bytes.map(|c| c as u8));
     let mut version = 0i32;
     // SAFETY: writes one int.
-    unsafe { sys::cuDriverGetVersion(&mut version) }
-        .result()
-        .map_err(|e| GpuError::driver("cuDriverGetVersion", e))?;
+    unsafe { sys::cuDriverGetVersion(&mut version) }.result().map_err(|e| GpuError::driver("cuDriverGetVersion", e))?;
     // SAFETY: as for `attr`.
     let total = unsafe { result::device::total_mem(dev) }.map_err(|e| GpuError::driver("cuDeviceTotalMem", e))?;
     let attrs = DeviceAttributes {

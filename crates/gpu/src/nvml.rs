@@ -49,11 +49,7 @@ const SLOWDOWN_MASK: u64 = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
 
 /// Names of the slowdown reasons set in `bits`.
 pub fn throttle_names(bits: u64) -> Vec<String> {
-    THROTTLE_REASONS
-        .iter()
-        .filter(|(b, _)| bits & b & SLOWDOWN_MASK != 0)
-        .map(|(_, n)| n.to_string())
-        .collect()
+    THROTTLE_REASONS.iter().filter(|(b, _)| bits & b & SLOWDOWN_MASK != 0).map(|(_, n)| n.to_string()).collect()
 }
 
 /// The clocks of one measurement window.
@@ -132,10 +128,7 @@ pub fn init() -> Result<Arc<Nvml>, String> {
 pub fn info(nvml: &Nvml, uuid: &str) -> Result<NvmlInfo, String> {
     let d = nvml.device_by_uuid(uuid).map_err(|e| format!("NVML does not know {uuid}: {e}"))?;
     let me = std::process::id();
-    let others = d
-        .running_compute_processes()
-        .map(|ps| ps.iter().filter(|p| p.pid != me).count())
-        .unwrap_or(0);
+    let others = d.running_compute_processes().map(|ps| ps.iter().filter(|p| p.pid != me).count()).unwrap_or(0);
     Ok(NvmlInfo {
         driver_version: nvml.sys_driver_version().unwrap_or_default(),
         max_sm_mhz: d.max_clock_info(Clock::SM).map_err(|e| format!("NVML max SM clock: {e}"))?,

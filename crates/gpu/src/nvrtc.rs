@@ -34,12 +34,7 @@ pub fn options(arch: &str) -> Vec<String> {
 pub fn compile(name: &str, src: &str, arch: &str) -> Result<Vec<u8>, GpuError> {
     check_nvrtc()?;
     let full = format!("{COMMON}\n#line 1 \"{name}\"\n{src}");
-    let fail = |detail: String, log: String| GpuError::Compile {
-        kernel: name.into(),
-        arch: arch.into(),
-        detail,
-        log,
-    };
+    let fail = |detail: String, log: String| GpuError::Compile { kernel: name.into(), arch: arch.into(), detail, log };
     let c_src = CString::new(full).map_err(|_| fail("source holds a NUL byte".into(), String::new()))?;
     let c_name = CString::new(name).map_err(|_| fail("name holds a NUL byte".into(), String::new()))?;
     let opts: Vec<CString> = options(arch).into_iter().map(|o| CString::new(o).expect("no NUL in options")).collect();
@@ -47,7 +42,8 @@ pub fn compile(name: &str, src: &str, arch: &str) -> Result<Vec<u8>, GpuError> {
     let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
     // SAFETY: pointers live until the calls return; prog is destroyed below.
     unsafe {
-        let r = sys::nvrtcCreateProgram(&mut prog, c_src.as_ptr(), c_name.as_ptr(), 0, std::ptr::null(), std::ptr::null());
+        let r =
+            sys::nvrtcCreateProgram(&mut prog, c_src.as_ptr(), c_name.as_ptr(), 0, std::ptr::null(), std::ptr::null());
         if r != sys::nvrtcResult::NVRTC_SUCCESS {
             return Err(fail(format!("nvrtcCreateProgram: {r:?}"), String::new()));
         }

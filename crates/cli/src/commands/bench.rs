@@ -47,6 +47,7 @@ fn gpu_error(e: GpuError) -> anyhow::Error {
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    bench::suite::select(bench::suite::suite(), &args.only).map_err(|e| bad_input(format!("--only: {e}")))?;
     let devices: Vec<usize> = if args.all_devices {
         (0..roofline_gpu::device::device_count().map_err(gpu_error)?).collect()
     } else {
@@ -88,7 +89,10 @@ pub fn per_device(f: &std::path::Path, d: usize) -> PathBuf {
 
 fn run_device(d: usize, opts: &Options, out: &Output) -> Result<bench::Outcome, GpuError> {
     let tty = std::io::stderr().is_terminal() && !out.quiet;
-    let pb = ProgressBar::with_draw_target(Some(0), if tty { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() });
+    let pb = ProgressBar::with_draw_target(
+        Some(0),
+        if tty { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() },
+    );
     pb.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -146,7 +150,15 @@ pub fn results_text(m: &Measurements, markdown: bool) -> String {
         ]);
     }
     for f in &m.failures {
-        rows.push(vec![f.id.clone(), "FAILED".into(), String::new(), String::new(), String::new(), String::new(), f.error.clone()]);
+        rows.push(vec![
+            f.id.clone(),
+            "FAILED".into(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            f.error.clone(),
+        ]);
     }
     let mut s = String::new();
     if markdown {
@@ -155,10 +167,19 @@ pub fn results_text(m: &Measurements, markdown: bool) -> String {
             s.push_str(&format!("| {} |\n", r.join(" | ")));
         }
     } else {
-        let widths: Vec<usize> =
-            (0..header.len()).map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0)).collect();
+        let widths: Vec<usize> = (0..header.len())
+            .map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0))
+            .collect();
         let line = |cells: Vec<&str>| {
-            cells.iter().enumerate().map(|(i, c)| format!("{c:<w$}", w = widths[i])).collect::<Vec<_>>().join("  ").trim_end().to_string() + "\n"
+            cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+                .collect::<Vec<_>>()
+                .join("  ")
+                .trim_end()
+                .to_string()
+                + "\n"
         };
         s.push('\n');
         s.push_str(&line(header.to_vec()));

@@ -89,7 +89,10 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         Ok(d) => d,
         Err(e @ GpuError::DeviceOutOfRange { .. }) => return Err(bad_input(e)),
         Err(e @ (GpuError::NoDriver | GpuError::NoDevice(_))) => {
-            out.warn(&format!("no GPU found on this machine ({e}); name one with --gpu: {}", gpus::known_keys().join(", ")));
+            out.warn(&format!(
+                "no GPU found on this machine ({e}); name one with --gpu: {}",
+                gpus::known_keys().join(", ")
+            ));
             return Ok(ExitCode::from(1));
         }
         Err(e) => return Err(e.into()),
@@ -97,7 +100,10 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     for &d in &devices {
         let machine = live_machine(d)?;
         let doc = MachineDocument::new(machine, Producer::new(&format!("roofline peaks --device {d}")));
-        let file = out.file.as_ref().map(|f| if devices.len() > 1 { crate::commands::bench::per_device(f, d) } else { f.clone() });
+        let file =
+            out.file
+                .as_ref()
+                .map(|f| if devices.len() > 1 { crate::commands::bench::per_device(f, d) } else { f.clone() });
         Output { format: out.format, file, quiet: out.quiet, color: out.color }.machine(&doc)?;
     }
     Ok(ExitCode::SUCCESS)

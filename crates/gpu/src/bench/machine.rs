@@ -19,10 +19,7 @@ fn clock_of(r: &BenchResult) -> ClockBasis {
 }
 
 fn provenance(r: &BenchResult) -> Provenance {
-    Provenance::new(
-        Origin::Measured,
-        format!("benchmark {}: {}, {}, {}", r.id, r.label, r.size, r.method),
-    )
+    Provenance::new(Origin::Measured, format!("benchmark {}: {}, {}, {}", r.id, r.label, r.size, r.method))
 }
 
 /// Rejects a result faster than the hardware can go: above the theoretical
@@ -90,7 +87,8 @@ pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: 
             });
         }
     }
-    let mut kinds: Vec<_> = results.iter().filter(|r| !matches!(r.what, What::Sweep(_))).filter_map(|r| r.what.kind()).collect();
+    let mut kinds: Vec<_> =
+        results.iter().filter(|r| !matches!(r.what, What::Sweep(_))).filter_map(|r| r.what.kind()).collect();
     kinds.sort();
     kinds.dedup();
     for kind in kinds {

@@ -36,10 +36,23 @@ pub struct Options {
 #[derive(Debug, Clone)]
 pub enum Event {
     /// The suite is about to run `total` benchmarks on a device.
-    Start { device: usize, name: String, total: usize },
-    Begin { id: String, label: String },
-    Done { id: String, summary: String },
-    Failed { id: String, error: String },
+    Start {
+        device: usize,
+        name: String,
+        total: usize,
+    },
+    Begin {
+        id: String,
+        label: String,
+    },
+    Done {
+        id: String,
+        summary: String,
+    },
+    Failed {
+        id: String,
+        error: String,
+    },
     Warning(String),
 }
 
@@ -122,10 +135,7 @@ pub fn run(ordinal: usize, opts: &Options, on: &mut dyn FnMut(Event)) -> Result<
     };
     if let Some(i) = &nvml_info {
         if i.other_processes > 0 {
-            warnings.push(format!(
-                "{} other process(es) use this GPU: results may be low",
-                i.other_processes
-            ));
+            warnings.push(format!("{} other process(es) use this GPU: results may be low", i.other_processes));
         }
     }
     for w in &warnings {
@@ -161,7 +171,9 @@ pub fn run(ordinal: usize, opts: &Options, on: &mut dyn FnMut(Event)) -> Result<
                 }
                 results.push(r);
             }
-            Ok(None) => on(Event::Done { id: spec.id.clone(), summary: format!("{}: not on this architecture", spec.id) }),
+            Ok(None) => {
+                on(Event::Done { id: spec.id.clone(), summary: format!("{}: not on this architecture", spec.id) })
+            }
             Err(e) => {
                 let error = e.to_string();
                 on(Event::Failed { id: spec.id.clone(), error: error.clone() });
@@ -202,7 +214,12 @@ pub fn run(ordinal: usize, opts: &Options, on: &mut dyn FnMut(Event)) -> Result<
     Ok(Outcome { machine, measurements })
 }
 
-fn run_one(gpu: &mut run::Gpu, spec: &BenchSpec, cc: (u32, u32), sweeps: &mut Vec<Sweep>) -> Result<Option<BenchResult>, GpuError> {
+fn run_one(
+    gpu: &mut run::Gpu,
+    spec: &BenchSpec,
+    cc: (u32, u32),
+    sweeps: &mut Vec<Sweep>,
+) -> Result<Option<BenchResult>, GpuError> {
     Ok(Some(match spec.what {
         What::DramRead | What::DramWrite | What::DramCopy | What::DramTriad | What::DramAdd => gpu.dram(spec)?,
         What::L2Read => gpu.l2(spec)?,
@@ -228,4 +245,107 @@ pub fn measured_kinds() -> Vec<FlopKind> {
     v.sort();
     v.dedup();
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::suite::Launch;
+    use roofline_core::peaks::DeviceAttributes;
+    use roofline_core::schema::{read_machine, MachineDocument, Producer};
+    use roofline_core::stats::Spread;
+
+    fn measurements() -> Measurements {
+        let attrs = DeviceAttributes {
+            name: "NVIDIA H200".into(),
+            cc_major: 9,
+            cc_minor: 0,
+            sms: 132,
+            clock_khz: 1_980_000,
+            mem_clock_khz: 3_201_000,
+            bus_width_bits: 6016,
+            l2_bytes: Some(62_914_560),
+            memory_bytes: Some(150_109_880_320),
+            tensor_clock_khz: None,
+            source: "test".into(),
+            unconfirmed: vec![],
+        };
+        let r = BenchResult {
+            id: "dram.read".into(),
+            label: "DRAM read-only".into(),
+            what: What::DramRead,
+            unit: "B/s".into(),
+            rate: Spread::from_samples(&[4.5e12, 4.6e12, 4.55e12]).unwrap(),
+            run_medians: vec![4.55e12],
+            seconds: Spread::from_samples(&[9.4e-4]).unwrap(),
+            work_per_launch: 4.0 * (1u64 << 30) as f64,
+            launch: Launch { grid: 264, block: 1024, width: Some(16), shared_bytes: None, unroll: Some(8) },
+            size: "1 array of 4 GiB".into(),
+            clock: Some(crate::nvml::ClockSummary {
+                samples: 12,
+                sm_mhz_median: 1980.0,
+                sm_mhz_min: 1980.0,
+                sm_mhz_max: 1980.0,
+                mem_mhz_median: 3201.0,
+                temp_c_max: Some(45),
+                power_w_max: Some(500.0),
+                throttle: vec![],
+            }),
+            method: "NVRTC sm_90 CUBIN, CUDA events".into(),
+            verified: "exact".into(),
+            search: vec![],
+            wall_s: 0.2,
+        };
+        Measurements {
+            device: DeviceInfo {
+                ordinal: 0,
+                name: "NVIDIA H200".into(),
+                uuid: "GPU-00000000-0000-0000-0000-000000000000".into(),
+                cuda_driver_version: "13.0".into(),
+                attrs,
+                total_memory_bytes: 150_109_880_320,
+                max_shared_per_block_optin: 232_448,
+                max_threads_per_sm: 2048,
+            },
+            nvml: None,
+            nvrtc: "13.0".into(),
+            arch: "sm_90".into(),
+            config: SuiteConfig::new(true),
+            results: vec![r],
+            sweeps: vec![],
+            failures: vec![Failure { id: "tensor.fp8".into(), error: "no algorithm".into() }],
+            warnings: vec![],
+            seconds: 4.2,
+        }
+    }
+
+    #[test]
+    fn machine_document_with_measurements_round_trips() {
+        let m = measurements();
+        let theo = crate::device::theoretical(&m.device).unwrap();
+        let machine = machine::measured_machine(&theo, &m.results, &m.sweeps);
+        let mut doc = MachineDocument::new(machine, Producer::new("roofline bench"));
+        doc.measurements = Some(serde_json::to_value(&m).unwrap());
+        let text = serde_json::to_string_pretty(&doc).unwrap();
+        let back = read_machine(&text, "h200.json").unwrap();
+        assert_eq!(back, doc);
+        let again: Measurements = serde_json::from_value(back.measurements.unwrap()).unwrap();
+        assert_eq!(again, m);
+        let dram = back.machine.bandwidth_roof(roofline_core::MemLevel::Dram).unwrap();
+        assert_eq!(dram.provenance.origin, roofline_core::Origin::Measured);
+        assert_eq!(dram.clock.sm_mhz, Some(1980.0));
+    }
+
+    #[test]
+    fn clock_below_maximum_and_throttling_are_warned() {
+        let mut r = measurements().results.remove(0);
+        assert!(clock_warnings(&r, Some(1980)).is_empty());
+        if let Some(c) = r.clock.as_mut() {
+            c.sm_mhz_median = 1755.0;
+            c.throttle = vec!["software power cap".into()];
+        }
+        let w = clock_warnings(&r, Some(1980));
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].contains("software power cap") && w[1].contains("1755 MHz"));
+    }
 }

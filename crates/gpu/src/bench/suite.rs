@@ -295,9 +295,23 @@ mod tests {
     fn suite_covers_every_level_and_precision_of_the_issue() {
         let s = suite();
         for id in [
-            "dram.read", "dram.write", "dram.copy", "dram.triad", "dram.add", "l2.read", "l1.shared", "fp64.fma",
-            "fp32.fma", "fp16.fma", "tensor.bf16", "tensor.fp16", "tensor.tf32", "tensor.fp8", "tensor.fp64",
-            "sweep.fp32", "sweep.fp64",
+            "dram.read",
+            "dram.write",
+            "dram.copy",
+            "dram.triad",
+            "dram.add",
+            "l2.read",
+            "l1.shared",
+            "fp64.fma",
+            "fp32.fma",
+            "fp16.fma",
+            "tensor.bf16",
+            "tensor.fp16",
+            "tensor.tf32",
+            "tensor.fp8",
+            "tensor.fp64",
+            "sweep.fp32",
+            "sweep.fp64",
         ] {
             assert!(s.iter().any(|b| b.id == id), "{id}");
         }
@@ -326,7 +340,8 @@ mod tests {
     #[test]
     fn ridge_of_an_ideal_roofline() {
         // 1 TB/s and 10 TFLOP/s: ridge at 10 FLOP/B.
-        let pts: Vec<(f64, f64)> = [0.25, 1.0, 4.0, 16.0, 64.0].iter().map(|&i: &f64| (i, (i * 1e12).min(1e13))).collect();
+        let pts: Vec<(f64, f64)> =
+            [0.25, 1.0, 4.0, 16.0, 64.0].iter().map(|&i: &f64| (i, (i * 1e12).min(1e13))).collect();
         let r = locate_ridge(&pts).unwrap();
         assert_eq!((r.bandwidth, r.peak), (1e12, 1e13));
         assert!((r.intensity - 10.0).abs() < 1e-9);

@@ -133,8 +133,12 @@ impl Gpu {
         let (ab_t, cd_t, compute, scale) = match kind {
             FlopKind::TensorBf16 => (CUDA_R_16BF, CUDA_R_16BF, lt::cublasComputeType_t::CUBLAS_COMPUTE_32F, CUDA_R_32F),
             FlopKind::TensorFp16 => (CUDA_R_16F, CUDA_R_16F, lt::cublasComputeType_t::CUBLAS_COMPUTE_32F, CUDA_R_32F),
-            FlopKind::TensorTf32 => (CUDA_R_32F, CUDA_R_32F, lt::cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F),
-            FlopKind::TensorFp8 => (CUDA_R_8F_E4M3, CUDA_R_16BF, lt::cublasComputeType_t::CUBLAS_COMPUTE_32F, CUDA_R_32F),
+            FlopKind::TensorTf32 => {
+                (CUDA_R_32F, CUDA_R_32F, lt::cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F)
+            }
+            FlopKind::TensorFp8 => {
+                (CUDA_R_8F_E4M3, CUDA_R_16BF, lt::cublasComputeType_t::CUBLAS_COMPUTE_32F, CUDA_R_32F)
+            }
             _ => (CUDA_R_64F, CUDA_R_64F, lt::cublasComputeType_t::CUBLAS_COMPUTE_64F, CUDA_R_64F),
         };
         // SAFETY: plain cuBLASLt object creation; every handle is destroyed by `Handles`.
@@ -146,8 +150,24 @@ impl Gpu {
             let trans_t: i32 = 1;
             let trans_n: i32 = 0;
             let sz = std::mem::size_of::<i32>();
-            ok("transa", lt::cublasLtMatmulDescSetAttribute(desc, lt::cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSA, &trans_t as *const i32 as *const c_void, sz))?;
-            ok("transb", lt::cublasLtMatmulDescSetAttribute(desc, lt::cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSB, &trans_n as *const i32 as *const c_void, sz))?;
+            ok(
+                "transa",
+                lt::cublasLtMatmulDescSetAttribute(
+                    desc,
+                    lt::cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSA,
+                    &trans_t as *const i32 as *const c_void,
+                    sz,
+                ),
+            )?;
+            ok(
+                "transb",
+                lt::cublasLtMatmulDescSetAttribute(
+                    desc,
+                    lt::cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSB,
+                    &trans_n as *const i32 as *const c_void,
+                    sz,
+                ),
+            )?;
             let mut la = std::ptr::null_mut();
             let mut lb = std::ptr::null_mut();
             let mut ld = std::ptr::null_mut();
@@ -157,7 +177,15 @@ impl Gpu {
             let mut pref = std::ptr::null_mut();
             ok("preference", lt::cublasLtMatmulPreferenceCreate(&mut pref))?;
             let wsb: u64 = 32 << 20;
-            ok("workspace", lt::cublasLtMatmulPreferenceSetAttribute(pref, lt::cublasLtMatmulPreferenceAttributes_t::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb as *const u64 as *const c_void, 8))?;
+            ok(
+                "workspace",
+                lt::cublasLtMatmulPreferenceSetAttribute(
+                    pref,
+                    lt::cublasLtMatmulPreferenceAttributes_t::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                    &wsb as *const u64 as *const c_void,
+                    8,
+                ),
+            )?;
             Handles { h, desc, layouts: [la, lb, ld], pref }
         };
         let want = self.cfg.gemm_algos.max(1);
@@ -167,7 +195,18 @@ impl Gpu {
         unsafe {
             ok(
                 "heuristic",
-                lt::cublasLtMatmulAlgoGetHeuristic(hs.h, hs.desc, hs.layouts[0], hs.layouts[1], hs.layouts[2], hs.layouts[2], hs.pref, want as i32, heur.as_mut_ptr(), &mut found),
+                lt::cublasLtMatmulAlgoGetHeuristic(
+                    hs.h,
+                    hs.desc,
+                    hs.layouts[0],
+                    hs.layouts[1],
+                    hs.layouts[2],
+                    hs.layouts[2],
+                    hs.pref,
+                    want as i32,
+                    heur.as_mut_ptr(),
+                    &mut found,
+                ),
             )?;
             heur.set_len(found.max(0) as usize);
         }
@@ -183,14 +222,36 @@ impl Gpu {
         };
         let stream = self.stream.clone();
         let cu_stream = stream.cu_stream() as lt::cudaStream_t;
-        let gemm = |algo: &lt::cublasLtMatmulAlgo_t, a: &CudaSlice<u8>, b: &CudaSlice<u8>, d: &mut CudaSlice<u8>, ws: &mut CudaSlice<u8>| -> Result<(), GpuError> {
+        let gemm = |algo: &lt::cublasLtMatmulAlgo_t,
+                    a: &CudaSlice<u8>,
+                    b: &CudaSlice<u8>,
+                    d: &mut CudaSlice<u8>,
+                    ws: &mut CudaSlice<u8>|
+         -> Result<(), GpuError> {
             let (ap, _ga) = a.device_ptr(&stream);
             let (bp, _gb) = b.device_ptr(&stream);
             let (dp, _gd) = d.device_ptr_mut(&stream);
             let (wp, _gw) = ws.device_ptr_mut(&stream);
             // SAFETY: pointers are live device allocations of the sizes the layouts give.
             ok("matmul", unsafe {
-                lt::cublasLtMatmul(hs.h, hs.desc, pa, ap as *const c_void, hs.layouts[0], bp as *const c_void, hs.layouts[1], pb, dp as *const c_void, hs.layouts[2], dp as *mut c_void, hs.layouts[2], algo, wp as *mut c_void, 32 << 20, cu_stream)
+                lt::cublasLtMatmul(
+                    hs.h,
+                    hs.desc,
+                    pa,
+                    ap as *const c_void,
+                    hs.layouts[0],
+                    bp as *const c_void,
+                    hs.layouts[1],
+                    pb,
+                    dp as *const c_void,
+                    hs.layouts[2],
+                    dp as *mut c_void,
+                    hs.layouts[2],
+                    algo,
+                    wp as *mut c_void,
+                    32 << 20,
+                    cu_stream,
+                )
             })
         };
         let flops = 2.0 * (m * nn * k) as f64;
@@ -215,7 +276,8 @@ impl Gpu {
         gemm(&algo, &a, &b, &mut d, &mut ws)?;
         self.sync()?;
         let verified = self.check_gemm(spec, kind, &a, &b, &d, n)?;
-        let tm = self.time(self.cfg.warmup, self.cfg.runs, self.cfg.reps, &mut || gemm(&algo, &a, &b, &mut d, &mut ws))?;
+        let tm =
+            self.time(self.cfg.warmup, self.cfg.runs, self.cfg.reps, &mut || gemm(&algo, &a, &b, &mut d, &mut ws))?;
         // SAFETY: reads a version number.
         let version = unsafe { lt::cublasLtGetVersion() };
         let method = format!(
@@ -230,14 +292,23 @@ impl Gpu {
         Ok(r)
     }
 
-    fn check_gemm(&self, spec: &BenchSpec, kind: FlopKind, a: &CudaSlice<u8>, b: &CudaSlice<u8>, d: &CudaSlice<u8>, n: u32) -> Result<String, GpuError> {
+    fn check_gemm(
+        &self,
+        spec: &BenchSpec,
+        kind: FlopKind,
+        a: &CudaSlice<u8>,
+        b: &CudaSlice<u8>,
+        d: &CudaSlice<u8>,
+        n: u32,
+    ) -> Result<String, GpuError> {
         let f = self.check_fn("gemm_check")?;
         let bad = self.bad_counter()?;
         let t = type_code(kind);
         let (rtol, atol) = tolerance(kind, n);
         let mut l = self.stream.launch_builder(&f);
         l.arg(a).arg(b).arg(d).arg(&t).arg(&n).arg(&n).arg(&n).arg(&rtol).arg(&atol).arg(&bad);
-        let cfg = cudarc::driver::LaunchConfig { grid_dim: (n / 16, n / 16, 1), block_dim: (16, 16, 1), shared_mem_bytes: 0 };
+        let cfg =
+            cudarc::driver::LaunchConfig { grid_dim: (n / 16, n / 16, 1), block_dim: (16, 16, 1), shared_mem_bytes: 0 };
         unsafe { l.launch(cfg) }.map_err(|e| GpuError::driver("gemm_check", e))?;
         self.read_bad(&bad, n as u64 * n as u64, &spec.id)?;
         Ok(format!(
@@ -257,7 +328,13 @@ mod tests {
 
     #[test]
     fn hopper_has_every_tensor_precision_and_turing_no_bf16() {
-        for k in [FlopKind::TensorBf16, FlopKind::TensorFp16, FlopKind::TensorTf32, FlopKind::TensorFp8, FlopKind::TensorFp64] {
+        for k in [
+            FlopKind::TensorBf16,
+            FlopKind::TensorFp16,
+            FlopKind::TensorTf32,
+            FlopKind::TensorFp8,
+            FlopKind::TensorFp64,
+        ] {
             assert!(available((9, 0), k), "{k}");
         }
         assert!(!available((7, 5), FlopKind::TensorBf16));

@@ -119,7 +119,10 @@ pub fn mismatch_report(bad: u64, first: u64, total: u64) -> Option<String> {
 }
 
 /// Compares host-expected and device values element by element.
-pub fn compare_exact<T: PartialEq + Copy + std::fmt::Debug>(got: &[T], want: impl Fn(usize) -> T) -> Result<(), String> {
+pub fn compare_exact<T: PartialEq + Copy + std::fmt::Debug>(
+    got: &[T],
+    want: impl Fn(usize) -> T,
+) -> Result<(), String> {
     let mut bad = 0u64;
     let mut first = None;
     for (i, &g) in got.iter().enumerate() {
@@ -131,10 +134,7 @@ pub fn compare_exact<T: PartialEq + Copy + std::fmt::Debug>(got: &[T], want: imp
     }
     match first {
         None => Ok(()),
-        Some((i, g, w)) => Err(format!(
-            "{bad} of {} elements wrong; element {i} is {g:?}, expected {w:?}",
-            got.len()
-        )),
+        Some((i, g, w)) => Err(format!("{bad} of {} elements wrong; element {i} is {g:?}, expected {w:?}", got.len())),
     }
 }
 
