@@ -930,13 +930,7 @@ impl Gpu {
         let ridge = locate_ridge(&points.iter().map(|p| (p.intensity, p.flops_per_s.median)).collect::<Vec<_>>());
         let (tm, _, iters) = best.ok_or_else(|| GpuError::Other("empty sweep".into()))?;
         let work = n as f64 * iters as f64 * 2.0;
-        let launch = Launch {
-            grid: sms * bps,
-            block: t,
-            width: Some(16),
-            shared_bytes: None,
-            unroll: None,
-        };
+        let launch = Launch { grid: sms * bps, block: t, width: Some(16), shared_bytes: None, unroll: None };
         let size = format!("{n} elements of {elem} bytes, {} intensities", points.len());
         let verified = "every output element of every point against host-computed values".to_string();
         let r = self.result(
