@@ -14,6 +14,8 @@ pub const COMMON: &str = include_str!("../kernels/common.cuh");
 pub const MEMORY: &str = include_str!("../kernels/memory.cu");
 pub const COMPUTE: &str = include_str!("../kernels/compute.cu");
 pub const TENSOR_CHECK: &str = include_str!("../kernels/tensor_check.cu");
+/// Hopper and newer only (bulk copies, mbarriers).
+pub const L2_TMA: &str = include_str!("../kernels/l2_tma.cu");
 
 /// `Err(NoNvrtc)` when libnvrtc cannot be loaded.
 pub fn check_nvrtc() -> Result<(), GpuError> {
@@ -125,6 +127,8 @@ mod tests {
                 assert_eq!(&cubin[..4], b"\x7fELF", "{name} for {arch} is a CUBIN (ELF)");
             }
         }
+        let cubin = compile("l2_tma.cu", L2_TMA, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(&cubin[..4], b"\x7fELF");
     }
 
     #[test]

@@ -20,6 +20,10 @@ use crate::error::GpuError;
 use crate::nvml::{summarize, Sampler};
 use crate::nvrtc;
 
+/// A bulk-copy (TMA) L2 shape: blocks per SM, chunk bytes, chunks per block
+/// per pass.
+type TmaShape = (u32, u32, u32);
+
 /// Seconds per timed launch, per run, with each run's sampler window.
 pub(crate) struct Timing {
     pub runs: Vec<Vec<f64>>,
@@ -36,6 +40,8 @@ pub(crate) struct Gpu {
     memory: Arc<CudaModule>,
     compute: Arc<CudaModule>,
     pub check: Arc<CudaModule>,
+    /// The bulk-copy L2 kernel, on sm_90 and newer.
+    tma: Option<Arc<CudaModule>>,
     pub warnings: Vec<String>,
     t0: Instant,
 }
@@ -81,8 +87,15 @@ impl Gpu {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
         let arch = info.sm_arch(false);
-        let sources =
-            [("memory.cu", nvrtc::MEMORY), ("compute.cu", nvrtc::COMPUTE), ("tensor_check.cu", nvrtc::TENSOR_CHECK)];
+        let mut sources = vec![
+            ("memory.cu", nvrtc::MEMORY),
+            ("compute.cu", nvrtc::COMPUTE),
+            ("tensor_check.cu", nvrtc::TENSOR_CHECK),
+        ];
+        let hopper = info.attrs.cc_major >= 9;
+        if hopper {
+            sources.push(("l2_tma.cu", nvrtc::L2_TMA));
+        }
         let cubins: Vec<Result<Vec<u8>, GpuError>> = std::thread::scope(|s| {
             let hs: Vec<_> = sources.iter().map(|(n, src)| s.spawn(|| nvrtc::compile(n, src, &arch))).collect();
             hs.into_iter()
@@ -96,6 +109,7 @@ impl Gpu {
                 .map_err(|e| GpuError::driver(format!("loading the {arch} CUBIN"), e))?;
             modules.push(m);
         }
+        let tma = if hopper { modules.pop() } else { None };
         let check = modules.pop().expect("three modules");
         let compute = modules.pop().expect("three modules");
         let memory = modules.pop().expect("three modules");
@@ -109,6 +123,7 @@ impl Gpu {
             memory,
             compute,
             check,
+            tma,
             warnings: Vec::new(),
             t0: Instant::now(),
         })
@@ -571,7 +586,8 @@ impl Gpu {
                 }
             }
         }
-        let max_set = cands
+        let max_set = (l2 / 2).max(cands.iter().map(|c| c.4).max().unwrap_or(0));
+        let _ = cands
             .iter()
             .map(|c| c.4)
             .max()
@@ -630,6 +646,21 @@ impl Gpu {
         let (launch, rate) = super::search::best(&tried).ok_or_else(|| GpuError::Other("no launch shape".into()))?;
         let idx = tried.iter().position(|(l, r)| *l == launch && *r == rate).unwrap_or(0);
         let c = cands[idx];
+        let mut search: Vec<(String, f64)> = tried
+            .iter()
+            .zip(&cands)
+            .map(|((l, r), c)| (format!("{} over {}, {}", l.describe(), gib(c.4), path(c)), *r))
+            .collect();
+        match self.l2_tma_search(&buf, max_set, &mut search) {
+            Ok(Some(t)) if t.1 > rate => match self.l2_tma_run(spec, &buf, t.0, search.clone()) {
+                Ok(r) => return Ok(r),
+                Err(e) => {
+                    self.warnings.push(format!("{}: the bulk-copy variant failed ({e}); using plain loads", spec.id))
+                }
+            },
+            Ok(_) => {}
+            Err(e) => self.warnings.push(format!("{}: the bulk-copy variant failed ({e}); using plain loads", spec.id)),
+        }
         let set = c.4;
         self.poison(&mut part)?;
         go(c, &mut part, &buf)?;
@@ -658,11 +689,136 @@ impl Gpu {
         );
         let verified = format!("the {threads} partial sums add up to passes x the buffer's sum, computed on the host");
         let mut r = self.result(spec, "B/s", work, &tm, launch, size, self.method(), verified)?;
-        r.search = tried
-            .iter()
-            .zip(&cands)
-            .map(|((l, r), c)| (format!("{} over {}, {}", l.describe(), gib(c.4), path(c)), *r))
-            .collect();
+        r.search = search;
+        Ok(r)
+    }
+
+    /// Bulk-copy (TMA) candidates.
+    fn tma_shapes(&self, max_set: u64) -> Vec<TmaShape> {
+        let sms = self.sms() as u64;
+        let smem = self.info.max_shared_per_block_optin.max(48 * 1024) as u64;
+        let mut v = Vec::new();
+        for bps in [1u32, 2, 4] {
+            for chunk in [8192u32, 16384, 32768] {
+                let per_block = 4 * chunk as u64;
+                if per_block * bps as u64 > 227 * 1024 || per_block > smem {
+                    continue;
+                }
+                for target in [8u64 << 20, 16 << 20] {
+                    let m = (target / (sms * bps as u64 * chunk as u64)).max(1) as u32;
+                    let set = sms * bps as u64 * m as u64 * chunk as u64;
+                    if set <= max_set && !v.contains(&(bps, chunk, m)) {
+                        v.push((bps, chunk, m));
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    fn tma_launch(
+        &self,
+        f: &CudaFunction,
+        out: &mut CudaSlice<u32>,
+        buf: &CudaSlice<u32>,
+        c: TmaShape,
+    ) -> Result<(), GpuError> {
+        let (bps, chunk, m) = c;
+        let g = self.sms() * bps;
+        let set = g as u64 * m as u64 * chunk as u64;
+        let passes = ((4u64 << 30) / set).max(1) as u32;
+        let shift = 7u64;
+        let shared = 4 * chunk;
+        f.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared as i32)
+            .map_err(|e| GpuError::driver("shared-memory size", e))?;
+        let mut l = self.stream.launch_builder(f);
+        l.arg(buf).arg(out).arg(&m).arg(&chunk).arg(&passes).arg(&shift);
+        unsafe { l.launch(cfg(g, 32, shared)) }.map_err(|e| GpuError::driver("l2_tma", e))?;
+        Ok(())
+    }
+
+    fn tma_work(&self, c: TmaShape) -> (u64, u32) {
+        let set = (self.sms() * c.0) as u64 * c.2 as u64 * c.1 as u64;
+        (set, ((4u64 << 30) / set).max(1) as u32)
+    }
+
+    fn tma_describe(&self, c: TmaShape) -> String {
+        let (set, _) = self.tma_work(c);
+        format!(
+            "bulk copy (TMA): {} blocks x 1 thread, 4 chunks of {} KiB in flight, over {}",
+            self.sms() * c.0,
+            c.1 / 1024,
+            gib(set)
+        )
+    }
+
+    /// The fastest bulk-copy shape and its rate, added to `search`.
+    fn l2_tma_search(
+        &mut self,
+        buf: &CudaSlice<u32>,
+        max_set: u64,
+        search: &mut Vec<(String, f64)>,
+    ) -> Result<Option<(TmaShape, f64)>, GpuError> {
+        let Some(module) = self.tma.clone() else { return Ok(None) };
+        let f = module.load_function("l2_tma").map_err(|e| GpuError::driver("kernel l2_tma", e))?;
+        let mut out = self.alloc::<u32>((self.sms() * 4) as usize, "TMA sums")?;
+        let mut best: Option<(TmaShape, f64)> = None;
+        for c in self.tma_shapes(max_set) {
+            let tm = self.time(1, 1, 2, &mut || self.tma_launch(&f, &mut out, buf, c))?;
+            let t = tm.runs[0].iter().cloned().fold(f64::INFINITY, f64::min);
+            let (set, passes) = self.tma_work(c);
+            let rate = (set * passes as u64) as f64 / t;
+            search.push((self.tma_describe(c), rate));
+            if best.map(|b| rate > b.1).unwrap_or(true) {
+                best = Some((c, rate));
+            }
+        }
+        Ok(best)
+    }
+
+    fn l2_tma_run(
+        &mut self,
+        spec: &BenchSpec,
+        buf: &CudaSlice<u32>,
+        c: TmaShape,
+        search: Vec<(String, f64)>,
+    ) -> Result<BenchResult, GpuError> {
+        let module = self.tma.clone().ok_or_else(|| GpuError::Other("no bulk-copy kernel".into()))?;
+        let f = module.load_function("l2_tma").map_err(|e| GpuError::driver("kernel l2_tma", e))?;
+        let g = (self.sms() * c.0) as usize;
+        let mut out = self.alloc::<u32>(g, "TMA sums")?;
+        self.poison(&mut out)?;
+        self.tma_launch(&f, &mut out, buf, c)?;
+        self.sync()?;
+        let got = self.download(&out)?.iter().fold(0u32, |x, y| x.wrapping_add(*y));
+        let (set, passes) = self.tma_work(c);
+        let chunks = set / c.1 as u64;
+        let once = (0..chunks).fold(0u32, |x, k| x.wrapping_add(verify::hash(k * (c.1 as u64 / 4), 0x4242)));
+        let want = once.wrapping_mul(passes);
+        if got != want {
+            return Err(GpuError::Verification {
+                bench: spec.id.clone(),
+                detail: format!("the bulk-copy blocks' sums add to {got:#x}, the host expects {want:#x}"),
+            });
+        }
+        let tm =
+            self.time(self.cfg.warmup, self.cfg.runs, self.cfg.reps, &mut || self.tma_launch(&f, &mut out, buf, c))?;
+        let l2 = self.info.attrs.l2_bytes.unwrap_or(0).max(1);
+        let size = format!(
+            "{} working set ({}% of the {} L2), {passes} passes, {}",
+            gib(set),
+            set * 100 / l2,
+            gib(l2),
+            self.tma_describe(c)
+        );
+        let launch = Launch { grid: g as u32, block: 32, width: None, shared_bytes: Some(4 * c.1), unroll: Some(4) };
+        let verified = format!(
+            "the first word of each of the {} chunks copied, summed per block, against the host's sum (every pass reads every chunk once)",
+            chunks * passes as u64
+        );
+        let mut r =
+            self.result(spec, "B/s", (set * passes as u64) as f64, &tm, launch, size, self.method(), verified)?;
+        r.search = search;
         Ok(r)
     }
 
