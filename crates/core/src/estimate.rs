@@ -58,7 +58,9 @@ pub fn parse_kernel_spec(spec: &str) -> Result<Kernel, EstimateError> {
     let flops = get("flops").ok_or_else(|| fail("flops=... is missing".into()))?;
     let flops = positive(parse_quantity(flops, Unit::Flop).map_err(|e| fail(e.to_string()))?, "flops").map_err(fail)?;
     let mut bytes = BTreeMap::new();
-    for (key, level) in [("bytes", MemLevel::Dram), ("dram", MemLevel::Dram), ("l2", MemLevel::L2), ("l1", MemLevel::L1)] {
+    for (key, level) in
+        [("bytes", MemLevel::Dram), ("dram", MemLevel::Dram), ("l2", MemLevel::L2), ("l1", MemLevel::L1)]
+    {
         if let Some(v) = get(key) {
             let b = parse_quantity(v, Unit::Byte).map_err(|e| fail(e.to_string()))?;
             bytes.insert(level, positive(b, key).map_err(fail)?);
@@ -68,15 +70,21 @@ pub fn parse_kernel_spec(spec: &str) -> Result<Kernel, EstimateError> {
         return Err(fail("bytes=... is missing".into()));
     }
     let elements = match get("elements").or(get("n")) {
-        Some(v) => positive(parse_quantity(v, Unit::Flop).map_err(|e| fail(e.to_string()))?, "elements").map_err(fail)?,
+        Some(v) => {
+            positive(parse_quantity(v, Unit::Flop).map_err(|e| fail(e.to_string()))?, "elements").map_err(fail)?
+        }
         None => 1.0,
     };
     let time = match get("time").or(get("duration")) {
-        Some(v) => Some(positive(parse_quantity(v, Unit::Second).map_err(|e| fail(e.to_string()))?, "time").map_err(fail)?),
+        Some(v) => {
+            Some(positive(parse_quantity(v, Unit::Second).map_err(|e| fail(e.to_string()))?, "time").map_err(fail)?)
+        }
         None => None,
     };
     for k in fields.keys() {
-        if !["kind", "precision", "flops", "bytes", "dram", "l2", "l1", "elements", "n", "time", "duration"].contains(&k.as_str()) {
+        if !["kind", "precision", "flops", "bytes", "dram", "l2", "l1", "elements", "n", "time", "duration"]
+            .contains(&k.as_str())
+        {
             return Err(fail(format!("unknown key {k:?}")));
         }
     }
@@ -96,7 +104,7 @@ fn positive(v: f64, what: &str) -> Result<f64, String> {
 }
 
 fn build(name: &str, kind: FlopKind, flops: f64, bytes: BTreeMap<MemLevel, f64>, time: Option<f64>) -> Kernel {
-    let mut k = Kernel::named(name, if time.is_some() { Origin::User } else { Origin::User });
+    let mut k = Kernel::named(name, Origin::User);
     k.flops.insert(kind, flops);
     k.bytes = bytes;
     k.duration_s = time;
@@ -107,7 +115,35 @@ fn build(name: &str, kind: FlopKind, flops: f64, bytes: BTreeMap<MemLevel, f64>,
 #[serde(deny_unknown_fields)]
 struct TomlFile {
     #[serde(default)]
+    machine: Option<MachineSpec>,
+    #[serde(default)]
     kernel: Vec<TomlKernel>,
+}
+
+/// An optional `[machine]` table in a kernels file, so that a file of
+/// estimates can say which machine it was written for:
+/// `gpu = "t4"`, or `peak = "1000 GFLOP/s"` and `bandwidth = "100 GB/s"`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineSpec {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub gpu: Option<String>,
+    #[serde(default)]
+    pub peak: Option<String>,
+    #[serde(default)]
+    pub bandwidth: Option<String>,
+    /// The FLOP kind of `peak` (default fp32).
+    #[serde(default)]
+    pub kind: Option<String>,
+}
+
+/// The kernels of a file and the machine it names, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelsFile {
+    pub machine: Option<MachineSpec>,
+    pub kernels: Vec<Kernel>,
 }
 
 #[derive(Deserialize)]
@@ -135,6 +171,11 @@ fn number(v: &toml::Value, unit: Unit) -> Result<f64, String> {
 
 /// Parses a TOML file of `[[kernel]]` tables. `input` names the file in errors.
 pub fn parse_kernels_toml(text: &str, input: &str) -> Result<Vec<Kernel>, EstimateError> {
+    parse_kernels_file(text, input).map(|f| f.kernels)
+}
+
+/// Parses a TOML file of `[[kernel]]` tables and its optional `[machine]`.
+pub fn parse_kernels_file(text: &str, input: &str) -> Result<KernelsFile, EstimateError> {
     let file: TomlFile = toml::from_str(text).map_err(|e| EstimateError::Toml {
         input: input.into(),
         message: format!("{}expected [[kernel]] tables with name, flops, bytes (see `roofline model --help`)", e),
@@ -152,12 +193,14 @@ pub fn parse_kernels_toml(text: &str, input: &str) -> Result<Vec<Kernel>, Estima
             Some(s) => FlopKind::from_key(s).ok_or_else(|| fail(format!("unknown kind {s:?}; known: {}", kinds())))?,
             None => FlopKind::Fp32,
         };
-        let flops = positive(number(&k.flops, Unit::Flop).map_err(|e| fail(format!("flops: {e}")))?, "flops").map_err(&fail)?;
+        let flops =
+            positive(number(&k.flops, Unit::Flop).map_err(|e| fail(format!("flops: {e}")))?, "flops").map_err(&fail)?;
         let mut bytes = BTreeMap::new();
         match &k.bytes {
             toml::Value::Table(t) => {
                 for (key, v) in t {
-                    let level = MemLevel::from_key(key).ok_or_else(|| fail(format!("bytes: unknown level {key:?}; use dram, l2, l1")))?;
+                    let level = MemLevel::from_key(key)
+                        .ok_or_else(|| fail(format!("bytes: unknown level {key:?}; use dram, l2, l1")))?;
                     let b = number(v, Unit::Byte).map_err(|e| fail(format!("bytes.{key}: {e}")))?;
                     bytes.insert(level, positive(b, &format!("bytes.{key}")).map_err(&fail)?);
                 }
@@ -171,16 +214,25 @@ pub fn parse_kernels_toml(text: &str, input: &str) -> Result<Vec<Kernel>, Estima
             return Err(fail("bytes is empty".into()));
         }
         let elements = match &k.elements {
-            Some(v) => positive(number(v, Unit::Flop).map_err(|e| fail(format!("elements: {e}")))?, "elements").map_err(&fail)?,
+            Some(v) => positive(number(v, Unit::Flop).map_err(|e| fail(format!("elements: {e}")))?, "elements")
+                .map_err(&fail)?,
             None => 1.0,
         };
         let time = match &k.time {
-            Some(v) => Some(positive(number(v, Unit::Second).map_err(|e| fail(format!("time: {e}")))?, "time").map_err(&fail)?),
+            Some(v) => Some(
+                positive(number(v, Unit::Second).map_err(|e| fail(format!("time: {e}")))?, "time").map_err(&fail)?,
+            ),
             None => None,
         };
-        out.push(build(&k.name, kind, flops * elements, bytes.into_iter().map(|(l, b)| (l, b * elements)).collect(), time));
+        out.push(build(
+            &k.name,
+            kind,
+            flops * elements,
+            bytes.into_iter().map(|(l, b)| (l, b * elements)).collect(),
+            time,
+        ));
     }
-    Ok(out)
+    Ok(KernelsFile { machine: file.machine, kernels: out })
 }
 
 #[cfg(test)]
