@@ -40,6 +40,10 @@ enum Command {
     Peaks(commands::peaks::Args),
     /// Paper estimates: kernels described by FLOPs and bytes, placed under a machine's roofs.
     Model(commands::model::Args),
+    /// Runs a program under Nsight Compute and places every kernel under its roofs, with a diagnosis.
+    Profile(commands::profile::Args),
+    /// The same analysis from a CSV (or .ncu-rep) that Nsight Compute already wrote.
+    Import(commands::import::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +52,8 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Peaks(a) => commands::peaks::run(a, &out),
         Command::Model(a) => commands::model::run(a, &out),
+        Command::Profile(a) => commands::profile::run(a, &out),
+        Command::Import(a) => commands::import::run(a, &out),
     };
     match result {
         Ok(code) => code,
