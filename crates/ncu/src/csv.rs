@@ -112,7 +112,13 @@ pub fn unit_scale(unit: &str) -> f64 {
     let den = parts.next();
     let n = word_scale(num);
     match den {
-        Some(d) => n / word_scale(d),
+        // Exact inverses: 1 / 1e-9 is not 1e9 in floating point.
+        Some(d) => match d.trim() {
+            "ms" | "msecond" => n * 1e3,
+            "us" | "usecond" => n * 1e6,
+            "ns" | "nsecond" => n * 1e9,
+            d => n / word_scale(d),
+        },
         None => n,
     }
 }
@@ -381,6 +387,11 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
     }
     let mut plan = Plan::new(&rec);
     cap.missing = plan.missing();
+    if plan.slots.iter().flatten().any(|s| matches!(s.1, Via::PerCycle(_))) {
+        cap.warnings.push(format!(
+            "{input}: instruction counts come from per-cycle rates printed with two decimals (a --set full export): FLOPs are accurate to about 1e-5, not exact; collect the .sum counters (`roofline profile`) for exact counts"
+        ));
+    }
     let mut units_seen = false;
     let mut bad_values: BTreeMap<&'static str, (u64, String)> = BTreeMap::new();
     let mut short_rows = 0u64;
@@ -432,12 +443,12 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
             }
             match via {
                 Via::Direct(f) => values[slot_index] = v.map(|v| v * f * scale),
-                Via::PerSecond(f) => per_second.push((slot_index, v.map(|v| v * f * scale))),
+                Via::PerSecond(f) => per_second.push((slot_index, v.map(|v| v * f * scale), Slot::Duration)),
+                Via::PerCycle(f) => per_second.push((slot_index, v.map(|v| v * f * scale), Slot::Cycles)),
             }
         }
-        let duration = values[Slot::Duration as usize];
-        for (slot_index, v) in per_second {
-            values[slot_index] = match (v, duration) {
+        for (slot_index, v, base) in per_second {
+            values[slot_index] = match (v, values[base as usize]) {
                 (Some(v), Some(d)) => Some(v * d),
                 _ => None,
             };

@@ -17,6 +17,9 @@ pub const SM90_LIST: &str = include_str!("../metrics/sm90.txt");
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Slot {
     Duration,
+    /// Elapsed SM cycles: turns `--set full`'s per-cycle instruction rates
+    /// back into counts.
+    Cycles,
     SmClock,
     DramClock,
     LtsClock,
@@ -74,27 +77,45 @@ pub enum Via {
     /// A per-second column times the kernel's duration, times a factor
     /// (`--set full` exports L2 bytes only as `derived__...per_second`).
     PerSecond(f64),
+    /// A per-cycle column times the elapsed cycles (`--set full` exports
+    /// instruction counts only as `.sum.per_cycle_elapsed`, rounded to two
+    /// decimals: counts come back to about 1e-5, not exactly).
+    PerCycle(f64),
 }
 
 /// Columns that can fill each slot, best first.
 pub const COLUMNS: &[(Slot, &str, Via)] = &[
     (Slot::Duration, "gpu__time_duration.sum", Via::Direct(1.0)),
+    (Slot::Cycles, "smsp__cycles_elapsed.avg", Via::Direct(1.0)),
+    (Slot::Cycles, "sm__cycles_elapsed.avg", Via::Direct(1.0)),
     (Slot::SmClock, "sm__cycles_elapsed.avg.per_second", Via::Direct(1.0)),
     (Slot::DramClock, "dram__cycles_elapsed.avg.per_second", Via::Direct(1.0)),
     (Slot::LtsClock, "lts__cycles_elapsed.avg.per_second", Via::Direct(1.0)),
     (Slot::L1Clock, "l1tex__cycles_elapsed.avg.per_second", Via::Direct(1.0)),
     (Slot::Dadd, "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Dadd, "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
     (Slot::Dmul, "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Dmul, "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
     (Slot::Dfma, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Dfma, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
     (Slot::Fadd, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Fadd, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
     (Slot::Fmul, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Fmul, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
     (Slot::Ffma, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Ffma, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
     (Slot::Hadd, "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Hadd, "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
     (Slot::Hmul, "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Hmul, "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
     (Slot::Hfma, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Hfma, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
     (Slot::DfmaPeak, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::DfmaPeak, "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained", Via::Direct(1.0)),
     (Slot::FfmaPeak, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::FfmaPeak, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", Via::Direct(1.0)),
     (Slot::HfmaPeak, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::HfmaPeak, "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained", Via::Direct(1.0)),
     (Slot::DramBytes, "dram__bytes.sum", Via::Direct(1.0)),
     (Slot::DramBytes, "dram__bytes.sum.per_second", Via::PerSecond(1.0)),
     (Slot::DramPeak, "dram__bytes.sum.peak_sustained", Via::Direct(1.0)),
@@ -148,6 +169,7 @@ pub const STALL_SUFFIX: &str = "_per_issue_active.ratio";
 pub fn blocks(slot: Slot) -> &'static str {
     match slot {
         Slot::Duration => "every rate: achieved FLOP/s, bytes/s and % of roof",
+        Slot::Cycles => "FLOP counts from per-cycle rates (only needed without .sum counters)",
         Slot::Dadd | Slot::Dmul | Slot::Dfma => "FP64 FLOPs",
         Slot::Fadd | Slot::Fmul | Slot::Ffma => "FP32 FLOPs",
         Slot::Hadd | Slot::Hmul | Slot::Hfma => "FP16 FLOPs",
@@ -186,7 +208,8 @@ pub fn blocks(slot: Slot) -> &'static str {
 pub fn reported_when_missing(slot: Slot) -> bool {
     !matches!(
         slot,
-        Slot::L2BytesNersc
+        Slot::Cycles
+            | Slot::L2BytesNersc
             | Slot::L1BytesNersc
             | Slot::L2PeakNersc
             | Slot::L1PeakNersc
