@@ -74,14 +74,15 @@ else
   ncu --set full "${BASE[@]}" --log-file "$W/e2e_full.csv" /tmp/seed000 2 > /dev/null 2>&1
   tf=$(secs $t0 $(now)); echo "ncu --set full: $tf s"
   t0=$(now)
-  "$R" profile --format json -o "$W/e2e_profile.json" -- /tmp/seed000 2 > "$W/e2e_profile.stdout" 2> "$W/e2e_profile.stderr"
+  "$R" profile --format json -o "$W/e2e_profile.json" --save-csv "$W/e2e_profile_saved.csv" -- /tmp/seed000 2 > "$W/e2e_profile.stdout" 2> "$W/e2e_profile.stderr"
   echo "roofline profile exit $?"
   tp=$(secs $t0 $(now)); echo "roofline profile: $tp s"
   python3 -c "print(f'ratio profile/full = {$tp/$tf:.3f}')"
   tail -20 "$W/e2e_profile.stderr"
   "$R" import "$W/e2e_full.csv" --format json -o "$W/e2e_full_import.json" 2> "$W/e2e_import.stderr"; echo "import exit $?"
   "$R" profile -- /tmp/seed000 1 exit3 > "$W/e2e_exit3.txt" 2>&1; echo "profile exit3 -> exit $?"; tail -30 "$W/e2e_exit3.txt"
-  "$R" import "$W/e2e_full.csv" 2>&1 | head -60
+  "$R" profile --nvtx-include "gemms/" --format json -o "$W/e2e_gemms.json" -- python3 "$SRC/examples/pytorch_gemms.py" > /dev/null 2> "$W/e2e_gemms.stderr"; echo "profile gemms exit $?"; tail -8 "$W/e2e_gemms.stderr"
+  "$R" import "$W/e2e_full.csv" 2>&1 | head -40
 fi
 tar -C "$W" -czf "$OUT/capture.tar.gz" . && rm -rf "$W"
 ls -la "$OUT"

@@ -41,9 +41,9 @@ enum Command {
     /// Paper estimates: kernels described by FLOPs and bytes, placed under a machine's roofs.
     Model(commands::model::Args),
     /// Runs a program under Nsight Compute and places every kernel under its roofs, with a diagnosis.
-    Profile(commands::profile::Args),
+    Profile(Box<commands::profile::Args>),
     /// The same analysis from a CSV (or .ncu-rep) that Nsight Compute already wrote.
-    Import(commands::import::Args),
+    Import(Box<commands::import::Args>),
 }
 
 fn main() -> ExitCode {

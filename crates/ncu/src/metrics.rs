@@ -137,6 +137,7 @@ pub const COLUMNS: &[(Slot, &str, Via)] = &[
     (Slot::L1BytesNersc, "l1tex__t_bytes.sum", Via::Direct(1.0)),
     (Slot::L1PeakNersc, "l1tex__t_bytes.sum.peak_sustained", Via::Direct(1.0)),
     (Slot::DramSol, "dram__throughput.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::DramSol, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
     (Slot::SmSol, "sm__throughput.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
     (Slot::OccupancyTheoretical, "sm__maximum_warps_per_active_cycle_pct", Via::Direct(1.0)),
     (Slot::OccupancyAchieved, "sm__warps_active.avg.pct_of_peak_sustained_active", Via::Direct(1.0)),

@@ -194,12 +194,14 @@ impl Run {
         a
     }
 
-    /// Runs ncu to completion. `progress` receives each `==PROF==` line of
-    /// the log as it appears. Returns ncu's exit status (the program's).
+    /// Runs ncu to completion. `progress` receives each `==PROF==`,
+    /// `==WARNING==` and `==ERROR==` line of the log as it appears (in CSV
+    /// mode ncu prints no per-kernel lines: the rows come at the end), and a
+    /// heartbeat every [`HEARTBEAT`]. Returns ncu's exit status (the program's).
     pub fn execute(
         &self,
         metric_names: &[String],
-        progress: impl FnMut(&str) + Send + 'static,
+        progress: impl FnMut(Progress) + Send + 'static,
     ) -> Result<ExitStatus, RunnerError> {
         let _ = std::fs::remove_file(&self.log_file);
         let mut child = Command::new(&self.ncu)
@@ -222,11 +224,29 @@ impl Run {
     }
 }
 
-/// Follows a growing log file, handing over `==PROF==`/`==ERROR==` lines.
-fn follow(path: &Path, done: &AtomicBool, mut progress: impl FnMut(&str)) {
+/// What a running profile reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Progress {
+    /// A `==PROF==`/`==WARNING==`/`==ERROR==` line of ncu's log.
+    Line(String),
+    /// Still running, this long so far.
+    Elapsed(Duration),
+}
+
+/// How often a running profile says it is still running.
+pub const HEARTBEAT: Duration = Duration::from_secs(10);
+
+/// Follows a growing log file, handing over ncu's own lines.
+fn follow(path: &Path, done: &AtomicBool, mut progress: impl FnMut(Progress)) {
     let mut pos = 0u64;
     let mut partial = String::new();
+    let start = std::time::Instant::now();
+    let mut next_beat = HEARTBEAT;
     loop {
+        if start.elapsed() >= next_beat {
+            progress(Progress::Elapsed(start.elapsed()));
+            next_beat += HEARTBEAT;
+        }
         let finished = done.load(Ordering::SeqCst);
         if let Ok(mut f) = std::fs::File::open(path) {
             if f.seek(std::io::SeekFrom::Start(pos)).is_ok() {
@@ -245,7 +265,7 @@ fn follow(path: &Path, done: &AtomicBool, mut progress: impl FnMut(&str)) {
                             || line.starts_with("==ERROR==")
                             || line.starts_with("==WARNING==")
                         {
-                            progress(line);
+                            progress(Progress::Line(line.to_string()));
                         }
                         partial.clear();
                     }

@@ -22,7 +22,7 @@ struct Table {
 impl Table {
     fn parse(text: &str) -> Table {
         let start = text.find("\"ID\"").unwrap();
-        let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(text[start..].as_bytes());
+        let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(&text.as_bytes()[start..]);
         let mut recs = r.records().map(|r| r.unwrap().iter().map(str::to_string).collect::<Vec<_>>());
         let header = recs.next().unwrap();
         let units = recs.next().unwrap();

@@ -23,7 +23,7 @@ fn capture(name: &str) -> Capture {
 fn raw_rows(name: &str) -> Vec<HashMap<String, String>> {
     let text = std::fs::read_to_string(fixture(name)).unwrap();
     let start = text.find("\"ID\"").unwrap();
-    let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(text[start..].as_bytes());
+    let mut r = csv::ReaderBuilder::new().flexible(true).from_reader(&text.as_bytes()[start..]);
     let header: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
     r.records()
         .skip(1)

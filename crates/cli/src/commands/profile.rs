@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_ncu::runner::{find_ncu, metric_list, parse_progress, Filters, Run};
+use roofline_ncu::runner::{find_ncu, metric_list, parse_progress, Filters, Progress, Run};
 use roofline_ncu::{read_capture, CsvError};
 use roofline_report::write_atomic;
 
@@ -119,14 +119,21 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         args.clock_control
     ));
     let quiet = out.quiet;
-    let status = run.execute(&metrics, move |line| {
+    let status = run.execute(&metrics, move |p| {
         if quiet {
             return;
         }
-        if let Some((name, n)) = parse_progress(line) {
-            eprintln!("roofline: profiling launch {n}: {name}");
-        } else if line.starts_with("==ERROR==") {
-            eprintln!("roofline: ncu: {line}");
+        match p {
+            Progress::Line(line) => {
+                if let Some((name, n)) = parse_progress(&line) {
+                    eprintln!("roofline: profiling launch {n}: {name}");
+                } else if let Some(rest) = line.strip_prefix("==PROF== ") {
+                    eprintln!("roofline: ncu: {rest}");
+                } else if line.starts_with("==ERROR==") {
+                    eprintln!("roofline: ncu: {line}");
+                }
+            }
+            Progress::Elapsed(t) => eprintln!("roofline: still profiling ({} s)", t.as_secs()),
         }
     })?;
     let input = format!("ncu log {}", log_file.display());
