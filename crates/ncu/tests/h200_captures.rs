@@ -155,6 +155,17 @@ fn seed000_flops_agree_exactly_with_the_paper_counts() {
 }
 
 #[test]
+fn the_metrics_roofline_profile_collected_on_the_h200_miss_nothing() {
+    // Saved with `roofline profile --save-csv` on the H200.
+    check_seed000_flops("h200_seed000_profile.csv", 0.0);
+    let cap = capture("h200_seed000_profile.csv");
+    let reported: Vec<_> =
+        cap.missing.iter().filter(|m| roofline_ncu::metrics::reported_when_missing(m.slot)).collect();
+    assert!(reported.is_empty(), "{reported:?}");
+    assert!(cap.warnings.is_empty(), "{:?}", cap.warnings);
+}
+
+#[test]
 fn seed000_flops_from_a_set_full_export_agree_to_1e_4() {
     check_seed000_flops("h200_seed000_full.csv", 1e-4);
     let cap = capture("h200_seed000_full.csv");
