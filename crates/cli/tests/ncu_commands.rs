@@ -127,7 +127,8 @@ fn profile_of_a_program_that_fails_midway_analyses_what_was_profiled() {
         .stdout
         .clone();
     let doc = json(&out);
-    let names: Vec<&str> = doc["kernels"].as_array().unwrap().iter().map(|k| k["kernel"]["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        doc["kernels"].as_array().unwrap().iter().map(|k| k["kernel"]["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["vecadd", "saxpy"]);
     assert!(doc["warnings"].as_array().unwrap().iter().any(|w| w.as_str().unwrap().contains("status 3")));
 }
