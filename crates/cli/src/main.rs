@@ -1,1 +1,56 @@
-fn main() {}
+//! The `roofline` binary: parses arguments and hands each command to its
+//! module under `commands/`. No analysis happens here.
+
+mod commands;
+mod error;
+mod machine_args;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::output::{FormatArg, Output};
+
+/// Where each of your GPU kernels sits under your GPU's roofs, with measured
+/// numbers, and what to do about it.
+#[derive(Parser)]
+#[command(name = "roofline", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+
+    /// Output format for data on stdout.
+    #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
+    format: FormatArg,
+
+    /// Also write the result to FILE (format from --format, or from the
+    /// extension: .json, .csv, .md); the file is written whole or not at all.
+    #[arg(short = 'o', long = "output", global = true, value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
+
+    /// Print less on stderr.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Theoretical roofs of the local GPU or of a named one.
+    Peaks(commands::peaks::Args),
+    /// Paper estimates: kernels described by FLOPs and bytes, placed under a machine's roofs.
+    Model(commands::model::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let out = Output::new(cli.format, cli.output.clone(), cli.quiet);
+    let result = match &cli.command {
+        Command::Peaks(a) => commands::peaks::run(a, &out),
+        Command::Model(a) => commands::model::run(a, &out),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => error::report(&e),
+    }
+}

@@ -96,7 +96,7 @@ fn positive(v: f64, what: &str) -> Result<f64, String> {
 }
 
 fn build(name: &str, kind: FlopKind, flops: f64, bytes: BTreeMap<MemLevel, f64>, time: Option<f64>) -> Kernel {
-    let mut k = Kernel::named(name, if time.is_some() { Origin::User } else { Origin::User });
+    let mut k = Kernel::named(name, Origin::User);
     k.flops.insert(kind, flops);
     k.bytes = bytes;
     k.duration_s = time;
@@ -107,7 +107,35 @@ fn build(name: &str, kind: FlopKind, flops: f64, bytes: BTreeMap<MemLevel, f64>,
 #[serde(deny_unknown_fields)]
 struct TomlFile {
     #[serde(default)]
+    machine: Option<MachineSpec>,
+    #[serde(default)]
     kernel: Vec<TomlKernel>,
+}
+
+/// An optional `[machine]` table in a kernels file, so that a file of
+/// estimates can say which machine it was written for:
+/// `gpu = "t4"`, or `peak = "1000 GFLOP/s"` and `bandwidth = "100 GB/s"`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineSpec {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub gpu: Option<String>,
+    #[serde(default)]
+    pub peak: Option<String>,
+    #[serde(default)]
+    pub bandwidth: Option<String>,
+    /// The FLOP kind of `peak` (default fp32).
+    #[serde(default)]
+    pub kind: Option<String>,
+}
+
+/// The kernels of a file and the machine it names, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelsFile {
+    pub machine: Option<MachineSpec>,
+    pub kernels: Vec<Kernel>,
 }
 
 #[derive(Deserialize)]
@@ -135,6 +163,11 @@ fn number(v: &toml::Value, unit: Unit) -> Result<f64, String> {
 
 /// Parses a TOML file of `[[kernel]]` tables. `input` names the file in errors.
 pub fn parse_kernels_toml(text: &str, input: &str) -> Result<Vec<Kernel>, EstimateError> {
+    parse_kernels_file(text, input).map(|f| f.kernels)
+}
+
+/// Parses a TOML file of `[[kernel]]` tables and its optional `[machine]`.
+pub fn parse_kernels_file(text: &str, input: &str) -> Result<KernelsFile, EstimateError> {
     let file: TomlFile = toml::from_str(text).map_err(|e| EstimateError::Toml {
         input: input.into(),
         message: format!("{}expected [[kernel]] tables with name, flops, bytes (see `roofline model --help`)", e),
@@ -180,7 +213,7 @@ pub fn parse_kernels_toml(text: &str, input: &str) -> Result<Vec<Kernel>, Estima
         };
         out.push(build(&k.name, kind, flops * elements, bytes.into_iter().map(|(l, b)| (l, b * elements)).collect(), time));
     }
-    Ok(out)
+    Ok(KernelsFile { machine: file.machine, kernels: out })
 }
 
 #[cfg(test)]

@@ -95,6 +95,9 @@ pub fn format_si(value: f64, unit: Unit) -> String {
         }
     }
     let mantissa = value / chosen.1;
+    if chosen.1 == 1.0 && matches!(unit, Unit::Flop | Unit::Byte) && mantissa.fract() == 0.0 {
+        return format!("{mantissa:.0} {}", unit.symbol());
+    }
     format!("{} {}{}", format_mantissa(mantissa), chosen.0, unit.symbol())
 }
 
@@ -317,8 +320,8 @@ mod tests {
         assert_eq!(format_si(320.064e9, Unit::BytePerSecond), "320 GB/s");
         assert_eq!(format_si(989.4e12, Unit::FlopPerSecond), "989 TFLOP/s");
         assert_eq!(format_si(40e9, Unit::FlopPerSecond), "40.0 GFLOP/s");
-        assert_eq!(format_si(12.0, Unit::Byte), "12.0 B");
-        assert_eq!(format_si(3.0, Unit::Byte), "3.00 B");
+        assert_eq!(format_si(12.0, Unit::Byte), "12 B");
+        assert_eq!(format_si(2.5, Unit::Flop), "2.50 FLOP");
     }
 
     #[test]

@@ -1,0 +1,4 @@
+//! One module per subcommand; each has `Args` and `run`.
+
+pub mod model;
+pub mod peaks;
