@@ -1,6 +1,7 @@
 //! The `roofline` binary: parses arguments and hands each command to its
 //! module under `commands/`. No analysis happens here.
 
+mod analysis_file;
 mod commands;
 mod error;
 mod machine_args;
@@ -40,6 +41,12 @@ enum Command {
     Peaks(commands::peaks::Args),
     /// Paper estimates: kernels described by FLOPs and bytes, placed under a machine's roofs.
     Model(commands::model::Args),
+    /// SVG/HTML/Markdown from an analysis: charts, sortable kernel table, roofs.
+    Report(commands::report::Args),
+    /// Thresholds on % of roof and regressions against a baseline; exit code for CI.
+    Check(commands::check::Args),
+    /// Before and after: per kernel change in time, intensity and % of roof.
+    Diff(commands::diff::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +55,9 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Peaks(a) => commands::peaks::run(a, &out),
         Command::Model(a) => commands::model::run(a, &out),
+        Command::Report(a) => commands::report::run(a, &out),
+        Command::Check(a) => commands::check::run(a, &out),
+        Command::Diff(a) => commands::diff::run(a, &out),
     };
     match result {
         Ok(code) => code,

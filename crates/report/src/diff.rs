@@ -216,16 +216,16 @@ pub fn row_cells(r: &DiffRow) -> [String; 6] {
     let time = arrow(
         opt(b.and_then(|s| s.duration_s), format_seconds),
         opt(a.and_then(|s| s.duration_s), format_seconds),
-    ) + &opt(r.time_change_pct(), |p| format!(" ({p:+.1}%)"));
+    ) + &r.time_change_pct().map(|p| format!(" ({p:+.1}%)")).unwrap_or_default();
     let int = |s: Option<&Side>| opt(s.and_then(|s| s.headline_intensity()), |(_, i)| format_si(i, Unit::FlopPerByte));
     let pct = arrow(opt(b.and_then(|s| s.pct_of_roof), format_percent), opt(a.and_then(|s| s.pct_of_roof), format_percent))
-        + &opt(r.pct_of_roof_change(), |d| format!(" ({d:+.1} pt)"));
+        + &r.pct_of_roof_change().map(|d| format!(" ({d:+.1} pt)")).unwrap_or_default();
     let bound = |s: Option<&Side>| opt(s.and_then(|s| s.bound), |b| b.label().to_string());
     [
         r.name.clone(),
         row_summary(r),
         time,
-        arrow(int(b), int(a)) + &opt(r.intensity_ratio(), |x| format!(" (x{})", format_plain(x))),
+        arrow(int(b), int(a)) + &r.intensity_ratio().map(|x| format!(" (x{})", format_plain(x))).unwrap_or_default(),
         pct,
         arrow(bound(b), bound(a)),
     ]

@@ -133,10 +133,14 @@ fn kernel_table(doc: &AnalysisDocument) -> String {
             a.achieved_flops_per_s,
             a.achieved_flops_per_s.map(|x| format_si(x, Unit::FlopPerSecond)).unwrap_or_default(),
         ));
-        s.push_str(&td_num(
-            a.attainable_flops_per_s,
-            a.attainable_flops_per_s.map(|x| format!("{} ({})", format_si(x, Unit::FlopPerSecond), limiter_name(a))).unwrap_or_default(),
-        ));
+        s.push_str(&match a.attainable_flops_per_s {
+            Some(x) => format!(
+                "<td class=\"num\" data-v=\"{x:e}\">{}<span class=\"lim\">{}</span></td>",
+                escape(&format_si(x, Unit::FlopPerSecond)),
+                escape(&limiter_name(a))
+            ),
+            None => td_num(None, String::new()),
+        });
         s.push_str(&td_num(a.pct_of_roof, a.pct_of_roof.map(format_percent).unwrap_or_default()));
         let bound = a.bound.map(|b| b.label()).unwrap_or("-");
         let _ = write!(s, "<td data-v=\"{bound}\" class=\"bound-{bound}\">{bound}</td>");

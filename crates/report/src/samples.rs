@@ -84,7 +84,7 @@ pub fn hierarchical_h200() -> AnalysisDocument {
         h200_measured(),
         &[
             "sgemm_tiled: flops=137438953472 dram=0.4GB l2=4GB l1=34GB time=3.1ms",
-            "stencil7: flops=13 dram=8 l2=24 l1=60 elements=134217728 time=0.3ms",
+            "stencil7: flops=13 dram=8 l2=24 l1=60 elements=134217728 time=0.36ms",
             "vecadd: flops=1 bytes=12 elements=268435456 time=0.95ms",
             "gather_scale: flops=1 dram=40 l2=64 elements=67108864 time=1.4ms",
             "bf16_gemm: flops=1099511627776 dram=0.8GB l2=8GB kind=tensor_bf16 time=1.6ms",

@@ -1,4 +1,7 @@
 //! One module per subcommand; each has `Args` and `run`.
 
+pub mod check;
+pub mod diff;
 pub mod model;
 pub mod peaks;
+pub mod report;
