@@ -427,6 +427,11 @@ pub fn report_html(doc: &AnalysisDocument, opts: &ChartOptions) -> Result<String
         warnings(&doc.warnings, &crate::svg::chart_notes(doc)),
     );
     slots.insert("CHARTS", format!("<div class=\"chart\">{chart}</div>"));
+    slots.insert("TABLE_HEADING", "Kernels".into());
+    slots.insert(
+        "CHART_HINT",
+        "Hover or focus a point for its numbers. Each kernel has one point per memory level, joined by a line; marker area is its share of GPU time.".into(),
+    );
     slots.insert("TABLE", kernel_table(doc));
     slots.insert("MACHINE", machine_section(&doc.machine));
     slots.insert("METHOD", method_section(doc));
@@ -539,6 +544,11 @@ pub fn diff_html(
     );
     slots.insert("WARNINGS", warnings(&[], &diff.notes));
     slots.insert("CHARTS", format!("<div class=\"chart\">{chart}</div>"));
+    slots.insert("TABLE_HEADING", "Changes".into());
+    slots.insert(
+        "CHART_HINT",
+        "Hover or focus a point for its numbers. Hollow: before; filled: after; the arrow is the change. Kernels are matched by name or by --match; the last row is all kernels together.".into(),
+    );
     slots.insert("TABLE", table);
     slots.insert("MACHINE", machine);
     slots.insert(
@@ -588,7 +598,8 @@ mod tests {
     fn every_point_has_details_and_the_table_every_kernel() {
         let doc = samples::hierarchical_h200();
         let html = report_html(&doc, &ChartOptions::default()).unwrap();
-        let tips: Vec<&str> = html
+        let page = &html[..html.find("<script type=\"application/json\"").unwrap()];
+        let tips: Vec<&str> = page
             .split("data-tip=\"")
             .skip(1)
             .map(|s| &s[..s.find('"').unwrap()])
