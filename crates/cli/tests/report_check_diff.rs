@@ -371,3 +371,18 @@ fn diff_seed_000_fusion() {
         .code(2)
         .stderr(predicate::str::contains("\"mul\""));
 }
+
+#[test]
+fn the_example_check_config_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, after) = seed_000(dir.path());
+    let cfg = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ci/roofline-check.toml");
+    roofline()
+        .arg("check")
+        .arg(&after)
+        .arg("--config")
+        .arg(&cfg)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("pass  fused  kernel.min_pct_of_roof").and(predicate::str::contains("kernel.max_time")));
+}
