@@ -40,6 +40,8 @@ enum Command {
     Peaks(commands::peaks::Args),
     /// Paper estimates: kernels described by FLOPs and bytes, placed under a machine's roofs.
     Model(commands::model::Args),
+    /// The occupancy calculator: resident blocks and warps per SM, the limiting resource, headroom, sweeps.
+    Occupancy(commands::occupancy::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Peaks(a) => commands::peaks::run(a, &out),
         Command::Model(a) => commands::model::run(a, &out),
+        Command::Occupancy(a) => commands::occupancy::run(a, &out),
     };
     match result {
         Ok(code) => code,

@@ -74,18 +74,7 @@ const CARVE_86: &[u32] = &[0, 8, 16, 32, 64, 100];
 const CARVE_90: &[u32] = &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228];
 
 /// (major, minor, threads/SM, blocks/SM, smem/SM KiB, opt-in KiB, unit B, reserved B, carveouts, barriers)
-type Row = (
-    u32,
-    u32,
-    u32,
-    u32,
-    u64,
-    u64,
-    u64,
-    u64,
-    &'static [u32],
-    Option<u32>,
-);
+type Row = (u32, u32, u32, u32, u64, u64, u64, u64, &'static [u32], Option<u32>);
 
 static TABLE: &[Row] = &[
     (5, 0, 2048, 32, 64, 48, 256, 0, &[], None),
@@ -123,11 +112,7 @@ pub fn limits(major: u32, minor: u32) -> Option<Limits> {
         max_threads_per_block: 1024,
         registers_per_sm: 65536,
         // The Tegra parts 5.3 and 6.2 allow half the register file per block.
-        registers_per_block: if (major, minor) == (5, 3) || (major, minor) == (6, 2) {
-            32768
-        } else {
-            65536
-        },
+        registers_per_block: if (major, minor) == (5, 3) || (major, minor) == (6, 2) { 32768 } else { 65536 },
         max_registers_per_thread: 255,
         register_unit_per_warp: 256,
         sub_partitions: if (major, minor) == (6, 0) { 2 } else { 4 },
@@ -143,10 +128,7 @@ pub fn limits(major: u32, minor: u32) -> Option<Limits> {
 
 /// The limits for "9.0", "90" or "sm_90", or an error listing the known ones.
 pub fn limits_for(cc: &str) -> Result<Limits, OccupancyError> {
-    let unknown = || OccupancyError::UnknownCapability {
-        cc: cc.to_string(),
-        known: known_capabilities(),
-    };
+    let unknown = || OccupancyError::UnknownCapability { cc: cc.to_string(), known: known_capabilities() };
     let (major, minor) = crate::arch::parse_capability(cc).ok_or_else(unknown)?;
     limits(major, minor).ok_or_else(unknown)
 }
@@ -162,11 +144,7 @@ impl Limits {
         if self.carveouts_kib.is_empty() {
             return self.smem_per_sm;
         }
-        self.carveouts_kib
-            .iter()
-            .map(|&k| k as u64 * KIB)
-            .find(|&c| size <= c)
-            .unwrap_or(self.smem_per_sm)
+        self.carveouts_kib.iter().map(|&k| k as u64 * KIB).find(|&c| size <= c).unwrap_or(self.smem_per_sm)
     }
 }
 
@@ -251,11 +229,7 @@ pub struct BlockLimits {
 
 impl BlockLimits {
     pub fn resident(&self) -> u32 {
-        self.warps
-            .min(self.blocks)
-            .min(self.registers)
-            .min(self.shared_memory)
-            .min(self.barriers)
+        self.warps.min(self.blocks).min(self.registers).min(self.shared_memory).min(self.barriers)
     }
 
     pub fn get(&self, r: Resource) -> u32 {
@@ -271,16 +245,10 @@ impl BlockLimits {
     /// The resources whose limit equals the resident count, registers first.
     pub fn limiters(&self) -> Vec<Resource> {
         let r = self.resident();
-        [
-            Resource::Registers,
-            Resource::SharedMemory,
-            Resource::Warps,
-            Resource::Blocks,
-            Resource::Barriers,
-        ]
-        .into_iter()
-        .filter(|&x| self.get(x) == r)
-        .collect()
+        [Resource::Registers, Resource::SharedMemory, Resource::Warps, Resource::Blocks, Resource::Barriers]
+            .into_iter()
+            .filter(|&x| self.get(x) == r)
+            .collect()
     }
 }
 
@@ -297,10 +265,7 @@ fn register_limit_with(l: &Limits, regs: u32, warps: u32, parts: u32) -> u32 {
     if regs > l.max_registers_per_thread {
         return 0;
     }
-    let per_warp = round_up(
-        regs as u64 * WARP_SIZE as u64,
-        l.register_unit_per_warp as u64,
-    );
+    let per_warp = round_up(regs as u64 * WARP_SIZE as u64, l.register_unit_per_warp as u64);
     let per_block = per_warp * warps as u64;
     let assumed = per_warp * round_up(warps as u64, parts as u64);
     if assumed > l.registers_per_block as u64 || per_block > l.registers_per_block as u64 {
@@ -355,12 +320,7 @@ pub fn smem_per_sm_in_force(l: &Limits, launch: &Launch) -> u64 {
 
 fn smem_limit(l: &Limits, launch: &Launch) -> u32 {
     let alloc = smem_allocated_per_block(l, launch);
-    let per_block_limit = l.smem_per_block_optin
-        + if l.major >= 8 {
-            l.smem_reserved_per_block
-        } else {
-            0
-        };
+    let per_block_limit = l.smem_per_block_optin + if l.major >= 8 { l.smem_reserved_per_block } else { 0 };
     if launch.smem_total() > l.smem_per_block_optin || alloc > per_block_limit {
         return 0;
     }
@@ -468,10 +428,7 @@ pub fn validate(l: &Limits, launch: &Launch) -> Result<(), OccupancyError> {
         });
     }
     if launch.registers_per_thread > l.max_registers_per_thread {
-        return Err(OccupancyError::Registers {
-            regs: launch.registers_per_thread,
-            max: l.max_registers_per_thread,
-        });
+        return Err(OccupancyError::Registers { regs: launch.registers_per_thread, max: l.max_registers_per_thread });
     }
     if launch.smem_total() > smem_max_per_block(l) {
         return Err(OccupancyError::SharedMemory {
@@ -492,10 +449,8 @@ pub fn calculate(l: &Limits, launch: &Launch) -> Result<Occupancy, OccupancyErro
     let limits = block_limits(l, launch);
     let resident = limits.resident();
     let wpb = warps_per_block(launch.threads_per_block);
-    let registers_per_warp = round_up(
-        launch.registers_per_thread as u64 * WARP_SIZE as u64,
-        l.register_unit_per_warp as u64,
-    );
+    let registers_per_warp =
+        round_up(launch.registers_per_thread as u64 * WARP_SIZE as u64, l.register_unit_per_warp as u64);
     let mut o = Occupancy {
         compute_capability: l.capability(),
         launch: launch.clone(),
@@ -539,12 +494,8 @@ fn headroom(l: &Limits, launch: &Launch, resident: u32) -> Vec<Headroom> {
         blocks: opt(limits.registers),
         unit: "registers/thread".into(),
         current: regs,
-        for_one_more_block: largest(1, l.max_registers_per_thread as u64, |r| {
-            reg_at(r) >= target
-        }),
-        max_without_loss: largest(regs, l.max_registers_per_thread as u64, |r| {
-            reg_at(r) >= resident
-        }),
+        for_one_more_block: largest(1, l.max_registers_per_thread as u64, |r| reg_at(r) >= target),
+        max_without_loss: largest(regs, l.max_registers_per_thread as u64, |r| reg_at(r) >= resident),
     });
 
     let unit = l.smem_unit;
@@ -560,10 +511,7 @@ fn headroom(l: &Limits, launch: &Launch, resident: u32) -> Vec<Headroom> {
     let step_top = |k: u64| (k * unit).saturating_sub(l.smem_reserved_per_block);
     let max_k = (smem_max_per_block(l) + l.smem_reserved_per_block) / unit;
     let best = |min_k: u64, want: u32| {
-        (min_k..=max_k)
-            .rev()
-            .map(step_top)
-            .find(|&b| b <= smem_max_per_block(l) && smem_at(b) >= want)
+        (min_k..=max_k).rev().map(step_top).find(|&b| b <= smem_max_per_block(l) && smem_at(b) >= want)
     };
     let cur_k = (total + l.smem_reserved_per_block).div_ceil(unit);
     out.push(Headroom {
@@ -626,10 +574,7 @@ pub fn hint(l: &Limits, o: &Occupancy) -> Option<String> {
     }
     let after = |x: &Launch| {
         let b = max_active_blocks(l, x);
-        (
-            b,
-            100.0 * (b * warps_per_block(x.threads_per_block)) as f64 / l.max_warps_per_sm as f64,
-        )
+        (b, 100.0 * (b * warps_per_block(x.threads_per_block)) as f64 / l.max_warps_per_sm as f64)
     };
     let pct = |p: f64| crate::units::format_percent(p);
     let mut hints: Vec<(f64, String)> = Vec::new();
@@ -657,31 +602,27 @@ pub fn hint(l: &Limits, o: &Occupancy) -> Option<String> {
                     x.smem_dynamic = s;
                     let (b, p) = after(&x);
                     if b > o.resident_blocks {
-                        hints.push((p, format!(
-                            "use {} bytes less shared memory per block (at most {s}) to fit {} (occupancy {})",
-                            h.current - s,
-                            more_blocks(b - o.resident_blocks),
-                            pct(p)
-                        )));
+                        hints.push((
+                            p,
+                            format!(
+                                "use {} bytes less shared memory per block (at most {s}) to fit {} (occupancy {})",
+                                h.current - s,
+                                more_blocks(b - o.resident_blocks),
+                                pct(p)
+                            ),
+                        ));
                     }
                 }
             }
             Resource::Barriers if o.limiters.contains(&Resource::Barriers) => {
                 if let Some(n) = h.for_one_more_block {
-                    hints.push((
-                        0.0,
-                        format!("use at most {n} named barriers per block to fit another block"),
-                    ));
+                    hints.push((0.0, format!("use at most {n} named barriers per block to fit another block")));
                 }
             }
             _ => {}
         }
     }
-    if o.limiters
-        .iter()
-        .any(|r| matches!(r, Resource::Warps | Resource::Blocks))
-        || hints.is_empty()
-    {
+    if o.limiters.iter().any(|r| matches!(r, Resource::Warps | Resource::Blocks)) || hints.is_empty() {
         let best = max_potential_block_size(l, launch);
         if best.occupancy_pct > o.occupancy_pct {
             let what = if o.limiters.contains(&Resource::Blocks) {
@@ -690,25 +631,15 @@ pub fn hint(l: &Limits, o: &Occupancy) -> Option<String> {
                     launch.threads_per_block, l.max_blocks_per_sm
                 )
             } else {
-                format!(
-                    "{} blocks of {} warps leave warp slots unused",
-                    o.resident_blocks, o.warps_per_block
-                )
+                format!("{} blocks of {} warps leave warp slots unused", o.resident_blocks, o.warps_per_block)
             };
             hints.push((
                 best.occupancy_pct,
-                format!(
-                    "{what}: blocks of {} threads reach {}",
-                    best.block_size,
-                    pct(best.occupancy_pct)
-                ),
+                format!("{what}: blocks of {} threads reach {}", best.block_size, pct(best.occupancy_pct)),
             ));
         }
     }
-    hints
-        .into_iter()
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, s)| s)
+    hints.into_iter().max_by(|a, b| a.0.total_cmp(&b.0)).map(|(_, s)| s)
 }
 
 fn more_blocks(n: u32) -> String {
@@ -808,12 +739,7 @@ pub fn sweep(l: &Limits, launch: &Launch, axis: SweepAxis) -> Sweep {
                 .collect()
         }
     };
-    Sweep {
-        axis,
-        compute_capability: l.capability(),
-        launch: launch.clone(),
-        points,
-    }
+    Sweep { axis, compute_capability: l.capability(), launch: launch.clone(), points }
 }
 
 /// A run of consecutive sweep points with the same answer, for tables.
@@ -898,11 +824,7 @@ pub fn max_potential_block_size(l: &Limits, launch: &Launch) -> BestBlockSize {
 /// profiler reported (block size, registers per thread, shared memory per
 /// block). Figures the profiler already gave are kept; nothing is filled
 /// when a figure is missing or the compute capability is unknown.
-pub fn annotate_evidence(
-    ev: &mut crate::kernel::Evidence,
-    major: u32,
-    minor: u32,
-) -> Option<Occupancy> {
+pub fn annotate_evidence(ev: &mut crate::kernel::Evidence, major: u32, minor: u32) -> Option<Occupancy> {
     let l = limits(major, minor)?;
     let threads = ev.block_size?;
     let regs = ev.registers_per_thread?;
@@ -910,20 +832,13 @@ pub fn annotate_evidence(
         return None;
     }
     let smem = ev.shared_mem_per_block.unwrap_or(0.0).max(0.0);
-    let launch =
-        Launch::new(threads.round() as u32, regs.round() as u32).with_smem(smem.round() as u64, 0);
+    let launch = Launch::new(threads.round() as u32, regs.round() as u32).with_smem(smem.round() as u64, 0);
     let o = calculate(&l, &launch).ok()?;
     if ev.occupancy_theoretical_pct.is_none() {
         ev.occupancy_theoretical_pct = Some(o.occupancy_pct);
     }
     if ev.occupancy_limiter.is_none() && o.occupancy_pct < 100.0 {
-        ev.occupancy_limiter = Some(
-            o.limiters
-                .iter()
-                .map(|r| r.label())
-                .collect::<Vec<_>>()
-                .join(" and "),
-        );
+        ev.occupancy_limiter = Some(o.limiters.iter().map(|r| r.label()).collect::<Vec<_>>().join(" and "));
     }
     if ev.occupancy_hint.is_none() {
         ev.occupancy_hint = o.hint.clone();
@@ -960,16 +875,9 @@ mod tests {
         for cc in known_capabilities() {
             let l = limits_for(&cc).unwrap();
             assert_eq!(l.max_warps_per_sm * WARP_SIZE, l.max_threads_per_sm, "{cc}");
-            assert!(
-                l.smem_per_block_optin + l.smem_reserved_per_block <= l.smem_per_sm,
-                "{cc}"
-            );
+            assert!(l.smem_per_block_optin + l.smem_reserved_per_block <= l.smem_per_sm, "{cc}");
             if let Some(&top) = l.carveouts_kib.last() {
-                assert_eq!(
-                    top as u64 * KIB,
-                    l.smem_per_sm,
-                    "{cc}: the largest carveout is the SM's maximum"
-                );
+                assert_eq!(top as u64 * KIB, l.smem_per_sm, "{cc}: the largest carveout is the SM's maximum");
             }
             // A 32-thread block with 16 registers and no shared memory hits the block limit.
             let o = calculate(&l, &Launch::new(32, 16)).unwrap();
@@ -1051,10 +959,7 @@ mod tests {
         // Rounding to the 128-byte unit: 1 byte is 1152 bytes with the reservation.
         let x = Launch::new(128, 32).with_smem(1, 0);
         assert_eq!(smem_allocated_per_block(&l, &x), 1152);
-        assert_eq!(
-            block_limits(&l, &x).shared_memory,
-            (228 * 1024 / 1152) as u32
-        );
+        assert_eq!(block_limits(&l, &x).shared_memory, (228 * 1024 / 1152) as u32);
         // No shared memory still costs the 1 KiB reservation: 228 blocks' worth.
         assert_eq!(block_limits(&l, &Launch::new(128, 32)).shared_memory, 228);
     }
@@ -1180,11 +1085,7 @@ mod tests {
         let o = calculate(&l, &Launch::new(256, 32).with_smem(60 * 1024, 0)).unwrap();
         assert_eq!(o.resident_blocks, 3);
         assert_eq!(o.limiters, vec![Resource::SharedMemory]);
-        let h = o
-            .headroom
-            .iter()
-            .find(|h| h.resource == Resource::SharedMemory)
-            .unwrap();
+        let h = o.headroom.iter().find(|h| h.resource == Resource::SharedMemory).unwrap();
         // 4 blocks need at most 57 KiB each with the reservation: 56 KiB.
         assert_eq!(h.for_one_more_block, Some(56 * 1024));
         let hint = o.hint.unwrap();
@@ -1193,20 +1094,13 @@ mod tests {
 
     #[test]
     fn annotate_evidence_names_the_limiter_and_hint() {
-        let mut ev = crate::kernel::Evidence {
-            block_size: Some(256.0),
-            registers_per_thread: Some(40.0),
-            ..Default::default()
-        };
+        let mut ev =
+            crate::kernel::Evidence { block_size: Some(256.0), registers_per_thread: Some(40.0), ..Default::default() };
         let o = annotate_evidence(&mut ev, 9, 0).unwrap();
         assert_eq!(o.resident_blocks, 6);
         assert_eq!(ev.occupancy_theoretical_pct, Some(75.0));
         assert_eq!(ev.occupancy_limiter.as_deref(), Some("registers"));
-        assert!(ev
-            .occupancy_hint
-            .as_deref()
-            .unwrap()
-            .contains("fewer registers"));
+        assert!(ev.occupancy_hint.as_deref().unwrap().contains("fewer registers"));
         let mut none = crate::kernel::Evidence::default();
         assert!(annotate_evidence(&mut none, 9, 0).is_none());
         assert!(annotate_evidence(&mut ev, 4, 0).is_none());

@@ -40,10 +40,7 @@ pub enum CheckError {
 
 fn driver(what: impl Into<String>) -> impl FnOnce(cudarc::driver::DriverError) -> CheckError {
     let what = what.into();
-    move |e| CheckError::Driver {
-        what,
-        error: e.to_string(),
-    }
+    move |e| CheckError::Driver { what, error: e.to_string() }
 }
 
 /// One grid point: the kernel as compiled, the launch, and both answers.
@@ -118,9 +115,7 @@ const KERNEL: &str = include_str!("kernels/occupancy_pressure.cu");
 
 /// Register limits compiled for; the compiler's real count is what is compared.
 /// Counts that are not multiples of 8 check the rounding; sm_90 raises 16 to 24.
-pub const REGISTER_LIMITS: &[u32] = &[
-    16, 24, 32, 37, 40, 48, 56, 61, 64, 72, 80, 96, 99, 128, 133, 168, 200, 229, 255,
-];
+pub const REGISTER_LIMITS: &[u32] = &[16, 24, 32, 37, 40, 48, 56, 61, 64, 72, 80, 96, 99, 128, 133, 168, 200, 229, 255];
 /// Limits compiled a second time with 4100 bytes of static shared memory
 /// (not a multiple of the allocation unit, on purpose).
 const WITH_STATIC: &[u32] = &[24, 37, 64, 99, 168, 255];
@@ -136,15 +131,7 @@ fn block_sizes() -> Vec<u32> {
 
 fn dynamic_sizes(max: u64) -> Vec<u64> {
     let mut v: BTreeSet<u64> = (0..).map(|k| k * 7777).take_while(|&d| d <= max).collect();
-    v.extend([
-        0,
-        1,
-        128,
-        1000,
-        max,
-        max.saturating_sub(127),
-        max.saturating_sub(1024),
-    ]);
+    v.extend([0, 1, 128, 1000, max, max.saturating_sub(127), max.saturating_sub(1024)]);
     for d in [48 * 1024u64, 96 * 1024, 100 * 1024, 164 * 1024] {
         for x in [d.saturating_sub(1024), d] {
             if x <= max {
@@ -156,21 +143,13 @@ fn dynamic_sizes(max: u64) -> Vec<u64> {
 }
 
 fn cstr_lossy(bytes: &[c_char]) -> String {
-    let b: Vec<u8> = bytes
-        .iter()
-        .take_while(|&&c| c != 0)
-        .map(|&c| c as u8)
-        .collect();
+    let b: Vec<u8> = bytes.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
     String::from_utf8_lossy(&b).into_owned()
 }
 
 /// Compiles the pressure kernel to a cubin for `arch` ("sm_90"); returns it
 /// with the compiler's log (ptxas's register and spill report).
-pub fn compile(
-    arch: &str,
-    max_regs: u32,
-    static_floats: u32,
-) -> Result<(Vec<u8>, String), CheckError> {
+pub fn compile(arch: &str, max_regs: u32, static_floats: u32) -> Result<(Vec<u8>, String), CheckError> {
     use cudarc::nvrtc::{result, sys};
     let options = vec![
         format!("--gpu-architecture={arch}"),
@@ -178,32 +157,21 @@ pub fn compile(
         format!("-DSTATIC_FLOATS={static_floats}"),
         "--ptxas-options=-v".to_string(),
     ];
-    let err = |log: String| CheckError::Compile {
-        options: options.join(" "),
-        log,
-    };
+    let err = |log: String| CheckError::Compile { options: options.join(" "), log };
     let src = CString::new(KERNEL).expect("the kernel source has no NUL byte");
     let prog = result::create_program(&src, None).map_err(|e| err(e.to_string()))?;
     let compiled = unsafe { result::compile_program(prog, &options) };
     let out = match compiled {
         Err(e) => {
-            let log = unsafe { result::get_program_log(prog) }
-                .map(|l| cstr_lossy(&l))
-                .unwrap_or_default();
+            let log = unsafe { result::get_program_log(prog) }.map(|l| cstr_lossy(&l)).unwrap_or_default();
             Err(err(format!("{e}: {log}")))
         }
         Ok(()) => unsafe {
             let mut size = 0usize;
-            sys::nvrtcGetCUBINSize(prog, &mut size)
-                .result()
-                .map_err(|e| err(e.to_string()))?;
+            sys::nvrtcGetCUBINSize(prog, &mut size).result().map_err(|e| err(e.to_string()))?;
             let mut cubin = vec![0u8; size];
-            sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr() as *mut c_char)
-                .result()
-                .map_err(|e| err(e.to_string()))?;
-            let log = result::get_program_log(prog)
-                .map(|l| cstr_lossy(&l))
-                .unwrap_or_default();
+            sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr() as *mut c_char).result().map_err(|e| err(e.to_string()))?;
+            let log = result::get_program_log(prog).map(|l| cstr_lossy(&l)).unwrap_or_default();
             Ok((cubin, log.trim().to_string()))
         },
     };
@@ -212,9 +180,7 @@ pub fn compile(
 }
 
 fn attr(ctx: &Arc<CudaContext>, a: Attr) -> Result<i64, CheckError> {
-    ctx.attribute(a)
-        .map(|v| v as i64)
-        .map_err(driver(format!("reading device attribute {a:?}")))
+    ctx.attribute(a).map(|v| v as i64).map_err(driver(format!("reading device attribute {a:?}")))
 }
 
 fn device_facts(ctx: &Arc<CudaContext>) -> Result<DeviceFacts, CheckError> {
@@ -229,84 +195,34 @@ fn device_facts(ctx: &Arc<CudaContext>) -> Result<DeviceFacts, CheckError> {
         compute_capability: format!("{major}.{minor}"),
         driver_version: format!("{}.{}", version / 1000, (version % 1000) / 10),
         sms: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
-        max_threads_per_sm: attr(
-            ctx,
-            Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
-        )? as u32,
-        max_blocks_per_sm: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?
-            as u32,
-        registers_per_sm: attr(
-            ctx,
-            Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
-        )? as u32,
+        max_threads_per_sm: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)? as u32,
+        max_blocks_per_sm: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)? as u32,
+        registers_per_sm: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)? as u32,
         registers_per_block: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)? as u32,
-        smem_per_sm: attr(
-            ctx,
-            Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
-        )? as u64,
+        smem_per_sm: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)? as u64,
         smem_per_block: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as u64,
-        smem_per_block_optin: attr(
-            ctx,
-            Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-        )? as u64,
-        smem_reserved_per_block: attr(
-            ctx,
-            Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
-        )? as u64,
+        smem_per_block_optin: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u64,
+        smem_reserved_per_block: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)? as u64,
         table_mismatches: Vec::new(),
     })
 }
 
 fn table_mismatches(d: &DeviceFacts, l: &Limits) -> Vec<String> {
     let pairs: [(&str, u64, u64); 8] = [
-        (
-            "max threads per SM",
-            d.max_threads_per_sm as u64,
-            l.max_threads_per_sm as u64,
-        ),
-        (
-            "max blocks per SM",
-            d.max_blocks_per_sm as u64,
-            l.max_blocks_per_sm as u64,
-        ),
-        (
-            "registers per SM",
-            d.registers_per_sm as u64,
-            l.registers_per_sm as u64,
-        ),
-        (
-            "registers per block",
-            d.registers_per_block as u64,
-            l.registers_per_block as u64,
-        ),
+        ("max threads per SM", d.max_threads_per_sm as u64, l.max_threads_per_sm as u64),
+        ("max blocks per SM", d.max_blocks_per_sm as u64, l.max_blocks_per_sm as u64),
+        ("registers per SM", d.registers_per_sm as u64, l.registers_per_sm as u64),
+        ("registers per block", d.registers_per_block as u64, l.registers_per_block as u64),
         ("shared memory per SM", d.smem_per_sm, l.smem_per_sm),
-        (
-            "shared memory per block",
-            d.smem_per_block,
-            l.smem_per_block,
-        ),
-        (
-            "shared memory per block (opt-in)",
-            d.smem_per_block_optin,
-            l.smem_per_block_optin,
-        ),
-        (
-            "reserved shared memory per block",
-            d.smem_reserved_per_block,
-            l.smem_reserved_per_block,
-        ),
+        ("shared memory per block", d.smem_per_block, l.smem_per_block),
+        ("shared memory per block (opt-in)", d.smem_per_block_optin, l.smem_per_block_optin),
+        ("reserved shared memory per block", d.smem_reserved_per_block, l.smem_reserved_per_block),
     ];
-    pairs
-        .iter()
-        .filter(|(_, a, b)| a != b)
-        .map(|(n, a, b)| format!("{n}: device {a}, table {b}"))
-        .collect()
+    pairs.iter().filter(|(_, a, b)| a != b).map(|(n, a, b)| format!("{n}: device {a}, table {b}")).collect()
 }
 
 fn fn_attr(f: &CudaFunction, a: FnAttr) -> Result<i64, CheckError> {
-    f.get_attribute(a)
-        .map(|v| v as i64)
-        .map_err(driver(format!("reading function attribute {a:?}")))
+    f.get_attribute(a).map(|v| v as i64).map_err(driver(format!("reading function attribute {a:?}")))
 }
 
 /// Runs the whole grid on GPU 0. `progress` receives one line per kernel.
@@ -329,94 +245,61 @@ pub fn run_grid(mut progress: impl FnMut(&str)) -> Result<GridReport, CheckError
     let mut rows = Vec::new();
     let mut kernels = Vec::new();
     let blocks = block_sizes();
-    let variants = REGISTER_LIMITS
-        .iter()
-        .map(|&r| (r, 0))
-        .chain(WITH_STATIC.iter().map(|&r| (r, STATIC_FLOATS)));
-    {
-        for (r, floats) in variants {
-            let (cubin, log) = compile(&arch, r, floats)?;
-            let module = ctx
-                .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))
-                .map_err(driver(format!(
-                    "loading the kernel compiled with --maxrregcount={r}"
-                )))?;
-            let f = module
-                .load_function("pressure")
-                .map_err(driver("finding the kernel"))?;
-            let regs = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32;
-            let static_smem = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)? as u64;
-            let local = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)? as u64;
-            let max_threads = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32;
-            let max_dynamic = limits.smem_per_block_optin.saturating_sub(static_smem);
-            f.set_attribute(
-                FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                max_dynamic as i32,
-            )
-            .map_err(driver(
-                "raising the dynamic shared-memory limit to the opt-in maximum",
-            ))?;
-            kernels.push(KernelFacts {
-                regs_requested: r,
-                regs,
-                static_smem,
-                local_bytes_per_thread: local,
-                max_threads_per_block: max_threads,
-                compiler_log: log,
-            });
-            progress(&format!(
-                "--maxrregcount={r}: {regs} registers, {static_smem} B static shared memory, {local} B local per thread"
-            ));
-            let carveouts: &[i32] = if (r == 32 && floats == 0) || (r == 64 && floats != 0) {
-                CARVEOUTS
-            } else {
-                &[]
-            };
-            for &carveout in std::iter::once(&-1).chain(carveouts) {
-                f.set_attribute(
-                    FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                    carveout,
-                )
-                .map_err(driver(format!(
-                    "setting the carveout preference to {carveout}"
-                )))?;
-                for &threads in &blocks {
-                    for dynamic in dynamic_sizes(max_dynamic) {
-                        let driver_blocks = match f.occupancy_max_active_blocks_per_multiprocessor(
-                            threads,
-                            dynamic as usize,
-                            None,
-                        ) {
+    let variants = REGISTER_LIMITS.iter().map(|&r| (r, 0)).chain(WITH_STATIC.iter().map(|&r| (r, STATIC_FLOATS)));
+    for (r, floats) in variants {
+        let (cubin, log) = compile(&arch, r, floats)?;
+        let module = ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))
+            .map_err(driver(format!("loading the kernel compiled with --maxrregcount={r}")))?;
+        let f = module.load_function("pressure").map_err(driver("finding the kernel"))?;
+        let regs = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32;
+        let static_smem = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)? as u64;
+        let local = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)? as u64;
+        let max_threads = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32;
+        let max_dynamic = limits.smem_per_block_optin.saturating_sub(static_smem);
+        f.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, max_dynamic as i32)
+            .map_err(driver("raising the dynamic shared-memory limit to the opt-in maximum"))?;
+        kernels.push(KernelFacts {
+            regs_requested: r,
+            regs,
+            static_smem,
+            local_bytes_per_thread: local,
+            max_threads_per_block: max_threads,
+            compiler_log: log,
+        });
+        progress(&format!(
+            "--maxrregcount={r}: {regs} registers, {static_smem} B static shared memory, {local} B local per thread"
+        ));
+        let carveouts: &[i32] = if (r == 32 && floats == 0) || (r == 64 && floats != 0) { CARVEOUTS } else { &[] };
+        for &carveout in std::iter::once(&-1).chain(carveouts) {
+            f.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, carveout)
+                .map_err(driver(format!("setting the carveout preference to {carveout}")))?;
+            for &threads in &blocks {
+                for dynamic in dynamic_sizes(max_dynamic) {
+                    let driver_blocks =
+                        match f.occupancy_max_active_blocks_per_multiprocessor(threads, dynamic as usize, None) {
                             Ok(b) => b as i64,
                             Err(_) => -1,
                         };
-                        let mut launch = Launch::new(threads, regs).with_smem(static_smem, dynamic);
-                        launch.carveout_pct = u32::try_from(carveout).ok();
-                        rows.push(GridRow {
-                            regs_requested: r,
-                            regs,
-                            static_smem,
-                            threads,
-                            dynamic_smem: dynamic,
-                            carveout_pct: carveout,
-                            driver_blocks,
-                            calculator_blocks: occupancy::max_active_blocks(&limits, &launch),
-                        });
-                    }
+                    let mut launch = Launch::new(threads, regs).with_smem(static_smem, dynamic);
+                    launch.carveout_pct = u32::try_from(carveout).ok();
+                    rows.push(GridRow {
+                        regs_requested: r,
+                        regs,
+                        static_smem,
+                        threads,
+                        dynamic_smem: dynamic,
+                        carveout_pct: carveout,
+                        driver_blocks,
+                        calculator_blocks: occupancy::max_active_blocks(&limits, &launch),
+                    });
                 }
             }
         }
     }
     let agreed = rows.iter().filter(|r| r.agrees()).count();
     let driver_refused = rows.iter().filter(|r| r.driver_blocks < 0).count();
-    Ok(GridReport {
-        device,
-        points: rows.len(),
-        agreed,
-        driver_refused,
-        rows,
-        kernels,
-    })
+    Ok(GridReport { device, points: rows.len(), agreed, driver_refused, rows, kernels })
 }
 
 /// The grid as CSV, one header line and one line per point.
@@ -466,23 +349,14 @@ mod tests {
         for r in [32, 40, 255] {
             let (cubin, log) = compile("sm_90", r, 1025).unwrap();
             assert!(!cubin.is_empty());
-            assert!(
-                log.contains(&format!("Used {r} registers")),
-                "--maxrregcount={r}: {log}"
-            );
+            assert!(log.contains(&format!("Used {r} registers")), "--maxrregcount={r}: {log}");
         }
     }
 
     #[test]
     fn gpu_grid_agrees_with_the_driver() {
         match run_grid(|_| {}) {
-            Ok(r) => assert_eq!(
-                r.agreed,
-                r.points,
-                "{} of {} points disagree",
-                r.points - r.agreed,
-                r.points
-            ),
+            Ok(r) => assert_eq!(r.agreed, r.points, "{} of {} points disagree", r.points - r.agreed, r.points),
             Err(e) => eprintln!("SKIPPED: no GPU for the occupancy grid ({e})"),
         }
     }

@@ -9,6 +9,8 @@
 pub mod csv_export;
 pub mod json;
 pub mod markdown;
+pub mod occupancy;
+pub mod occupancy_chart;
 pub mod table;
 
 use std::io::Write;

@@ -1,4 +1,5 @@
 //! One module per subcommand; each has `Args` and `run`.
 
 pub mod model;
+pub mod occupancy;
 pub mod peaks;
