@@ -465,7 +465,7 @@ pub fn calculate(l: &Limits, launch: &Launch) -> Result<Occupancy, OccupancyErro
         registers_per_block: registers_per_warp * wpb as u64,
         smem_per_block: smem_allocated_per_block(l, launch),
         smem_per_sm: smem_per_sm_in_force(l, launch),
-        partial_warp: launch.threads_per_block % WARP_SIZE != 0,
+        partial_warp: !launch.threads_per_block.is_multiple_of(WARP_SIZE),
         headroom: headroom(l, launch, resident),
         hint: None,
     };
@@ -633,9 +633,25 @@ pub fn hint(l: &Limits, o: &Occupancy) -> Option<String> {
             } else {
                 format!("{} blocks of {} warps leave warp slots unused", o.resident_blocks, o.warps_per_block)
             };
+            // The smallest block size that reaches the best occupancy, and
+            // CUDA's own suggestion (the largest) when they differ.
+            let smallest = (1..=l.max_threads_per_block / WARP_SIZE)
+                .map(|w| w * WARP_SIZE)
+                .find(|&t| {
+                    let mut x = launch.clone();
+                    x.threads_per_block = t;
+                    max_active_blocks(l, &x) * warps_per_block(t)
+                        == best.resident_blocks * warps_per_block(best.block_size)
+                })
+                .unwrap_or(best.block_size);
+            let also = if smallest == best.block_size {
+                String::new()
+            } else {
+                format!(" (so do blocks of {})", best.block_size)
+            };
             hints.push((
                 best.occupancy_pct,
-                format!("{what}: blocks of {} threads reach {}", best.block_size, pct(best.occupancy_pct)),
+                format!("{what}: blocks of {smallest} threads reach {}{also}", pct(best.occupancy_pct)),
             ));
         }
     }

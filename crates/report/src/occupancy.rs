@@ -140,8 +140,14 @@ fn text(doc: &OccupancyDocument, markdown: bool) -> String {
     if markdown {
         s.push('\n');
     }
-    let header =
-        ["resource", "blocks/SM it allows", "unit", "now", "at most, for one more block", "at most, without losing a block"];
+    let header = [
+        "resource",
+        "blocks/SM it allows",
+        "unit",
+        "now",
+        "at most, for one more block",
+        "at most, without losing a block",
+    ];
     let rows: Vec<Vec<String>> = o
         .headroom
         .iter()

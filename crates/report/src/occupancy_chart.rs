@@ -9,7 +9,7 @@ const W: f64 = 640.0;
 const H: f64 = 360.0;
 const LEFT: f64 = 60.0;
 const RIGHT: f64 = 20.0;
-const TOP: f64 = 40.0;
+const TOP: f64 = 52.0;
 const BOTTOM: f64 = 50.0;
 
 fn esc(s: &str) -> String {
@@ -32,6 +32,22 @@ fn current_value(s: &Sweep) -> u64 {
     }
 }
 
+/// The inputs a sweep holds fixed, for the subtitle.
+fn held_fixed(s: &Sweep) -> String {
+    let l = &s.launch;
+    let mut parts = Vec::new();
+    if s.axis != SweepAxis::BlockSize {
+        parts.push(format!("{} threads/block", l.threads_per_block));
+    }
+    if s.axis != SweepAxis::Registers {
+        parts.push(format!("{} registers/thread", l.registers_per_thread));
+    }
+    if s.axis != SweepAxis::SharedMemory {
+        parts.push(format!("{} B shared memory/block", l.smem_total()));
+    }
+    parts.join(", ")
+}
+
 /// The chart of one sweep.
 pub fn sweep_svg(s: &Sweep, gpu: Option<&str>) -> String {
     let xmin = s.points.first().map(|p| p.value).unwrap_or(0) as f64;
@@ -44,13 +60,19 @@ pub fn sweep_svg(s: &Sweep, gpu: Option<&str>) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"sans-serif\" font-size=\"12\">\n"
     );
     out.push_str(&format!("<rect width=\"{W}\" height=\"{H}\" fill=\"white\"/>\n"));
-    let title = format!(
-        "Occupancy against {}{} (compute capability {}, theoretical)",
-        s.axis.label(),
-        gpu.map(|g| format!(", {g}")).unwrap_or_default(),
-        s.compute_capability
+    let title = format!("Occupancy against {}", s.axis.label());
+    let subtitle = format!(
+        "{}compute capability {}; {}; theoretical",
+        gpu.map(|g| format!("{g}, ")).unwrap_or_default(),
+        s.compute_capability,
+        held_fixed(s)
     );
-    out.push_str(&format!("<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">{}</text>\n", W / 2.0, esc(&title)));
+    out.push_str(&format!(
+        "<text x=\"{0}\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">{1}</text>\n<text x=\"{0}\" y=\"38\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">{2}</text>\n",
+        W / 2.0,
+        esc(&title),
+        esc(&subtitle)
+    ));
     for pct in [0.0, 25.0, 50.0, 75.0, 100.0] {
         out.push_str(&format!(
             "<line x1=\"{LEFT}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#ddd\"/>\n<text x=\"{2}\" y=\"{3:.1}\" text-anchor=\"end\">{pct}%</text>\n",
@@ -96,7 +118,7 @@ pub fn sweep_svg(s: &Sweep, gpu: Option<&str>) -> String {
     }
     out.push_str(&format!("<path d=\"{path}\" fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\"/>\n"));
     let cur = current_value(s);
-    if let Some(p) = s.points.iter().filter(|p| p.value <= cur).last() {
+    if let Some(p) = s.points.iter().rev().find(|p| p.value <= cur) {
         let cx = x(cur as f64);
         out.push_str(&format!(
             "<line x1=\"{cx:.1}\" y1=\"{TOP}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>\n<circle cx=\"{cx:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"#d62728\"><title>this launch: {} -> {:.1}%</title></circle>\n",

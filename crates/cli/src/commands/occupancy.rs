@@ -95,15 +95,18 @@ pub struct Args {
 /// Parses "49152", "48K", "48KB" or "48 KiB" as bytes (K = 1024, as CUDA counts).
 pub fn parse_bytes(flag: &str, s: &str) -> anyhow::Result<u64> {
     let t = s.trim().to_ascii_lowercase().replace(' ', "");
-    let (num, mult) = if let Some(n) = t.strip_suffix("kib").or_else(|| t.strip_suffix("kb")).or_else(|| t.strip_suffix('k')) {
-        (n, 1024)
-    } else if let Some(n) = t.strip_suffix('b') {
-        (n, 1)
-    } else {
-        (t.as_str(), 1)
-    };
+    let (num, mult) =
+        if let Some(n) = t.strip_suffix("kib").or_else(|| t.strip_suffix("kb")).or_else(|| t.strip_suffix('k')) {
+            (n, 1024)
+        } else if let Some(n) = t.strip_suffix('b') {
+            (n, 1)
+        } else {
+            (t.as_str(), 1)
+        };
     num.parse::<u64>().map(|v| v * mult).map_err(|_| {
-        bad_input(format!("{flag} {s:?}: expected a whole number of bytes, or K/KB/KiB (x1024), for example 49152 or 48KiB"))
+        bad_input(format!(
+            "{flag} {s:?}: expected a whole number of bytes, or K/KB/KiB (x1024), for example 49152 or 48KiB"
+        ))
     })
 }
 
