@@ -217,14 +217,36 @@ impl Resource {
     }
 }
 
-/// Resident blocks per SM allowed by each resource alone (`u32::MAX`: no limit).
+/// Resident blocks per SM allowed by each resource alone (`u32::MAX`: no
+/// limit, written as `null` in JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockLimits {
+    #[serde(with = "no_limit")]
     pub warps: u32,
+    #[serde(with = "no_limit")]
     pub blocks: u32,
+    #[serde(with = "no_limit")]
     pub registers: u32,
+    #[serde(with = "no_limit")]
     pub shared_memory: u32,
+    #[serde(with = "no_limit")]
     pub barriers: u32,
+}
+
+mod no_limit {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+        if *v == u32::MAX {
+            s.serialize_none()
+        } else {
+            s.serialize_u32(*v)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        Ok(Option::<u32>::deserialize(d)?.unwrap_or(u32::MAX))
+    }
 }
 
 impl BlockLimits {
@@ -937,6 +959,39 @@ mod tests {
         }
     }
 
+    /// 256 threads, 32 registers, 16 KiB static shared memory on every row,
+    /// worked by hand from the reference rules: warps, registers (1024 per
+    /// warp: 64 warps), shared memory (16 KiB, 17 KiB with the 8.0+
+    /// reservation, against the SM's maximum).
+    #[test]
+    fn worked_example_on_every_capability() {
+        use Resource::*;
+        let cases: &[(&str, u32, f64, &[Resource])] = &[
+            ("5.0", 4, 50.0, &[SharedMemory]),
+            ("5.2", 6, 75.0, &[SharedMemory]),
+            ("5.3", 4, 50.0, &[SharedMemory]),
+            ("6.0", 4, 50.0, &[SharedMemory]),
+            ("6.1", 6, 75.0, &[SharedMemory]),
+            ("6.2", 4, 50.0, &[SharedMemory]),
+            ("7.0", 6, 75.0, &[SharedMemory]),
+            ("7.5", 4, 100.0, &[SharedMemory, Warps]),
+            ("8.0", 8, 100.0, &[Registers, Warps]),
+            ("8.6", 5, 500.0 / 6.0, &[SharedMemory]),
+            ("8.7", 6, 100.0, &[Warps]),
+            ("8.9", 5, 500.0 / 6.0, &[SharedMemory]),
+            ("9.0", 8, 100.0, &[Registers, Warps]),
+            ("10.0", 8, 100.0, &[Registers, Warps]),
+            ("12.0", 5, 500.0 / 6.0, &[SharedMemory]),
+        ];
+        assert_eq!(cases.len(), known_capabilities().len());
+        for &(cc, blocks, pct, limiters) in cases {
+            let o = calculate(&limits_for(cc).unwrap(), &Launch::new(256, 32).with_smem(16 * 1024, 0)).unwrap();
+            assert_eq!(o.resident_blocks, blocks, "{cc}");
+            assert!((o.occupancy_pct - pct).abs() < 1e-9, "{cc}: {}", o.occupancy_pct);
+            assert_eq!(o.limiters, limiters, "{cc}");
+        }
+    }
+
     #[test]
     fn register_rule_per_capability() {
         // 64 registers x 256 threads: 2048 registers per warp, 8 per
@@ -1106,6 +1161,15 @@ mod tests {
         assert_eq!(h.for_one_more_block, Some(56 * 1024));
         let hint = o.hint.unwrap();
         assert!(hint.contains("4096 bytes less shared memory"), "{hint}");
+    }
+
+    #[test]
+    fn unlimited_resources_are_null_in_json_and_read_back() {
+        let o = calculate(&limits(8, 0).unwrap(), &Launch::new(256, 0)).unwrap();
+        let j = serde_json::to_value(&o).unwrap();
+        assert!(j["limits"]["registers"].is_null() && j["limits"]["barriers"].is_null(), "{j}");
+        let back: Occupancy = serde_json::from_value(j).unwrap();
+        assert_eq!(back.limits, o.limits);
     }
 
     #[test]
