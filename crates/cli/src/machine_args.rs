@@ -61,9 +61,12 @@ fn explicit(name: &str, peak: &str, bandwidth: &str, kind: &str, what: &str) -> 
         ))
     })?;
     let pi = parse_quantity(peak, Unit::FlopPerSecond).map_err(|e| bad_input(format!("{what} peak: {e}")))?;
-    let beta = parse_quantity(bandwidth, Unit::BytePerSecond).map_err(|e| bad_input(format!("{what} bandwidth: {e}")))?;
+    let beta =
+        parse_quantity(bandwidth, Unit::BytePerSecond).map_err(|e| bad_input(format!("{what} bandwidth: {e}")))?;
     if pi <= 0.0 || beta <= 0.0 {
-        return Err(bad_input(format!("{what}: peak and bandwidth must be greater than zero (got {peak:?}, {bandwidth:?})")));
+        return Err(bad_input(format!(
+            "{what}: peak and bandwidth must be greater than zero (got {peak:?}, {bandwidth:?})"
+        )));
     }
     Ok(Machine::simple(name, kind, pi, beta))
 }
@@ -91,8 +94,12 @@ impl MachineArgs {
 
 /// Reads a machine (or analysis) JSON file.
 pub fn load_machine(path: &std::path::Path) -> anyhow::Result<Machine> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| bad_input(format!("--machine {}: cannot read it ({e}); expected a machine JSON from `roofline bench -o FILE`", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        bad_input(format!(
+            "--machine {}: cannot read it ({e}); expected a machine JSON from `roofline bench -o FILE`",
+            path.display()
+        ))
+    })?;
     Ok(read_machine(&text, &path.display().to_string())?.machine)
 }
 

@@ -47,6 +47,8 @@ enum Command {
     Check(commands::check::Args),
     /// Before and after: per kernel change in time, intensity and % of roof.
     Diff(commands::diff::Args),
+    /// The occupancy calculator: resident blocks and warps per SM, the limiting resource, headroom, sweeps.
+    Occupancy(commands::occupancy::Args),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Command::Report(a) => commands::report::run(a, &out),
         Command::Check(a) => commands::check::run(a, &out),
         Command::Diff(a) => commands::diff::run(a, &out),
+        Command::Occupancy(a) => commands::occupancy::run(a, &out),
     };
     match result {
         Ok(code) => code,

@@ -61,12 +61,7 @@ static TABLE: &[Row] = &[
     (6, 1, "Pascal", &[r(Fp32, 128.0), r(Fp64, 4.0), r(Fp16, 2.0)]),
     (6, 2, "Pascal", &[r(Fp32, 128.0), r(Fp64, 4.0), r(Fp16, 256.0)]),
     (7, 0, "Volta", &[r(Fp32, 64.0), r(Fp64, 32.0), r(Fp16, 128.0), r(TensorFp16, 512.0)]),
-    (
-        7,
-        5,
-        "Turing",
-        &[r(Fp32, 64.0), r(Fp64, 2.0), r(Fp16, 128.0), r(TensorFp16, 512.0), r(TensorInt8, 1024.0)],
-    ),
+    (7, 5, "Turing", &[r(Fp32, 64.0), r(Fp64, 2.0), r(Fp16, 128.0), r(TensorFp16, 512.0), r(TensorInt8, 1024.0)]),
     (
         8,
         0,

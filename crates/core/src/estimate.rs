@@ -58,7 +58,9 @@ pub fn parse_kernel_spec(spec: &str) -> Result<Kernel, EstimateError> {
     let flops = get("flops").ok_or_else(|| fail("flops=... is missing".into()))?;
     let flops = positive(parse_quantity(flops, Unit::Flop).map_err(|e| fail(e.to_string()))?, "flops").map_err(fail)?;
     let mut bytes = BTreeMap::new();
-    for (key, level) in [("bytes", MemLevel::Dram), ("dram", MemLevel::Dram), ("l2", MemLevel::L2), ("l1", MemLevel::L1)] {
+    for (key, level) in
+        [("bytes", MemLevel::Dram), ("dram", MemLevel::Dram), ("l2", MemLevel::L2), ("l1", MemLevel::L1)]
+    {
         if let Some(v) = get(key) {
             let b = parse_quantity(v, Unit::Byte).map_err(|e| fail(e.to_string()))?;
             bytes.insert(level, positive(b, key).map_err(fail)?);
@@ -68,15 +70,21 @@ pub fn parse_kernel_spec(spec: &str) -> Result<Kernel, EstimateError> {
         return Err(fail("bytes=... is missing".into()));
     }
     let elements = match get("elements").or(get("n")) {
-        Some(v) => positive(parse_quantity(v, Unit::Flop).map_err(|e| fail(e.to_string()))?, "elements").map_err(fail)?,
+        Some(v) => {
+            positive(parse_quantity(v, Unit::Flop).map_err(|e| fail(e.to_string()))?, "elements").map_err(fail)?
+        }
         None => 1.0,
     };
     let time = match get("time").or(get("duration")) {
-        Some(v) => Some(positive(parse_quantity(v, Unit::Second).map_err(|e| fail(e.to_string()))?, "time").map_err(fail)?),
+        Some(v) => {
+            Some(positive(parse_quantity(v, Unit::Second).map_err(|e| fail(e.to_string()))?, "time").map_err(fail)?)
+        }
         None => None,
     };
     for k in fields.keys() {
-        if !["kind", "precision", "flops", "bytes", "dram", "l2", "l1", "elements", "n", "time", "duration"].contains(&k.as_str()) {
+        if !["kind", "precision", "flops", "bytes", "dram", "l2", "l1", "elements", "n", "time", "duration"]
+            .contains(&k.as_str())
+        {
             return Err(fail(format!("unknown key {k:?}")));
         }
     }
@@ -185,12 +193,14 @@ pub fn parse_kernels_file(text: &str, input: &str) -> Result<KernelsFile, Estima
             Some(s) => FlopKind::from_key(s).ok_or_else(|| fail(format!("unknown kind {s:?}; known: {}", kinds())))?,
             None => FlopKind::Fp32,
         };
-        let flops = positive(number(&k.flops, Unit::Flop).map_err(|e| fail(format!("flops: {e}")))?, "flops").map_err(&fail)?;
+        let flops =
+            positive(number(&k.flops, Unit::Flop).map_err(|e| fail(format!("flops: {e}")))?, "flops").map_err(&fail)?;
         let mut bytes = BTreeMap::new();
         match &k.bytes {
             toml::Value::Table(t) => {
                 for (key, v) in t {
-                    let level = MemLevel::from_key(key).ok_or_else(|| fail(format!("bytes: unknown level {key:?}; use dram, l2, l1")))?;
+                    let level = MemLevel::from_key(key)
+                        .ok_or_else(|| fail(format!("bytes: unknown level {key:?}; use dram, l2, l1")))?;
                     let b = number(v, Unit::Byte).map_err(|e| fail(format!("bytes.{key}: {e}")))?;
                     bytes.insert(level, positive(b, &format!("bytes.{key}")).map_err(&fail)?);
                 }
@@ -204,14 +214,23 @@ pub fn parse_kernels_file(text: &str, input: &str) -> Result<KernelsFile, Estima
             return Err(fail("bytes is empty".into()));
         }
         let elements = match &k.elements {
-            Some(v) => positive(number(v, Unit::Flop).map_err(|e| fail(format!("elements: {e}")))?, "elements").map_err(&fail)?,
+            Some(v) => positive(number(v, Unit::Flop).map_err(|e| fail(format!("elements: {e}")))?, "elements")
+                .map_err(&fail)?,
             None => 1.0,
         };
         let time = match &k.time {
-            Some(v) => Some(positive(number(v, Unit::Second).map_err(|e| fail(format!("time: {e}")))?, "time").map_err(&fail)?),
+            Some(v) => Some(
+                positive(number(v, Unit::Second).map_err(|e| fail(format!("time: {e}")))?, "time").map_err(&fail)?,
+            ),
             None => None,
         };
-        out.push(build(&k.name, kind, flops * elements, bytes.into_iter().map(|(l, b)| (l, b * elements)).collect(), time));
+        out.push(build(
+            &k.name,
+            kind,
+            flops * elements,
+            bytes.into_iter().map(|(l, b)| (l, b * elements)).collect(),
+            time,
+        ));
     }
     Ok(KernelsFile { machine: file.machine, kernels: out })
 }

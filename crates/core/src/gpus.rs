@@ -235,9 +235,7 @@ fn normalise(s: &str) -> String {
 /// Looks a GPU up by key, alias or full name.
 pub fn find(name: &str) -> Option<&'static KnownGpu> {
     let n = normalise(name);
-    KNOWN_GPUS.iter().find(|g| {
-        g.key == n || g.aliases.iter().any(|a| normalise(a) == n) || normalise(g.name) == n
-    })
+    KNOWN_GPUS.iter().find(|g| g.key == n || g.aliases.iter().any(|a| normalise(a) == n) || normalise(g.name) == n)
 }
 
 /// Looks a GPU up by the name a driver reports ("NVIDIA H200", "Tesla T4").

@@ -108,11 +108,7 @@ impl Kernel {
 
     /// The kind with the most FLOPs, if any FLOPs were done.
     pub fn dominant_kind(&self) -> Option<FlopKind> {
-        self.flops
-            .iter()
-            .filter(|(_, &v)| v > 0.0)
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .map(|(&k, _)| k)
+        self.flops.iter().filter(|(_, &v)| v > 0.0).max_by(|a, b| a.1.total_cmp(b.1)).map(|(&k, _)| k)
     }
 }
 

@@ -5,9 +5,9 @@
 //! ceilings ([`machine`]), kernels ([`kernel`]), the roofline placement
 //! ([`roofline`]), the diagnosis ([`diagnosis`]), theoretical peaks from
 //! device attributes ([`peaks`], [`arch`], [`gpus`]), paper estimates
-//! ([`estimate`]), statistics ([`stats`]), CI thresholds ([`check`]),
-//! before/after comparisons ([`diff`]) and the
-//! versioned JSON documents ([`schema`]).
+//! ([`estimate`]), the occupancy calculator ([`occupancy`]), statistics
+//! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
+//! ([`diff`]) and the versioned JSON documents ([`schema`]).
 
 pub mod arch;
 pub mod check;
@@ -17,6 +17,7 @@ pub mod estimate;
 pub mod gpus;
 pub mod kernel;
 pub mod machine;
+pub mod occupancy;
 pub mod peaks;
 pub mod roofline;
 pub mod schema;

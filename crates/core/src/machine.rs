@@ -359,9 +359,7 @@ impl Machine {
     /// The primary (highest non-secondary) ceiling of a kind, preferring a
     /// measured one over a theoretical one when both exist.
     pub fn compute_roof(&self, kind: FlopKind) -> Option<&ComputeCeiling> {
-        best(self.compute.iter().filter(|c| c.kind == kind && !c.secondary), |c| {
-            (c.provenance.origin, c.flops_per_s)
-        })
+        best(self.compute.iter().filter(|c| c.kind == kind && !c.secondary), |c| (c.provenance.origin, c.flops_per_s))
     }
 
     /// The primary bandwidth ceiling of a level, preferring measured ones.

@@ -93,14 +93,19 @@ fn build(attrs: &DeviceAttributes, rates: &ArchRates) -> Machine {
                 rates.minor
             ),
         );
-        let confirmed = rate.confirmed
-            && !clock_unconfirmed
-            && !(uses_tensor_clock && unconfirmed("tensor_clock"))
-            && !unconfirmed(rate.kind.key());
+        let estimate = !rate.confirmed
+            || clock_unconfirmed
+            || (uses_tensor_clock && unconfirmed("tensor_clock"))
+            || unconfirmed(rate.kind.key());
+        let confirmed = !estimate;
         if !confirmed {
             provenance = provenance.unconfirmed();
         }
-        let name = if rate.kind.is_tensor() { format!("{} (dense)", rate.kind.label()) } else { rate.kind.label().to_string() };
+        let name = if rate.kind.is_tensor() {
+            format!("{} (dense)", rate.kind.label())
+        } else {
+            rate.kind.label().to_string()
+        };
         compute.push(ComputeCeiling {
             kind: rate.kind,
             name,
@@ -157,10 +162,7 @@ fn build(attrs: &DeviceAttributes, rates: &ArchRates) -> Machine {
     let l1 = rates.l1_bytes_per_clock_per_sm * sms * mhz * 1e6;
     let mut l1_prov = Provenance::new(
         Origin::Theoretical,
-        format!(
-            "{}: {} B/clk/SM x {} SMs x {:.0} MHz",
-            attrs.source, rates.l1_bytes_per_clock_per_sm, attrs.sms, mhz
-        ),
+        format!("{}: {} B/clk/SM x {} SMs x {:.0} MHz", attrs.source, rates.l1_bytes_per_clock_per_sm, attrs.sms, mhz),
     );
     if clock_unconfirmed {
         l1_prov = l1_prov.unconfirmed();

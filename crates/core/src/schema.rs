@@ -105,7 +105,9 @@ pub enum DocumentError {
     NoSchema { input: String, expected: &'static str },
     #[error("{input}: is a {found} document, expected {expected}; {fix}")]
     WrongSchema { input: String, found: String, expected: &'static str, fix: String },
-    #[error("{input}: a {expected} document with a bad field ({source}); write it again with this version of roofline")]
+    #[error(
+        "{input}: a {expected} document with a bad field ({source}); write it again with this version of roofline"
+    )]
     Fields {
         input: String,
         expected: &'static str,
@@ -115,11 +117,8 @@ pub enum DocumentError {
 }
 
 fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'static str) -> Result<T, DocumentError> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|source| DocumentError::Json {
-        input: input.into(),
-        expected,
-        source,
-    })?;
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|source| DocumentError::Json { input: input.into(), expected, source })?;
     let found = value
         .get("schema")
         .and_then(|s| s.as_str())

@@ -61,15 +61,7 @@ pub struct ParseQuantityError {
     pub reason: String,
 }
 
-const SI: [(&str, f64); 7] = [
-    ("", 1.0),
-    ("k", 1e3),
-    ("M", 1e6),
-    ("G", 1e9),
-    ("T", 1e12),
-    ("P", 1e15),
-    ("E", 1e18),
-];
+const SI: [(&str, f64); 7] = [("", 1.0), ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15), ("E", 1e18)];
 
 /// Formats `value` (in base units) with the largest SI prefix that keeps the
 /// mantissa at 10 or more, the way datasheets write GPU figures: "8141 GFLOP/s",
@@ -175,11 +167,7 @@ pub fn format_percent(p: f64) -> String {
 /// Parses a quantity such as "4.8 TB/s", "66.9 TFLOP/s", "12", "64 MiB",
 /// "1.57 ms" into base units. A bare number is taken in base units.
 pub fn parse_quantity(input: &str, unit: Unit) -> Result<f64, ParseQuantityError> {
-    let err = |reason: String| ParseQuantityError {
-        input: input.to_string(),
-        expected: unit.describe(),
-        reason,
-    };
+    let err = |reason: String| ParseQuantityError { input: input.to_string(), expected: unit.describe(), reason };
     let text = input.trim().replace('_', "");
     if text.is_empty() {
         return Err(err("it is empty".into()));
@@ -191,20 +179,14 @@ pub fn parse_quantity(input: &str, unit: Unit) -> Result<f64, ParseQuantityError
                 || c == '.'
                 || c == ','
                 || ((c == 'e' || c == 'E')
-                    && text[i + 1..]
-                        .chars()
-                        .next()
-                        .is_some_and(|n| n.is_ascii_digit() || n == '-' || n == '+'))
-                || ((c == '-' || c == '+')
-                    && (i == 0 || matches!(text.as_bytes()[i - 1], b'e' | b'E'))))
+                    && text[i + 1..].chars().next().is_some_and(|n| n.is_ascii_digit() || n == '-' || n == '+'))
+                || ((c == '-' || c == '+') && (i == 0 || matches!(text.as_bytes()[i - 1], b'e' | b'E'))))
         })
         .map(|(i, _)| i)
         .unwrap_or(text.len());
     let (number, suffix) = text.split_at(split);
     let number = number.replace(',', "");
-    let value: f64 = number
-        .parse()
-        .map_err(|_| err(format!("{number:?} is not a number")))?;
+    let value: f64 = number.parse().map_err(|_| err(format!("{number:?} is not a number")))?;
     if !value.is_finite() {
         return Err(err("the number is not finite".into()));
     }
@@ -212,12 +194,8 @@ pub fn parse_quantity(input: &str, unit: Unit) -> Result<f64, ParseQuantityError
     if suffix.is_empty() {
         return Ok(value);
     }
-    let scale = suffix_scale(suffix, unit).ok_or_else(|| {
-        err(format!(
-            "unknown unit {suffix:?}; write e.g. {}",
-            example_suffixes(unit)
-        ))
-    })?;
+    let scale = suffix_scale(suffix, unit)
+        .ok_or_else(|| err(format!("unknown unit {suffix:?}; write e.g. {}", example_suffixes(unit))))?;
     Ok(value * scale)
 }
 
@@ -255,7 +233,9 @@ fn suffix_scale(suffix: &str, unit: Unit) -> Option<f64> {
             _ => None,
         },
         Unit::Byte => {
-            for (b, scale) in [("KiB", 1024.0), ("MiB", 1024.0f64.powi(2)), ("GiB", 1024.0f64.powi(3)), ("TiB", 1024.0f64.powi(4))] {
+            for (b, scale) in
+                [("KiB", 1024.0), ("MiB", 1024.0f64.powi(2)), ("GiB", 1024.0f64.powi(3)), ("TiB", 1024.0f64.powi(4))]
+            {
                 if suffix == b {
                     return Some(scale);
                 }

@@ -17,8 +17,22 @@ impl Exporter for CsvExporter {
     fn machine(&self, doc: &MachineDocument) -> Result<String, ExportError> {
         let mut w = csv::Writer::from_writer(Vec::new());
         w.write_record([
-            "machine", "ceiling", "type", "kind_or_level", "value", "unit", "origin", "confirmed", "secondary",
-            "spread_median", "spread_min", "spread_max", "spread_samples", "sm_clock_mhz", "mem_clock_mhz", "source",
+            "machine",
+            "ceiling",
+            "type",
+            "kind_or_level",
+            "value",
+            "unit",
+            "origin",
+            "confirmed",
+            "secondary",
+            "spread_median",
+            "spread_min",
+            "spread_max",
+            "spread_samples",
+            "sm_clock_mhz",
+            "mem_clock_mhz",
+            "source",
         ])?;
         let m = &doc.machine;
         for c in &m.compute {
@@ -78,8 +92,14 @@ impl Exporter for CsvExporter {
         }
         header.extend(
             [
-                "compute_roof_flops_per_s", "attainable_flops_per_s", "achieved_flops_per_s", "pct_of_roof", "bound",
-                "limiter", "position", "next_move",
+                "compute_roof_flops_per_s",
+                "attainable_flops_per_s",
+                "achieved_flops_per_s",
+                "pct_of_roof",
+                "bound",
+                "limiter",
+                "position",
+                "next_move",
             ]
             .iter()
             .map(|s| s.to_string()),

@@ -13,6 +13,8 @@ pub mod diff;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod occupancy;
+pub mod occupancy_chart;
 pub mod samples;
 pub mod svg;
 pub mod table;

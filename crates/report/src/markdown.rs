@@ -56,25 +56,31 @@ impl Exporter for MarkdownExporter {
 
     fn analysis(&self, doc: &AnalysisDocument) -> Result<String, ExportError> {
         let mut s = format!(
-            "### Roofline of {} kernels on {}\n\nSource: {}{}. Roofs: {}.\n\n",
+            "### Roofline of {} kernels on {}\n\nSource: {}{}. Roofs: {}. Ridge points: {}.\n\n",
             doc.kernels.len(),
             cell(&machine_heading(&doc.machine)),
             doc.source.kind,
             if doc.source.detail.is_empty() { String::new() } else { format!(" ({})", cell(&doc.source.detail)) },
-            cell(&roofs_line(&doc.machine))
+            cell(&roofs_line(&doc.machine)),
+            cell(&ridge_lines(&doc.machine).join("; "))
         );
-        s.push_str("| kernel | time | share | intensity | attainable | achieved | % of roof | bound | diagnosis | next move |\n");
-        s.push_str("|---|---:|---:|---:|---:|---:|---:|---|---|---|\n");
+        s.push_str("| kernel | time | share | intensity | attainable | roof % of peak | achieved | % of roof | bound | diagnosis | next move |\n");
+        s.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n");
         for a in &doc.kernels {
             let k = &a.kernel;
+            let of_peak = match (a.attainable_flops_per_s, a.compute_roof_flops_per_s) {
+                (Some(r), Some(p)) if p > 0.0 => format_percent(100.0 * r / p),
+                _ => "-".into(),
+            };
             s.push_str(&format!(
-                "| {} `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 cell(&k.display_name),
                 k.id,
                 k.duration_s.map(format_seconds).unwrap_or_else(|| "-".into()),
                 a.time_share.map(|x| format_percent(100.0 * x)).unwrap_or_else(|| "-".into()),
                 a.headline_intensity().map(|i| format_si(i, Unit::FlopPerByte)).unwrap_or_else(|| "-".into()),
                 a.attainable_flops_per_s.map(|x| format_si(x, Unit::FlopPerSecond)).unwrap_or_else(|| "-".into()),
+                of_peak,
                 a.achieved_flops_per_s.map(|x| format_si(x, Unit::FlopPerSecond)).unwrap_or_else(|| "-".into()),
                 a.pct_of_roof.map(format_percent).unwrap_or_else(|| "-".into()),
                 a.bound.map(|b| b.label()).unwrap_or("-"),

@@ -176,7 +176,8 @@ pub fn analysis_text(doc: &AnalysisDocument) -> String {
     let mut t = new_table(&header);
     for a in &doc.kernels {
         let k = &a.kernel;
-        let bytes: Vec<String> = a.levels.iter().map(|p| format!("{} {}", format_si(p.bytes, Unit::Byte), p.level.label())).collect();
+        let bytes: Vec<String> =
+            a.levels.iter().map(|p| format!("{} {}", format_si(p.bytes, Unit::Byte), p.level.label())).collect();
         let ai: Vec<String> = a
             .levels
             .iter()
@@ -200,7 +201,10 @@ pub fn analysis_text(doc: &AnalysisDocument) -> String {
                 _ => a
                     .levels
                     .iter()
-                    .filter_map(|p| p.achieved_bytes_per_s.map(|b| format!("{} {}", format_si(b, Unit::BytePerSecond), p.level.label())))
+                    .filter_map(|p| {
+                        p.achieved_bytes_per_s
+                            .map(|b| format!("{} {}", format_si(b, Unit::BytePerSecond), p.level.label()))
+                    })
                     .collect::<Vec<_>>()
                     .join("\n"),
             };
@@ -229,6 +233,10 @@ pub fn analysis_text(doc: &AnalysisDocument) -> String {
         if doc.source.detail.is_empty() { String::new() } else { format!(", {}", doc.source.detail) }
     );
     s.push_str(&format!("roofs: {}\n", roofs_line(&doc.machine)));
+    let ridges = ridge_lines(&doc.machine);
+    if !ridges.is_empty() {
+        s.push_str(&format!("ridge points: {}\n", ridges.join("; ")));
+    }
     s.push_str(&format!("{t}\n"));
     if let Some(c) = &doc.source.byte_convention {
         s.push_str(&format!("bytes per level: {c}\n"));
@@ -252,11 +260,21 @@ pub fn analysis_text(doc: &AnalysisDocument) -> String {
 pub fn roofs_line(m: &Machine) -> String {
     let mut parts = Vec::new();
     for c in primary_compute(m) {
-        parts.push(format!("{} {} ({})", c.name, format_si(c.flops_per_s, Unit::FlopPerSecond), c.provenance.origin.label()));
+        parts.push(format!(
+            "{} {} ({})",
+            c.name,
+            format_si(c.flops_per_s, Unit::FlopPerSecond),
+            c.provenance.origin.label()
+        ));
     }
     for level in MemLevel::ALL {
         if let Some(b) = m.bandwidth_roof(level) {
-            parts.push(format!("{} {} ({})", b.name, format_si(b.bytes_per_s, Unit::BytePerSecond), b.provenance.origin.label()));
+            parts.push(format!(
+                "{} {} ({})",
+                b.name,
+                format_si(b.bytes_per_s, Unit::BytePerSecond),
+                b.provenance.origin.label()
+            ));
         }
     }
     parts.join(", ")

@@ -3,5 +3,6 @@
 pub mod check;
 pub mod diff;
 pub mod model;
+pub mod occupancy;
 pub mod peaks;
 pub mod report;

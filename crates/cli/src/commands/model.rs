@@ -42,8 +42,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let mut file_machine: Option<Machine> = None;
     for path in &args.files {
         let input = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| bad_input(format!("{input}: cannot read it ({e}); expected a TOML file of [[kernel]] tables")))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            bad_input(format!("{input}: cannot read it ({e}); expected a TOML file of [[kernel]] tables"))
+        })?;
         let file = parse_kernels_file(&text, &input)?;
         if let (Some(spec), None) = (&file.machine, &file_machine) {
             file_machine = Some(machine_from_spec(spec, &input)?);
@@ -58,15 +59,14 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             "no kernels: give --kernel \"NAME: flops=F bytes=B\" or a TOML file of [[kernel]] tables (see --help)",
         ));
     }
-    let machine = match (args.machine.resolve()?, file_machine) {
-        (Some(m), _) => m,
-        (None, Some(m)) => m,
-        (None, None) => {
-            return Err(bad_input(
+    let machine =
+        match (args.machine.resolve()?, file_machine) {
+            (Some(m), _) => m,
+            (None, Some(m)) => m,
+            (None, None) => return Err(bad_input(
                 "no machine: give --gpu NAME (see `roofline peaks --list`), --peak and --bandwidth, or --machine FILE",
-            ))
-        }
-    };
+            )),
+        };
     let analyses = analyze(&machine, &kernels);
     let detail = args.files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
     let doc = AnalysisDocument::new(
