@@ -27,6 +27,5 @@ pub fn read_analysis_file(path: &Path) -> anyhow::Result<AnalysisDocument> {
 
 /// The lower-case extension of a path, if any.
 pub fn extension(path: &Path) -> Option<String> {
-    path.extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+    path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase())
 }

@@ -22,11 +22,7 @@ fn model(dir: &Path, name: &str, gpu: &str, kernels: &[&str]) -> PathBuf {
         c.args(["--kernel", k]);
     }
     let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     std::fs::write(&path, &out.stdout).unwrap();
     path
 }
@@ -41,20 +37,13 @@ fn seed_000(dir: &Path) -> (PathBuf, PathBuf) {
             "add: flops=1 bytes=12 elements=16777216 time=0.77ms",
         ],
     );
-    let after = model(
-        dir,
-        "after.json",
-        "t4",
-        &["fused: flops=2 bytes=16 elements=16777216 time=1.03ms"],
-    );
+    let after = model(dir, "after.json", "t4", &["fused: flops=2 bytes=16 elements=16777216 time=1.03ms"]);
     (before, after)
 }
 
 fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     v.sort();
     v
 }
@@ -74,55 +63,32 @@ fn report_writes_html_svg_and_markdown() {
         .assert()
         .success();
     let text = std::fs::read_to_string(&html).unwrap();
-    assert!(
-        text.starts_with("<!DOCTYPE html>")
-            && text.contains("<svg")
-            && text.contains("id=\"kernel-table\"")
-    );
-    assert!(std::fs::read_to_string(dir.path().join("c.svg"))
-        .unwrap()
-        .starts_with("<svg"));
+    assert!(text.starts_with("<!DOCTYPE html>") && text.contains("<svg") && text.contains("id=\"kernel-table\""));
+    assert!(std::fs::read_to_string(dir.path().join("c.svg")).unwrap().starts_with("<svg"));
     roofline()
         .arg("report")
         .arg(&before)
         .args(["--format", "markdown"])
         .assert()
         .success()
-        .stdout(
-            predicate::str::contains("| scale `")
-                .and(predicate::str::contains("### Roofs of Tesla T4")),
-        );
+        .stdout(predicate::str::contains("| scale `").and(predicate::str::contains("### Roofs of Tesla T4")));
     // Redirected stdout gets the HTML itself.
-    roofline()
-        .arg("report")
-        .arg(&before)
-        .assert()
-        .success()
-        .stdout(predicate::str::starts_with("<!DOCTYPE html>"));
+    roofline().arg("report").arg(&before).assert().success().stdout(predicate::str::starts_with("<!DOCTYPE html>"));
 }
 
 #[test]
 fn report_of_another_schema_version_exits_2_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (before, _) = seed_000(dir.path());
-    let text = std::fs::read_to_string(&before)
-        .unwrap()
-        .replace("roofline.analysis/v1", "roofline.analysis/v2");
+    let text = std::fs::read_to_string(&before).unwrap().replace("roofline.analysis/v1", "roofline.analysis/v2");
     let old = dir.path().join("v2.json");
     std::fs::write(&old, text).unwrap();
     let listing = files(dir.path());
-    roofline()
-        .arg("report")
-        .arg(&old)
-        .arg("-o")
-        .arg(dir.path().join("out.html"))
-        .assert()
-        .code(2)
-        .stderr(
-            predicate::str::contains("v2.json")
-                .and(predicate::str::contains("roofline.analysis/v2"))
-                .and(predicate::str::contains("regenerate")),
-        );
+    roofline().arg("report").arg(&old).arg("-o").arg(dir.path().join("out.html")).assert().code(2).stderr(
+        predicate::str::contains("v2.json")
+            .and(predicate::str::contains("roofline.analysis/v2"))
+            .and(predicate::str::contains("regenerate")),
+    );
     assert_eq!(files(dir.path()), listing);
 }
 
@@ -141,9 +107,7 @@ fn report_of_a_truncated_analysis_exits_2_and_writes_nothing() {
         .arg(dir.path().join("out.html"))
         .assert()
         .code(2)
-        .stderr(
-            predicate::str::contains("cut.json").and(predicate::str::contains("not valid JSON")),
-        );
+        .stderr(predicate::str::contains("cut.json").and(predicate::str::contains("not valid JSON")));
     assert_eq!(files(dir.path()), listing);
 }
 
@@ -151,34 +115,14 @@ fn report_of_a_truncated_analysis_exits_2_and_writes_nothing() {
 fn empty_profile_exits_2_for_report_check_and_diff() {
     let dir = tempfile::tempdir().unwrap();
     let (before, _) = seed_000(dir.path());
-    let mut v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&before).unwrap()).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&before).unwrap()).unwrap();
     v["kernels"] = serde_json::json!([]);
     let empty = dir.path().join("empty.json");
     std::fs::write(&empty, v.to_string()).unwrap();
     let msg = predicate::str::contains("empty.json: the analysis has no kernels");
-    roofline()
-        .arg("report")
-        .arg(&empty)
-        .arg("-o")
-        .arg(dir.path().join("x.html"))
-        .assert()
-        .code(2)
-        .stderr(msg.clone());
-    roofline()
-        .arg("check")
-        .arg(&empty)
-        .args(["--min-pct-of-roof", "50"])
-        .assert()
-        .code(2)
-        .stderr(msg.clone());
-    roofline()
-        .arg("diff")
-        .arg(&before)
-        .arg(&empty)
-        .assert()
-        .code(2)
-        .stderr(msg);
+    roofline().arg("report").arg(&empty).arg("-o").arg(dir.path().join("x.html")).assert().code(2).stderr(msg.clone());
+    roofline().arg("check").arg(&empty).args(["--min-pct-of-roof", "50"]).assert().code(2).stderr(msg.clone());
+    roofline().arg("diff").arg(&before).arg(&empty).assert().code(2).stderr(msg);
     assert!(!dir.path().join("x.html").exists());
 }
 
@@ -186,25 +130,10 @@ fn empty_profile_exits_2_for_report_check_and_diff() {
 fn missing_ceiling_is_said_on_stderr_and_on_the_chart() {
     let dir = tempfile::tempdir().unwrap();
     let mut c = roofline();
-    c.args([
-        "model",
-        "--peak",
-        "10 TFLOP/s",
-        "--bandwidth",
-        "1 TB/s",
-        "--format",
-        "json",
-    ]);
-    c.args([
-        "--kernel",
-        "dgemm_tc: flops=2e12 bytes=1e9 kind=tensor_fp64 time=1ms",
-    ]);
+    c.args(["model", "--peak", "10 TFLOP/s", "--bandwidth", "1 TB/s", "--format", "json"]);
+    c.args(["--kernel", "dgemm_tc: flops=2e12 bytes=1e9 kind=tensor_fp64 time=1ms"]);
     let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let a = dir.path().join("a.json");
     std::fs::write(&a, &out.stdout).unwrap();
     let svg = dir.path().join("c.svg");
@@ -215,12 +144,8 @@ fn missing_ceiling_is_said_on_stderr_and_on_the_chart() {
         .arg(&svg)
         .assert()
         .success()
-        .stderr(predicate::str::contains(
-            "has no ceiling for FP64 tensor FLOPs: dgemm_tc",
-        ));
-    assert!(std::fs::read_to_string(&svg)
-        .unwrap()
-        .contains("has no ceiling for FP64 tensor FLOPs"));
+        .stderr(predicate::str::contains("has no ceiling for FP64 tensor FLOPs: dgemm_tc"));
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("has no ceiling for FP64 tensor FLOPs"));
 }
 
 #[test]
@@ -236,12 +161,7 @@ fn check_passes_fails_and_names_unknown_keys() {
             "slow: flops=1 bytes=12 elements=33554432 time=3.1457ms",
         ],
     );
-    roofline()
-        .arg("check")
-        .arg(&a)
-        .args(["--min-pct-of-roof", "30"])
-        .assert()
-        .code(0);
+    roofline().arg("check").arg(&a).args(["--min-pct-of-roof", "30"]).assert().code(0);
     roofline()
         .arg("check")
         .arg(&a)
@@ -249,17 +169,11 @@ fn check_passes_fails_and_names_unknown_keys() {
         .assert()
         .code(1)
         .stdout(
-            predicate::str::contains("FAIL  slow").and(predicate::str::contains(
-                "40% of the DRAM bandwidth roof, < 60%",
-            )),
+            predicate::str::contains("FAIL  slow")
+                .and(predicate::str::contains("40% of the DRAM bandwidth roof, < 60%")),
         )
         .stderr(predicate::str::contains("check failed: 1 of 2"));
-    roofline()
-        .arg("check")
-        .arg(&a)
-        .args(["--min-pct-of-roof", "60", "--kernel", "slow=30"])
-        .assert()
-        .code(0);
+    roofline().arg("check").arg(&a).args(["--min-pct-of-roof", "60", "--kernel", "slow=30"]).assert().code(0);
 
     let cfg = dir.path().join("ci.toml");
     std::fs::write(&cfg, "min_pct_of_roof = 60\nmin_time_shares = 5\n").unwrap();
@@ -270,15 +184,8 @@ fn check_passes_fails_and_names_unknown_keys() {
         .arg(&cfg)
         .assert()
         .code(2)
-        .stderr(
-            predicate::str::contains("ci.toml").and(predicate::str::contains("min_time_shares")),
-        );
-    roofline()
-        .arg("check")
-        .arg(&a)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("no rule to check"));
+        .stderr(predicate::str::contains("ci.toml").and(predicate::str::contains("min_time_shares")));
+    roofline().arg("check").arg(&a).assert().code(2).stderr(predicate::str::contains("no rule to check"));
 }
 
 #[test]
@@ -286,11 +193,7 @@ fn check_against_a_baseline_in_the_config() {
     let dir = tempfile::tempdir().unwrap();
     let (_before, after) = seed_000(dir.path());
     let cfg = dir.path().join("ci.toml");
-    std::fs::write(
-        &cfg,
-        "baseline = \"before.json\"\nmax_regression_pct = 10\n",
-    )
-    .unwrap();
+    std::fs::write(&cfg, "baseline = \"before.json\"\nmax_regression_pct = 10\n").unwrap();
     // fused is not in the baseline: nothing to regress from, so it passes, with a note.
     roofline()
         .arg("check")
@@ -300,12 +203,7 @@ fn check_against_a_baseline_in_the_config() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains("not in the baseline"));
-    let slower = model(
-        dir.path(),
-        "slower.json",
-        "t4",
-        &["scale: flops=1 bytes=12 elements=16777216 time=0.9ms"],
-    );
+    let slower = model(dir.path(), "slower.json", "t4", &["scale: flops=1 bytes=12 elements=16777216 time=0.9ms"]);
     roofline()
         .arg("check")
         .arg(&slower)
@@ -314,36 +212,21 @@ fn check_against_a_baseline_in_the_config() {
         .args(["--format", "json"])
         .assert()
         .code(1)
-        .stdout(
-            predicate::str::contains("\"passed\": false")
-                .and(predicate::str::contains("regression.time")),
-        );
+        .stdout(predicate::str::contains("\"passed\": false").and(predicate::str::contains("regression.time")));
 }
 
 #[test]
 fn diff_seed_000_fusion() {
     let dir = tempfile::tempdir().unwrap();
     let (before, after) = seed_000(dir.path());
-    let out = roofline()
-        .arg("diff")
-        .arg(&before)
-        .arg(&after)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
+    let out = roofline().arg("diff").arg(&before).arg(&after).args(["--format", "json"]).output().unwrap();
     assert!(out.status.success());
     let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let total = d["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["kind"] == "total")
-        .unwrap();
+    let total = d["rows"].as_array().unwrap().iter().find(|r| r["kind"] == "total").unwrap();
     let ib = total["before"]["intensity"]["dram"].as_f64().unwrap();
     let ia = total["after"]["intensity"]["dram"].as_f64().unwrap();
     assert!((ib - 2.0 / 24.0).abs() < 1e-12 && (ia - 2.0 / 16.0).abs() < 1e-12);
-    let speedup = total["before"]["duration_s"].as_f64().unwrap()
-        / total["after"]["duration_s"].as_f64().unwrap();
+    let speedup = total["before"]["duration_s"].as_f64().unwrap() / total["after"]["duration_s"].as_f64().unwrap();
     assert!((speedup - 1.5).abs() < 0.05, "{speedup}");
 
     let html = dir.path().join("d.html");
@@ -355,13 +238,8 @@ fn diff_seed_000_fusion() {
         .arg(&html)
         .assert()
         .success()
-        .stdout(
-            predicate::str::contains("scale + add -> fused")
-                .and(predicate::str::contains("1.50x faster")),
-        );
-    assert!(std::fs::read_to_string(&html)
-        .unwrap()
-        .contains("class=\"arrow\""));
+        .stdout(predicate::str::contains("scale + add -> fused").and(predicate::str::contains("1.50x faster")));
+    assert!(std::fs::read_to_string(&html).unwrap().contains("class=\"arrow\""));
     roofline()
         .arg("diff")
         .arg(&before)
@@ -377,12 +255,8 @@ fn the_example_check_config_works() {
     let dir = tempfile::tempdir().unwrap();
     let (_, after) = seed_000(dir.path());
     let cfg = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ci/roofline-check.toml");
-    roofline()
-        .arg("check")
-        .arg(&after)
-        .arg("--config")
-        .arg(&cfg)
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains("pass  fused  kernel.min_pct_of_roof").and(predicate::str::contains("kernel.max_time")));
+    roofline().arg("check").arg(&after).arg("--config").arg(&cfg).assert().code(0).stdout(
+        predicate::str::contains("pass  fused  kernel.min_pct_of_roof")
+            .and(predicate::str::contains("kernel.max_time")),
+    );
 }

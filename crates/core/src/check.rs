@@ -37,12 +37,7 @@ pub enum CheckConfigError {
     #[error("{input}: {message}")]
     Toml { input: String, message: String },
     #[error("{input}: {field} = {value}: {problem}")]
-    Value {
-        input: String,
-        field: String,
-        value: String,
-        problem: String,
-    },
+    Value { input: String, field: String, value: String, problem: String },
     #[error("{input}: no rule to check; set min_pct_of_roof, max_regression_pct with a baseline, or a [[kernel]] limit (or the flags --min-pct-of-roof, --baseline, --kernel)")]
     Nothing { input: String },
 }
@@ -116,16 +111,10 @@ impl Rules {
                 Some(v) => pct(input, "min_time_share_pct", v, 100.0)?,
                 None => 0.0,
             },
-            min_pct_of_roof: raw
-                .min_pct_of_roof
-                .map(|v| pct(input, "min_pct_of_roof", v, 100.0))
-                .transpose()?,
+            min_pct_of_roof: raw.min_pct_of_roof.map(|v| pct(input, "min_pct_of_roof", v, 100.0)).transpose()?,
             kernels: Vec::new(),
             baseline: raw.baseline,
-            max_regression_pct: raw
-                .max_regression_pct
-                .map(|v| pct(input, "max_regression_pct", v, 1e6))
-                .transpose()?,
+            max_regression_pct: raw.max_regression_pct.map(|v| pct(input, "max_regression_pct", v, 1e6)).transpose()?,
         };
         for k in raw.kernel {
             let field = |f: &str| format!("kernel {:?} {f}", k.name);
@@ -139,9 +128,7 @@ impl Rules {
                         problem,
                     };
                     let s = match v {
-                        toml::Value::String(s) => {
-                            parse_quantity(s, Unit::Second).map_err(|e| bad(e.to_string()))?
-                        }
+                        toml::Value::String(s) => parse_quantity(s, Unit::Second).map_err(|e| bad(e.to_string()))?,
                         toml::Value::Float(f) => *f,
                         toml::Value::Integer(i) => *i as f64,
                         _ => return Err(bad("expected a duration such as \"1.2 ms\"".into())),
@@ -172,14 +159,8 @@ impl Rules {
             value: format!("{spec:?}"),
             problem: problem.into(),
         };
-        let (name, v) = spec
-            .rsplit_once('=')
-            .ok_or_else(|| bad("expected NAME=PCT, for example fused=80"))?;
-        let v: f64 = v
-            .trim()
-            .trim_end_matches('%')
-            .parse()
-            .map_err(|_| bad("the part after '=' is not a number"))?;
+        let (name, v) = spec.rsplit_once('=').ok_or_else(|| bad("expected NAME=PCT, for example fused=80"))?;
+        let v: f64 = v.trim().trim_end_matches('%').parse().map_err(|_| bad("the part after '=' is not a number"))?;
         Ok(KernelLimit {
             name: name.trim().into(),
             min_pct_of_roof: Some(pct("--kernel", "--kernel", v, 100.0)?),
@@ -192,23 +173,14 @@ impl Rules {
         if self.baseline.is_some() != self.max_regression_pct.is_some() {
             return Err(CheckConfigError::Value {
                 input: input.into(),
-                field: if self.baseline.is_some() {
-                    "baseline"
-                } else {
-                    "max_regression_pct"
-                }
-                .into(),
+                field: if self.baseline.is_some() { "baseline" } else { "max_regression_pct" }.into(),
                 value: "set".into(),
-                problem:
-                    "a baseline needs max_regression_pct, and max_regression_pct needs a baseline"
-                        .into(),
+                problem: "a baseline needs max_regression_pct, and max_regression_pct needs a baseline".into(),
             });
         }
         let regression = self.baseline.is_some() && self.max_regression_pct.is_some();
         if self.min_pct_of_roof.is_none() && self.kernels.is_empty() && !regression {
-            return Err(CheckConfigError::Nothing {
-                input: input.into(),
-            });
+            return Err(CheckConfigError::Nothing { input: input.into() });
         }
         Ok(())
     }
@@ -261,10 +233,7 @@ fn find<'a>(doc: &'a AnalysisDocument, name: &str) -> Option<&'a KernelAnalysis>
 fn roof_name(k: &KernelAnalysis) -> String {
     match k.limiter {
         Some(crate::roofline::Limiter::Bandwidth(l)) => format!("{} bandwidth", l.label()),
-        _ => k
-            .compute_roof_name
-            .clone()
-            .unwrap_or_else(|| "compute".into()),
+        _ => k.compute_roof_name.clone().unwrap_or_else(|| "compute".into()),
     }
 }
 
@@ -280,35 +249,22 @@ fn pct_rule(out: &mut Vec<Outcome>, k: &KernelAnalysis, rule: &str, min: f64) {
                 format_percent(min)
             ),
         ),
-        None => (
-            false,
-            format!(
-                "no % of roof (no duration or no roof for it), so it cannot reach {}",
-                format_percent(min)
-            ),
-        ),
+        None => {
+            (false, format!("no % of roof (no duration or no roof for it), so it cannot reach {}", format_percent(min)))
+        }
     };
-    out.push(Outcome {
-        kernel: label(k),
-        rule: rule.into(),
-        passed,
-        detail,
-    });
+    out.push(Outcome { kernel: label(k), rule: rule.into(), passed, detail });
 }
 
 /// Applies the rules to `doc`, and the regression rule to `baseline`.
-pub fn check(
-    doc: &AnalysisDocument,
-    rules: &Rules,
-    baseline: Option<&AnalysisDocument>,
-) -> CheckReport {
+pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDocument>) -> CheckReport {
     let mut outcomes = Vec::new();
     let mut notes = Vec::new();
     let named = |k: &KernelAnalysis| {
-        rules.kernels.iter().any(|l| {
-            l.min_pct_of_roof.is_some()
-                && (l.name == k.kernel.name || l.name == k.kernel.display_name)
-        })
+        rules
+            .kernels
+            .iter()
+            .any(|l| l.min_pct_of_roof.is_some() && (l.name == k.kernel.name || l.name == k.kernel.display_name))
     };
 
     if let Some(min) = rules.min_pct_of_roof {
@@ -325,10 +281,8 @@ pub fn check(
                     format_percent(100.0 * s),
                     format_percent(rules.min_time_share_pct)
                 )),
-                None => notes.push(format!(
-                    "{}: no duration, so no share of GPU time: not held to min_pct_of_roof",
-                    label(k)
-                )),
+                None => notes
+                    .push(format!("{}: no duration, so no share of GPU time: not held to min_pct_of_roof", label(k))),
             }
         }
     }
@@ -353,37 +307,18 @@ pub fn check(
             let (passed, detail) = match k.kernel.duration_s {
                 Some(t) => (
                     t <= max,
-                    format!(
-                        "{} {} {}",
-                        format_seconds(t),
-                        if t <= max { "<=" } else { ">" },
-                        format_seconds(max)
-                    ),
+                    format!("{} {} {}", format_seconds(t), if t <= max { "<=" } else { ">" }, format_seconds(max)),
                 ),
-                None => (
-                    false,
-                    format!(
-                        "no duration, so it cannot be held to {}",
-                        format_seconds(max)
-                    ),
-                ),
+                None => (false, format!("no duration, so it cannot be held to {}", format_seconds(max))),
             };
-            outcomes.push(Outcome {
-                kernel: label(k),
-                rule: "kernel.max_time".into(),
-                passed,
-                detail,
-            });
+            outcomes.push(Outcome { kernel: label(k), rule: "kernel.max_time".into(), passed, detail });
         }
     }
 
     if let (Some(base), Some(max)) = (baseline, rules.max_regression_pct) {
         for k in &doc.kernels {
             let Some(b) = find(base, &k.kernel.name) else {
-                notes.push(format!(
-                    "{}: not in the baseline, so not checked for regression",
-                    label(k)
-                ));
+                notes.push(format!("{}: not in the baseline, so not checked for regression", label(k)));
                 continue;
             };
             if let (Some(t), Some(tb)) = (k.kernel.duration_s, b.kernel.duration_s) {
@@ -423,10 +358,7 @@ pub fn check(
         }
         for b in &base.kernels {
             if find(doc, &b.kernel.name).is_none() {
-                notes.push(format!(
-                    "{}: in the baseline but not in this analysis",
-                    label(b)
-                ));
+                notes.push(format!("{}: in the baseline but not in this analysis", label(b)));
             }
         }
     }
@@ -443,15 +375,8 @@ mod tests {
 
     fn doc(specs: &[&str]) -> AnalysisDocument {
         let m = Machine::simple("T4", FlopKind::Fp32, 8141e9, 320e9);
-        let ks: Vec<_> = specs
-            .iter()
-            .map(|s| parse_kernel_spec(s).unwrap())
-            .collect();
-        let src = AnalysisSource {
-            kind: "model".into(),
-            detail: String::new(),
-            byte_convention: None,
-        };
+        let ks: Vec<_> = specs.iter().map(|s| parse_kernel_spec(s).unwrap()).collect();
+        let src = AnalysisSource { kind: "model".into(), detail: String::new(), byte_convention: None };
         AnalysisDocument::new(Producer::new("test"), src, m.clone(), analyze(&m, &ks))
     }
 
@@ -466,25 +391,14 @@ mod tests {
 
     #[test]
     fn share_and_pct_of_roof() {
-        let rules =
-            Rules::from_toml("min_time_share_pct = 5\nmin_pct_of_roof = 60\n", "c.toml").unwrap();
+        let rules = Rules::from_toml("min_time_share_pct = 5\nmin_pct_of_roof = 60\n", "c.toml").unwrap();
         let r = check(&app(), &rules, None);
         assert!(!r.passed());
         let fails: Vec<_> = r.failures().collect();
         assert_eq!(fails.len(), 1);
         assert_eq!(fails[0].kernel, "slow");
-        assert!(
-            fails[0]
-                .detail
-                .contains("40% of the DRAM bandwidth roof, < 60%"),
-            "{}",
-            fails[0].detail
-        );
-        assert!(
-            r.notes.iter().any(|n| n.starts_with("tiny:")),
-            "{:?}",
-            r.notes
-        );
+        assert!(fails[0].detail.contains("40% of the DRAM bandwidth roof, < 60%"), "{}", fails[0].detail);
+        assert!(r.notes.iter().any(|n| n.starts_with("tiny:")), "{:?}", r.notes);
         assert_eq!(r.outcomes.len(), 2);
     }
 
@@ -492,23 +406,14 @@ mod tests {
     fn named_kernel_limit_replaces_the_general_one() {
         let text = "min_pct_of_roof = 60\n[[kernel]]\nname = \"slow\"\nmin_pct_of_roof = 30\nmax_time = \"3 ms\"\n";
         let r = check(&app(), &Rules::from_toml(text, "c.toml").unwrap(), None);
-        let fails: Vec<_> = r
-            .failures()
-            .map(|o| (o.kernel.as_str(), o.rule.as_str()))
-            .collect();
+        let fails: Vec<_> = r.failures().map(|o| (o.kernel.as_str(), o.rule.as_str())).collect();
         // tiny (no share floor) fails at 10%; slow passes 30% but is over 3 ms.
-        assert_eq!(
-            fails,
-            [("tiny", "min_pct_of_roof"), ("slow", "kernel.max_time")]
-        );
+        assert_eq!(fails, [("tiny", "min_pct_of_roof"), ("slow", "kernel.max_time")]);
     }
 
     #[test]
     fn missing_named_kernel_fails_with_the_list() {
-        let rules = Rules {
-            kernels: vec![Rules::parse_kernel_flag("fused=80").unwrap()],
-            ..Rules::default()
-        };
+        let rules = Rules { kernels: vec![Rules::parse_kernel_flag("fused=80").unwrap()], ..Rules::default() };
         let r = check(&app(), &rules, None);
         let f = r.failures().next().unwrap();
         assert_eq!(f.rule, "kernel.present");
@@ -517,68 +422,35 @@ mod tests {
 
     #[test]
     fn baseline_regression() {
-        let base = doc(&[
-            "vecadd: flops=1 bytes=12 elements=33554432 time=1.5ms",
-            "gone: flops=1 bytes=8 time=1ms",
-        ]);
+        let base = doc(&["vecadd: flops=1 bytes=12 elements=33554432 time=1.5ms", "gone: flops=1 bytes=8 time=1ms"]);
         let now = doc(&["vecadd: flops=1 bytes=12 elements=33554432 time=1.8ms"]);
-        let rules = Rules {
-            baseline: Some("b.json".into()),
-            max_regression_pct: Some(10.0),
-            ..Rules::default()
-        };
+        let rules = Rules { baseline: Some("b.json".into()), max_regression_pct: Some(10.0), ..Rules::default() };
         rules.validate("flags").unwrap();
         let r = check(&now, &rules, Some(&base));
         let fails: Vec<_> = r.failures().map(|o| o.rule.as_str()).collect();
         assert_eq!(fails, ["regression.time", "regression.pct_of_roof"]);
-        assert!(
-            r.outcomes[0].detail.contains("+20.0%"),
-            "{}",
-            r.outcomes[0].detail
-        );
+        assert!(r.outcomes[0].detail.contains("+20.0%"), "{}", r.outcomes[0].detail);
         assert!(r.notes.iter().any(|n| n.contains("gone")));
-        let ok = Rules {
-            max_regression_pct: Some(25.0),
-            ..rules
-        };
+        let ok = Rules { max_regression_pct: Some(25.0), ..rules };
         assert!(check(&now, &ok, Some(&base)).passed());
     }
 
     #[test]
     fn unknown_key_is_named() {
-        let e = Rules::from_toml("min_pct_of_rooof = 60\n", "ci.toml")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("ci.toml") && e.contains("min_pct_of_rooof") && e.contains("known keys"),
-            "{e}"
-        );
-        let e = Rules::from_toml("[[kernel]]\nname = \"x\"\nmax_tim = 1\n", "ci.toml")
-            .unwrap_err()
-            .to_string();
+        let e = Rules::from_toml("min_pct_of_rooof = 60\n", "ci.toml").unwrap_err().to_string();
+        assert!(e.contains("ci.toml") && e.contains("min_pct_of_rooof") && e.contains("known keys"), "{e}");
+        let e = Rules::from_toml("[[kernel]]\nname = \"x\"\nmax_tim = 1\n", "ci.toml").unwrap_err().to_string();
         assert!(e.contains("max_tim"), "{e}");
     }
 
     #[test]
     fn bad_values_are_refused() {
-        assert!(Rules::from_toml("min_pct_of_roof = 160\n", "c")
-            .unwrap_err()
-            .to_string()
-            .contains("0 to 100"));
-        let e = Rules::from_toml("[[kernel]]\nname = \"x\"\nmax_time = \"fast\"\n", "c")
-            .unwrap_err()
-            .to_string();
+        assert!(Rules::from_toml("min_pct_of_roof = 160\n", "c").unwrap_err().to_string().contains("0 to 100"));
+        let e = Rules::from_toml("[[kernel]]\nname = \"x\"\nmax_time = \"fast\"\n", "c").unwrap_err().to_string();
         assert!(e.contains("max_time") && e.contains("duration"), "{e}");
         assert!(Rules::default().validate("c").is_err());
-        let half = Rules {
-            baseline: Some("b".into()),
-            ..Rules::default()
-        };
-        assert!(half
-            .validate("c")
-            .unwrap_err()
-            .to_string()
-            .contains("needs max_regression_pct"));
+        let half = Rules { baseline: Some("b".into()), ..Rules::default() };
+        assert!(half.validate("c").unwrap_err().to_string().contains("needs max_regression_pct"));
         assert!(Rules::parse_kernel_flag("fused").is_err());
         assert!(Rules::parse_kernel_flag("fused=x").is_err());
     }

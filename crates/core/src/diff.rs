@@ -30,19 +30,9 @@ impl Pairing {
     /// Parses `OLD=NEW`, each side one name or several joined by `+`
     /// (`scale+add=fused`).
     pub fn parse(spec: &str) -> Result<Pairing, DiffError> {
-        let bad = |problem: &str| DiffError::Pairing {
-            spec: spec.into(),
-            problem: problem.into(),
-        };
-        let (b, a) = spec
-            .split_once('=')
-            .ok_or_else(|| bad("no '=' between the before and after names"))?;
-        let side = |s: &str| {
-            s.split('+')
-                .map(|n| n.trim().to_string())
-                .filter(|n| !n.is_empty())
-                .collect::<Vec<_>>()
-        };
+        let bad = |problem: &str| DiffError::Pairing { spec: spec.into(), problem: problem.into() };
+        let (b, a) = spec.split_once('=').ok_or_else(|| bad("no '=' between the before and after names"))?;
+        let side = |s: &str| s.split('+').map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect::<Vec<_>>();
         let (before, after) = (side(b), side(a));
         if before.is_empty() || after.is_empty() {
             return Err(bad("a side is empty"));
@@ -57,11 +47,7 @@ pub enum DiffError {
     #[error("--match {spec:?}: {problem}; write it as BEFORE=AFTER, several kernels joined by '+' (scale+add=fused)")]
     Pairing { spec: String, problem: String },
     #[error("--match names kernel {name:?}, which is not in the {side} analysis; its kernels are: {known}")]
-    UnknownKernel {
-        name: String,
-        side: &'static str,
-        known: String,
-    },
+    UnknownKernel { name: String, side: &'static str, known: String },
     #[error("kernel {name:?} is named twice in --match")]
     PairedTwice { name: String },
     #[error("the {side} analysis has no kernels; profile or model something first")]
@@ -93,11 +79,7 @@ impl Side {
             duration_s: a.kernel.duration_s,
             total_flops: a.total_flops,
             bytes: a.kernel.bytes.clone(),
-            intensity: a
-                .levels
-                .iter()
-                .filter_map(|p| p.intensity.map(|i| (p.level, i)))
-                .collect(),
+            intensity: a.levels.iter().filter_map(|p| p.intensity.map(|i| (p.level, i))).collect(),
             achieved_flops_per_s: a.achieved_flops_per_s,
             attainable_flops_per_s: a.attainable_flops_per_s,
             pct_of_roof: a.pct_of_roof,
@@ -149,19 +131,13 @@ pub struct DiffRow {
 impl DiffRow {
     /// before / after duration: 1.5 means 1.5x faster.
     pub fn speedup(&self) -> Option<f64> {
-        let (b, a) = (
-            self.before.as_ref()?.duration_s?,
-            self.after.as_ref()?.duration_s?,
-        );
+        let (b, a) = (self.before.as_ref()?.duration_s?, self.after.as_ref()?.duration_s?);
         (a > 0.0 && b > 0.0).then(|| b / a)
     }
 
     /// Relative change in time, percent (negative is faster).
     pub fn time_change_pct(&self) -> Option<f64> {
-        let (b, a) = (
-            self.before.as_ref()?.duration_s?,
-            self.after.as_ref()?.duration_s?,
-        );
+        let (b, a) = (self.before.as_ref()?.duration_s?, self.after.as_ref()?.duration_s?);
         (b > 0.0).then(|| 100.0 * (a - b) / b)
     }
 
@@ -204,10 +180,7 @@ fn label(k: &KernelAnalysis) -> String {
 
 /// Sums kernels into one and places it under `machine`.
 fn aggregate(machine: &Machine, name: &str, ks: &[&KernelAnalysis]) -> KernelAnalysis {
-    let mut k = Kernel::named(
-        name,
-        ks.first().map(|k| k.kernel.origin).unwrap_or(Origin::User),
-    );
+    let mut k = Kernel::named(name, ks.first().map(|k| k.kernel.origin).unwrap_or(Origin::User));
     k.launches = 0;
     let mut duration = Some(0.0);
     for a in ks {
@@ -233,27 +206,15 @@ fn find(doc: &AnalysisDocument, name: &str) -> Option<usize> {
     doc.kernels
         .iter()
         .position(|k| k.kernel.name == name)
-        .or_else(|| {
-            doc.kernels
-                .iter()
-                .position(|k| k.kernel.display_name == name)
-        })
+        .or_else(|| doc.kernels.iter().position(|k| k.kernel.display_name == name))
 }
 
 fn known(doc: &AnalysisDocument) -> String {
-    doc.kernels
-        .iter()
-        .map(|k| format!("{:?}", label(k)))
-        .collect::<Vec<_>>()
-        .join(", ")
+    doc.kernels.iter().map(|k| format!("{:?}", label(k))).collect::<Vec<_>>().join(", ")
 }
 
 /// Compares two analyses.
-pub fn diff(
-    before: &AnalysisDocument,
-    after: &AnalysisDocument,
-    pairings: &[Pairing],
-) -> Result<Diff, DiffError> {
+pub fn diff(before: &AnalysisDocument, after: &AnalysisDocument, pairings: &[Pairing]) -> Result<Diff, DiffError> {
     if before.kernels.is_empty() {
         return Err(DiffError::Empty { side: "before" });
     }
@@ -265,23 +226,22 @@ pub fn diff(
     let mut rows = Vec::new();
 
     for p in pairings {
-        let take =
-            |doc: &AnalysisDocument, used: &mut [bool], names: &[String], side: &'static str| {
-                let mut idx = Vec::new();
-                for n in names {
-                    let i = find(doc, n).ok_or_else(|| DiffError::UnknownKernel {
-                        name: n.clone(),
-                        side,
-                        known: known(doc),
-                    })?;
-                    if used[i] {
-                        return Err(DiffError::PairedTwice { name: n.clone() });
-                    }
-                    used[i] = true;
-                    idx.push(i);
+        let take = |doc: &AnalysisDocument, used: &mut [bool], names: &[String], side: &'static str| {
+            let mut idx = Vec::new();
+            for n in names {
+                let i = find(doc, n).ok_or_else(|| DiffError::UnknownKernel {
+                    name: n.clone(),
+                    side,
+                    known: known(doc),
+                })?;
+                if used[i] {
+                    return Err(DiffError::PairedTwice { name: n.clone() });
                 }
-                Ok(idx)
-            };
+                used[i] = true;
+                idx.push(i);
+            }
+            Ok(idx)
+        };
         let bi = take(before, &mut used_b, &p.before, "before")?;
         let ai = take(after, &mut used_a, &p.after, "after")?;
         let side = |doc: &AnalysisDocument, idx: &[usize]| {
@@ -316,9 +276,7 @@ pub fn diff(
                     k.kernel.name.clone()
                 }
             };
-            let Some(j) =
-                (0..after.kernels.len()).find(|&j| !used_a[j] && key(&after.kernels[j]) == key(bk))
-            else {
+            let Some(j) = (0..after.kernels.len()).find(|&j| !used_a[j] && key(&after.kernels[j]) == key(bk)) else {
                 continue;
             };
             used_b[i] = true;
@@ -327,10 +285,7 @@ pub fn diff(
                 name: label(bk),
                 kind: RowKind::Matched,
                 before: Some(Side::from_analysis(bk, vec![label(bk)])),
-                after: Some(Side::from_analysis(
-                    &after.kernels[j],
-                    vec![label(&after.kernels[j])],
-                )),
+                after: Some(Side::from_analysis(&after.kernels[j], vec![label(&after.kernels[j])])),
             });
         }
     }
@@ -400,15 +355,8 @@ mod tests {
 
     fn doc(specs: &[&str]) -> AnalysisDocument {
         let m = Machine::simple("T4", FlopKind::Fp32, 8141e9, 320e9);
-        let ks: Vec<Kernel> = specs
-            .iter()
-            .map(|s| parse_kernel_spec(s).unwrap())
-            .collect();
-        let src = AnalysisSource {
-            kind: "model".into(),
-            detail: String::new(),
-            byte_convention: None,
-        };
+        let ks: Vec<Kernel> = specs.iter().map(|s| parse_kernel_spec(s).unwrap()).collect();
+        let src = AnalysisSource { kind: "model".into(), detail: String::new(), byte_convention: None };
         AnalysisDocument::new(Producer::new("test"), src, m.clone(), analyze(&m, &ks))
     }
 
@@ -431,23 +379,10 @@ mod tests {
         assert!((ib - 2.0 / 24.0).abs() < 1e-12, "{ib}");
         assert!((ia - 2.0 / 16.0).abs() < 1e-12, "{ia}");
         let s = total.speedup().unwrap();
-        assert!(
-            (s - 1.54 / 1.03).abs() < 1e-9 && s > 1.45 && s < 1.55,
-            "{s}"
-        );
-        assert_eq!(
-            d.rows.iter().filter(|r| r.kind == RowKind::Removed).count(),
-            2
-        );
-        assert_eq!(
-            d.rows.iter().filter(|r| r.kind == RowKind::Added).count(),
-            1
-        );
-        assert!(
-            d.notes[0].contains("--match scale+add=fused"),
-            "{:?}",
-            d.notes
-        );
+        assert!((s - 1.54 / 1.03).abs() < 1e-9 && s > 1.45 && s < 1.55, "{s}");
+        assert_eq!(d.rows.iter().filter(|r| r.kind == RowKind::Removed).count(), 2);
+        assert_eq!(d.rows.iter().filter(|r| r.kind == RowKind::Added).count(), 1);
+        assert!(d.notes[0].contains("--match scale+add=fused"), "{:?}", d.notes);
     }
 
     #[test]
@@ -481,13 +416,8 @@ mod tests {
     #[test]
     fn unknown_pairing_name_lists_the_kernels() {
         let (b, a) = seed_000();
-        let e = diff(&b, &a, &[Pairing::parse("scale+mul=fused").unwrap()])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("\"mul\"") && e.contains("\"scale\", \"add\""),
-            "{e}"
-        );
+        let e = diff(&b, &a, &[Pairing::parse("scale+mul=fused").unwrap()]).unwrap_err().to_string();
+        assert!(e.contains("\"mul\"") && e.contains("\"scale\", \"add\""), "{e}");
         assert!(Pairing::parse("scale").is_err());
         assert!(Pairing::parse("=fused").is_err());
     }
@@ -496,9 +426,6 @@ mod tests {
     fn empty_profile_is_refused() {
         let (b, mut a) = seed_000();
         a.kernels.clear();
-        assert_eq!(
-            diff(&b, &a, &[]).unwrap_err(),
-            DiffError::Empty { side: "after" }
-        );
+        assert_eq!(diff(&b, &a, &[]).unwrap_err(), DiffError::Empty { side: "after" });
     }
 }

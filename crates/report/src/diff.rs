@@ -13,8 +13,8 @@ use roofline_core::schema::AnalysisDocument;
 use roofline_core::units::{format_percent, format_plain, format_seconds, format_si, Unit};
 
 use crate::svg::{
-    bound_colour, escape, label_box, n, ridge_roofs, short_label, Anchor, Canvas, ChartOptions,
-    Extent, LegendEntry, Rect, Shape, Spot, Symbol,
+    bound_colour, escape, label_box, n, ridge_roofs, short_label, Anchor, Canvas, ChartOptions, Extent, LegendEntry,
+    Rect, Shape, Spot, Symbol,
 };
 
 /// Marker radius on the diff chart: shares of time are not comparable
@@ -30,20 +30,13 @@ fn point(s: &Side) -> Option<(f64, f64)> {
 fn side_title(s: &Side, when: &str) -> String {
     let mut t = format!("{when}: {}", s.kernels.join(" + "));
     if let Some((l, i)) = s.headline_intensity() {
-        t.push_str(&format!(
-            "\nintensity at {}: {}",
-            l.label(),
-            format_si(i, Unit::FlopPerByte)
-        ));
+        t.push_str(&format!("\nintensity at {}: {}", l.label(), format_si(i, Unit::FlopPerByte)));
     }
     if let Some(d) = s.duration_s {
         t.push_str(&format!("\ntime: {}", format_seconds(d)));
     }
     if let Some(a) = s.achieved_flops_per_s {
-        t.push_str(&format!(
-            "\nachieved: {}",
-            format_si(a, Unit::FlopPerSecond)
-        ));
+        t.push_str(&format!("\nachieved: {}", format_si(a, Unit::FlopPerSecond)));
     }
     if let Some(p) = s.pct_of_roof {
         t.push_str(&format!(" ({} of roof)", format_percent(p)));
@@ -59,11 +52,7 @@ pub fn row_summary(r: &DiffRow) -> String {
         _ => {
             let mut parts = Vec::new();
             if let Some(s) = r.speedup() {
-                parts.push(if s >= 1.0 {
-                    format!("{s:.2}x faster")
-                } else {
-                    format!("{:.2}x slower", 1.0 / s)
-                });
+                parts.push(if s >= 1.0 { format!("{s:.2}x faster") } else { format!("{:.2}x slower", 1.0 / s) });
             }
             if let Some(i) = r.intensity_ratio() {
                 parts.push(format!("intensity x{}", format_plain(i)));
@@ -78,12 +67,7 @@ pub fn row_summary(r: &DiffRow) -> String {
 }
 
 /// The diff chart: ceilings of the `after` machine, one arrow per row.
-pub fn diff_svg(
-    before: &AnalysisDocument,
-    after: &AnalysisDocument,
-    diff: &Diff,
-    opts: &ChartOptions,
-) -> String {
+pub fn diff_svg(before: &AnalysisDocument, after: &AnalysisDocument, diff: &Diff, opts: &ChartOptions) -> String {
     diff_chart(before, after, diff, opts).0
 }
 
@@ -104,32 +88,18 @@ pub fn diff_chart(
     }
     let mut ks: Vec<&KernelAnalysis> = after.kernels.iter().collect();
     ks.extend(before.kernels.iter());
-    let title = opts
-        .title
-        .clone()
-        .unwrap_or_else(|| format!("Before and after on {}", after.machine.name));
+    let title = opts.title.clone().unwrap_or_else(|| format!("Before and after on {}", after.machine.name));
     let subtitle = format!(
         "{} kernel(s) before, {} after; DRAM intensity; hollow: before, filled: after",
         before.kernels.len(),
         after.kernels.len()
     );
-    let mut c = Canvas::new(
-        &after.machine,
-        &extent,
-        &ridge_roofs(&after.machine, &ks),
-        false,
-        opts,
-        &title,
-        &subtitle,
-    );
+    let mut c = Canvas::new(&after.machine, &extent, &ridge_roofs(&after.machine, &ks), false, opts, &title, &subtitle);
     let f = c.frame;
 
     let mut anchors = Vec::new();
     let _ = writeln!(c.body, "<g class=\"diff-points\">");
-    let same = |x: &Option<Side>, y: &Option<Side>| match (
-        x.as_ref().and_then(point),
-        y.as_ref().and_then(point),
-    ) {
+    let same = |x: &Option<Side>, y: &Option<Side>| match (x.as_ref().and_then(point), y.as_ref().and_then(point)) {
         (Some(p), Some(q)) => (p.0 / q.0 - 1.0).abs() < 1e-9 && (p.1 / q.1 - 1.0).abs() < 1e-9,
         _ => false,
     };
@@ -137,9 +107,10 @@ pub fn diff_chart(
         let total = r.kind == RowKind::Total;
         // The total of a diff whose rows are one pairing is that pairing.
         if total
-            && diff.rows.iter().any(|o| {
-                o.kind != RowKind::Total && same(&o.before, &r.before) && same(&o.after, &r.after)
-            })
+            && diff
+                .rows
+                .iter()
+                .any(|o| o.kind != RowKind::Total && same(&o.before, &r.before) && same(&o.after, &r.after))
         {
             continue;
         }
@@ -166,10 +137,7 @@ pub fn diff_chart(
             }
         }
         let mut last = None;
-        for (p, s, filled, when) in [
-            (b, r.before.as_ref(), false, "before"),
-            (a, r.after.as_ref(), true, "after"),
-        ] {
+        for (p, s, filled, when) in [(b, r.before.as_ref(), false, "before"), (a, r.after.as_ref(), true, "after")] {
             let (Some(((x, y), _)), Some(s)) = (p, s) else {
                 continue;
             };
@@ -185,12 +153,7 @@ pub fn diff_chart(
                 if total { " stroke-dasharray=\"3 2\"" } else { "" },
                 escape(&side_title(s, when))
             );
-            c.placed.push(Rect {
-                x: px - rad,
-                y: py - rad,
-                w: 2.0 * rad,
-                h: 2.0 * rad,
-            });
+            c.placed.push(Rect { x: px - rad, y: py - rad, w: 2.0 * rad, h: 2.0 * rad });
             last = Some((px, py, rad));
         }
         let _ = writeln!(c.body, "</g>");
@@ -201,50 +164,21 @@ pub fn diff_chart(
     let _ = writeln!(c.body, "</g>");
 
     c.label_roofs(&after.machine);
-    let bounds = Rect {
-        x: f.plot.x + 2.0,
-        y: f.plot.y + 2.0,
-        w: f.plot.w - 4.0,
-        h: f.plot.h - 4.0,
-    };
+    let bounds = Rect { x: f.plot.x + 2.0, y: f.plot.y + 2.0, w: f.plot.w - 4.0, h: f.plot.h - 4.0 };
     let _ = writeln!(c.body, "<g class=\"diff-labels\" fill=\"#111\">");
     for (i, (x, y, r)) in anchors {
         let row = &diff.rows[i];
         let text = format!("{}: {}", short_label(&row.name, 36), row_summary(row));
         let mut cands = vec![
-            Spot {
-                x: x + r + 4.0,
-                y: y + 4.0,
-                anchor: Anchor::Start,
-            },
-            Spot {
-                x: x - r - 4.0,
-                y: y + 4.0,
-                anchor: Anchor::End,
-            },
-            Spot {
-                x,
-                y: y - r - 5.0,
-                anchor: Anchor::Middle,
-            },
-            Spot {
-                x,
-                y: y + r + 13.0,
-                anchor: Anchor::Middle,
-            },
+            Spot { x: x + r + 4.0, y: y + 4.0, anchor: Anchor::Start },
+            Spot { x: x - r - 4.0, y: y + 4.0, anchor: Anchor::End },
+            Spot { x, y: y - r - 5.0, anchor: Anchor::Middle },
+            Spot { x, y: y + r + 13.0, anchor: Anchor::Middle },
         ];
         for d in 1..8 {
             let off = r + 5.0 + 13.0 * d as f64;
-            cands.push(Spot {
-                x,
-                y: y - off,
-                anchor: Anchor::Middle,
-            });
-            cands.push(Spot {
-                x,
-                y: y + off + 8.0,
-                anchor: Anchor::Middle,
-            });
+            cands.push(Spot { x, y: y - off, anchor: Anchor::Middle });
+            cands.push(Spot { x, y: y + off + 8.0, anchor: Anchor::Middle });
         }
         let spot = c.place_label(&text, 11.0, &cands, &bounds, &format!("data-row=\"{i}\""));
         let b = label_box(&text, 11.0, spot);
@@ -266,10 +200,7 @@ pub fn diff_chart(
         LegendEntry::marker(Shape::Circle, "#fff", "#0072b2", "before"),
         LegendEntry::marker(Shape::Circle, "#0072b2", "#0072b2", "after (memory-bound)"),
         LegendEntry::marker(Shape::Circle, "#d55e00", "#d55e00", "after (compute-bound)"),
-        LegendEntry {
-            symbol: Symbol::Arrow,
-            text: "change".into(),
-        },
+        LegendEntry { symbol: Symbol::Arrow, text: "change".into() },
         LegendEntry::marker(Shape::Circle, "#222", "#222", "all kernels together"),
         LegendEntry::line("#222", true, "theoretical ceiling"),
         LegendEntry::line("#222", false, "measured or given ceiling"),
@@ -279,13 +210,7 @@ pub fn diff_chart(
         c.notes(&diff.notes);
     }
     let boxes = c.label_boxes.clone();
-    (
-        c.finish(
-            "diff-chart",
-            &format!("Before and after chart, {} rows", diff.rows.len()),
-        ),
-        boxes,
-    )
+    (c.finish("diff-chart", &format!("Before and after chart, {} rows", diff.rows.len())), boxes)
 }
 
 fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
@@ -300,47 +225,25 @@ fn arrow(b: String, a: String) -> String {
 pub fn row_cells(r: &DiffRow) -> [String; 6] {
     let b = r.before.as_ref();
     let a = r.after.as_ref();
-    let time = arrow(
-        opt(b.and_then(|s| s.duration_s), format_seconds),
-        opt(a.and_then(|s| s.duration_s), format_seconds),
-    ) + &r
-        .time_change_pct()
-        .map(|p| format!(" ({p:+.1}%)"))
-        .unwrap_or_default();
-    let int = |s: Option<&Side>| {
-        opt(s.and_then(|s| s.headline_intensity()), |(_, i)| {
-            format_si(i, Unit::FlopPerByte)
-        })
-    };
-    let pct = arrow(
-        opt(b.and_then(|s| s.pct_of_roof), format_percent),
-        opt(a.and_then(|s| s.pct_of_roof), format_percent),
-    ) + &r
-        .pct_of_roof_change()
-        .map(|d| format!(" ({d:+.1} pt)"))
-        .unwrap_or_default();
+    let time =
+        arrow(opt(b.and_then(|s| s.duration_s), format_seconds), opt(a.and_then(|s| s.duration_s), format_seconds))
+            + &r.time_change_pct().map(|p| format!(" ({p:+.1}%)")).unwrap_or_default();
+    let int = |s: Option<&Side>| opt(s.and_then(|s| s.headline_intensity()), |(_, i)| format_si(i, Unit::FlopPerByte));
+    let pct =
+        arrow(opt(b.and_then(|s| s.pct_of_roof), format_percent), opt(a.and_then(|s| s.pct_of_roof), format_percent))
+            + &r.pct_of_roof_change().map(|d| format!(" ({d:+.1} pt)")).unwrap_or_default();
     let bound = |s: Option<&Side>| opt(s.and_then(|s| s.bound), |b| b.label().to_string());
     [
         r.name.clone(),
         row_summary(r),
         time,
-        arrow(int(b), int(a))
-            + &r.intensity_ratio()
-                .map(|x| format!(" (x{})", format_plain(x)))
-                .unwrap_or_default(),
+        arrow(int(b), int(a)) + &r.intensity_ratio().map(|x| format!(" (x{})", format_plain(x))).unwrap_or_default(),
         pct,
         arrow(bound(b), bound(a)),
     ]
 }
 
-const HEADER: [&str; 6] = [
-    "kernel",
-    "change",
-    "time",
-    "intensity (DRAM)",
-    "% of roof",
-    "bound",
-];
+const HEADER: [&str; 6] = ["kernel", "change", "time", "intensity (DRAM)", "% of roof", "bound"];
 
 /// The diff as a terminal table.
 pub fn diff_text(diff: &Diff) -> String {
@@ -373,11 +276,7 @@ pub fn diff_markdown(diff: &Diff) -> String {
     let mut s = String::from("### Before and after\n\n| kernel | change | time | intensity (DRAM) | % of roof | bound |\n|---|---|---:|---:|---:|---|\n");
     for r in &diff.rows {
         let c = row_cells(r);
-        let _ = writeln!(
-            s,
-            "| {} |",
-            c.iter().map(|x| cell(x)).collect::<Vec<_>>().join(" | ")
-        );
+        let _ = writeln!(s, "| {} |", c.iter().map(|x| cell(x)).collect::<Vec<_>>().join(" | "));
     }
     for note in &diff.notes {
         let _ = write!(s, "\n> note: {}\n", cell(note));
@@ -403,10 +302,7 @@ pub fn diff_csv(diff: &Diff) -> Result<String, crate::ExportError> {
     for r in &diff.rows {
         let b = r.before.as_ref();
         let a = r.after.as_ref();
-        let kind = serde_json::to_value(r.kind)?
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let kind = serde_json::to_value(r.kind)?.as_str().unwrap_or_default().to_string();
         w.write_record([
             r.name.clone(),
             kind,
@@ -419,9 +315,6 @@ pub fn diff_csv(diff: &Diff) -> Result<String, crate::ExportError> {
             num(a.and_then(|s| s.pct_of_roof)),
         ])?;
     }
-    let bytes = w.into_inner().map_err(|e| crate::ExportError::Io {
-        path: "csv".into(),
-        source: e.into_error(),
-    })?;
+    let bytes = w.into_inner().map_err(|e| crate::ExportError::Io { path: "csv".into(), source: e.into_error() })?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -52,9 +52,7 @@ fn fill(template: &str, slots: &BTreeMap<&str, String>) -> String {
 
 /// JSON safe inside a `<script>` element.
 fn script_json<T: Serialize>(v: &T) -> Result<String, ExportError> {
-    Ok(serde_json::to_string(v)?
-        .replace("</", "<\\/")
-        .replace("<!--", "<\\!--"))
+    Ok(serde_json::to_string(v)?.replace("</", "<\\/").replace("<!--", "<\\!--"))
 }
 
 #[derive(Serialize)]
@@ -93,10 +91,7 @@ fn th(label: &str, numeric: bool, title: &str) -> String {
 fn limiter_name(a: &KernelAnalysis) -> String {
     match a.limiter {
         Some(Limiter::Bandwidth(l)) => format!("{} bandwidth", l.label()),
-        Some(Limiter::Compute) => a
-            .compute_roof_name
-            .clone()
-            .unwrap_or_else(|| "compute".into()),
+        Some(Limiter::Compute) => a.compute_roof_name.clone().unwrap_or_else(|| "compute".into()),
         None => "-".into(),
     }
 }
@@ -104,11 +99,7 @@ fn limiter_name(a: &KernelAnalysis) -> String {
 fn kernel_table(doc: &AnalysisDocument) -> String {
     let mut s = String::from("<table class=\"sortable\" id=\"kernel-table\">\n<thead><tr>");
     for (label, numeric, title) in [
-        (
-            "kernel",
-            false,
-            "display name and stable ID; hover for the full name",
-        ),
+        ("kernel", false, "display name and stable ID; hover for the full name"),
         ("time", true, "total duration of all launches"),
         ("share", true, "share of the GPU time of all kernels here"),
         ("AI DRAM", true, "FLOP per DRAM byte"),
@@ -116,11 +107,7 @@ fn kernel_table(doc: &AnalysisDocument) -> String {
         ("AI L1", true, "FLOP per L1/shared byte"),
         ("achieved", true, "FLOP/s reached"),
         ("roof", true, "the lowest roof at this kernel's intensities"),
-        (
-            "% of roof",
-            true,
-            "achieved / roof (for kernels with no FLOPs: best % of bandwidth)",
-        ),
+        ("% of roof", true, "achieved / roof (for kernels with no FLOPs: best % of bandwidth)"),
         ("bound", false, "which side of the ridge"),
         ("diagnosis", false, "where the point landed"),
         ("next move", false, "what to try next"),
@@ -139,29 +126,14 @@ fn kernel_table(doc: &AnalysisDocument) -> String {
             escape(&kernel_label(a)),
             escape(&k.id)
         );
-        s.push_str(&td_num(
-            k.duration_s,
-            k.duration_s.map(format_seconds).unwrap_or_default(),
-        ));
-        s.push_str(&td_num(
-            a.time_share,
-            a.time_share
-                .map(|x| format_percent(100.0 * x))
-                .unwrap_or_default(),
-        ));
+        s.push_str(&td_num(k.duration_s, k.duration_s.map(format_seconds).unwrap_or_default()));
+        s.push_str(&td_num(a.time_share, a.time_share.map(|x| format_percent(100.0 * x)).unwrap_or_default()));
         for l in MemLevel::ALL {
-            s.push_str(&td_num(
-                ai(l),
-                ai(l)
-                    .map(|x| format_si(x, Unit::FlopPerByte))
-                    .unwrap_or_default(),
-            ));
+            s.push_str(&td_num(ai(l), ai(l).map(|x| format_si(x, Unit::FlopPerByte)).unwrap_or_default()));
         }
         s.push_str(&td_num(
             a.achieved_flops_per_s,
-            a.achieved_flops_per_s
-                .map(|x| format_si(x, Unit::FlopPerSecond))
-                .unwrap_or_default(),
+            a.achieved_flops_per_s.map(|x| format_si(x, Unit::FlopPerSecond)).unwrap_or_default(),
         ));
         s.push_str(&match a.attainable_flops_per_s {
             Some(x) => format!(
@@ -171,50 +143,28 @@ fn kernel_table(doc: &AnalysisDocument) -> String {
             ),
             None => td_num(None, String::new()),
         });
-        s.push_str(&td_num(
-            a.pct_of_roof,
-            a.pct_of_roof.map(format_percent).unwrap_or_default(),
-        ));
+        s.push_str(&td_num(a.pct_of_roof, a.pct_of_roof.map(format_percent).unwrap_or_default()));
         let bound = a.bound.map(|b| b.label()).unwrap_or("-");
-        let _ = write!(
-            s,
-            "<td data-v=\"{bound}\" class=\"bound-{bound}\">{bound}</td>"
-        );
+        let _ = write!(s, "<td data-v=\"{bound}\" class=\"bound-{bound}\">{bound}</td>");
         let (pos, next) = match &a.diagnosis {
             Some(d) => (d.position.label().to_string(), d.next_move.clone()),
             None if !a.missing_ceilings.is_empty() => (
-                format!(
-                    "no {} ceiling",
-                    a.missing_ceilings
-                        .iter()
-                        .map(|k| k.label())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                format!("no {} ceiling", a.missing_ceilings.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")),
                 "add the missing ceiling (roofline bench, or a machine JSON)".into(),
             ),
-            None if k.duration_s.is_none() => (
-                "estimate".into(),
-                "run it and time it to place it under its roof".into(),
-            ),
+            None if k.duration_s.is_none() => {
+                ("estimate".into(), "run it and time it to place it under its roof".into())
+            }
             None => ("-".into(), "-".into()),
         };
-        let _ = writeln!(
-            s,
-            "<td>{}</td><td class=\"move\">{}</td></tr>",
-            escape(&pos),
-            escape(&next)
-        );
+        let _ = writeln!(s, "<td>{}</td><td class=\"move\">{}</td></tr>", escape(&pos), escape(&next));
     }
     s.push_str("</tbody>\n</table>");
     s
 }
 
 fn machine_section(m: &Machine) -> String {
-    let mut s = format!(
-        "<p><b>{}</b></p>\n<dl class=\"facts\">",
-        escape(&machine_heading(m))
-    );
+    let mut s = format!("<p><b>{}</b></p>\n<dl class=\"facts\">", escape(&machine_heading(m)));
     let g = &m.gpu;
     let mut fact = |k: &str, v: Option<String>| {
         if let Some(v) = v {
@@ -225,26 +175,15 @@ fn machine_section(m: &Machine) -> String {
     fact("compute capability", g.compute_capability.clone());
     fact("SMs", g.sms.map(|v| v.to_string()));
     fact("SM clock", g.sm_clock_mhz.map(|v| format!("{v:.0} MHz")));
-    fact(
-        "memory clock",
-        g.mem_clock_mhz.map(|v| format!("{v:.0} MHz")),
-    );
+    fact("memory clock", g.mem_clock_mhz.map(|v| format!("{v:.0} MHz")));
     fact("memory bus", g.bus_width_bits.map(|v| format!("{v} bits")));
     fact("L2", g.l2_bytes.map(|v| format_si(v as f64, Unit::Byte)));
-    fact(
-        "memory",
-        g.memory_bytes.map(|v| format_si(v as f64, Unit::Byte)),
-    );
+    fact("memory", g.memory_bytes.map(|v| format_si(v as f64, Unit::Byte)));
     fact("driver", g.driver.clone());
     s.push_str("</dl>\n<div class=\"table-wrap\"><table class=\"sortable\" id=\"roof-table\">\n<thead><tr>");
-    for (label, numeric) in [
-        ("ceiling", false),
-        ("value", true),
-        ("origin", false),
-        ("spread", false),
-        ("clock", false),
-        ("source", false),
-    ] {
+    for (label, numeric) in
+        [("ceiling", false), ("value", true), ("origin", false), ("spread", false), ("clock", false), ("source", false)]
+    {
         s.push_str(&th(label, numeric, ""));
     }
     s.push_str("</tr></thead>\n<tbody>\n");
@@ -263,10 +202,7 @@ fn machine_section(m: &Machine) -> String {
             s,
             "<tr><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&c.name),
-            td_num(
-                Some(c.flops_per_s),
-                format_si(c.flops_per_s, Unit::FlopPerSecond)
-            ),
+            td_num(Some(c.flops_per_s), format_si(c.flops_per_s, Unit::FlopPerSecond)),
             escape(&origin(&c.provenance, c.secondary)),
             escape(&spread_text(c.spread.as_ref(), Unit::FlopPerSecond)),
             escape(&c.clock.describe()),
@@ -278,10 +214,7 @@ fn machine_section(m: &Machine) -> String {
             s,
             "<tr><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&b.name),
-            td_num(
-                Some(b.bytes_per_s),
-                format_si(b.bytes_per_s, Unit::BytePerSecond)
-            ),
+            td_num(Some(b.bytes_per_s), format_si(b.bytes_per_s, Unit::BytePerSecond)),
             escape(&origin(&b.provenance, b.secondary)),
             escape(&spread_text(b.spread.as_ref(), Unit::BytePerSecond)),
             escape(&b.clock.describe()),
@@ -328,15 +261,8 @@ fn method_section(doc: &AnalysisDocument) -> String {
             "{} {}{}{}",
             p.tool,
             p.version,
-            if p.command.is_empty() {
-                String::new()
-            } else {
-                format!(", `{}`", p.command)
-            },
-            p.created
-                .as_ref()
-                .map(|c| format!(", {c}"))
-                .unwrap_or_default()
+            if p.command.is_empty() { String::new() } else { format!(", `{}`", p.command) },
+            p.created.as_ref().map(|c| format!(", {c}")).unwrap_or_default()
         ),
     );
     fact("schema", &doc.schema);
@@ -367,10 +293,7 @@ fn warnings(doc_warnings: &[String], chart_notes: &[String]) -> String {
 }
 
 fn page(mut slots: BTreeMap<&'static str, String>) -> String {
-    slots.insert(
-        "GENERATOR",
-        format!("roofline {}", env!("CARGO_PKG_VERSION")),
-    );
+    slots.insert("GENERATOR", format!("roofline {}", env!("CARGO_PKG_VERSION")));
     slots.insert(
         "FOOTER",
         format!(
@@ -392,10 +315,7 @@ pub fn report_html(doc: &AnalysisDocument, opts: &ChartOptions) -> Result<String
         }
         for p in &a.levels {
             if p.intensity.is_some() {
-                points.insert(
-                    format!("{i}-{}", p.level.key()),
-                    detail(&point_title(a, p.level), &extra),
-                );
+                points.insert(format!("{i}-{}", p.level.key()), detail(&point_title(a, p.level), &extra));
             }
         }
     }
@@ -404,15 +324,9 @@ pub fn report_html(doc: &AnalysisDocument, opts: &ChartOptions) -> Result<String
         analysis: &'a AnalysisDocument,
         points: BTreeMap<String, PointDetail>,
     }
-    let data = script_json(&Data {
-        analysis: doc,
-        points,
-    })?;
+    let data = script_json(&Data { analysis: doc, points })?;
     let mut slots = BTreeMap::new();
-    slots.insert(
-        "TITLE",
-        escape(&format!("Roofline report: {}", doc.machine.name)),
-    );
+    slots.insert("TITLE", escape(&format!("Roofline report: {}", doc.machine.name)));
     slots.insert(
         "SUBTITLE",
         escape(&format!(
@@ -422,10 +336,7 @@ pub fn report_html(doc: &AnalysisDocument, opts: &ChartOptions) -> Result<String
             crate::table::roofs_line(&doc.machine)
         )),
     );
-    slots.insert(
-        "WARNINGS",
-        warnings(&doc.warnings, &crate::svg::chart_notes(doc)),
-    );
+    slots.insert("WARNINGS", warnings(&doc.warnings, &crate::svg::chart_notes(doc)));
     slots.insert("CHARTS", format!("<div class=\"chart\">{chart}</div>"));
     slots.insert("TABLE_HEADING", "Kernels".into());
     slots.insert(
@@ -453,11 +364,7 @@ pub fn diff_html(
             let Some(s) = side else { continue };
             let mut lines = Vec::new();
             if let Some((l, x)) = s.headline_intensity() {
-                lines.push(format!(
-                    "intensity at {}: {}",
-                    l.label(),
-                    format_si(x, Unit::FlopPerByte)
-                ));
+                lines.push(format!("intensity at {}: {}", l.label(), format_si(x, Unit::FlopPerByte)));
             }
             if let Some(t) = s.duration_s {
                 lines.push(format!("time: {}", format_seconds(t)));
@@ -469,13 +376,7 @@ pub fn diff_html(
                 lines.push(format!("{} of roof", format_percent(p)));
             }
             lines.push(format!("change: {}", row_summary(r)));
-            points.insert(
-                format!("r{i}-{when}"),
-                PointDetail {
-                    title: format!("{} ({when})", r.name),
-                    lines,
-                },
-            );
+            points.insert(format!("r{i}-{when}"), PointDetail { title: format!("{} ({when})", r.name), lines });
         }
     }
     #[derive(Serialize)]
@@ -485,12 +386,7 @@ pub fn diff_html(
         diff: &'a Diff,
         points: BTreeMap<String, PointDetail>,
     }
-    let data = script_json(&Data {
-        before,
-        after,
-        diff,
-        points,
-    })?;
+    let data = script_json(&Data { before, after, diff, points })?;
 
     let mut table = String::from("<table class=\"sortable\" id=\"diff-table\">\n<thead><tr>");
     for (label, numeric) in [
@@ -522,16 +418,10 @@ pub fn diff_html(
 
     let mut machine = machine_section(&after.machine);
     if before.machine != after.machine {
-        machine = format!(
-            "<h3>After</h3>{machine}<h3>Before</h3>{}",
-            machine_section(&before.machine)
-        );
+        machine = format!("<h3>After</h3>{machine}<h3>Before</h3>{}", machine_section(&before.machine));
     }
     let mut slots = BTreeMap::new();
-    slots.insert(
-        "TITLE",
-        escape(&format!("Before and after: {}", after.machine.name)),
-    );
+    slots.insert("TITLE", escape(&format!("Before and after: {}", after.machine.name)));
     slots.insert(
         "SUBTITLE",
         escape(&format!(
@@ -551,14 +441,7 @@ pub fn diff_html(
     );
     slots.insert("TABLE", table);
     slots.insert("MACHINE", machine);
-    slots.insert(
-        "METHOD",
-        format!(
-            "<h3>Before</h3>{}<h3>After</h3>{}",
-            method_section(before),
-            method_section(after)
-        ),
-    );
+    slots.insert("METHOD", format!("<h3>Before</h3>{}<h3>After</h3>{}", method_section(before), method_section(after)));
     slots.insert("DATA", data);
     Ok(page(slots))
 }
@@ -580,15 +463,10 @@ mod tests {
     fn report_is_self_contained() {
         let html = report_html(&samples::hierarchical_h200(), &ChartOptions::default()).unwrap();
         for bad in ["http://", "https://", "src=", "@import", "url(http", "{{"] {
-            let hits: Vec<_> = html
-                .match_indices(bad)
-                .map(|(i, _)| &html[i.saturating_sub(40)..(i + 60).min(html.len())])
-                .collect();
+            let hits: Vec<_> =
+                html.match_indices(bad).map(|(i, _)| &html[i.saturating_sub(40)..(i + 60).min(html.len())]).collect();
             // The SVG namespace is an identifier, not a fetch.
-            let hits: Vec<_> = hits
-                .into_iter()
-                .filter(|h| !h.contains("www.w3.org/2000/svg"))
-                .collect();
+            let hits: Vec<_> = hits.into_iter().filter(|h| !h.contains("www.w3.org/2000/svg")).collect();
             assert!(hits.is_empty(), "{bad}: {hits:?}");
         }
         assert!(html.contains("id=\"roofline-data\""));
@@ -599,16 +477,8 @@ mod tests {
         let doc = samples::hierarchical_h200();
         let html = report_html(&doc, &ChartOptions::default()).unwrap();
         let page = &html[..html.find("<script type=\"application/json\"").unwrap()];
-        let tips: Vec<&str> = page
-            .split("data-tip=\"")
-            .skip(1)
-            .map(|s| &s[..s.find('"').unwrap()])
-            .collect();
-        let levels: usize = doc
-            .kernels
-            .iter()
-            .map(|a| a.levels.iter().filter(|p| p.intensity.is_some()).count())
-            .sum();
+        let tips: Vec<&str> = page.split("data-tip=\"").skip(1).map(|s| &s[..s.find('"').unwrap()]).collect();
+        let levels: usize = doc.kernels.iter().map(|a| a.levels.iter().filter(|p| p.intensity.is_some()).count()).sum();
         assert_eq!(tips.len(), levels);
         let start = html.find("id=\"roofline-data\">").unwrap();
         let json = &html[start + 19..];

@@ -13,31 +13,18 @@ use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
 use roofline_core::{analyze, Kernel};
 
 fn doc(machine: Machine, specs: &[&str], detail: &str) -> AnalysisDocument {
-    let ks: Vec<Kernel> = specs
-        .iter()
-        .map(|s| parse_kernel_spec(s).expect("sample kernel spec"))
-        .collect();
+    let ks: Vec<Kernel> = specs.iter().map(|s| parse_kernel_spec(s).expect("sample kernel spec")).collect();
     let src = AnalysisSource {
         kind: "model".into(),
         detail: detail.into(),
         byte_convention: Some("bytes as estimated by the user".into()),
     };
-    AnalysisDocument::new(
-        Producer::new("samples"),
-        src,
-        machine.clone(),
-        analyze(&machine, &ks),
-    )
+    AnalysisDocument::new(Producer::new("samples"), src, machine.clone(), analyze(&machine, &ks))
 }
 
 /// The theoretical machine of a GPU in the built-in table.
 pub fn known_machine(key: &str) -> Machine {
-    theoretical_machine(
-        &gpus::find(key)
-            .expect("GPU in the built-in table")
-            .attributes(),
-    )
-    .expect("known capability")
+    theoretical_machine(&gpus::find(key).expect("GPU in the built-in table").attributes()).expect("known capability")
 }
 
 /// Seed 000, before fusion: `scale` and `add` over 16M floats, 0.77 ms each
@@ -55,19 +42,13 @@ pub fn seed_000_before() -> AnalysisDocument {
 
 /// Seed 000, after fusion: one kernel, 4 array passes instead of 6, 1.03 ms.
 pub fn seed_000_after() -> AnalysisDocument {
-    doc(
-        known_machine("t4"),
-        &["fused: flops=2 bytes=16 elements=16777216 time=1.03ms"],
-        "seed 000 fusion.cu, fused",
-    )
+    doc(known_machine("t4"), &["fused: flops=2 bytes=16 elements=16777216 time=1.03ms"], "seed 000 fusion.cu, fused")
 }
 
 fn measured(source: &str) -> Provenance {
     Provenance::new(
         Origin::Measured,
-        format!(
-            "peer tool on the lent H200, 2026-11-29 (shared/reference/peers-h200.md): {source}"
-        ),
+        format!("peer tool on the lent H200, 2026-11-29 (shared/reference/peers-h200.md): {source}"),
     )
 }
 

@@ -32,11 +32,7 @@ pub struct ChartOptions {
 
 impl Default for ChartOptions {
     fn default() -> Self {
-        ChartOptions {
-            width: 960.0,
-            plot_height: 540.0,
-            title: None,
-        }
+        ChartOptions { width: 960.0, plot_height: 540.0, title: None }
     }
 }
 
@@ -55,11 +51,11 @@ const WIDTHS: [u16; 95] = [
     278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, // ' '../
     556, 556, 556, 556, 556, 556, 556, 556, 556, 556, // 0-9
     278, 278, 584, 584, 584, 556, 1015, // :;<=>?@
-    667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722, 667,
-    611, 722, 667, 944, 667, 667, 611, // A-Z
+    667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722, 667, 611, 722, 667, 944,
+    667, 667, 611, // A-Z
     278, 278, 278, 469, 556, 333, // [\]^_`
-    556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500,
-    278, 556, 500, 722, 500, 500, 500, // a-z
+    556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722,
+    500, 500, 500, // a-z
     334, 260, 334, 584, // {|}~
 ];
 
@@ -120,10 +116,7 @@ impl Rect {
         self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
     }
     fn inside(&self, o: &Rect) -> bool {
-        self.x >= o.x
-            && self.y >= o.y
-            && self.x + self.w <= o.x + o.w
-            && self.y + self.h <= o.y + o.h
+        self.x >= o.x && self.y >= o.y && self.x + self.w <= o.x + o.w && self.y + self.h <= o.y + o.h
     }
 }
 
@@ -161,12 +154,7 @@ pub fn label_box(text: &str, size: f64, s: Spot) -> Rect {
         Anchor::Middle => s.x - w / 2.0,
         Anchor::End => s.x - w,
     };
-    Rect {
-        x,
-        y: s.y - size * 0.8,
-        w,
-        h: size,
-    }
+    Rect { x, y: s.y - size * 0.8, w, h: size }
 }
 
 /// Formats a pixel coordinate.
@@ -278,14 +266,7 @@ impl Canvas {
     /// Places a one-line label at the first spot that overlaps nothing and
     /// stays inside `bounds`; falls back to the first spot. Returns the
     /// spot used.
-    pub fn place_label(
-        &mut self,
-        text: &str,
-        size: f64,
-        spots: &[Spot],
-        bounds: &Rect,
-        attrs: &str,
-    ) -> Spot {
+    pub fn place_label(&mut self, text: &str, size: f64, spots: &[Spot], bounds: &Rect, attrs: &str) -> Spot {
         // The first spot that overlaps nothing; else the one that overlaps
         // the fewest boxes (the earliest on a tie).
         let score = |s: &Spot| {
@@ -340,18 +321,8 @@ impl Canvas {
         title: &str,
         subtitle: &str,
     ) -> Canvas {
-        let compute: Vec<f64> = machine
-            .compute
-            .iter()
-            .map(|c| c.flops_per_s)
-            .filter(|v| *v > 0.0)
-            .collect();
-        let bw: Vec<f64> = machine
-            .bandwidth
-            .iter()
-            .map(|b| b.bytes_per_s)
-            .filter(|v| *v > 0.0)
-            .collect();
+        let compute: Vec<f64> = machine.compute.iter().map(|c| c.flops_per_s).filter(|v| *v > 0.0).collect();
+        let bw: Vec<f64> = machine.bandwidth.iter().map(|b| b.bytes_per_s).filter(|v| *v > 0.0).collect();
         let top_pi = compute.iter().copied().fold(0.0, f64::max);
         let max_bw = bw.iter().copied().fold(0.0, f64::max);
         let min_bw = bw.iter().copied().fold(f64::INFINITY, f64::min);
@@ -402,12 +373,7 @@ impl Canvas {
             .map(|k| text_width(&decade_label(k, Unit::FlopPerSecond), 11.0))
             .fold(0.0, f64::max);
         let left = (tick_w + 34.0).ceil();
-        let plot = Rect {
-            x: left,
-            y: 58.0,
-            w: opts.width - left - 20.0,
-            h: opts.plot_height,
-        };
+        let plot = Rect { x: left, y: 58.0, w: opts.width - left - 20.0, h: opts.plot_height };
         let frame = Frame { plot, lx, ly };
         let mut c = Canvas {
             frame,
@@ -433,10 +399,7 @@ impl Canvas {
         );
 
         // Grid and ticks.
-        let _ = writeln!(
-            c.body,
-            "<g class=\"grid\" stroke=\"#e6e6e6\" stroke-width=\"1\">"
-        );
+        let _ = writeln!(c.body, "<g class=\"grid\" stroke=\"#e6e6e6\" stroke-width=\"1\">");
         for k in lx.0 as i32..lx.1 as i32 {
             for m in 2..10 {
                 let x = frame.px(m as f64 * 10f64.powi(k));
@@ -530,7 +493,14 @@ impl Canvas {
         );
         c.bottom = plot.y + plot.h + 48.0;
 
-        let _ = writeln!(c.body, "<defs><clipPath id=\"plot-clip\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath></defs>", n(plot.x), n(plot.y), n(plot.w), n(plot.h));
+        let _ = writeln!(
+            c.body,
+            "<defs><clipPath id=\"plot-clip\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath></defs>",
+            n(plot.x),
+            n(plot.y),
+            n(plot.w),
+            n(plot.h)
+        );
         c.draw_ceilings(machine, ridge_roofs);
         c
     }
@@ -538,34 +508,18 @@ impl Canvas {
     fn draw_ceilings(&mut self, machine: &Machine, ridge_roofs: &[f64]) {
         let f = self.frame;
         let plot = f.plot;
-        let top_pi = machine
-            .compute
-            .iter()
-            .map(|c| c.flops_per_s)
-            .fold(0.0, f64::max);
-        let max_bw = machine
-            .bandwidth
-            .iter()
-            .filter(|b| !b.secondary)
-            .map(|b| b.bytes_per_s)
-            .fold(0.0, f64::max);
+        let top_pi = machine.compute.iter().map(|c| c.flops_per_s).fold(0.0, f64::max);
+        let max_bw = machine.bandwidth.iter().filter(|b| !b.secondary).map(|b| b.bytes_per_s).fold(0.0, f64::max);
         let dash = |o: Origin| matches!(o, Origin::Theoretical | Origin::Derived);
 
-        let _ = writeln!(
-            self.body,
-            "<g class=\"ceilings\" clip-path=\"url(#plot-clip)\" fill=\"none\">"
-        );
+        let _ = writeln!(self.body, "<g class=\"ceilings\" clip-path=\"url(#plot-clip)\" fill=\"none\">");
         // Bandwidth: y = beta x from the left edge up to the top compute roof.
         for b in &machine.bandwidth {
             if b.bytes_per_s <= 0.0 {
                 continue;
             }
             let xa = f.x_min().max(f.y_min() / b.bytes_per_s);
-            let xb = if top_pi > 0.0 {
-                (top_pi / b.bytes_per_s).min(f.x_max())
-            } else {
-                f.x_max()
-            };
+            let xb = if top_pi > 0.0 { (top_pi / b.bytes_per_s).min(f.x_max()) } else { f.x_max() };
             if xb <= xa {
                 continue;
             }
@@ -592,11 +546,7 @@ impl Canvas {
             if c.flops_per_s <= 0.0 {
                 continue;
             }
-            let xa = if max_bw > 0.0 {
-                (c.flops_per_s / max_bw).max(f.x_min())
-            } else {
-                f.x_min()
-            };
+            let xa = if max_bw > 0.0 { (c.flops_per_s / max_bw).max(f.x_min()) } else { f.x_min() };
             let y = f.py(c.flops_per_s);
             let _ = writeln!(
                 self.body,
@@ -625,9 +575,7 @@ impl Canvas {
                     let x = pi / b.bytes_per_s;
                     if x > f.x_min()
                         && x < f.x_max()
-                        && !ridges
-                            .iter()
-                            .any(|r| (r.0 / x - 1.0).abs() < 1e-9 && r.1 == pi)
+                        && !ridges.iter().any(|r| (r.0 / x - 1.0).abs() < 1e-9 && r.1 == pi)
                     {
                         ridges.push((x, pi, b.level.label().to_string()));
                     }
@@ -649,12 +597,7 @@ impl Canvas {
                     format_si(*x, Unit::FlopPerByte)
                 ))
             );
-            self.placed.push(Rect {
-                x: px - 6.0,
-                y: py - 6.0,
-                w: 12.0,
-                h: 12.0,
-            });
+            self.placed.push(Rect { x: px - 6.0, y: py - 6.0, w: 12.0, h: 12.0 });
         }
         let _ = writeln!(self.body, "</g>");
     }
@@ -664,62 +607,30 @@ impl Canvas {
     pub fn label_roofs(&mut self, machine: &Machine) {
         let f = self.frame;
         let plot = f.plot;
-        let top_pi = machine
-            .compute
-            .iter()
-            .map(|c| c.flops_per_s)
-            .fold(0.0, f64::max);
-        let max_bw = machine
-            .bandwidth
-            .iter()
-            .filter(|b| !b.secondary)
-            .map(|b| b.bytes_per_s)
-            .fold(0.0, f64::max);
+        let top_pi = machine.compute.iter().map(|c| c.flops_per_s).fold(0.0, f64::max);
+        let max_bw = machine.bandwidth.iter().filter(|b| !b.secondary).map(|b| b.bytes_per_s).fold(0.0, f64::max);
         // Compute labels: right-aligned above their lines; ceilings with the
         // same value share a label.
         let mut groups: Vec<(f64, Vec<String>)> = Vec::new();
-        let mut sorted: Vec<&roofline_core::ComputeCeiling> = machine
-            .compute
-            .iter()
-            .filter(|c| c.flops_per_s > 0.0)
-            .collect();
-        sorted.sort_by(|a, b| {
-            b.flops_per_s
-                .total_cmp(&a.flops_per_s)
-                .then(a.secondary.cmp(&b.secondary))
-        });
+        let mut sorted: Vec<&roofline_core::ComputeCeiling> =
+            machine.compute.iter().filter(|c| c.flops_per_s > 0.0).collect();
+        sorted.sort_by(|a, b| b.flops_per_s.total_cmp(&a.flops_per_s).then(a.secondary.cmp(&b.secondary)));
         for c in sorted {
-            match groups
-                .iter_mut()
-                .find(|g| (g.0 / c.flops_per_s - 1.0).abs() < 0.005)
-            {
+            match groups.iter_mut().find(|g| (g.0 / c.flops_per_s - 1.0).abs() < 0.005) {
                 Some(g) => g.1.push(c.name.clone()),
                 None => groups.push((c.flops_per_s, vec![c.name.clone()])),
             }
         }
         let _ = writeln!(self.body, "<g class=\"roof-labels\" fill=\"#222\">");
-        let bounds = Rect {
-            x: plot.x + 2.0,
-            y: plot.y + 1.0,
-            w: plot.w - 4.0,
-            h: plot.h - 2.0,
-        };
+        let bounds = Rect { x: plot.x + 2.0, y: plot.y + 1.0, w: plot.w - 4.0, h: plot.h - 2.0 };
         for (v, names) in &groups {
-            let text = format!(
-                "{}: {}",
-                names.join(", "),
-                format_si(*v, Unit::FlopPerSecond)
-            );
+            let text = format!("{}: {}", names.join(", "), format_si(*v, Unit::FlopPerSecond));
             let y = f.py(*v);
             let xr = plot.x + plot.w - 4.0;
             // Along the line from its right end (above it, then below it),
             // then stacked above the right end.
             let w = text_width(&text, 11.0);
-            let start = if max_bw > 0.0 {
-                f.px((*v / max_bw).max(f.x_min()))
-            } else {
-                plot.x
-            };
+            let start = if max_bw > 0.0 { f.px((*v / max_bw).max(f.x_min())) } else { plot.x };
             let mut spots = Vec::new();
             for dy in [-4.0, 13.0] {
                 for k in 0..30 {
@@ -727,31 +638,15 @@ impl Canvas {
                     if x - w < plot.x + 4.0 || x < start + 30.0 {
                         break;
                     }
-                    spots.push(Spot {
-                        x,
-                        y: y + dy,
-                        anchor: Anchor::End,
-                    });
+                    spots.push(Spot { x, y: y + dy, anchor: Anchor::End });
                 }
             }
             for i in 1..12 {
-                spots.push(Spot {
-                    x: xr - 6.0,
-                    y: y - 4.0 - 12.0 * i as f64,
-                    anchor: Anchor::End,
-                });
-                spots.push(Spot {
-                    x: xr - 6.0,
-                    y: y + 13.0 + 12.0 * i as f64,
-                    anchor: Anchor::End,
-                });
+                spots.push(Spot { x: xr - 6.0, y: y - 4.0 - 12.0 * i as f64, anchor: Anchor::End });
+                spots.push(Spot { x: xr - 6.0, y: y + 13.0 + 12.0 * i as f64, anchor: Anchor::End });
             }
             if spots.is_empty() {
-                spots.push(Spot {
-                    x: xr,
-                    y: y - 4.0,
-                    anchor: Anchor::End,
-                });
+                spots.push(Spot { x: xr, y: y - 4.0, anchor: Anchor::End });
             }
             if y < plot.y || y > plot.y + plot.h {
                 continue;
@@ -759,11 +654,7 @@ impl Canvas {
             let spot = self.place_label(&text, 11.0, &spots, &bounds, "");
             // A label moved off its line points at it.
             if spot.x == xr - 6.0 {
-                let yl = if spot.y < y {
-                    spot.y + 2.0
-                } else {
-                    spot.y - 10.0
-                };
+                let yl = if spot.y < y { spot.y + 2.0 } else { spot.y - 10.0 };
                 let _ = writeln!(
                     self.body,
                     "<path d=\"M{0} {1}H{2}V{3}\" fill=\"none\" stroke=\"#777\" stroke-width=\"0.8\"/>",
@@ -785,11 +676,7 @@ impl Canvas {
             if b.bytes_per_s <= 0.0 {
                 continue;
             }
-            let text = format!(
-                "{}: {}",
-                b.name,
-                format_si(b.bytes_per_s, Unit::BytePerSecond)
-            );
+            let text = format!("{}: {}", b.name, format_si(b.bytes_per_s, Unit::BytePerSecond));
             let w = text_width(&text, 11.0);
             let xa = f.x_min().max(f.y_min() / b.bytes_per_s);
             let start = f.px(xa);
@@ -804,12 +691,7 @@ impl Canvas {
                         let along = 9.0 * t as f64 + 4.5;
                         let cx = px + cos * along + sin * 4.0;
                         let cy = py + sin * along - cos * 4.0;
-                        Rect {
-                            x: cx - 4.5,
-                            y: cy - 4.5,
-                            w: 9.0,
-                            h: 9.0,
-                        }
+                        Rect { x: cx - 4.5, y: cy - 4.5, w: 9.0, h: 9.0 }
                     })
                     .collect()
             };
@@ -825,10 +707,7 @@ impl Canvas {
                 if !bx.iter().all(|t| t.inside(&bounds)) {
                     continue;
                 }
-                let hits = bx
-                    .iter()
-                    .filter(|t| self.placed.iter().any(|p| p.overlaps(t)))
-                    .count();
+                let hits = bx.iter().filter(|t| self.placed.iter().any(|p| p.overlaps(t))).count();
                 if best.as_ref().is_none_or(|b| hits < b.0) {
                     best = Some((hits, px, py, bx));
                 }
@@ -859,10 +738,7 @@ impl Canvas {
         let mut x = self.frame.plot.x;
         let mut y = self.bottom + 12.0;
         let right = self.width - 20.0;
-        let _ = writeln!(
-            self.body,
-            "<g class=\"legend\" font-size=\"11\" fill=\"#222\">"
-        );
+        let _ = writeln!(self.body, "<g class=\"legend\" font-size=\"11\" fill=\"#222\">");
         for e in entries {
             let w = 22.0 + text_width(&e.text, 11.0) + 16.0;
             if x + w > right && x > self.frame.plot.x {
@@ -887,13 +763,7 @@ impl Canvas {
                     n(x + 14.0)
                 ),
             };
-            let _ = writeln!(
-                self.body,
-                "{sym}<text x=\"{}\" y=\"{}\">{}</text>",
-                n(x + 22.0),
-                n(y),
-                escape(&e.text)
-            );
+            let _ = writeln!(self.body, "{sym}<text x=\"{}\" y=\"{}\">{}</text>", n(x + 22.0), n(y), escape(&e.text));
             x += w;
         }
         let _ = writeln!(self.body, "</g>");
@@ -904,20 +774,12 @@ impl Canvas {
     pub fn notes(&mut self, notes: &[String]) {
         let max_w = self.width - self.frame.plot.x - 20.0;
         let mut y = self.bottom + 8.0;
-        let _ = writeln!(
-            self.body,
-            "<g class=\"notes\" font-size=\"11\" fill=\"#8a3b00\">"
-        );
+        let _ = writeln!(self.body, "<g class=\"notes\" font-size=\"11\" fill=\"#8a3b00\">");
         for note in notes {
             for line in wrap(note, 11.0, max_w) {
                 y += 15.0;
-                let _ = writeln!(
-                    self.body,
-                    "<text x=\"{}\" y=\"{}\">{}</text>",
-                    n(self.frame.plot.x),
-                    n(y),
-                    escape(&line)
-                );
+                let _ =
+                    writeln!(self.body, "<text x=\"{}\" y=\"{}\">{}</text>", n(self.frame.plot.x), n(y), escape(&line));
             }
         }
         let _ = writeln!(self.body, "</g>");
@@ -942,11 +804,7 @@ pub fn wrap(text: &str, size: f64, max_w: f64) -> Vec<String> {
     let mut lines = Vec::new();
     let mut cur = String::new();
     for word in text.split_whitespace() {
-        let candidate = if cur.is_empty() {
-            word.to_string()
-        } else {
-            format!("{cur} {word}")
-        };
+        let candidate = if cur.is_empty() { word.to_string() } else { format!("{cur} {word}") };
         if text_width(&candidate, size) > max_w && !cur.is_empty() {
             lines.push(std::mem::take(&mut cur));
             cur = word.to_string();
@@ -986,31 +844,13 @@ pub fn level_shape(l: MemLevel) -> Shape {
 }
 
 /// One marker as SVG (a self-closed element; `extra` adds attributes).
-pub fn marker_path(
-    shape: Shape,
-    x: f64,
-    y: f64,
-    r: f64,
-    fill: &str,
-    stroke: &str,
-    extra: &str,
-) -> String {
+pub fn marker_path(shape: Shape, x: f64, y: f64, r: f64, fill: &str, stroke: &str, extra: &str) -> String {
     let paint = format!("fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"1.5\"{extra}");
     match shape {
-        Shape::Circle => format!(
-            "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" {paint}/>",
-            n(x),
-            n(y),
-            n(r)
-        ),
+        Shape::Circle => format!("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" {paint}/>", n(x), n(y), n(r)),
         Shape::Square => {
             let s = r * 0.9;
-            format!(
-                "<rect x=\"{}\" y=\"{}\" width=\"{2}\" height=\"{2}\" {paint}/>",
-                n(x - s),
-                n(y - s),
-                n(2.0 * s)
-            )
+            format!("<rect x=\"{}\" y=\"{}\" width=\"{2}\" height=\"{2}\" {paint}/>", n(x - s), n(y - s), n(2.0 * s))
         }
         Shape::Triangle => {
             let s = r * 1.15;
@@ -1029,16 +869,8 @@ pub fn marker_path(
 
 /// What a legend entry shows.
 pub enum Symbol {
-    Marker {
-        shape: Shape,
-        fill: String,
-        stroke: String,
-        r: f64,
-    },
-    Line {
-        colour: String,
-        dashed: bool,
-    },
+    Marker { shape: Shape, fill: String, stroke: String, r: f64 },
+    Line { colour: String, dashed: bool },
     Arrow,
 }
 
@@ -1050,23 +882,12 @@ pub struct LegendEntry {
 impl LegendEntry {
     pub fn marker(shape: Shape, fill: &str, stroke: &str, text: &str) -> LegendEntry {
         LegendEntry {
-            symbol: Symbol::Marker {
-                shape,
-                fill: fill.into(),
-                stroke: stroke.into(),
-                r: 5.0,
-            },
+            symbol: Symbol::Marker { shape, fill: fill.into(), stroke: stroke.into(), r: 5.0 },
             text: text.into(),
         }
     }
     pub fn line(colour: &str, dashed: bool, text: &str) -> LegendEntry {
-        LegendEntry {
-            symbol: Symbol::Line {
-                colour: colour.into(),
-                dashed,
-            },
-            text: text.into(),
-        }
+        LegendEntry { symbol: Symbol::Line { colour: colour.into(), dashed }, text: text.into() }
     }
 }
 
@@ -1090,11 +911,7 @@ pub fn plotted_y(a: &KernelAnalysis) -> Option<(f64, bool)> {
     a.achieved_flops_per_s
         .filter(|v| *v > 0.0)
         .map(|v| (v, true))
-        .or_else(|| {
-            a.attainable_flops_per_s
-                .filter(|v| *v > 0.0)
-                .map(|v| (v, false))
-        })
+        .or_else(|| a.attainable_flops_per_s.filter(|v| *v > 0.0).map(|v| (v, false)))
 }
 
 /// The name shown for a kernel.
@@ -1111,23 +928,11 @@ pub fn point_title(a: &KernelAnalysis, level: MemLevel) -> String {
     let mut s = format!("{} [{}]", kernel_label(a), level.label());
     if let Some(p) = a.level(level) {
         if let Some(i) = p.intensity {
-            s.push_str(&format!(
-                "\nintensity at {}: {}",
-                level.label(),
-                format_si(i, Unit::FlopPerByte)
-            ));
+            s.push_str(&format!("\nintensity at {}: {}", level.label(), format_si(i, Unit::FlopPerByte)));
         }
-        s.push_str(&format!(
-            "\nbytes at {}: {}",
-            level.label(),
-            format_si(p.bytes, Unit::Byte)
-        ));
+        s.push_str(&format!("\nbytes at {}: {}", level.label(), format_si(p.bytes, Unit::Byte)));
         if let Some(v) = p.pct_of_bandwidth {
-            s.push_str(&format!(
-                "\n{} of {} bandwidth",
-                format_percent(v),
-                level.label()
-            ));
+            s.push_str(&format!("\n{} of {} bandwidth", format_percent(v), level.label()));
         }
     }
     if let Some(t) = a.kernel.duration_s {
@@ -1137,10 +942,7 @@ pub fn point_title(a: &KernelAnalysis, level: MemLevel) -> String {
         s.push_str(&format!(" ({} of GPU time)", format_percent(100.0 * sh)));
     }
     match a.achieved_flops_per_s {
-        Some(v) => s.push_str(&format!(
-            "\nachieved: {}",
-            format_si(v, Unit::FlopPerSecond)
-        )),
+        Some(v) => s.push_str(&format!("\nachieved: {}", format_si(v, Unit::FlopPerSecond))),
         None => s.push_str("\nno time: drawn at the roof it could reach"),
     }
     if let Some(r) = a.attainable_flops_per_s {
@@ -1171,15 +973,9 @@ pub fn ridge_roofs(machine: &Machine, kernels: &[&KernelAnalysis]) -> Vec<f64> {
         }
     }
     if out.is_empty() {
-        let fallback = machine
-            .compute_roof(roofline_core::FlopKind::Fp32)
-            .or_else(|| {
-                machine
-                    .compute
-                    .iter()
-                    .filter(|c| !c.secondary)
-                    .max_by(|a, b| a.flops_per_s.total_cmp(&b.flops_per_s))
-            });
+        let fallback = machine.compute_roof(roofline_core::FlopKind::Fp32).or_else(|| {
+            machine.compute.iter().filter(|c| !c.secondary).max_by(|a, b| a.flops_per_s.total_cmp(&b.flops_per_s))
+        });
         if let Some(c) = fallback {
             out.push(c.flops_per_s);
         }
@@ -1206,15 +1002,10 @@ pub fn chart_notes(doc: &AnalysisDocument) -> Vec<String> {
             notes.push(format!(
                 "{}: no FLOPs, so no intensity: not on the chart{}",
                 kernel_label(a),
-                a.pct_of_roof
-                    .map(|p| format!(" ({} of its bandwidth roof)", format_percent(p)))
-                    .unwrap_or_default()
+                a.pct_of_roof.map(|p| format!(" ({} of its bandwidth roof)", format_percent(p))).unwrap_or_default()
             ));
         } else if plotted_y(a).is_none() {
-            notes.push(format!(
-                "{}: no time and no roof to draw it at: not on the chart",
-                kernel_label(a)
-            ));
+            notes.push(format!("{}: no time and no roof to draw it at: not on the chart", kernel_label(a)));
         }
     }
     notes
@@ -1242,36 +1033,17 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
         }
     }
     let kernels: Vec<&KernelAnalysis> = doc.kernels.iter().collect();
-    let title = opts
-        .title
-        .clone()
-        .unwrap_or_else(|| format!("Roofline of {}", m.name));
-    let timed = doc
-        .kernels
-        .iter()
-        .filter(|a| a.kernel.duration_s.is_some())
-        .count();
+    let title = opts.title.clone().unwrap_or_else(|| format!("Roofline of {}", m.name));
+    let timed = doc.kernels.iter().filter(|a| a.kernel.duration_s.is_some()).count();
     let subtitle = format!(
         "{} kernel{} ({} timed), from {}{}",
         doc.kernels.len(),
         if doc.kernels.len() == 1 { "" } else { "s" },
         timed,
         doc.source.kind,
-        if doc.source.detail.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", short_label(&doc.source.detail, 60))
-        }
+        if doc.source.detail.is_empty() { String::new() } else { format!(": {}", short_label(&doc.source.detail, 60)) }
     );
-    let mut c = Canvas::new(
-        m,
-        &extent,
-        &ridge_roofs(m, &kernels),
-        true,
-        opts,
-        &title,
-        &subtitle,
-    );
+    let mut c = Canvas::new(m, &extent, &ridge_roofs(m, &kernels), true, opts, &title, &subtitle);
     let f = c.frame;
 
     // Markers first (biggest share first, so small ones are drawn on top),
@@ -1289,11 +1061,7 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
         let Some((y, timed)) = plotted_y(a) else {
             continue;
         };
-        let pts: Vec<(MemLevel, f64)> = a
-            .levels
-            .iter()
-            .filter_map(|p| p.intensity.map(|x| (p.level, x)))
-            .collect();
+        let pts: Vec<(MemLevel, f64)> = a.levels.iter().filter_map(|p| p.intensity.map(|x| (p.level, x))).collect();
         if pts.is_empty() {
             continue;
         }
@@ -1303,20 +1071,13 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
         let _ = writeln!(c.body, "<g class=\"kernel\" data-k=\"{i}\">");
         if pts.len() > 1 {
             let xs: Vec<f64> = pts.iter().map(|p| f.px(p.1)).collect();
-            let (lo, hi) = (
-                xs.iter().copied().fold(f64::INFINITY, f64::min),
-                xs.iter().copied().fold(0.0, f64::max),
-            );
+            let (lo, hi) = (xs.iter().copied().fold(f64::INFINITY, f64::min), xs.iter().copied().fold(0.0, f64::max));
             let _ = writeln!(c.body, "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-width=\"1.5\" opacity=\"0.7\"/>", n(lo), n(py), n(hi), colour);
         }
         let mut spots = Vec::new();
         for (level, x) in &pts {
             let px = f.px(*x);
-            let fill = if timed {
-                colour.to_string()
-            } else {
-                "#ffffff".to_string()
-            };
+            let fill = if timed { colour.to_string() } else { "#ffffff".to_string() };
             let extra = format!(
                 " class=\"pt\" data-k=\"{i}\" data-level=\"{0}\" data-tip=\"{i}-{0}\" fill-opacity=\"{1}\"",
                 level.key(),
@@ -1334,12 +1095,7 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
                     Shape::Triangle => "path",
                 }
             );
-            c.placed.push(Rect {
-                x: px - r,
-                y: py - r,
-                w: 2.0 * r,
-                h: 2.0 * r,
-            });
+            c.placed.push(Rect { x: px - r, y: py - r, w: 2.0 * r, h: 2.0 * r });
             spots.push((px, py, r));
         }
         let _ = writeln!(c.body, "</g>");
@@ -1349,12 +1105,7 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
     let _ = writeln!(c.body, "</g>");
 
     c.label_roofs(m);
-    let bounds = Rect {
-        x: f.plot.x + 2.0,
-        y: f.plot.y + 2.0,
-        w: f.plot.w - 4.0,
-        h: f.plot.h - 4.0,
-    };
+    let bounds = Rect { x: f.plot.x + 2.0, y: f.plot.y + 2.0, w: f.plot.w - 4.0, h: f.plot.h - 4.0 };
     let _ = writeln!(c.body, "<g class=\"kernel-labels\" fill=\"#111\">");
     for (i, spots) in &anchors {
         let a = &doc.kernels[*i];
@@ -1362,51 +1113,19 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
         let mut cands = Vec::new();
         for &(x, y, r) in spots {
             cands.extend([
-                Spot {
-                    x: x + r + 4.0,
-                    y: y + 4.0,
-                    anchor: Anchor::Start,
-                },
-                Spot {
-                    x: x - r - 4.0,
-                    y: y + 4.0,
-                    anchor: Anchor::End,
-                },
-                Spot {
-                    x,
-                    y: y - r - 5.0,
-                    anchor: Anchor::Middle,
-                },
-                Spot {
-                    x,
-                    y: y + r + 13.0,
-                    anchor: Anchor::Middle,
-                },
-                Spot {
-                    x: x + r + 2.0,
-                    y: y - r - 3.0,
-                    anchor: Anchor::Start,
-                },
-                Spot {
-                    x: x + r + 2.0,
-                    y: y + r + 11.0,
-                    anchor: Anchor::Start,
-                },
+                Spot { x: x + r + 4.0, y: y + 4.0, anchor: Anchor::Start },
+                Spot { x: x - r - 4.0, y: y + 4.0, anchor: Anchor::End },
+                Spot { x, y: y - r - 5.0, anchor: Anchor::Middle },
+                Spot { x, y: y + r + 13.0, anchor: Anchor::Middle },
+                Spot { x: x + r + 2.0, y: y - r - 3.0, anchor: Anchor::Start },
+                Spot { x: x + r + 2.0, y: y + r + 11.0, anchor: Anchor::Start },
             ]);
         }
         let (x, y, r) = spots[0];
         for d in 1..8 {
             let off = r + 5.0 + 13.0 * d as f64;
-            cands.push(Spot {
-                x,
-                y: y - off,
-                anchor: Anchor::Middle,
-            });
-            cands.push(Spot {
-                x,
-                y: y + off + 8.0,
-                anchor: Anchor::Middle,
-            });
+            cands.push(Spot { x, y: y - off, anchor: Anchor::Middle });
+            cands.push(Spot { x, y: y + off + 8.0, anchor: Anchor::Middle });
         }
         let spot = c.place_label(&text, 11.0, &cands, &bounds, &format!("data-k=\"{i}\""));
         // A label pushed away from its marker gets a leader line.
@@ -1415,7 +1134,14 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
         let dist = ((cx - x).powi(2) + (cy - y).powi(2)).sqrt();
         if dist > r + b.w / 2.0 + 14.0 && (spot.y - y).abs() > r + 14.0 {
             let ty = if spot.y < y { b.y + b.h } else { b.y };
-            let _ = writeln!(c.body, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\" stroke-width=\"0.8\"/>", n(x), n(if spot.y < y { y - r } else { y + r }), n(cx), n(ty));
+            let _ = writeln!(
+                c.body,
+                "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\" stroke-width=\"0.8\"/>",
+                n(x),
+                n(if spot.y < y { y - r } else { y + r }),
+                n(cx),
+                n(ty)
+            );
         }
     }
     let _ = writeln!(c.body, "</g>");
@@ -1434,57 +1160,21 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
             "compute-bound",
         ),
     ];
-    if doc
-        .kernels
-        .iter()
-        .any(|a| judged_bound(a).is_none() && plotted_y(a).is_some())
-    {
-        legend.push(LegendEntry::marker(
-            Shape::Circle,
-            bound_colour(None),
-            bound_colour(None),
-            "no roof to judge by",
-        ));
+    if doc.kernels.iter().any(|a| judged_bound(a).is_none() && plotted_y(a).is_some()) {
+        legend.push(LegendEntry::marker(Shape::Circle, bound_colour(None), bound_colour(None), "no roof to judge by"));
     }
     for level in MemLevel::ALL {
-        if doc
-            .kernels
-            .iter()
-            .any(|a| a.level(level).is_some_and(|p| p.intensity.is_some()))
-        {
-            legend.push(LegendEntry::marker(
-                level_shape(level),
-                "#fff",
-                "#222",
-                &format!("{} point", level.label()),
-            ));
+        if doc.kernels.iter().any(|a| a.level(level).is_some_and(|p| p.intensity.is_some())) {
+            legend.push(LegendEntry::marker(level_shape(level), "#fff", "#222", &format!("{} point", level.label())));
         }
     }
-    if doc
-        .kernels
-        .iter()
-        .any(|a| a.achieved_flops_per_s.is_none() && a.attainable_flops_per_s.is_some())
-    {
-        legend.push(LegendEntry::marker(
-            Shape::Circle,
-            "#fff",
-            "#0072b2",
-            "hollow: no time, drawn at its roof",
-        ));
+    if doc.kernels.iter().any(|a| a.achieved_flops_per_s.is_none() && a.attainable_flops_per_s.is_some()) {
+        legend.push(LegendEntry::marker(Shape::Circle, "#fff", "#0072b2", "hollow: no time, drawn at its roof"));
     }
     legend.push(LegendEntry::line("#222", true, "theoretical ceiling"));
-    legend.push(LegendEntry::line(
-        "#222",
-        false,
-        "measured or given ceiling",
-    ));
+    legend.push(LegendEntry::line("#222", false, "measured or given ceiling"));
     legend.push(LegendEntry {
-        symbol: Symbol::Marker {
-            shape: Shape::Circle,
-            fill: "#fff".into(),
-            stroke: "#222".into(),
-            r: 4.0,
-        },
+        symbol: Symbol::Marker { shape: Shape::Circle, fill: "#fff".into(), stroke: "#222".into(), r: 4.0 },
         text: "marker area: share of GPU time".into(),
     });
     c.legend(&legend);
@@ -1493,17 +1183,7 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
         c.notes(&notes);
     }
     let boxes = c.label_boxes.clone();
-    (
-        c.finish(
-            "roofline-chart",
-            &format!(
-                "Roofline chart of {} kernels on {}",
-                doc.kernels.len(),
-                m.name
-            ),
-        ),
-        boxes,
-    )
+    (c.finish("roofline-chart", &format!("Roofline chart of {} kernels on {}", doc.kernels.len(), m.name)), boxes)
 }
 
 /// A small plain-number formatter shared with the HTML page.

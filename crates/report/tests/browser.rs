@@ -52,12 +52,8 @@ fn self_test(browser: &Path, page: &Path) -> (serde_json::Value, String) {
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("file://{}#selftest", page.display()))
         // Files, not pipes: the DOM outgrows a pipe's buffer while we wait.
-        .stdout(Stdio::from(
-            std::fs::File::create(page.with_extension("dom")).unwrap(),
-        ))
-        .stderr(Stdio::from(
-            std::fs::File::create(page.with_extension("log")).unwrap(),
-        ))
+        .stdout(Stdio::from(std::fs::File::create(page.with_extension("dom")).unwrap()))
+        .stderr(Stdio::from(std::fs::File::create(page.with_extension("log")).unwrap()))
         .spawn()
         .expect("start chromium");
     let start = Instant::now();
@@ -72,16 +68,10 @@ fn self_test(browser: &Path, page: &Path) -> (serde_json::Value, String) {
     let dom = std::fs::read_to_string(page.with_extension("dom")).unwrap_or_default();
     let stderr = std::fs::read_to_string(page.with_extension("log")).unwrap_or_default();
     let marker = "ROOFLINE-SELFTEST ";
-    let start = dom
-        .find(marker)
-        .unwrap_or_else(|| panic!("no self-test result in the DOM; stderr:\n{stderr}"))
-        + marker.len();
+    let start =
+        dom.find(marker).unwrap_or_else(|| panic!("no self-test result in the DOM; stderr:\n{stderr}")) + marker.len();
     let end = start + dom[start..].find("</pre>").expect("end of self-test");
-    let json = dom[start..end]
-        .replace("&quot;", "\"")
-        .replace("&amp;", "&")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">");
+    let json = dom[start..end].replace("&quot;", "\"").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
     (serde_json::from_str(&json).expect("self-test JSON"), stderr)
 }
 
@@ -91,22 +81,18 @@ fn check_page(browser: &Path, name: &str, html: &str) {
     let page = dir.join(name);
     std::fs::write(&page, html).unwrap();
     let (r, stderr) = self_test(browser, &page);
-    let console: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught"))
-        .collect();
+    let console: Vec<&str> = stderr.lines().filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught")).collect();
     assert!(console.is_empty(), "{name}: console output: {console:?}");
     assert_eq!(r["errors"], serde_json::json!([]), "{name}: {r}");
     let points = r["points"].as_u64().unwrap();
     assert!(points > 0, "{name}: no points: {r}");
-    assert_eq!(
-        r["pointsWithDetails"].as_u64().unwrap(),
-        points,
-        "{name}: points without details: {r}"
-    );
+    assert_eq!(r["pointsWithDetails"].as_u64().unwrap(), points, "{name}: points without details: {r}");
     assert!(r["sortable"].as_u64().unwrap() >= 6, "{name}: {r}");
     assert_eq!(r["sortOk"], true, "{name}: {r}");
-    eprintln!("{name}: {points} points with hover details, {} sortable columns sorted both ways, no console errors", r["sortable"]);
+    eprintln!(
+        "{name}: {points} points with hover details, {} sortable columns sorted both ways, no console errors",
+        r["sortable"]
+    );
 }
 
 #[test]
@@ -116,27 +102,11 @@ fn html_report_loads_hovers_and_sorts_in_chromium() {
         return;
     };
     let opts = ChartOptions::default();
-    check_page(
-        &browser,
-        "hierarchical.html",
-        &report_html(&samples::hierarchical_h200(), &opts).unwrap(),
-    );
+    check_page(&browser, "hierarchical.html", &report_html(&samples::hierarchical_h200(), &opts).unwrap());
     let (b, a) = (samples::seed_000_before(), samples::seed_000_after());
-    check_page(
-        &browser,
-        "fusion-before.html",
-        &report_html(&b, &opts).unwrap(),
-    );
+    check_page(&browser, "fusion-before.html", &report_html(&b, &opts).unwrap());
     let d = diff(&b, &a, &[]).unwrap();
-    check_page(
-        &browser,
-        "fusion-diff.html",
-        &diff_html(&b, &a, &d, &opts).unwrap(),
-    );
+    check_page(&browser, "fusion-diff.html", &diff_html(&b, &a, &d, &opts).unwrap());
     let d = diff(&b, &a, &[Pairing::parse("scale+add=fused").unwrap()]).unwrap();
-    check_page(
-        &browser,
-        "fusion-diff-paired.html",
-        &diff_html(&b, &a, &d, &opts).unwrap(),
-    );
+    check_page(&browser, "fusion-diff-paired.html", &diff_html(&b, &a, &d, &opts).unwrap());
 }

@@ -40,10 +40,7 @@ fn snapshot_seed_000_before_fusion() {
 fn snapshot_seed_000_fusion_diff() {
     let (b, a) = (samples::seed_000_before(), samples::seed_000_after());
     let d = diff(&b, &a, &[Pairing::parse("scale+add=fused").unwrap()]).unwrap();
-    insta::assert_snapshot!(
-        "seed_000_fusion_diff",
-        diff_svg(&b, &a, &d, &ChartOptions::default())
-    );
+    insta::assert_snapshot!("seed_000_fusion_diff", diff_svg(&b, &a, &d, &ChartOptions::default()));
 }
 
 #[test]
@@ -55,22 +52,11 @@ fn same_input_same_bytes() {
 
 #[test]
 fn labels_do_not_overlap() {
-    for doc in [
-        samples::hierarchical_h200(),
-        samples::seed_000_before(),
-        samples::seed_000_after(),
-    ] {
+    for doc in [samples::hierarchical_h200(), samples::seed_000_before(), samples::seed_000_after()] {
         for width in [960.0, 720.0] {
-            let (_, labels) = roofline_chart(
-                &doc,
-                &ChartOptions {
-                    width,
-                    ..ChartOptions::default()
-                },
-            );
+            let (_, labels) = roofline_chart(&doc, &ChartOptions { width, ..ChartOptions::default() });
             assert!(labels.len() > 5, "{}", labels.len());
-            no_overlaps(&labels)
-                .unwrap_or_else(|e| panic!("{} at {width}px: {e}", doc.source.detail));
+            no_overlaps(&labels).unwrap_or_else(|e| panic!("{} at {width}px: {e}", doc.source.detail));
         }
     }
     let (b, a) = (samples::seed_000_before(), samples::seed_000_after());
@@ -94,11 +80,7 @@ fn every_ceiling_is_labelled_with_its_value() {
         assert!(svg.contains(&value), "{value}");
     }
     for b in &doc.machine.bandwidth {
-        let text = format!(
-            "{}: {}",
-            b.name,
-            format_si(b.bytes_per_s, Unit::BytePerSecond)
-        );
+        let text = format!("{}: {}", b.name, format_si(b.bytes_per_s, Unit::BytePerSecond));
         assert!(svg.contains(&format!(">{text}</text>")), "{text}");
     }
 }
@@ -106,15 +88,9 @@ fn every_ceiling_is_labelled_with_its_value() {
 #[test]
 fn theoretical_ceilings_dashed_measured_solid() {
     let svg = roofline_svg(&samples::hierarchical_h200(), &ChartOptions::default());
-    let roof_lines: Vec<&str> = svg
-        .lines()
-        .filter(|l| l.starts_with("<line class=\"roof"))
-        .collect();
+    let roof_lines: Vec<&str> = svg.lines().filter(|l| l.starts_with("<line class=\"roof")).collect();
     let dashed = |name: &str| {
-        let l = roof_lines
-            .iter()
-            .find(|l| l.contains(&format!("<title>{name}: ")))
-            .unwrap_or_else(|| panic!("{name}"));
+        let l = roof_lines.iter().find(|l| l.contains(&format!("<title>{name}: "))).unwrap_or_else(|| panic!("{name}"));
         l.contains("stroke-dasharray")
     };
     assert!(dashed("DRAM") && dashed("FP32") && dashed("L1/shared"));
@@ -127,35 +103,19 @@ fn one_marker_per_kernel_per_level_coloured_by_bound() {
     let svg = roofline_svg(&doc, &ChartOptions::default());
     for (i, a) in doc.kernels.iter().enumerate() {
         let expected = a.levels.iter().filter(|p| p.intensity.is_some()).count();
-        let marks: Vec<&str> = svg
-            .lines()
-            .filter(|l| l.contains(&format!("class=\"pt\" data-k=\"{i}\"")))
-            .collect();
+        let marks: Vec<&str> = svg.lines().filter(|l| l.contains(&format!("class=\"pt\" data-k=\"{i}\""))).collect();
         assert_eq!(marks.len(), expected, "{}", a.kernel.name);
         let colour = match a.bound {
             Some(roofline_core::Bound::Memory) => "#0072b2",
             Some(roofline_core::Bound::Compute) => "#d55e00",
             None => "#777777",
         };
-        assert!(
-            marks
-                .iter()
-                .all(|m| m.contains(&format!("stroke=\"{colour}\""))),
-            "{}",
-            a.kernel.name
-        );
+        assert!(marks.iter().all(|m| m.contains(&format!("stroke=\"{colour}\""))), "{}", a.kernel.name);
     }
     // Bigger share, bigger marker: sgemm_tiled (42%) against stencil7 (5%).
     let r = |name: &str| {
-        let i = doc
-            .kernels
-            .iter()
-            .position(|a| a.kernel.name == name)
-            .unwrap();
-        let l = svg
-            .lines()
-            .find(|l| l.starts_with("<circle") && l.contains(&format!("data-k=\"{i}\"")))
-            .unwrap();
+        let i = doc.kernels.iter().position(|a| a.kernel.name == name).unwrap();
+        let l = svg.lines().find(|l| l.starts_with("<circle") && l.contains(&format!("data-k=\"{i}\""))).unwrap();
         let v = &l[l.find(" r=\"").unwrap() + 4..];
         v[..v.find('"').unwrap()].parse::<f64>().unwrap()
     };
@@ -167,10 +127,7 @@ fn ridge_points_are_marked() {
     let doc = samples::seed_000_before();
     let svg = roofline_svg(&doc, &ChartOptions::default());
     // The T4's FP32 roof (8141 GFLOP/s) against its DRAM (320 GB/s): 25.4 FLOP/B.
-    assert!(
-        svg.contains("ridge point 8141 GFLOP/s x DRAM: 25.4 FLOP/B"),
-        "no ridge"
-    );
+    assert!(svg.contains("ridge point 8141 GFLOP/s x DRAM: 25.4 FLOP/B"), "no ridge");
 }
 
 #[test]
@@ -180,18 +137,9 @@ fn missing_ceiling_is_said_on_the_chart() {
         parse_kernel_spec("dgemm_tc: flops=2e12 bytes=1e9 kind=tensor_fp64 time=1ms").unwrap(),
         parse_kernel_spec("axpy: flops=2 bytes=12 elements=1e8 time=1.5ms").unwrap(),
     ];
-    let src = AnalysisSource {
-        kind: "model".into(),
-        detail: String::new(),
-        byte_convention: None,
-    };
+    let src = AnalysisSource { kind: "model".into(), detail: String::new(), byte_convention: None };
     let doc = AnalysisDocument::new(Producer::new("test"), src, m.clone(), analyze(&m, &ks));
     let svg = roofline_svg(&doc, &ChartOptions::default());
-    assert!(
-        svg.contains(
-            "fp32-only has no ceiling for FP64 tensor FLOPs: dgemm_tc is judged without it"
-        ),
-        "{svg}"
-    );
+    assert!(svg.contains("fp32-only has no ceiling for FP64 tensor FLOPs: dgemm_tc is judged without it"), "{svg}");
     assert!(svg.contains("no roof to judge by"), "legend");
 }

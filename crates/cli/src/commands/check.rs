@@ -64,12 +64,10 @@ fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
     let (mut rules, base_dir) = match &args.config {
         Some(path) => {
             let input = path.display().to_string();
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| bad_input(format!("{input}: cannot read it ({e}); expected a TOML file of check rules (see --help)")))?;
-            (
-                Rules::from_toml(&text, &input).map_err(bad_input)?,
-                path.parent().map(Path::to_path_buf),
-            )
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                bad_input(format!("{input}: cannot read it ({e}); expected a TOML file of check rules (see --help)"))
+            })?;
+            (Rules::from_toml(&text, &input).map_err(bad_input)?, path.parent().map(Path::to_path_buf))
         }
         None => (Rules::default(), None),
     };
@@ -101,38 +99,21 @@ fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
     }
     let baseline = match (&args.baseline, &rules.baseline) {
         (Some(p), _) => Some(p.clone()),
-        (None, Some(p)) => Some(
-            base_dir
-                .filter(|d| !d.as_os_str().is_empty())
-                .map(|d| d.join(p))
-                .unwrap_or_else(|| PathBuf::from(p)),
-        ),
+        (None, Some(p)) => {
+            Some(base_dir.filter(|d| !d.as_os_str().is_empty()).map(|d| d.join(p)).unwrap_or_else(|| PathBuf::from(p)))
+        }
         (None, None) => None,
     };
     rules.baseline = baseline.as_ref().map(|p| p.display().to_string());
-    let input = args
-        .config
-        .as_ref()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|| "command line".into());
+    let input = args.config.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "command line".into());
     rules.validate(&input).map_err(bad_input)?;
     Ok((rules, baseline))
 }
 
 fn text(report: &CheckReport) -> String {
     let mut s = String::new();
-    let width = report
-        .outcomes
-        .iter()
-        .map(|o| o.kernel.chars().count())
-        .max()
-        .unwrap_or(0);
-    let rule_w = report
-        .outcomes
-        .iter()
-        .map(|o| o.rule.len())
-        .max()
-        .unwrap_or(0);
+    let width = report.outcomes.iter().map(|o| o.kernel.chars().count()).max().unwrap_or(0);
+    let rule_w = report.outcomes.iter().map(|o| o.rule.len()).max().unwrap_or(0);
     for o in &report.outcomes {
         s.push_str(&format!(
             "{}  {:<width$}  {:<rule_w$}  {}\n",
@@ -153,11 +134,7 @@ fn markdown(report: &CheckReport) -> String {
     let failed = report.failures().count();
     let mut s = format!(
         "### roofline check: {}\n\n| result | kernel | rule | numbers |\n|---|---|---|---|\n",
-        if failed == 0 {
-            "passed".to_string()
-        } else {
-            format!("{failed} of {} failed", report.outcomes.len())
-        }
+        if failed == 0 { "passed".to_string() } else { format!("{failed} of {} failed", report.outcomes.len()) }
     );
     for o in &report.outcomes {
         s.push_str(&format!(
@@ -178,12 +155,7 @@ fn csv(report: &CheckReport) -> anyhow::Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(["result", "kernel", "rule", "detail"])?;
     for o in &report.outcomes {
-        w.write_record([
-            if o.passed { "pass" } else { "fail" },
-            &o.kernel,
-            &o.rule,
-            &o.detail,
-        ])?;
+        w.write_record([if o.passed { "pass" } else { "fail" }, &o.kernel, &o.rule, &o.detail])?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)
 }
@@ -200,10 +172,7 @@ fn render(report: &CheckReport, format: Format) -> anyhow::Result<String> {
                 #[serde(flatten)]
                 report: &'a CheckReport,
             }
-            serde_json::to_string_pretty(&Json {
-                passed: report.passed(),
-                report,
-            })? + "\n"
+            serde_json::to_string_pretty(&Json { passed: report.passed(), report })? + "\n"
         }
     })
 }
@@ -211,10 +180,7 @@ fn render(report: &CheckReport, format: Format) -> anyhow::Result<String> {
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let (rules, baseline_path) = rules(args)?;
     let doc = read_analysis_file(&args.analysis)?;
-    let baseline = baseline_path
-        .as_deref()
-        .map(read_analysis_file)
-        .transpose()?;
+    let baseline = baseline_path.as_deref().map(read_analysis_file).transpose()?;
     let report = check(&doc, &rules, baseline.as_ref());
     if let Some(path) = &out.file {
         let format = match extension(path).as_deref() {
@@ -229,16 +195,10 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     out.stdout(&render(&report, out.format)?)?;
     let failed = report.failures().count();
     if failed == 0 {
-        out.info(&format!(
-            "check passed: {} rule(s) held",
-            report.outcomes.len()
-        ));
+        out.info(&format!("check passed: {} rule(s) held", report.outcomes.len()));
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!(
-            "check failed: {failed} of {} rule(s) did not hold",
-            report.outcomes.len()
-        );
+        eprintln!("check failed: {failed} of {} rule(s) did not hold", report.outcomes.len());
         Ok(ExitCode::from(1))
     }
 }

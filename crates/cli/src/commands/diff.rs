@@ -43,19 +43,11 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
-    let pairings = args
-        .pairings
-        .iter()
-        .map(|p| Pairing::parse(p))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(bad_input)?;
+    let pairings = args.pairings.iter().map(|p| Pairing::parse(p)).collect::<Result<Vec<_>, _>>().map_err(bad_input)?;
     let before = read_analysis_file(&args.before)?;
     let after = read_analysis_file(&args.after)?;
     let d = diff(&before, &after, &pairings).map_err(bad_input)?;
-    let opts = ChartOptions {
-        title: args.title.clone(),
-        ..ChartOptions::default()
-    };
+    let opts = ChartOptions { title: args.title.clone(), ..ChartOptions::default() };
     let render = |format: Format| -> anyhow::Result<String> {
         Ok(match format {
             Format::Table => diff_text(&d),

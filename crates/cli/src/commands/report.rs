@@ -55,11 +55,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     for note in chart_notes(&doc) {
         out.warn(&note);
     }
-    let opts = ChartOptions {
-        width: args.width as f64,
-        title: args.title.clone(),
-        ..ChartOptions::default()
-    };
+    let opts = ChartOptions { width: args.width as f64, title: args.title.clone(), ..ChartOptions::default() };
     let stdout_kind = match out.format {
         Format::Table => Kind::Html,
         f => Kind::Other(f),
@@ -74,10 +70,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     };
     if let Some(path) = &args.svg {
         if extension(path).as_deref() != Some("svg") {
-            return Err(bad_input(format!(
-                "--svg {}: expected a file name ending in .svg",
-                path.display()
-            )));
+            return Err(bad_input(format!("--svg {}: expected a file name ending in .svg", path.display())));
         }
     }
     let file_kind = out.file.as_ref().map(|p| match extension(p).as_deref() {
@@ -103,10 +96,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         _ if stdout_kind == Kind::Html && std::io::stdout().is_terminal() => {
             let path = PathBuf::from("roofline-report.html");
             write_atomic(&path, render(Kind::Html)?.as_bytes())?;
-            out.info(&format!(
-                "wrote {} (give -o FILE for another name, or redirect stdout)",
-                path.display()
-            ));
+            out.info(&format!("wrote {} (give -o FILE for another name, or redirect stdout)", path.display()));
         }
         _ => out.stdout(&render(stdout_kind)?)?,
     }
@@ -118,10 +108,7 @@ fn markdown(doc: &roofline_core::schema::AnalysisDocument) -> anyhow::Result<Str
     let md = exporter(Format::Markdown);
     let mut s = md.analysis(doc)?;
     s.push('\n');
-    s.push_str(&md.machine(&MachineDocument::new(
-        doc.machine.clone(),
-        doc.producer.clone(),
-    ))?);
+    s.push_str(&md.machine(&MachineDocument::new(doc.machine.clone(), doc.producer.clone()))?);
     for note in chart_notes(doc) {
         s.push_str(&format!("\n> note: {note}\n"));
     }
