@@ -180,7 +180,9 @@ pub fn diff_chart(
             cands.push(Spot { x, y: y - off, anchor: Anchor::Middle });
             cands.push(Spot { x, y: y + off + 8.0, anchor: Anchor::Middle });
         }
-        let spot = c.place_label(&text, 11.0, &cands, &bounds, &format!("data-row=\"{i}\""));
+        let Some(spot) = c.place_label_if_free(&text, 11.0, &cands, &bounds, &format!("data-row=\"{i}\"")) else {
+            continue;
+        };
         let b = label_box(&text, 11.0, spot);
         if (spot.y - y).abs() > r + 14.0 {
             let ty = if spot.y < y { b.y + b.h } else { b.y };

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use roofline_core::machine::{Machine, MemLevel, Origin};
 use roofline_core::roofline::{Bound, KernelAnalysis};
 use roofline_core::schema::AnalysisDocument;
-use roofline_core::units::{format_percent, format_plain, format_seconds, format_si, Unit};
+use roofline_core::units::{format_percent, format_seconds, format_si, Unit};
 
 /// Size of a chart, in CSS pixels.
 #[derive(Debug, Clone, PartialEq)]
@@ -267,8 +267,33 @@ impl Canvas {
     /// stays inside `bounds`; falls back to the first spot. Returns the
     /// spot used.
     pub fn place_label(&mut self, text: &str, size: f64, spots: &[Spot], bounds: &Rect, attrs: &str) -> Spot {
-        // The first spot that overlaps nothing; else the one that overlaps
-        // the fewest boxes (the earliest on a tie).
+        self.place(text, size, spots, bounds, attrs, true).unwrap_or(spots[0])
+    }
+
+    /// Places a label only where it overlaps nothing; `None` (and nothing
+    /// drawn) when every spot is taken.
+    pub fn place_label_if_free(
+        &mut self,
+        text: &str,
+        size: f64,
+        spots: &[Spot],
+        bounds: &Rect,
+        attrs: &str,
+    ) -> Option<Spot> {
+        self.place(text, size, spots, bounds, attrs, false)
+    }
+
+    fn place(
+        &mut self,
+        text: &str,
+        size: f64,
+        spots: &[Spot],
+        bounds: &Rect,
+        attrs: &str,
+        always: bool,
+    ) -> Option<Spot> {
+        // The first spot that overlaps nothing; else (when `always`) the one
+        // that overlaps the fewest boxes (the earliest on a tie).
         let score = |s: &Spot| {
             let b = label_box(text, size, *s);
             let hits = self.placed.iter().filter(|p| p.overlaps(&b)).count();
@@ -290,6 +315,9 @@ impl Canvas {
                 break;
             }
         }
+        if best > 0 && !always {
+            return None;
+        }
         let b = label_box(text, size, pick);
         self.placed.push(b);
         self.label_boxes.push(vec![b]);
@@ -303,7 +331,7 @@ impl Canvas {
             if attrs.is_empty() { "" } else { " " },
             escape(text)
         );
-        pick
+        Some(pick)
     }
 
     /// Starts a chart for `machine` showing `extent`, with the machine's
@@ -1011,6 +1039,10 @@ pub fn chart_notes(doc: &AnalysisDocument) -> Vec<String> {
     notes
 }
 
+/// Beyond this many kernels, only the ones with the most GPU time carry a
+/// name on the chart; the rest are named on hover.
+pub const MAX_KERNEL_LABELS: usize = 24;
+
 /// A placed marker: centre and radius in pixels.
 type Marker = (f64, f64, f64);
 
@@ -1107,7 +1139,8 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
     c.label_roofs(m);
     let bounds = Rect { x: f.plot.x + 2.0, y: f.plot.y + 2.0, w: f.plot.w - 4.0, h: f.plot.h - 4.0 };
     let _ = writeln!(c.body, "<g class=\"kernel-labels\" fill=\"#111\">");
-    for (i, spots) in &anchors {
+    let mut unlabelled = anchors.len().saturating_sub(MAX_KERNEL_LABELS);
+    for (i, spots) in anchors.iter().take(MAX_KERNEL_LABELS) {
         let a = &doc.kernels[*i];
         let text = short_label(&kernel_label(a), 32);
         let mut cands = Vec::new();
@@ -1127,7 +1160,10 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
             cands.push(Spot { x, y: y - off, anchor: Anchor::Middle });
             cands.push(Spot { x, y: y + off + 8.0, anchor: Anchor::Middle });
         }
-        let spot = c.place_label(&text, 11.0, &cands, &bounds, &format!("data-k=\"{i}\""));
+        let Some(spot) = c.place_label_if_free(&text, 11.0, &cands, &bounds, &format!("data-k=\"{i}\"")) else {
+            unlabelled += 1;
+            continue;
+        };
         // A label pushed away from its marker gets a leader line.
         let b = label_box(&text, 11.0, spot);
         let (cx, cy) = (b.x + b.w / 2.0, b.y + b.h / 2.0);
@@ -1178,15 +1214,16 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
         text: "marker area: share of GPU time".into(),
     });
     c.legend(&legend);
-    let notes = chart_notes(doc);
+    let mut notes = chart_notes(doc);
+    if unlabelled > 0 {
+        notes.push(format!(
+            "{unlabelled} of {} kernels are not named on the chart (at most {MAX_KERNEL_LABELS} names, by GPU time, where they fit): hover a point, or see the table",
+            anchors.len()
+        ));
+    }
     if !notes.is_empty() {
         c.notes(&notes);
     }
     let boxes = c.label_boxes.clone();
     (c.finish("roofline-chart", &format!("Roofline chart of {} kernels on {}", doc.kernels.len(), m.name)), boxes)
-}
-
-/// A small plain-number formatter shared with the HTML page.
-pub fn plain(v: f64) -> String {
-    format_plain(v)
 }

@@ -143,3 +143,24 @@ fn missing_ceiling_is_said_on_the_chart() {
     assert!(svg.contains("fp32-only has no ceiling for FP64 tensor FLOPs: dgemm_tc is judged without it"), "{svg}");
     assert!(svg.contains("no roof to judge by"), "legend");
 }
+
+#[test]
+fn many_kernels_stay_readable() {
+    let m = samples::known_machine("h200");
+    let ks: Vec<_> = (0..80)
+        .map(|i| {
+            let bytes = 4.0 + (i % 17) as f64 * 3.0;
+            let t = 0.1 + (i % 7) as f64 * 0.05;
+            parse_kernel_spec(&format!("kernel_{i:02}: flops={} bytes={bytes} elements=1e8 time={t}ms", 1 + i % 9))
+                .unwrap()
+        })
+        .collect();
+    let src = AnalysisSource { kind: "model".into(), detail: String::new(), byte_convention: None };
+    let doc = AnalysisDocument::new(Producer::new("test"), src, m.clone(), analyze(&m, &ks));
+    let (svg, labels) = roofline_chart(&doc, &ChartOptions::default());
+    no_overlaps(&labels).unwrap();
+    assert_eq!(svg.matches("class=\"pt\"").count(), 80);
+    assert!(svg.contains("of 80 kernels are not named on the chart"), "note");
+    // The names that are shown belong to the kernels with the most time.
+    assert!(labels.len() > 10);
+}
