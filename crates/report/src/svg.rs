@@ -1016,6 +1016,16 @@ pub fn ridge_roofs(machine: &Machine, kernels: &[&KernelAnalysis]) -> Vec<f64> {
 /// the machine has no ceiling for.
 pub fn chart_notes(doc: &AnalysisDocument) -> Vec<String> {
     let mut notes = Vec::new();
+    let m = &doc.machine;
+    if m.compute.iter().all(|c| c.flops_per_s <= 0.0) {
+        notes.push(format!(
+            "{} has no compute ceiling: no flat roof is drawn and no kernel is judged against one",
+            m.name
+        ));
+    }
+    if m.bandwidth.iter().all(|b| b.bytes_per_s <= 0.0) {
+        notes.push(format!("{} has no bandwidth ceiling: no slanted roof is drawn", m.name));
+    }
     for a in &doc.kernels {
         if !a.missing_ceilings.is_empty() {
             notes.push(format!(

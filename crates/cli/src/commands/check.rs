@@ -194,6 +194,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     }
     out.stdout(&render(&report, out.format)?)?;
     let failed = report.failures().count();
+    if report.outcomes.is_empty() {
+        out.warn("no rule applied to any kernel (see the notes): this check judged nothing");
+    }
     if failed == 0 {
         out.info(&format!("check passed: {} rule(s) held", report.outcomes.len()));
         Ok(ExitCode::SUCCESS)
