@@ -1,6 +1,7 @@
 //! The `roofline` binary: parses arguments and hands each command to its
 //! module under `commands/`. No analysis happens here.
 
+mod analysis_file;
 mod commands;
 mod error;
 mod machine_args;
@@ -44,6 +45,14 @@ enum Command {
     Profile(Box<commands::profile::Args>),
     /// The same analysis from a CSV (or .ncu-rep) that Nsight Compute already wrote.
     Import(Box<commands::import::Args>),
+    /// SVG/HTML/Markdown from an analysis: charts, sortable kernel table, roofs.
+    Report(commands::report::Args),
+    /// Thresholds on % of roof and regressions against a baseline; exit code for CI.
+    Check(commands::check::Args),
+    /// Before and after: per kernel change in time, intensity and % of roof.
+    Diff(commands::diff::Args),
+    /// The occupancy calculator: resident blocks and warps per SM, the limiting resource, headroom, sweeps.
+    Occupancy(commands::occupancy::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +63,10 @@ fn main() -> ExitCode {
         Command::Model(a) => commands::model::run(a, &out),
         Command::Profile(a) => commands::profile::run(a, &out),
         Command::Import(a) => commands::import::run(a, &out),
+        Command::Report(a) => commands::report::run(a, &out),
+        Command::Check(a) => commands::check::run(a, &out),
+        Command::Diff(a) => commands::diff::run(a, &out),
+        Command::Occupancy(a) => commands::occupancy::run(a, &out),
     };
     match result {
         Ok(code) => code,

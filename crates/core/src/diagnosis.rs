@@ -162,11 +162,15 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
                 "at the compute ceiling for this precision: only a different algorithm, a lower precision or different hardware goes further".to_string(),
             ),
             Bound::Compute => {
-                let mut m = String::from("enough intensity to be compute-bound but below the peak: improve the instruction mix (FMA instead of separate multiply and add, fewer index and conversion instructions), add independent chains per thread");
-                if ev.sm_throughput_pct.is_some_and(|s| s >= ON_ROOF_PCT - 15.0) {
+                let dominant = a.kernel.dominant_kind();
+                let mut m = if dominant.is_some_and(FlopKind::is_tensor) {
+                    String::from("a tensor-core kernel below its peak: feed the tensor cores faster (larger tiles, deeper shared-memory pipelines, asynchronous copies; wgmma on Hopper), and check that the problem shape fills every SM (tile and wave quantization)")
+                } else {
+                    String::from("enough intensity to be compute-bound but below the peak: improve the instruction mix (FMA instead of separate multiply and add, fewer index and conversion instructions), add independent chains per thread")
+                };
+                if !dominant.is_some_and(FlopKind::is_tensor) && ev.sm_throughput_pct.is_some_and(|s| s >= ON_ROOF_PCT - 15.0) {
                     m = format!("the SM is busy ({} of its peak) with work that is not FLOPs: cut shared-memory and load/store instructions per FLOP (register tiling: several outputs per thread), index arithmetic and conversions", format_percent(ev.sm_throughput_pct.unwrap_or(0.0)));
                 }
-                let dominant = a.kernel.dominant_kind();
                 if matches!(dominant, Some(FlopKind::Fp32 | FlopKind::Fp16))
                     && machine.compute.iter().any(|c| c.kind.is_tensor())
                 {

@@ -1,1 +1,3 @@
 //! `roofline-gpu`: the live GPU.
+
+pub mod occupancy_check;
