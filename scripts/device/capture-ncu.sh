@@ -46,7 +46,13 @@ LIST=$(paste -sd, "$W/metrics.txt")
 echo "metrics: $(wc -l < "$W/metrics.txt")"
 BASE=(--csv --page raw --print-units base --clock-control none)
 
-if [[ $phase == capture ]]; then
+if [[ $phase == rep ]]; then
+  R=$SRC/roofline
+  ncu --metrics "$LIST" --clock-control none -k 'regex:vecadd|fma_loop' -c 3 -o "$W/seed000" /tmp/seed000 1 > /dev/null 2>&1
+  echo "ncu -o exit $?"; ls -la "$W"
+  "$R" import "$W/seed000.ncu-rep" --format json -o "$W/rep_import.json" 2> "$W/rep_import.stderr"; echo "import .ncu-rep exit $?"; cat "$W/rep_import.stderr"
+  "$R" profile -k regex:fma_loop -c 2 -- /tmp/seed000 1 2>&1 | grep -v "launch [01]:" | head -30
+elif [[ $phase == capture ]]; then
   t0=$(now)
   ncu "${BASE[@]}" --metrics "$LIST" --log-file "$W/seed000_metrics.csv" /tmp/seed000 2 > "$W/seed000_metrics.stdout" 2>&1
   echo "ncu --metrics (ours) exit $?: $(secs $t0 $(now)) s"

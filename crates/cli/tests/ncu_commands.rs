@@ -98,6 +98,38 @@ fn import_of_a_report_without_ncu_says_how_to_export_it() {
 }
 
 #[test]
+fn import_of_a_report_goes_through_ncu_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!(
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"{}\"\ncat \"{}\"\n",
+        dir.path().join("args").display(),
+        fixture("h200_gemms_metrics.csv").display()
+    );
+    let ncu = dir.path().join("ncu");
+    std::fs::write(&ncu, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&ncu, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let rep = dir.path().join("app.ncu-rep");
+    std::fs::write(&rep, b"\x00binary").unwrap();
+    let out = roofline()
+        .args(["import", "--format", "json", "--ncu"])
+        .arg(&ncu)
+        .arg(&rep)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(json(&out)["kernels"].as_array().unwrap().len(), 4);
+    let args = std::fs::read_to_string(dir.path().join("args")).unwrap();
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(args, ["--import", rep.to_str().unwrap(), "--csv", "--page", "raw", "--print-units", "base"]);
+}
+
+#[test]
 fn profile_without_ncu_says_how_to_get_it() {
     let dir = tempfile::tempdir().unwrap();
     roofline()

@@ -325,4 +325,21 @@ mod tests {
         assert!(list.contains(&"sm__ops_path_tensor_src_int4.sum".to_string()));
         assert!(dropped.contains(&"lts__t_bytes.sum".to_string()));
     }
+
+    #[test]
+    fn query_output_of_ncu_2025_is_parsed_to_base_names() {
+        // The first lines of `ncu --query-metrics` on the H200, and two rows.
+        let text = "Device NVIDIA H200 (GH100)\n\
+---------------------- --------------- --------------- ----------\n\
+Metric Name            Metric Type     Metric Unit     Metric Description\n\
+---------------------- --------------- --------------- ----------\n\
+FBSP.TriageCompute.dramc__cycles_elapsed                 Counter         cycle\n\
+dram__bytes                                              Counter         byte            # of bytes accessed in DRAM\n\
+sm__ops_path_tensor_src_bf16_dst_fp32                    Counter                         # of math ops executed in Tensor path\n";
+        let known = parse_query_output(text);
+        assert!(known.contains("dram__bytes"));
+        assert!(known.contains("sm__ops_path_tensor_src_bf16_dst_fp32"));
+        assert!(known.contains("FBSP.TriageCompute.dramc__cycles_elapsed"));
+        assert!(!known.iter().any(|k| k.starts_with("Device") || k.starts_with("Metric") || k.starts_with("---")));
+    }
 }
