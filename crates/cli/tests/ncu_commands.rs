@@ -197,6 +197,43 @@ fn profile_passes_filters_and_its_settings_to_ncu() {
 }
 
 #[test]
+fn profile_without_access_to_the_counters_explains_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("perm.log");
+    std::fs::write(
+        &log,
+        "==PROF== Connected to process 77 (/app)\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0. For instructions on enabling permissions and to get more information see https://developer.nvidia.com/ERR_NVGPUCTRPERM\n==PROF== Disconnected from process 77\n",
+    )
+    .unwrap();
+    let ncu = fake_ncu(dir.path(), &log);
+    roofline().arg("profile").arg("--ncu").arg(&ncu).args(["--", "true"]).assert().code(1).stderr(
+        predicates::str::contains("ERR_NVGPUCTRPERM")
+            .and(predicates::str::contains("NVreg_RestrictProfilingToAdminUsers=0")),
+    );
+}
+
+#[test]
+fn import_per_launch_gives_one_point_per_launch() {
+    let out = roofline()
+        .args(["import", "--per-launch", "--format", "json"])
+        .arg(fixture("h200_seed000_metrics.csv"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    let kernels = doc["kernels"].as_array().unwrap();
+    assert_eq!(kernels.len(), 24);
+    assert_eq!(kernels[10]["kernel"]["display_name"], "fma_loop #10");
+    assert_eq!(kernels[12]["kernel"]["display_name"], "fma_loop #12");
+    // The 4096- and 16-iteration launches of fma_loop are told apart.
+    let f = |i: usize| kernels[i]["kernel"]["flops"]["fp32"].as_f64().unwrap();
+    assert_eq!(f(10), 8.0 * 4096.0 * 4194304.0 + 6.0 * 4194304.0);
+    assert_eq!(f(12), 8.0 * 16.0 * 4194304.0 + 6.0 * 4194304.0);
+}
+
+#[test]
 fn import_against_a_given_machine_keeps_the_counter_peak_percentages() {
     let dir = tempfile::tempdir().unwrap();
     let m = dir.path().join("h200.json");
