@@ -131,6 +131,9 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
                     .filter(|w| *w < WASTED_SECTOR_BYTES);
                 if let Some(w) = worst {
                     evidence.push(format!("{w:.1} of 32 bytes used per sector"));
+                    if let Some(x) = ev.excessive_sectors.filter(|x| *x > 0.0) {
+                        evidence.push(format!("{x:.0} excess L2 sectors ({}) from uncoalesced global accesses", crate::units::format_si(32.0 * x, crate::units::Unit::Byte)));
+                    }
                     (Position::OnDiagonal, format!("the bus is busy, but with wasted bytes: accesses use only {w:.1} of every 32-byte sector. Coalesce them (consecutive threads on consecutive addresses), change the layout (structure of arrays), or stage through shared memory"))
                 } else {
                 (
@@ -146,6 +149,9 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
             Bound::Memory => {
                 let mut m = String::from("memory-bound but below the bandwidth a streaming kernel reaches: the gap is wasted bytes or too few bytes in flight");
                 let sectors = [ev.global_load_bytes_per_sector, ev.global_store_bytes_per_sector];
+                if let Some(x) = ev.excessive_sectors.filter(|x| *x > 0.0) {
+                    evidence.push(format!("{x:.0} excess L2 sectors ({}) from uncoalesced global accesses", crate::units::format_si(32.0 * x, crate::units::Unit::Byte)));
+                }
                 if let Some(worst) = sectors.iter().flatten().copied().min_by(f64::total_cmp) {
                     evidence.push(format!("{worst:.1} of 32 bytes used per sector"));
                     if worst < WASTED_SECTOR_BYTES {

@@ -81,6 +81,11 @@ pub struct Evidence {
     /// Shared-memory bank conflicts (loads + stores).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_bank_conflicts: Option<f64>,
+    /// L2 sectors global accesses fetched beyond what perfectly coalesced
+    /// accesses would need (Nsight Compute's
+    /// `derived__memory_l2_theoretical_sectors_global_excessive`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excessive_sectors: Option<f64>,
     /// Why warps could not issue: warp cycles stalled per issued
     /// instruction, per reason ("long_scoreboard": waiting on L1TEX/DRAM).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]

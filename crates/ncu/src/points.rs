@@ -185,6 +185,7 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         global_load_bytes_per_sector: sectors(Slot::BytesPerSectorLoad),
         global_store_bytes_per_sector: sectors(Slot::BytesPerSectorStore),
         shared_bank_conflicts: conflicts,
+        excessive_sectors: total(launches, Slot::ExcessiveSectors),
         stalls: stalls.into_iter().filter(|(_, (_, w))| *w > 0.0).map(|(r, (n, w))| (r, n / w)).collect(),
         counter_pct_of_roof: None,
     }
@@ -279,6 +280,15 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
                 spread: None,
                 secondary: false,
             });
+            if kind.is_tensor() && cc_major != Some(9) {
+                let note = format!(
+                    "{}: Nsight Compute's tensor peak is used as it is; whether it is the sparse or the dense rate was checked on compute capability 9.0 only",
+                    kind.label()
+                );
+                if !m.notes.contains(&note) {
+                    m.notes.push(note);
+                }
+            }
             if sparse {
                 let note = format!(
                     "{}: Nsight Compute's peak is the 2:4 sparse rate; the roof used is half of it (dense work cannot exceed it)",

@@ -288,3 +288,15 @@ fn the_shared_probe_capture_reads() {
     assert_eq!(cap.launches.len(), 12);
     assert_eq!(cap.launches[0].get(roofline_ncu::metrics::Slot::DramBytes), Some(3_209_127_424.0));
 }
+
+#[test]
+fn strided_access_shows_its_excess_sectors_from_a_full_capture() {
+    let cap = capture("h200_seed000_full.csv");
+    let a = analyse(&cap, &Options::default());
+    let k = a.kernels.iter().find(|k| k.kernel.name == "strided_copy").unwrap();
+    // 2 launches x 2^22 loads, each fetching a 32-byte sector for 4 useful
+    // bytes: 7 of every 8 sectors are excess (ncu's own count).
+    assert_eq!(k.kernel.evidence.excessive_sectors, Some(2.0 * 7.0 * (1u64 << 22) as f64 / 8.0));
+    let d = k.diagnosis.as_ref().unwrap();
+    assert!(d.evidence.iter().any(|e| e.contains("excess L2 sectors")), "{d:?}");
+}
