@@ -171,7 +171,7 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
     };
     // A limit "by blocks per SM" only matters when it is below what the
     // hardware allows anyway; the theoretical occupancy says if it limits.
-    Evidence {
+    let mut ev = Evidence {
         dram_throughput_pct: weighted(launches, Slot::DramSol),
         sm_throughput_pct: weighted(launches, Slot::SmSol),
         occupancy_theoretical_pct: theoretical,
@@ -188,7 +188,14 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         excessive_sectors: total(launches, Slot::ExcessiveSectors),
         stalls: stalls.into_iter().filter(|(_, (_, w))| *w > 0.0).map(|(r, (n, w))| (r, n / w)).collect(),
         counter_pct_of_roof: None,
+    };
+    // The occupancy calculator turns the launch shape into the advice ncu
+    // does not give: how many registers or bytes fewer fit another block.
+    let cc = launches.iter().find_map(|l| roofline_core::arch::parse_capability(&l.cc));
+    if let Some((major, minor)) = cc {
+        roofline_core::occupancy::annotate_evidence(&mut ev, major, minor);
     }
+    ev
 }
 
 /// Tensor kinds whose per-cycle peak ncu reports at the 2:4 sparse rate on
