@@ -1,6 +1,7 @@
 //! The `roofline` binary: parses arguments and hands each command to its
 //! module under `commands/`. No analysis happens here.
 
+mod analysis_file;
 mod commands;
 mod error;
 mod machine_args;
@@ -42,6 +43,18 @@ enum Command {
     Bench(commands::bench::Args),
     /// Paper estimates: kernels described by FLOPs and bytes, placed under a machine's roofs.
     Model(commands::model::Args),
+    /// Runs a program under Nsight Compute and places every kernel under its roofs, with a diagnosis.
+    Profile(Box<commands::profile::Args>),
+    /// The same analysis from a CSV (or .ncu-rep) that Nsight Compute already wrote.
+    Import(Box<commands::import::Args>),
+    /// SVG/HTML/Markdown from an analysis: charts, sortable kernel table, roofs.
+    Report(commands::report::Args),
+    /// Thresholds on % of roof and regressions against a baseline; exit code for CI.
+    Check(commands::check::Args),
+    /// Before and after: per kernel change in time, intensity and % of roof.
+    Diff(commands::diff::Args),
+    /// The occupancy calculator: resident blocks and warps per SM, the limiting resource, headroom, sweeps.
+    Occupancy(commands::occupancy::Args),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +64,12 @@ fn main() -> ExitCode {
         Command::Peaks(a) => commands::peaks::run(a, &out),
         Command::Model(a) => commands::model::run(a, &out),
         Command::Bench(a) => commands::bench::run(a, &out),
+        Command::Profile(a) => commands::profile::run(a, &out),
+        Command::Import(a) => commands::import::run(a, &out),
+        Command::Report(a) => commands::report::run(a, &out),
+        Command::Check(a) => commands::check::run(a, &out),
+        Command::Diff(a) => commands::diff::run(a, &out),
+        Command::Occupancy(a) => commands::occupancy::run(a, &out),
     };
     match result {
         Ok(code) => code,

@@ -92,6 +92,12 @@ impl Output {
         self.stdout(&exporter(self.format).machine(doc)?)
     }
 
+    /// Any document with its own renderer: the `-o` file, then stdout.
+    pub fn document(&self, render: impl Fn(Format) -> anyhow::Result<String>) -> anyhow::Result<()> {
+        self.save(&render)?;
+        self.stdout(&render(self.format)?)
+    }
+
     pub fn analysis(&self, doc: &AnalysisDocument) -> anyhow::Result<()> {
         self.save(|f| Ok(exporter(f).analysis(doc)?))?;
         self.stdout(&exporter(self.format).analysis(doc)?)

@@ -25,6 +25,8 @@ use crate::units::format_percent;
 pub const ON_ROOF_PCT: f64 = 75.0;
 /// Below this % of its roof and of every bandwidth, a kernel is latency-bound.
 pub const LATENCY_PCT: f64 = 30.0;
+/// Fewer useful bytes per 32-byte sector than this is called wasteful.
+pub const WASTED_SECTOR_BYTES: f64 = 24.0;
 /// Theoretical occupancy below this is called low.
 pub const LOW_OCCUPANCY_PCT: f64 = 50.0;
 
@@ -89,7 +91,19 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
         evidence.push(n.clone());
     }
 
-    let latency = pct < LATENCY_PCT && best_bw < LATENCY_PCT && compute_pct < LATENCY_PCT;
+    if let Some(c) = ev.counter_pct_of_roof {
+        evidence.push(format!("{} of the roof at the profiler's own peaks and clocks", format_percent(c)));
+    }
+    // A profiler's speed-of-light figures veto "latency-bound": an SM busy
+    // with non-FLOP work (shared memory, address arithmetic) is not idle.
+    let sol_idle =
+        ev.sm_throughput_pct.is_none_or(|s| s < LATENCY_PCT) && ev.dram_throughput_pct.is_none_or(|d| d < LATENCY_PCT);
+    let latency = pct < LATENCY_PCT && best_bw < LATENCY_PCT && compute_pct < LATENCY_PCT && sol_idle;
+    if latency || bound == Bound::Compute && pct < ON_ROOF_PCT {
+        if let Some(s) = stall_note(ev) {
+            evidence.push(s);
+        }
+    }
     let (position, next_move) = if latency {
         let mut m = String::from(
             "neither memory nor arithmetic is busy: the SMs wait on latency. Read occupancy and stall reasons first",
@@ -108,20 +122,39 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
         (Position::LatencyBound, m)
     } else {
         match bound {
-            Bound::Memory if pct >= ON_ROOF_PCT => (
+            Bound::Memory if pct >= ON_ROOF_PCT => {
+                let worst = [ev.global_load_bytes_per_sector, ev.global_store_bytes_per_sector]
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .min_by(f64::total_cmp)
+                    .filter(|w| *w < WASTED_SECTOR_BYTES);
+                if let Some(w) = worst {
+                    evidence.push(format!("{w:.1} of 32 bytes used per sector"));
+                    if let Some(x) = ev.excessive_sectors.filter(|x| *x > 0.0) {
+                        evidence.push(format!("{x:.0} excess L2 sectors ({}) from uncoalesced global accesses", crate::units::format_si(32.0 * x, crate::units::Unit::Byte)));
+                    }
+                    (Position::OnDiagonal, format!("the bus is busy, but with wasted bytes: accesses use only {w:.1} of every 32-byte sector. Coalesce them (consecutive threads on consecutive addresses), change the layout (structure of arrays), or stage through shared memory"))
+                } else {
+                (
                 Position::OnDiagonal,
                 match a.limiter {
                     Some(Limiter::Bandwidth(MemLevel::Dram)) | None => "bytes move as fast as this GPU allows: raise intensity by fusing kernels, tiling into shared memory or reusing data in registers, or use smaller types".to_string(),
                     Some(Limiter::Bandwidth(l)) => format!("{} bandwidth is the limit: keep reused data in registers or a closer level, or cut the traffic to {}", l.label(), l.label()),
                     Some(Limiter::Compute) => unreachable!("a memory-bound kernel has a bandwidth limiter"),
                 },
-            ),
+            )
+                }
+            }
             Bound::Memory => {
                 let mut m = String::from("memory-bound but below the bandwidth a streaming kernel reaches: the gap is wasted bytes or too few bytes in flight");
                 let sectors = [ev.global_load_bytes_per_sector, ev.global_store_bytes_per_sector];
+                if let Some(x) = ev.excessive_sectors.filter(|x| *x > 0.0) {
+                    evidence.push(format!("{x:.0} excess L2 sectors ({}) from uncoalesced global accesses", crate::units::format_si(32.0 * x, crate::units::Unit::Byte)));
+                }
                 if let Some(worst) = sectors.iter().flatten().copied().min_by(f64::total_cmp) {
                     evidence.push(format!("{worst:.1} of 32 bytes used per sector"));
-                    if worst < 24.0 {
+                    if worst < WASTED_SECTOR_BYTES {
                         m = format!("accesses use only {worst:.1} of every 32-byte sector: coalesce them (consecutive threads on consecutive addresses), change the layout (structure of arrays), or stage through shared memory");
                     }
                 }
@@ -135,8 +168,15 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
                 "at the compute ceiling for this precision: only a different algorithm, a lower precision or different hardware goes further".to_string(),
             ),
             Bound::Compute => {
-                let mut m = String::from("enough intensity to be compute-bound but below the peak: improve the instruction mix (FMA instead of separate multiply and add, fewer index and conversion instructions), add independent chains per thread");
                 let dominant = a.kernel.dominant_kind();
+                let mut m = if dominant.is_some_and(FlopKind::is_tensor) {
+                    String::from("a tensor-core kernel below its peak: feed the tensor cores faster (larger tiles, deeper shared-memory pipelines, asynchronous copies; wgmma on Hopper), and check that the problem shape fills every SM (tile and wave quantization)")
+                } else {
+                    String::from("enough intensity to be compute-bound but below the peak: improve the instruction mix (FMA instead of separate multiply and add, fewer index and conversion instructions), add independent chains per thread")
+                };
+                if !dominant.is_some_and(FlopKind::is_tensor) && ev.sm_throughput_pct.is_some_and(|s| s >= ON_ROOF_PCT - 15.0) {
+                    m = format!("the SM is busy ({} of its peak) with work that is not FLOPs: cut shared-memory and load/store instructions per FLOP (register tiling: several outputs per thread), index arithmetic and conversions", format_percent(ev.sm_throughput_pct.unwrap_or(0.0)));
+                }
                 if matches!(dominant, Some(FlopKind::Fp32 | FlopKind::Fp16))
                     && machine.compute.iter().any(|c| c.kind.is_tensor())
                 {
@@ -147,6 +187,17 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
         }
     };
     Some(Diagnosis { position, evidence, next_move })
+}
+
+/// The two main stall reasons, in cycles per issued instruction.
+fn stall_note(ev: &crate::kernel::Evidence) -> Option<String> {
+    let mut v: Vec<(&String, &f64)> = ev.stalls.iter().filter(|(_, c)| **c > 0.0).collect();
+    v.sort_by(|a, b| b.1.total_cmp(a.1));
+    if v.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = v.iter().take(2).map(|(r, c)| format!("{} {c:.1}", r.replace('_', " "))).collect();
+    Some(format!("top stalls (cycles per issued instruction): {}", parts.join(", ")))
 }
 
 fn occupancy_note(ev: &crate::kernel::Evidence) -> Option<String> {

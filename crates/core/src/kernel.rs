@@ -81,6 +81,20 @@ pub struct Evidence {
     /// Shared-memory bank conflicts (loads + stores).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_bank_conflicts: Option<f64>,
+    /// L2 sectors global accesses fetched beyond what perfectly coalesced
+    /// accesses would need (Nsight Compute's
+    /// `derived__memory_l2_theoretical_sectors_global_excessive`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excessive_sectors: Option<f64>,
+    /// Why warps could not issue: warp cycles stalled per issued
+    /// instruction, per reason ("long_scoreboard": waiting on L1TEX/DRAM).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub stalls: BTreeMap<String, f64>,
+    /// % of the roof reached against the profiler's own peaks at the
+    /// kernel's own clocks (Nsight Compute's roofline chart), when the
+    /// analysis itself used another machine (a measured one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter_pct_of_roof: Option<f64>,
 }
 
 impl Evidence {

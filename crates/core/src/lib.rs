@@ -5,15 +5,19 @@
 //! ceilings ([`machine`]), kernels ([`kernel`]), the roofline placement
 //! ([`roofline`]), the diagnosis ([`diagnosis`]), theoretical peaks from
 //! device attributes ([`peaks`], [`arch`], [`gpus`]), paper estimates
-//! ([`estimate`]), statistics ([`stats`]) and the
-//! versioned JSON documents ([`schema`]).
+//! ([`estimate`]), the occupancy calculator ([`occupancy`]), statistics
+//! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
+//! ([`diff`]) and the versioned JSON documents ([`schema`]).
 
 pub mod arch;
+pub mod check;
 pub mod diagnosis;
+pub mod diff;
 pub mod estimate;
 pub mod gpus;
 pub mod kernel;
 pub mod machine;
+pub mod occupancy;
 pub mod peaks;
 pub mod roofline;
 pub mod schema;

@@ -6,13 +6,15 @@
 //! call into it, and its absence is a typed [`GpuError`] with a hint, never a
 //! panic. [`device`] enumerates GPUs and reads their attributes, [`nvml`]
 //! samples clocks, [`nvrtc`] compiles the benchmark kernels for the device's
-//! own architecture, and [`bench`] times them and builds the measured
-//! machine.
+//! own architecture, [`bench`] times them and builds the measured machine,
+//! and [`occupancy_check`] compares the occupancy calculator with the
+//! driver's own answer.
 
 pub mod bench;
 pub mod device;
 pub mod error;
 pub mod nvml;
 pub mod nvrtc;
+pub mod occupancy_check;
 
 pub use error::GpuError;

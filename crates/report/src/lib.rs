@@ -2,13 +2,21 @@
 //!
 //! Exporters turn the versioned documents of `roofline-core` into text:
 //! a readable table for terminals ([`table`]), JSON ([`json`]), CSV
-//! ([`csv_export`]) and Markdown ([`markdown`]). They share one trait,
+//! ([`csv_export`]) and Markdown ([`markdown`]); the roofline chart as SVG
+//! ([`svg`]), before/after charts and tables ([`diff`]) and the
+//! self-contained HTML report ([`html`]). They share one trait,
 //! [`Exporter`], so a command asks for a format and never formats by hand.
 //! [`write_atomic`] writes a file whole or not at all.
 
 pub mod csv_export;
+pub mod diff;
+pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod occupancy;
+pub mod occupancy_chart;
+pub mod samples;
+pub mod svg;
 pub mod table;
 
 use std::io::Write;

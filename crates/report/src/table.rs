@@ -165,31 +165,37 @@ fn flops_text(flops: &std::collections::BTreeMap<FlopKind, f64>) -> String {
     }
 }
 
+/// Intensities or bytes of the levels a kernel touched, "DRAM 0.089 / L2 0.125".
+fn per_level(
+    a: &roofline_core::KernelAnalysis,
+    f: impl Fn(&roofline_core::roofline::LevelPoint) -> Option<String>,
+) -> String {
+    let parts: Vec<String> = a.levels.iter().filter_map(|p| f(p).map(|v| format!("{} {v}", p.level.label()))).collect();
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join("\n")
+    }
+}
+
 pub fn analysis_text(doc: &AnalysisDocument) -> String {
     let timed = doc.kernels.iter().any(|k| k.kernel.duration_s.is_some());
-    let mut header = vec!["kernel", "FLOPs", "bytes", "intensity", "roof (attainable)", "bound"];
+    let mut header = vec!["kernel", "FLOPs", "bytes", "intensity (FLOP/B)", "roof (attainable)", "bound"];
     if timed {
-        header.extend(["time", "share", "achieved", "% of roof", "diagnosis"]);
+        header.extend(["time", "share", "achieved", "% of roof", "position"]);
     } else {
         header.push("roof % of peak");
     }
     let mut t = new_table(&header);
     for a in &doc.kernels {
         let k = &a.kernel;
-        let bytes: Vec<String> =
-            a.levels.iter().map(|p| format!("{} {}", format_si(p.bytes, Unit::Byte), p.level.label())).collect();
-        let ai: Vec<String> = a
-            .levels
-            .iter()
-            .filter_map(|p| p.intensity.map(|i| format!("{} ({})", format_si(i, Unit::FlopPerByte), p.level.label())))
-            .collect();
         let mut row = vec![
-            format!("{} [{}]", k.display_name, k.id),
-            flops_text(&k.flops),
-            bytes.join("\n"),
-            if ai.is_empty() { "-".into() } else { ai.join("\n") },
+            format!("{}\n[{}]", k.display_name, k.id),
+            flops_text(&k.flops).replace(" + ", "\n+ "),
+            per_level(a, |p| Some(format_si(p.bytes, Unit::Byte))),
+            per_level(a, |p| p.intensity.map(format_plain)),
             a.attainable_flops_per_s
-                .map(|r| format!("{} ({})", format_si(r, Unit::FlopPerSecond), limiter_text(a.limiter)))
+                .map(|r| format!("{}\n({})", format_si(r, Unit::FlopPerSecond), limiter_text(a.limiter)))
                 .unwrap_or_else(|| limiter_text(a.limiter)),
             a.bound.map(|b| b.label().to_string()).unwrap_or_else(|| "-".into()),
         ];
@@ -198,24 +204,11 @@ pub fn analysis_text(doc: &AnalysisDocument) -> String {
             row.push(a.time_share.map(|s| format_percent(100.0 * s)).unwrap_or_else(|| "-".into()));
             let achieved = match (a.achieved_flops_per_s, a.total_flops > 0.0) {
                 (Some(f), true) => format_si(f, Unit::FlopPerSecond),
-                _ => a
-                    .levels
-                    .iter()
-                    .filter_map(|p| {
-                        p.achieved_bytes_per_s
-                            .map(|b| format!("{} {}", format_si(b, Unit::BytePerSecond), p.level.label()))
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n"),
+                _ => per_level(a, |p| p.achieved_bytes_per_s.map(|b| format_si(b, Unit::BytePerSecond))),
             };
             row.push(achieved);
             row.push(a.pct_of_roof.map(format_percent).unwrap_or_else(|| "-".into()));
-            row.push(
-                a.diagnosis
-                    .as_ref()
-                    .map(|d| format!("{}: {}", d.position.label(), d.next_move))
-                    .unwrap_or_else(|| "-".into()),
-            );
+            row.push(a.diagnosis.as_ref().map(|d| d.position.label().to_string()).unwrap_or_else(|| "-".into()));
         } else {
             let pct = match (a.attainable_flops_per_s, a.compute_roof_flops_per_s) {
                 (Some(r), Some(p)) if p > 0.0 => format_percent(100.0 * r / p),
@@ -238,6 +231,20 @@ pub fn analysis_text(doc: &AnalysisDocument) -> String {
         s.push_str(&format!("ridge points: {}\n", ridges.join("; ")));
     }
     s.push_str(&format!("{t}\n"));
+    let diagnosed: Vec<_> = doc.kernels.iter().filter_map(|a| a.diagnosis.as_ref().map(|d| (a, d))).collect();
+    if !diagnosed.is_empty() {
+        s.push_str("diagnosis:\n");
+        for (a, d) in diagnosed {
+            s.push_str(&format!(
+                "  {} [{}]: {} ({})\n",
+                a.kernel.display_name,
+                a.kernel.id,
+                d.position.label(),
+                d.evidence.join("; ")
+            ));
+            s.push_str(&format!("    next: {}\n", d.next_move));
+        }
+    }
     if let Some(c) = &doc.source.byte_convention {
         s.push_str(&format!("bytes per level: {c}\n"));
     }

@@ -1,0 +1,207 @@
+//! `roofline check`: thresholds on an analysis, as an exit code for CI.
+//! 0 when every rule holds, 1 when any fails (each failure listed with its
+//! numbers), 2 on bad input (unreadable analysis, unknown config keys).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use roofline_core::check::{check, CheckReport, Rules};
+use roofline_report::{write_atomic, Format};
+
+use crate::analysis_file::{extension, read_analysis_file};
+use crate::error::bad_input;
+use crate::output::Output;
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  roofline check analysis.json --min-pct-of-roof 60 --min-time-share 5
+  roofline check analysis.json --kernel fused=80 --baseline main.json --max-regression 10
+  roofline check analysis.json --config roofline-check.toml
+
+A config file (flags given too override it):
+  min_time_share_pct = 5      # kernels below 5% of GPU time are not held to...
+  min_pct_of_roof = 60        # ...at least 60% of the roof that applies
+  baseline = \"main.json\"      # relative to the config file
+  max_regression_pct = 10     # time up or % of roof down by more than 10%
+  [[kernel]]
+  name = \"fused\"
+  min_pct_of_roof = 80
+  max_time = \"1.2 ms\"
+
+Exit codes: 0 all rules hold, 1 a rule failed, 2 bad input.")]
+pub struct Args {
+    /// The analysis to check (roofline.analysis/v1 JSON).
+    #[arg(value_name = "ANALYSIS")]
+    pub analysis: PathBuf,
+
+    /// Rules from a TOML file.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Every kernel held to a share of GPU time must reach this % of its roof.
+    #[arg(long, value_name = "PCT")]
+    pub min_pct_of_roof: Option<f64>,
+
+    /// Only kernels with at least this % of GPU time are held to --min-pct-of-roof.
+    #[arg(long, value_name = "PCT")]
+    pub min_time_share: Option<f64>,
+
+    /// A named kernel's own minimum % of roof: NAME=PCT (repeatable).
+    #[arg(long = "kernel", value_name = "NAME=PCT")]
+    pub kernels: Vec<String>,
+
+    /// An earlier analysis no kernel may regress from.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// How far (percent) a kernel's time may grow, or its % of roof shrink,
+    /// against the baseline.
+    #[arg(long, value_name = "PCT")]
+    pub max_regression: Option<f64>,
+}
+
+fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
+    let (mut rules, base_dir) = match &args.config {
+        Some(path) => {
+            let input = path.display().to_string();
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                bad_input(format!("{input}: cannot read it ({e}); expected a TOML file of check rules (see --help)"))
+            })?;
+            (Rules::from_toml(&text, &input).map_err(bad_input)?, path.parent().map(Path::to_path_buf))
+        }
+        None => (Rules::default(), None),
+    };
+    // Flags go through the same validation as the file.
+    let mut flags = String::new();
+    if let Some(v) = args.min_pct_of_roof {
+        flags.push_str(&format!("min_pct_of_roof = {v:?}\n"));
+    }
+    if let Some(v) = args.min_time_share {
+        flags.push_str(&format!("min_time_share_pct = {v:?}\n"));
+    }
+    if let Some(v) = args.max_regression {
+        flags.push_str(&format!("max_regression_pct = {v:?}\n"));
+    }
+    let from_flags = Rules::from_toml(&flags, "command line").map_err(bad_input)?;
+    if args.min_pct_of_roof.is_some() {
+        rules.min_pct_of_roof = from_flags.min_pct_of_roof;
+    }
+    if args.min_time_share.is_some() {
+        rules.min_time_share_pct = from_flags.min_time_share_pct;
+    }
+    if args.max_regression.is_some() {
+        rules.max_regression_pct = from_flags.max_regression_pct;
+    }
+    for k in &args.kernels {
+        let limit = Rules::parse_kernel_flag(k).map_err(bad_input)?;
+        rules.kernels.retain(|l| l.name != limit.name);
+        rules.kernels.push(limit);
+    }
+    let baseline = match (&args.baseline, &rules.baseline) {
+        (Some(p), _) => Some(p.clone()),
+        (None, Some(p)) => {
+            Some(base_dir.filter(|d| !d.as_os_str().is_empty()).map(|d| d.join(p)).unwrap_or_else(|| PathBuf::from(p)))
+        }
+        (None, None) => None,
+    };
+    rules.baseline = baseline.as_ref().map(|p| p.display().to_string());
+    let input = args.config.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "command line".into());
+    rules.validate(&input).map_err(bad_input)?;
+    Ok((rules, baseline))
+}
+
+fn text(report: &CheckReport) -> String {
+    let mut s = String::new();
+    let width = report.outcomes.iter().map(|o| o.kernel.chars().count()).max().unwrap_or(0);
+    let rule_w = report.outcomes.iter().map(|o| o.rule.len()).max().unwrap_or(0);
+    for o in &report.outcomes {
+        s.push_str(&format!(
+            "{}  {:<width$}  {:<rule_w$}  {}\n",
+            if o.passed { "pass" } else { "FAIL" },
+            o.kernel,
+            o.rule,
+            o.detail
+        ));
+    }
+    for n in &report.notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
+    s
+}
+
+fn markdown(report: &CheckReport) -> String {
+    let cell = |s: &str| s.replace('|', "\\|");
+    let failed = report.failures().count();
+    let mut s = format!(
+        "### roofline check: {}\n\n| result | kernel | rule | numbers |\n|---|---|---|---|\n",
+        if failed == 0 { "passed".to_string() } else { format!("{failed} of {} failed", report.outcomes.len()) }
+    );
+    for o in &report.outcomes {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            if o.passed { "pass" } else { "**FAIL**" },
+            cell(&o.kernel),
+            cell(&o.rule),
+            cell(&o.detail)
+        ));
+    }
+    for n in &report.notes {
+        s.push_str(&format!("\n> note: {}\n", cell(n)));
+    }
+    s
+}
+
+fn csv(report: &CheckReport) -> anyhow::Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(["result", "kernel", "rule", "detail"])?;
+    for o in &report.outcomes {
+        w.write_record([if o.passed { "pass" } else { "fail" }, &o.kernel, &o.rule, &o.detail])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+fn render(report: &CheckReport, format: Format) -> anyhow::Result<String> {
+    Ok(match format {
+        Format::Table => text(report),
+        Format::Markdown => markdown(report),
+        Format::Csv => csv(report)?,
+        Format::Json => {
+            #[derive(serde::Serialize)]
+            struct Json<'a> {
+                passed: bool,
+                #[serde(flatten)]
+                report: &'a CheckReport,
+            }
+            serde_json::to_string_pretty(&Json { passed: report.passed(), report })? + "\n"
+        }
+    })
+}
+
+pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    let (rules, baseline_path) = rules(args)?;
+    let doc = read_analysis_file(&args.analysis)?;
+    let baseline = baseline_path.as_deref().map(read_analysis_file).transpose()?;
+    let report = check(&doc, &rules, baseline.as_ref());
+    if let Some(path) = &out.file {
+        let format = match extension(path).as_deref() {
+            Some("json") => Format::Json,
+            Some("md" | "markdown") => Format::Markdown,
+            Some("csv") => Format::Csv,
+            _ => out.format,
+        };
+        write_atomic(path, render(&report, format)?.as_bytes())?;
+        out.info(&format!("wrote {}", path.display()));
+    }
+    out.stdout(&render(&report, out.format)?)?;
+    let failed = report.failures().count();
+    if report.outcomes.is_empty() {
+        out.warn("no rule applied to any kernel (see the notes): this check judged nothing");
+    }
+    if failed == 0 {
+        out.info(&format!("check passed: {} rule(s) held", report.outcomes.len()));
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("check failed: {failed} of {} rule(s) did not hold", report.outcomes.len());
+        Ok(ExitCode::from(1))
+    }
+}

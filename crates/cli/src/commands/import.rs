@@ -1,0 +1,148 @@
+//! `roofline import FILE`: the roofline analysis of a capture Nsight
+//! Compute already wrote: a raw CSV (`ncu --csv --page raw`, any metric set
+//! with the needed counters, `--set full` included) or a `.ncu-rep` report
+//! (exported through `ncu --import` when ncu is installed).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
+use roofline_ncu::runner::find_ncu;
+use roofline_ncu::{analyse, read_capture, ByteConvention, Capture, CsvError, Options};
+
+use crate::error::bad_input;
+use crate::machine_args::MachineArgs;
+use crate::output::Output;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BytesArg {
+    /// Nsight Compute's chart: L2 = 32 B x lts2xbar cycles, L1 = 128 B x LSU writeback cycles.
+    Ncu,
+    /// NERSC's hierarchical roofline: lts__t_bytes and l1tex__t_bytes.
+    Nersc,
+}
+
+/// Options shared by `import` and `profile`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AnalysisArgs {
+    /// Judge kernels against these roofs too (a machine JSON from `roofline
+    /// bench -o`, or --gpu NAME); the counters' own peaks are always used.
+    #[command(flatten)]
+    pub machine: MachineArgs,
+
+    /// How bytes at L2 and L1 are counted.
+    #[arg(long, value_enum, default_value_t = BytesArg::Ncu)]
+    pub bytes: BytesArg,
+
+    /// One point per launch instead of one per kernel.
+    #[arg(long)]
+    pub per_launch: bool,
+}
+
+impl AnalysisArgs {
+    pub fn options(&self) -> anyhow::Result<Options> {
+        Ok(Options {
+            convention: match self.bytes {
+                BytesArg::Ncu => ByteConvention::Ncu,
+                BytesArg::Nersc => ByteConvention::Nersc,
+            },
+            per_launch: self.per_launch,
+            machine: self.machine.resolve()?,
+        })
+    }
+}
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  ncu --csv --page raw --print-units base --clock-control none ./app > app.csv
+  roofline import app.csv
+  roofline import app.csv --machine h200.json --format json -o app-analysis.json
+  roofline import report.ncu-rep            (needs ncu to read the report)")]
+pub struct Args {
+    /// A raw CSV written by `ncu --csv --page raw` (\"-\" for stdin), or a .ncu-rep report.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Nsight Compute to read a .ncu-rep with (default: PATH, $CUDA_HOME/bin).
+    #[arg(long, value_name = "PATH")]
+    pub ncu: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+fn is_report(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "ncu-rep")
+}
+
+/// Reads a .ncu-rep through `ncu --import ... --csv --page raw`.
+fn read_report(path: &Path, ncu: Option<&Path>) -> anyhow::Result<Capture> {
+    let input = path.display().to_string();
+    if !path.is_file() {
+        return Err(bad_input(format!("{input}: no such file; expected an Nsight Compute report (.ncu-rep)")));
+    }
+    let ncu = find_ncu(ncu).map_err(|e| {
+        bad_input(format!(
+            "{input} is an Nsight Compute report; reading it needs ncu. {e} Or export it to CSV where ncu is installed: `ncu --import {input} --csv --page raw --print-units base > capture.csv`, then `roofline import capture.csv`"
+        ))
+    })?;
+    let mut child = Command::new(&ncu)
+        .args(["--import", &input, "--csv", "--page", "raw", "--print-units", "base"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| anyhow::anyhow!("could not start {}: {e}", ncu.display()))?;
+    let stdout = child.stdout.take().expect("piped stdout");
+    let cap = read_capture(stdout, &input);
+    let status = child.wait()?;
+    let cap = cap.map_err(bad_input)?;
+    if !status.success() {
+        anyhow::bail!("{} --import {input} failed with {status}", ncu.display());
+    }
+    Ok(cap)
+}
+
+/// Reads a CSV capture from a file or stdin.
+pub fn read_csv(path: &Path) -> anyhow::Result<Capture> {
+    let input = path.display().to_string();
+    let result = if input == "-" {
+        read_capture(std::io::stdin().lock(), "stdin")
+    } else {
+        let f = std::fs::File::open(path).map_err(|e| {
+            bad_input(format!("{input}: cannot open it ({e}); expected a CSV written by `ncu --csv --page raw`"))
+        })?;
+        read_capture(f, &input)
+    };
+    result.map_err(|e: CsvError| bad_input(e))
+}
+
+/// Analyses a capture and prints it; warnings go to stderr and into the document.
+pub fn report(cap: &Capture, args: &AnalysisArgs, command: &str, detail: &str, out: &Output) -> anyhow::Result<()> {
+    let opts = args.options()?;
+    let convention = opts.convention;
+    let a = analyse(cap, &opts);
+    for w in &a.warnings {
+        out.warn(w);
+    }
+    let mut doc = AnalysisDocument::new(
+        Producer::new(command),
+        AnalysisSource {
+            kind: "ncu".into(),
+            detail: detail.into(),
+            byte_convention: Some(convention.describe().into()),
+        },
+        a.machine,
+        a.kernels,
+    );
+    doc.warnings = a.warnings;
+    out.info(&format!("{} launch(es) of {} kernel(s) analysed", cap.launches.len(), doc.kernels.len()));
+    out.analysis(&doc)
+}
+
+pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    let cap = if is_report(&args.file) { read_report(&args.file, args.ncu.as_deref())? } else { read_csv(&args.file)? };
+    let input = args.file.display().to_string();
+    report(&cap, &args.analysis, &format!("roofline import {input}"), &input, out)?;
+    Ok(ExitCode::SUCCESS)
+}

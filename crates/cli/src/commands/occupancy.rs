@@ -1,0 +1,287 @@
+//! `roofline occupancy`: the occupancy calculator. Resident blocks and warps
+//! per SM, the limiting resource, the headroom of each resource, sweeps
+//! against block size, registers and shared memory (tables and SVG charts),
+//! and, with `--verify-device`, the check of the calculator against the
+//! CUDA driver on the local GPU.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use roofline_core::gpus;
+use roofline_core::occupancy::{self, Launch, SweepAxis};
+use roofline_report::occupancy::{render, OccupancyDocument};
+use roofline_report::occupancy_chart::sweep_svg;
+use roofline_report::write_atomic;
+
+use crate::error::bad_input;
+use crate::output::Output;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SweepArg {
+    Block,
+    Regs,
+    Smem,
+    All,
+}
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  roofline occupancy --gpu h200 --threads 256 --regs 40
+  roofline occupancy --cc 8.6 --threads 128 --regs 64 --smem-dynamic 32KiB --sweep all --svg-dir charts
+  roofline occupancy --cc 9.0 --threads 256 --regs 32 --format json
+
+Shared-memory sizes take bytes or K/KB/KiB (x1024), as CUDA counts them. The
+figures are theoretical: the rules of CUDA's occupancy calculator, checked
+point by point against the driver on an H200 (--verify-device runs that check
+on the local GPU).")]
+pub struct Args {
+    /// A GPU from the built-in table (its compute capability and SM count are used).
+    #[arg(long, value_name = "NAME", conflicts_with = "cc")]
+    pub gpu: Option<String>,
+
+    /// A compute capability, for example 9.0, 8.6 or sm_75.
+    #[arg(long, value_name = "X.Y")]
+    pub cc: Option<String>,
+
+    /// Threads per block.
+    #[arg(long, value_name = "N", required_unless_present = "verify_device")]
+    pub threads: Option<u32>,
+
+    /// Registers per thread (what `nvcc -Xptxas -v` or ncu reports).
+    #[arg(long, value_name = "N", required_unless_present = "verify_device")]
+    pub regs: Option<u32>,
+
+    /// Static shared memory per block.
+    #[arg(long, value_name = "BYTES", default_value = "0")]
+    pub smem_static: String,
+
+    /// Dynamic shared memory per block (the launch's third parameter).
+    #[arg(long, value_name = "BYTES", default_value = "0")]
+    pub smem_dynamic: String,
+
+    /// Preferred shared-memory carveout, % of the maximum
+    /// (cudaFuncAttributePreferredSharedMemoryCarveout); default: the maximum.
+    #[arg(long, value_name = "PCT")]
+    pub carveout: Option<u32>,
+
+    /// Named barriers per block (matters on 9.0 and later only with many).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub barriers: u32,
+
+    /// Also sweep occupancy against block size, registers or shared memory.
+    #[arg(long, value_enum, value_name = "AXIS")]
+    pub sweep: Vec<SweepArg>,
+
+    /// Write one SVG chart per sweep into DIR (occupancy-block.svg, ...).
+    #[arg(long, value_name = "DIR", requires = "sweep")]
+    pub svg_dir: Option<PathBuf>,
+
+    /// Check the calculator against cuOccupancyMaxActiveBlocksPerMultiprocessor
+    /// on the local GPU over a grid of kernels (NVRTC, --maxrregcount), block
+    /// sizes and shared-memory sizes.
+    #[arg(long)]
+    pub verify_device: bool,
+
+    /// With --verify-device: where to write the grid, one row per point.
+    #[arg(long, value_name = "FILE", default_value = "occupancy_grid.csv")]
+    pub grid_csv: PathBuf,
+
+    /// With --verify-device: where to write the device facts and the counts.
+    #[arg(long, value_name = "FILE", default_value = "occupancy_grid.json")]
+    pub grid_json: PathBuf,
+}
+
+/// Parses "49152", "48K", "48KB" or "48 KiB" as bytes (K = 1024, as CUDA counts).
+pub fn parse_bytes(flag: &str, s: &str) -> anyhow::Result<u64> {
+    let t = s.trim().to_ascii_lowercase().replace(' ', "");
+    let (num, mult) =
+        if let Some(n) = t.strip_suffix("kib").or_else(|| t.strip_suffix("kb")).or_else(|| t.strip_suffix('k')) {
+            (n, 1024)
+        } else if let Some(n) = t.strip_suffix('b') {
+            (n, 1)
+        } else {
+            (t.as_str(), 1)
+        };
+    num.parse::<u64>().map(|v| v * mult).map_err(|_| {
+        bad_input(format!(
+            "{flag} {s:?}: expected a whole number of bytes, or K/KB/KiB (x1024), for example 49152 or 48KiB"
+        ))
+    })
+}
+
+fn limits_from(args: &Args) -> anyhow::Result<(occupancy::Limits, Option<String>, Option<u32>)> {
+    if let Some(name) = &args.gpu {
+        let g = gpus::find(name).ok_or_else(|| {
+            let hint = gpus::closest(name).map(|c| format!("did you mean {c:?}? ")).unwrap_or_default();
+            bad_input(format!(
+                "--gpu {name:?}: not a GPU the tool knows; {hint}known names: {}; or give its compute capability with --cc",
+                gpus::known_keys().join(", ")
+            ))
+        })?;
+        let l = occupancy::limits(g.cc.0, g.cc.1).ok_or_else(|| {
+            bad_input(format!("{}: compute capability {}.{} has no occupancy table", g.name, g.cc.0, g.cc.1))
+        })?;
+        return Ok((l, Some(g.name.to_string()), Some(g.sms)));
+    }
+    match &args.cc {
+        Some(cc) => Ok((occupancy::limits_for(cc).map_err(|e| bad_input(format!("--cc: {e}")))?, None, None)),
+        None => Err(bad_input(format!(
+            "give the GPU with --gpu NAME ({}) or its compute capability with --cc X.Y ({})",
+            gpus::known_keys().join(", "),
+            occupancy::known_capabilities().join(", ")
+        ))),
+    }
+}
+
+pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    if args.verify_device {
+        return verify_device(args, out);
+    }
+    let (l, gpu, sms) = limits_from(args)?;
+    let threads = args.threads.expect("clap requires --threads");
+    let regs = args.regs.expect("clap requires --regs");
+    let mut launch = Launch::new(threads, regs).with_smem(
+        parse_bytes("--smem-static", &args.smem_static)?,
+        parse_bytes("--smem-dynamic", &args.smem_dynamic)?,
+    );
+    launch.carveout_pct = args.carveout;
+    launch.barriers_per_block = args.barriers;
+    let o = occupancy::calculate(&l, &launch).map_err(bad_input)?;
+    if o.partial_warp {
+        out.warn(&format!(
+            "{threads} threads is not a multiple of 32: the last warp of each block runs {} of 32 lanes, and it still takes a whole warp's registers and slot",
+            threads % 32
+        ));
+    }
+    if o.resident_blocks == 0 {
+        out.warn(&format!(
+            "this launch cannot run on compute capability {}: no block fits ({}); {}",
+            l.capability(),
+            o.limiters.iter().map(|r| r.label()).collect::<Vec<_>>().join(", "),
+            o.hint.clone().unwrap_or_else(|| "use fewer registers or less shared memory per block".into())
+        ));
+    }
+    let mut best = occupancy::max_potential_block_size(&l, &launch);
+    best.min_grid_size = sms.map(|s| s * best.resident_blocks);
+    let mut axes: Vec<SweepAxis> = Vec::new();
+    for s in &args.sweep {
+        let add: &[SweepAxis] = match s {
+            SweepArg::Block => &[SweepAxis::BlockSize],
+            SweepArg::Regs => &[SweepAxis::Registers],
+            SweepArg::Smem => &[SweepAxis::SharedMemory],
+            SweepArg::All => &[SweepAxis::BlockSize, SweepAxis::Registers, SweepAxis::SharedMemory],
+        };
+        for a in add {
+            if !axes.contains(a) {
+                axes.push(*a);
+            }
+        }
+    }
+    let sweeps: Vec<_> = axes.iter().map(|&a| occupancy::sweep(&l, &launch, a)).collect();
+    if let Some(dir) = &args.svg_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for s in &sweeps {
+            let name = match s.axis {
+                SweepAxis::BlockSize => "occupancy-block.svg",
+                SweepAxis::Registers => "occupancy-regs.svg",
+                SweepAxis::SharedMemory => "occupancy-smem.svg",
+            };
+            let path = dir.join(name);
+            write_atomic(&path, sweep_svg(s, gpu.as_deref()).as_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
+            out.info(&format!("wrote {}", path.display()));
+        }
+    }
+    let doc = OccupancyDocument::new(gpu, o, best, sweeps);
+    out.document(|f| Ok(render(&doc, f)?))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// "2026-11-29T20:30:00Z" from the system clock.
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Days since 1970-01-01 to a civil date (proleptic Gregorian calendar).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem % 3600) / 60, rem % 60)
+}
+
+fn write_text(path: &Path, text: &str) -> anyhow::Result<()> {
+    write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
+}
+
+fn verify_device(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    use roofline_gpu::occupancy_check::{grid_csv, run_grid};
+    out.info("checking the occupancy calculator against cuOccupancyMaxActiveBlocksPerMultiprocessor on GPU 0");
+    let started = std::time::Instant::now();
+    let report = match run_grid(|line| out.info(line)) {
+        Ok(r) => r,
+        Err(e) => {
+            out.warn(&format!("the occupancy check could not run: {e}"));
+            return Ok(ExitCode::from(1));
+        }
+    };
+    write_text(&args.grid_csv, &grid_csv(&report))?;
+    let summary = serde_json::json!({
+        "schema": "roofline.occupancy-grid/v1",
+        "measured_at": utc_now(),
+        "seconds": started.elapsed().as_secs_f64(),
+        "device": report.device,
+        "points": report.points,
+        "agreed": report.agreed,
+        "driver_refused": report.driver_refused,
+        "kernels": report.kernels,
+        "grid_csv": args.grid_csv.display().to_string(),
+    });
+    write_text(&args.grid_json, &(serde_json::to_string_pretty(&summary)? + "\n"))?;
+    for m in &report.device.table_mismatches {
+        out.warn(&format!("device attribute differs from the calculator's table: {m}"));
+    }
+    let d = &report.device;
+    out.stdout(&format!(
+        "{} (compute capability {}, driver {}): {} of {} grid points agree with cuOccupancyMaxActiveBlocksPerMultiprocessor ({} refused by the driver, counted as 0 blocks)\n",
+        d.name, d.compute_capability, d.driver_version, report.agreed, report.points, report.driver_refused
+    ))?;
+    for r in report.rows.iter().filter(|r| !r.agrees()).take(20) {
+        out.warn(&format!(
+            "disagreement: {} regs, {} B static, {} threads, {} B dynamic, carveout {}: driver {}, calculator {}",
+            r.regs, r.static_smem, r.threads, r.dynamic_smem, r.carveout_pct, r.driver_blocks, r.calculator_blocks
+        ));
+    }
+    Ok(if report.agreed == report.points && d.table_mismatches.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_sizes_in_cuda_units() {
+        assert_eq!(parse_bytes("x", "49152").unwrap(), 49152);
+        assert_eq!(parse_bytes("x", "48K").unwrap(), 49152);
+        assert_eq!(parse_bytes("x", "48 KiB").unwrap(), 49152);
+        assert_eq!(parse_bytes("x", "48KB").unwrap(), 49152);
+        assert_eq!(parse_bytes("x", "100B").unwrap(), 100);
+        assert!(parse_bytes("x", "lots").is_err());
+    }
+
+    #[test]
+    fn utc_now_is_an_iso_timestamp() {
+        let t = utc_now();
+        assert_eq!(t.len(), 20, "{t}");
+        assert!(t.starts_with("20") && t.ends_with('Z'));
+    }
+}

@@ -1,0 +1,175 @@
+//! `roofline profile -- PROGRAM [ARGS]`: runs the program under Nsight
+//! Compute with only the counters a roofline needs (a few replay passes per
+//! kernel instead of `--set full`'s ~40), then analyses every kernel as
+//! `import` does. The program's output goes to stderr; if it fails midway,
+//! the kernels profiled so far are analysed and its exit status reported.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use roofline_ncu::runner::{find_ncu, metric_list, parse_progress, Filters, Progress, Run};
+use roofline_ncu::{read_capture, CsvError};
+use roofline_report::write_atomic;
+
+use super::import::{report, AnalysisArgs};
+use crate::error::bad_input;
+use crate::output::Output;
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  roofline profile -- ./app --size 4096
+  roofline profile -k regex:gemm -c 10 -- python3 train.py
+  roofline profile --nvtx-include \"step/\" --machine h200.json -o app.json -- ./app")]
+pub struct Args {
+    /// Nsight Compute to use (default: PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin).
+    #[arg(long, value_name = "PATH")]
+    pub ncu: Option<PathBuf>,
+
+    /// Profile only kernels with this name (ncu -k; "regex:..." for a pattern).
+    #[arg(short = 'k', long = "kernel-name", value_name = "NAME")]
+    pub kernel_name: Option<String>,
+
+    /// Profile at most this many launches (ncu -c).
+    #[arg(short = 'c', long = "launch-count", value_name = "N")]
+    pub launch_count: Option<u64>,
+
+    /// Skip this many launches first (ncu -s).
+    #[arg(short = 's', long = "launch-skip", value_name = "N")]
+    pub launch_skip: Option<u64>,
+
+    /// Profile only inside this NVTX range (ncu --nvtx-include; "name/" for push/pop ranges).
+    #[arg(long, value_name = "RANGE")]
+    pub nvtx_include: Vec<String>,
+
+    /// Skip kernels inside this NVTX range.
+    #[arg(long, value_name = "RANGE")]
+    pub nvtx_exclude: Vec<String>,
+
+    /// ncu --clock-control (default none: the GPU keeps its own clocks).
+    #[arg(long, default_value = "none", value_name = "MODE")]
+    pub clock_control: String,
+
+    /// ncu --print-units.
+    #[arg(long, default_value = "base", value_name = "UNITS")]
+    pub print_units: String,
+
+    /// Collect these metrics instead of the list for this GPU (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub metrics: Option<Vec<String>>,
+
+    /// One more argument for ncu (repeat for several), placed before the program.
+    #[arg(long = "ncu-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub ncu_args: Vec<String>,
+
+    /// Keep ncu's raw CSV in FILE (to `roofline import` later).
+    #[arg(long, value_name = "FILE")]
+    pub save_csv: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+
+    /// The program to profile and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "PROGRAM")]
+    pub command: Vec<String>,
+}
+
+pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    let Some((program, program_args)) = args.command.split_first() else {
+        return Err(bad_input("no program: give it after --, for example `roofline profile -- ./app`"));
+    };
+    // Check the machine flags before a long profiling run.
+    args.analysis.options()?;
+    let ncu = find_ncu(args.ncu.as_deref())?;
+    let metrics = match &args.metrics {
+        Some(m) => m.clone(),
+        None => {
+            let (list, dropped) = metric_list(&ncu);
+            if !dropped.is_empty() {
+                out.info(&format!(
+                    "this ncu does not know {} metric(s), left out: {}",
+                    dropped.len(),
+                    dropped.join(", ")
+                ));
+            }
+            list
+        }
+    };
+    let log_file = std::env::temp_dir().join(format!("roofline-ncu-{}.csv", std::process::id()));
+    let run = Run {
+        ncu: ncu.clone(),
+        program: program.clone(),
+        args: program_args.to_vec(),
+        filters: Filters {
+            kernel_name: args.kernel_name.clone(),
+            launch_count: args.launch_count,
+            launch_skip: args.launch_skip,
+            nvtx_include: args.nvtx_include.clone(),
+            nvtx_exclude: args.nvtx_exclude.clone(),
+        },
+        clock_control: args.clock_control.clone(),
+        print_units: args.print_units.clone(),
+        metrics: Some(metrics.clone()),
+        extra: args.ncu_args.clone(),
+        log_file: log_file.clone(),
+    };
+    out.info(&format!(
+        "profiling {program} with {} ({} metrics, clock control {})",
+        ncu.display(),
+        metrics.len(),
+        args.clock_control
+    ));
+    let quiet = out.quiet;
+    let status = run.execute(&metrics, move |p| {
+        if quiet {
+            return;
+        }
+        match p {
+            Progress::Line(line) => {
+                if let Some((name, n)) = parse_progress(&line) {
+                    eprintln!("roofline: profiling launch {n}: {name}");
+                } else if let Some(rest) = line.strip_prefix("==PROF== ") {
+                    eprintln!("roofline: ncu: {rest}");
+                } else if line.starts_with("==ERROR==") {
+                    eprintln!("roofline: ncu: {line}");
+                }
+            }
+            Progress::Elapsed(t) => eprintln!("roofline: still profiling ({} s)", t.as_secs()),
+        }
+    })?;
+    let input = format!("ncu log {}", log_file.display());
+    let cap = std::fs::File::open(&log_file)
+        .map_err(|e| CsvError::Io { input: input.clone(), source: e })
+        .and_then(|f| read_capture(f, &input));
+    if let Some(path) = &args.save_csv {
+        if let Ok(bytes) = std::fs::read(&log_file) {
+            write_atomic(path, &bytes)?;
+            out.info(&format!("wrote ncu's CSV to {}", path.display()));
+        }
+    }
+    let _ = std::fs::remove_file(&log_file);
+    let exit_note = if status.success() {
+        None
+    } else {
+        Some(match status.code() {
+            Some(c) => format!("{program} exited with status {c}"),
+            None => format!("{program} was stopped by a signal ({status})"),
+        })
+    };
+    let cap = match cap {
+        Ok(c) => c,
+        Err(e @ CsvError::CounterPermission { .. }) => {
+            return Err(anyhow::anyhow!(e.to_string().replace(&input, "ncu")))
+        }
+        Err(e) => {
+            let why = exit_note.map(|n| format!("{n} before any kernel was profiled; ")).unwrap_or_default();
+            anyhow::bail!("{why}{e}");
+        }
+    };
+    let mut cap = cap;
+    if let Some(n) = &exit_note {
+        cap.warnings.push(format!("{n}; the {} launch(es) profiled before that are analysed", cap.launches.len()));
+    }
+    let command_line = format!("roofline profile -- {}", args.command.join(" "));
+    report(&cap, &args.analysis, &command_line, &args.command.join(" "), out)?;
+    Ok(if exit_note.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

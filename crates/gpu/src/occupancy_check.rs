@@ -1,0 +1,363 @@
+//! Checks the occupancy calculator of `roofline-core` against the CUDA
+//! driver's own answer, `cuOccupancyMaxActiveBlocksPerMultiprocessor`, on the
+//! local GPU.
+//!
+//! The calculator is only worth trusting if it agrees with the driver
+//! exactly, so this compiles real kernels at run time with NVRTC for the
+//! device's own architecture, each with `--maxrregcount=R` and enough
+//! register pressure that the limit is reached, reads back the registers and
+//! static shared memory the compiler actually used, raises the kernel's
+//! dynamic shared-memory limit to the opt-in maximum, and asks the driver and
+//! the calculator the same question over a grid of block sizes, dynamic
+//! shared-memory sizes and carveout preferences. The rows are written as a
+//! CSV fixture that `roofline-core`'s tests replay on any machine.
+
+use std::collections::BTreeSet;
+use std::ffi::{c_char, CString};
+use std::sync::Arc;
+
+use cudarc::driver::sys::{CUdevice_attribute as Attr, CUfunction_attribute as FnAttr};
+use cudarc::driver::{CudaContext, CudaFunction};
+use roofline_core::occupancy::{self, Launch, Limits};
+use serde::Serialize;
+
+/// Why the check could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error("no CUDA driver library (libcuda) found: install the NVIDIA driver, or run where a GPU is present")]
+    NoDriver,
+    #[error("no NVRTC library (libnvrtc) found: install the CUDA toolkit and put its lib64 folder on LD_LIBRARY_PATH")]
+    NoNvrtc,
+    #[error("no usable GPU: {0}")]
+    NoGpu(String),
+    #[error("the GPU has compute capability {0}, which the occupancy calculator does not know")]
+    UnknownCapability(String),
+    #[error("CUDA driver call failed while {what}: {error}")]
+    Driver { what: String, error: String },
+    #[error("NVRTC could not compile the register-pressure kernel ({options}): {log}")]
+    Compile { options: String, log: String },
+}
+
+fn driver(what: impl Into<String>) -> impl FnOnce(cudarc::driver::DriverError) -> CheckError {
+    let what = what.into();
+    move |e| CheckError::Driver { what, error: e.to_string() }
+}
+
+/// One grid point: the kernel as compiled, the launch, and both answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GridRow {
+    pub regs_requested: u32,
+    /// Registers per thread as compiled (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
+    pub regs: u32,
+    /// Static shared memory as compiled (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
+    pub static_smem: u64,
+    pub threads: u32,
+    pub dynamic_smem: u64,
+    /// Carveout preference in %, -1 for the default.
+    pub carveout_pct: i32,
+    /// The driver's answer; -1 when it refused the query.
+    pub driver_blocks: i64,
+    pub calculator_blocks: u32,
+}
+
+impl GridRow {
+    /// The driver and the calculator agree (a refused query counts as zero blocks).
+    pub fn agrees(&self) -> bool {
+        self.driver_blocks.max(0) as u64 == self.calculator_blocks as u64
+    }
+}
+
+/// What the device says about itself, next to the calculator's table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceFacts {
+    pub name: String,
+    pub compute_capability: String,
+    pub driver_version: String,
+    pub sms: u32,
+    pub max_threads_per_sm: u32,
+    pub max_blocks_per_sm: u32,
+    pub registers_per_sm: u32,
+    pub registers_per_block: u32,
+    pub smem_per_sm: u64,
+    pub smem_per_block: u64,
+    pub smem_per_block_optin: u64,
+    pub smem_reserved_per_block: u64,
+    /// Device attributes that differ from the calculator's table, as
+    /// "name: device X, table Y".
+    pub table_mismatches: Vec<String>,
+}
+
+/// The whole check.
+#[derive(Debug, Clone, Serialize)]
+pub struct GridReport {
+    pub device: DeviceFacts,
+    pub rows: Vec<GridRow>,
+    pub points: usize,
+    pub agreed: usize,
+    /// Points where the driver refused the query (counted as zero blocks).
+    pub driver_refused: usize,
+    pub kernels: Vec<KernelFacts>,
+}
+
+/// One compiled kernel of the grid.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelFacts {
+    pub regs_requested: u32,
+    pub regs: u32,
+    pub static_smem: u64,
+    pub local_bytes_per_thread: u64,
+    pub max_threads_per_block: u32,
+    /// ptxas's own report of the compile.
+    pub compiler_log: String,
+}
+
+const KERNEL: &str = include_str!("kernels/occupancy_pressure.cu");
+
+/// Register limits compiled for; the compiler's real count is what is compared.
+/// Counts that are not multiples of 8 check the rounding; sm_90 raises 16 to 24.
+pub const REGISTER_LIMITS: &[u32] = &[16, 24, 32, 37, 40, 48, 56, 61, 64, 72, 80, 96, 99, 128, 133, 168, 200, 229, 255];
+/// Limits compiled a second time with 4100 bytes of static shared memory
+/// (not a multiple of the allocation unit, on purpose).
+const WITH_STATIC: &[u32] = &[24, 37, 64, 99, 168, 255];
+const STATIC_FLOATS: u32 = 1025;
+/// Carveout preferences tried on two kernels (-1, the default, on all).
+const CARVEOUTS: &[i32] = &[0, 25, 50, 100];
+
+fn block_sizes() -> Vec<u32> {
+    let mut v: BTreeSet<u32> = (1..=32).map(|w| w * 32).collect();
+    v.extend([1, 17, 33, 100, 250, 1000]);
+    v.into_iter().collect()
+}
+
+fn dynamic_sizes(max: u64) -> Vec<u64> {
+    let mut v: BTreeSet<u64> = (0..).map(|k| k * 7777).take_while(|&d| d <= max).collect();
+    v.extend([0, 1, 128, 1000, max, max.saturating_sub(127), max.saturating_sub(1024)]);
+    for d in [48 * 1024u64, 96 * 1024, 100 * 1024, 164 * 1024] {
+        for x in [d.saturating_sub(1024), d] {
+            if x <= max {
+                v.insert(x);
+            }
+        }
+    }
+    v.into_iter().filter(|&d| d <= max).collect()
+}
+
+fn cstr_lossy(bytes: &[c_char]) -> String {
+    let b: Vec<u8> = bytes.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+/// Compiles the pressure kernel to a cubin for `arch` ("sm_90"); returns it
+/// with the compiler's log (ptxas's register and spill report).
+pub fn compile(arch: &str, max_regs: u32, static_floats: u32) -> Result<(Vec<u8>, String), CheckError> {
+    use cudarc::nvrtc::{result, sys};
+    let options = vec![
+        format!("--gpu-architecture={arch}"),
+        format!("--maxrregcount={max_regs}"),
+        format!("-DSTATIC_FLOATS={static_floats}"),
+        "--ptxas-options=-v".to_string(),
+    ];
+    let err = |log: String| CheckError::Compile { options: options.join(" "), log };
+    let src = CString::new(KERNEL).expect("the kernel source has no NUL byte");
+    let prog = result::create_program(&src, None).map_err(|e| err(e.to_string()))?;
+    let compiled = unsafe { result::compile_program(prog, &options) };
+    let out = match compiled {
+        Err(e) => {
+            let log = unsafe { result::get_program_log(prog) }.map(|l| cstr_lossy(&l)).unwrap_or_default();
+            Err(err(format!("{e}: {log}")))
+        }
+        Ok(()) => unsafe {
+            let mut size = 0usize;
+            sys::nvrtcGetCUBINSize(prog, &mut size).result().map_err(|e| err(e.to_string()))?;
+            let mut cubin = vec![0u8; size];
+            sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr() as *mut c_char).result().map_err(|e| err(e.to_string()))?;
+            let log = result::get_program_log(prog).map(|l| cstr_lossy(&l)).unwrap_or_default();
+            Ok((cubin, log.trim().to_string()))
+        },
+    };
+    let _ = unsafe { result::destroy_program(prog) };
+    out
+}
+
+fn attr(ctx: &Arc<CudaContext>, a: Attr) -> Result<i64, CheckError> {
+    ctx.attribute(a).map(|v| v as i64).map_err(driver(format!("reading device attribute {a:?}")))
+}
+
+fn device_facts(ctx: &Arc<CudaContext>) -> Result<DeviceFacts, CheckError> {
+    let major = attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+    let minor = attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
+    let mut version = 0i32;
+    unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .map_err(driver("reading the driver version"))?;
+    Ok(DeviceFacts {
+        name: ctx.name().map_err(driver("reading the device name"))?,
+        compute_capability: format!("{major}.{minor}"),
+        driver_version: format!("{}.{}", version / 1000, (version % 1000) / 10),
+        sms: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+        max_threads_per_sm: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)? as u32,
+        max_blocks_per_sm: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)? as u32,
+        registers_per_sm: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)? as u32,
+        registers_per_block: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)? as u32,
+        smem_per_sm: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)? as u64,
+        smem_per_block: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)? as u64,
+        smem_per_block_optin: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u64,
+        smem_reserved_per_block: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)? as u64,
+        table_mismatches: Vec::new(),
+    })
+}
+
+fn table_mismatches(d: &DeviceFacts, l: &Limits) -> Vec<String> {
+    let pairs: [(&str, u64, u64); 8] = [
+        ("max threads per SM", d.max_threads_per_sm as u64, l.max_threads_per_sm as u64),
+        ("max blocks per SM", d.max_blocks_per_sm as u64, l.max_blocks_per_sm as u64),
+        ("registers per SM", d.registers_per_sm as u64, l.registers_per_sm as u64),
+        ("registers per block", d.registers_per_block as u64, l.registers_per_block as u64),
+        ("shared memory per SM", d.smem_per_sm, l.smem_per_sm),
+        ("shared memory per block", d.smem_per_block, l.smem_per_block),
+        ("shared memory per block (opt-in)", d.smem_per_block_optin, l.smem_per_block_optin),
+        ("reserved shared memory per block", d.smem_reserved_per_block, l.smem_reserved_per_block),
+    ];
+    pairs.iter().filter(|(_, a, b)| a != b).map(|(n, a, b)| format!("{n}: device {a}, table {b}")).collect()
+}
+
+fn fn_attr(f: &CudaFunction, a: FnAttr) -> Result<i64, CheckError> {
+    f.get_attribute(a).map(|v| v as i64).map_err(driver(format!("reading function attribute {a:?}")))
+}
+
+/// Runs the whole grid on GPU 0. `progress` receives one line per kernel.
+pub fn run_grid(mut progress: impl FnMut(&str)) -> Result<GridReport, CheckError> {
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(CheckError::NoDriver);
+    }
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err(CheckError::NoNvrtc);
+    }
+    let ctx = CudaContext::new(0).map_err(|e| CheckError::NoGpu(e.to_string()))?;
+    let mut device = device_facts(&ctx)?;
+    let (major, minor) = roofline_core::arch::parse_capability(&device.compute_capability)
+        .ok_or_else(|| CheckError::UnknownCapability(device.compute_capability.clone()))?;
+    let limits = occupancy::limits(major, minor)
+        .ok_or_else(|| CheckError::UnknownCapability(device.compute_capability.clone()))?;
+    device.table_mismatches = table_mismatches(&device, &limits);
+    let arch = format!("sm_{major}{minor}");
+
+    let mut rows = Vec::new();
+    let mut kernels = Vec::new();
+    let blocks = block_sizes();
+    let variants = REGISTER_LIMITS.iter().map(|&r| (r, 0)).chain(WITH_STATIC.iter().map(|&r| (r, STATIC_FLOATS)));
+    for (r, floats) in variants {
+        let (cubin, log) = compile(&arch, r, floats)?;
+        let module = ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))
+            .map_err(driver(format!("loading the kernel compiled with --maxrregcount={r}")))?;
+        let f = module.load_function("pressure").map_err(driver("finding the kernel"))?;
+        let regs = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32;
+        let static_smem = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)? as u64;
+        let local = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)? as u64;
+        let max_threads = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32;
+        let max_dynamic = limits.smem_per_block_optin.saturating_sub(static_smem);
+        f.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, max_dynamic as i32)
+            .map_err(driver("raising the dynamic shared-memory limit to the opt-in maximum"))?;
+        kernels.push(KernelFacts {
+            regs_requested: r,
+            regs,
+            static_smem,
+            local_bytes_per_thread: local,
+            max_threads_per_block: max_threads,
+            compiler_log: log,
+        });
+        progress(&format!(
+            "--maxrregcount={r}: {regs} registers, {static_smem} B static shared memory, {local} B local per thread"
+        ));
+        let carveouts: &[i32] = if (r == 32 && floats == 0) || (r == 64 && floats != 0) { CARVEOUTS } else { &[] };
+        for &carveout in std::iter::once(&-1).chain(carveouts) {
+            f.set_attribute(FnAttr::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, carveout)
+                .map_err(driver(format!("setting the carveout preference to {carveout}")))?;
+            for &threads in &blocks {
+                for dynamic in dynamic_sizes(max_dynamic) {
+                    let driver_blocks =
+                        match f.occupancy_max_active_blocks_per_multiprocessor(threads, dynamic as usize, None) {
+                            Ok(b) => b as i64,
+                            Err(_) => -1,
+                        };
+                    let mut launch = Launch::new(threads, regs).with_smem(static_smem, dynamic);
+                    launch.carveout_pct = u32::try_from(carveout).ok();
+                    rows.push(GridRow {
+                        regs_requested: r,
+                        regs,
+                        static_smem,
+                        threads,
+                        dynamic_smem: dynamic,
+                        carveout_pct: carveout,
+                        driver_blocks,
+                        calculator_blocks: occupancy::max_active_blocks(&limits, &launch),
+                    });
+                }
+            }
+        }
+    }
+    let agreed = rows.iter().filter(|r| r.agrees()).count();
+    let driver_refused = rows.iter().filter(|r| r.driver_blocks < 0).count();
+    Ok(GridReport { device, points: rows.len(), agreed, driver_refused, rows, kernels })
+}
+
+/// The grid as CSV, one header line and one line per point.
+pub fn grid_csv(report: &GridReport) -> String {
+    let mut s = String::from(
+        "regs_requested,regs,static_smem,threads,dynamic_smem,carveout_pct,driver_blocks,calculator_blocks\n",
+    );
+    for r in &report.rows {
+        s.push_str(&format!(
+            "{},{},{},{},{},{},{},{}\n",
+            r.regs_requested,
+            r.regs,
+            r.static_smem,
+            r.threads,
+            r.dynamic_smem,
+            r.carveout_pct,
+            r.driver_blocks,
+            r.calculator_blocks
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_covers_block_sizes_and_the_opt_in_maximum() {
+        let b = block_sizes();
+        assert_eq!(b.iter().filter(|t| *t % 32 == 0).count(), 32);
+        assert!(b.contains(&1) && b.contains(&1024));
+        let d = dynamic_sizes(232448);
+        assert_eq!(d[0], 0);
+        assert_eq!(*d.last().unwrap(), 232448);
+        assert!(d.contains(&(48 * 1024)));
+    }
+
+    /// NVRTC needs no GPU: where the library is present, the kernel must
+    /// compile for Hopper and use every register it is allowed.
+    #[test]
+    fn pressure_kernel_uses_the_register_limit() {
+        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+            eprintln!("SKIPPED: no NVRTC library to compile the occupancy kernel");
+            return;
+        }
+        for r in [32, 40, 255] {
+            let (cubin, log) = compile("sm_90", r, 1025).unwrap();
+            assert!(!cubin.is_empty());
+            assert!(log.contains(&format!("Used {r} registers")), "--maxrregcount={r}: {log}");
+        }
+    }
+
+    #[test]
+    fn gpu_grid_agrees_with_the_driver() {
+        match run_grid(|_| {}) {
+            Ok(r) => assert_eq!(r.agreed, r.points, "{} of {} points disagree", r.points - r.agreed, r.points),
+            Err(e) => eprintln!("SKIPPED: no GPU for the occupancy grid ({e})"),
+        }
+    }
+}

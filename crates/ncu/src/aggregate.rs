@@ -1,0 +1,130 @@
+//! Launches of one kernel, summed into one roofline point per kernel.
+//!
+//! A kernel is a name in one process, on one device, context and stream:
+//! two processes (or two GPUs) running the same kernel stay apart, because
+//! their points can differ and a reader must be able to tell them apart.
+//! FLOPs, bytes and durations add up; percentages are duration-weighted.
+
+use roofline_core::kernel::{short_id, Kernel};
+use roofline_core::machine::Origin;
+
+use crate::csv::{Capture, Launch};
+use crate::demangle::display_name;
+use crate::points::{bytes, duration, evidence, flops, ByteConvention};
+
+/// Launches that belong to one kernel.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// Indexes into `Capture::launches`, in capture order.
+    pub launches: Vec<usize>,
+    pub kernel: Kernel,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Key {
+    process: String,
+    device: String,
+    context: String,
+    stream: String,
+    name: String,
+}
+
+fn key(l: &Launch) -> Key {
+    Key {
+        process: l.process_id.clone(),
+        device: l.device.clone(),
+        context: l.context.clone(),
+        stream: l.stream.clone(),
+        name: l.kernel_name.clone(),
+    }
+}
+
+/// A kernel made of `launches` (FLOPs, bytes and time summed).
+pub fn kernel_of(launches: &[&Launch], conv: ByteConvention, name: &str, id: String, display: String) -> Kernel {
+    let mut k = Kernel::named(name, Origin::Counter);
+    k.id = id;
+    k.display_name = display;
+    k.launches = launches.len() as u64;
+    let mut time = 0.0;
+    let mut timed = false;
+    for l in launches {
+        for (kind, v) in flops(l) {
+            *k.flops.entry(kind).or_insert(0.0) += v;
+        }
+        for (level, v) in bytes(l, conv) {
+            *k.bytes.entry(level).or_insert(0.0) += v;
+        }
+        if let Some(d) = duration(l) {
+            time += d;
+            timed = true;
+        }
+    }
+    k.duration_s = timed.then_some(time);
+    k.evidence = evidence(launches);
+    k
+}
+
+/// Groups launches per kernel, in order of first appearance. Names get a
+/// `[pid ..., dev ..., stream ...]` suffix only where the capture has
+/// several processes, devices, contexts or streams.
+pub fn group(cap: &Capture, conv: ByteConvention, per_launch: bool) -> Vec<Group> {
+    let distinct = |f: fn(&Launch) -> &str| {
+        let mut v: Vec<&str> = cap.launches.iter().map(f).collect();
+        v.sort();
+        v.dedup();
+        v.len() > 1
+    };
+    let many_proc = distinct(|l| &l.process_id);
+    let many_dev = distinct(|l| &l.device);
+    let many_ctx = distinct(|l| &l.context);
+    let many_stream = distinct(|l| &l.stream);
+    let mut order: Vec<(Key, Vec<usize>)> = Vec::new();
+    let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
+    for (i, l) in cap.launches.iter().enumerate() {
+        if per_launch {
+            order.push((key(l), vec![i]));
+            continue;
+        }
+        let k = key(l);
+        match index.get(&k) {
+            Some(&g) => order[g].1.push(i),
+            None => {
+                index.insert(k.clone(), order.len());
+                order.push((k, vec![i]));
+            }
+        }
+    }
+    order
+        .into_iter()
+        .map(|(k, idx)| {
+            let mut tags = Vec::new();
+            if many_proc {
+                tags.push(format!("pid {}", k.process));
+            }
+            if many_dev {
+                tags.push(format!("dev {}", k.device));
+            }
+            if many_ctx {
+                tags.push(format!("ctx {}", k.context));
+            }
+            if many_stream {
+                tags.push(format!("stream {}", k.stream));
+            }
+            let mut display = display_name(&k.name);
+            let mut id_source = k.name.clone();
+            if !tags.is_empty() {
+                display = format!("{display} [{}]", tags.join(", "));
+                id_source = format!("{id_source}\u{1f}{}", tags.join(","));
+            }
+            let mut id = short_id(&id_source);
+            if per_launch {
+                let l = &cap.launches[idx[0]];
+                display = format!("{display} #{}", l.id);
+                id = format!("{id}-{}", l.id);
+            }
+            let launches: Vec<&Launch> = idx.iter().map(|&i| &cap.launches[i]).collect();
+            let kernel = kernel_of(&launches, conv, &k.name, id, display);
+            Group { launches: idx, kernel }
+        })
+        .collect()
+}

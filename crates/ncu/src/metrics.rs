@@ -1,0 +1,345 @@
+//! Which Nsight Compute metrics a roofline point needs, per architecture,
+//! and which CSV columns carry them.
+//!
+//! `roofline profile` asks ncu for exactly these metrics instead of
+//! `--set full`, so each kernel is replayed a handful of times instead of
+//! ~40. The same table tells `import` which result a missing column blocks
+//! ("no `dram__bytes.sum`: no DRAM point"). Names are those of Nsight
+//! Compute 2025.3 on Hopper (checked with `ncu --query-metrics` on an H200);
+//! before compute capability 9.0 the L1 writeback metric ends in `_mem_lg`.
+
+use std::collections::HashSet;
+
+/// The checked-in list for compute capability 9.0.
+pub const SM90_LIST: &str = include_str!("../metrics/sm90.txt");
+
+/// One number a roofline point is built from, whatever column carried it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Slot {
+    Duration,
+    /// Elapsed SM cycles: turns `--set full`'s per-cycle instruction rates
+    /// back into counts.
+    Cycles,
+    SmClock,
+    DramClock,
+    LtsClock,
+    L1Clock,
+    Dadd,
+    Dmul,
+    Dfma,
+    Fadd,
+    Fmul,
+    Ffma,
+    Hadd,
+    Hmul,
+    Hfma,
+    DfmaPeak,
+    FfmaPeak,
+    HfmaPeak,
+    DramBytes,
+    DramPeak,
+    L2Bytes,
+    L2Peak,
+    L1Bytes,
+    L1Peak,
+    L2BytesNersc,
+    L2PeakNersc,
+    L1BytesNersc,
+    L1PeakNersc,
+    DramSol,
+    SmSol,
+    OccupancyTheoretical,
+    OccupancyAchieved,
+    LimitRegisters,
+    LimitSharedMem,
+    LimitWarps,
+    LimitBlocks,
+    LimitBarriers,
+    Registers,
+    SharedStatic,
+    SharedDynamic,
+    BlockSize,
+    GridSize,
+    BytesPerSectorLoad,
+    BytesPerSectorStore,
+    BankConflictsLoad,
+    BankConflictsStore,
+    ExcessiveSectors,
+}
+
+pub const SLOT_COUNT: usize = Slot::ExcessiveSectors as usize + 1;
+
+/// How a column turns into a slot's value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Via {
+    /// The column times a factor (32 bytes per L2-to-crossbar cycle, ...).
+    Direct(f64),
+    /// A per-second column times the kernel's duration, times a factor
+    /// (`--set full` exports L2 bytes only as `derived__...per_second`).
+    PerSecond(f64),
+    /// A per-cycle column times the elapsed cycles (`--set full` exports
+    /// instruction counts only as `.sum.per_cycle_elapsed`, rounded to two
+    /// decimals: counts come back to about 1e-5, not exactly).
+    PerCycle(f64),
+}
+
+/// Columns that can fill each slot, best first.
+pub const COLUMNS: &[(Slot, &str, Via)] = &[
+    (Slot::Duration, "gpu__time_duration.sum", Via::Direct(1.0)),
+    (Slot::Cycles, "smsp__cycles_elapsed.avg", Via::Direct(1.0)),
+    (Slot::Cycles, "sm__cycles_elapsed.avg", Via::Direct(1.0)),
+    (Slot::SmClock, "sm__cycles_elapsed.avg.per_second", Via::Direct(1.0)),
+    (Slot::DramClock, "dram__cycles_elapsed.avg.per_second", Via::Direct(1.0)),
+    (Slot::LtsClock, "lts__cycles_elapsed.avg.per_second", Via::Direct(1.0)),
+    (Slot::L1Clock, "l1tex__cycles_elapsed.avg.per_second", Via::Direct(1.0)),
+    (Slot::Dadd, "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Dadd, "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
+    (Slot::Dmul, "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Dmul, "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
+    (Slot::Dfma, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Dfma, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
+    (Slot::Fadd, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Fadd, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
+    (Slot::Fmul, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Fmul, "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
+    (Slot::Ffma, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Ffma, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
+    (Slot::Hadd, "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Hadd, "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
+    (Slot::Hmul, "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Hmul, "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
+    (Slot::Hfma, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", Via::Direct(1.0)),
+    (Slot::Hfma, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.per_cycle_elapsed", Via::PerCycle(1.0)),
+    (Slot::DfmaPeak, "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::DfmaPeak, "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::FfmaPeak, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::FfmaPeak, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::HfmaPeak, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::HfmaPeak, "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::DramBytes, "dram__bytes.sum", Via::Direct(1.0)),
+    (Slot::DramBytes, "dram__bytes.sum.per_second", Via::PerSecond(1.0)),
+    (Slot::DramPeak, "dram__bytes.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::L2Bytes, "lts__lts2xbar_cycles_active.sum", Via::Direct(32.0)),
+    (Slot::L2Bytes, "derived__lts__lts2xbar_bytes.sum", Via::Direct(1.0)),
+    (Slot::L2Bytes, "derived__lts__lts2xbar_bytes.sum.per_second", Via::PerSecond(1.0)),
+    (Slot::L2Bytes, "lts__lts2xbar_cycles_active.sum.per_second", Via::PerSecond(32.0)),
+    (Slot::L2Peak, "lts__lts2xbar_cycles_active.sum.peak_sustained", Via::Direct(32.0)),
+    (Slot::L2Peak, "derived__lts__lts2xbar_bytes.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::L1Bytes, "l1tex__lsu_writeback_active_mem_lgds.sum", Via::Direct(128.0)),
+    (Slot::L1Bytes, "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum", Via::Direct(1.0)),
+    (Slot::L1Bytes, "l1tex__lsu_writeback_active_mem_lg.sum", Via::Direct(128.0)),
+    (Slot::L1Bytes, "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second", Via::PerSecond(1.0)),
+    (Slot::L1Peak, "l1tex__lsu_writeback_active_mem_lgds.sum.peak_sustained", Via::Direct(128.0)),
+    (Slot::L1Peak, "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::L1Peak, "l1tex__lsu_writeback_active_mem_lg.sum.peak_sustained", Via::Direct(128.0)),
+    (Slot::L2BytesNersc, "lts__t_bytes.sum", Via::Direct(1.0)),
+    (Slot::L2PeakNersc, "lts__t_bytes.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::L1BytesNersc, "l1tex__t_bytes.sum", Via::Direct(1.0)),
+    (Slot::L1PeakNersc, "l1tex__t_bytes.sum.peak_sustained", Via::Direct(1.0)),
+    (Slot::DramSol, "dram__throughput.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::DramSol, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::SmSol, "sm__throughput.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::OccupancyTheoretical, "sm__maximum_warps_per_active_cycle_pct", Via::Direct(1.0)),
+    (Slot::OccupancyAchieved, "sm__warps_active.avg.pct_of_peak_sustained_active", Via::Direct(1.0)),
+    (Slot::LimitRegisters, "launch__occupancy_limit_registers", Via::Direct(1.0)),
+    (Slot::LimitSharedMem, "launch__occupancy_limit_shared_mem", Via::Direct(1.0)),
+    (Slot::LimitWarps, "launch__occupancy_limit_warps", Via::Direct(1.0)),
+    (Slot::LimitBlocks, "launch__occupancy_limit_blocks", Via::Direct(1.0)),
+    (Slot::LimitBarriers, "launch__occupancy_limit_barriers", Via::Direct(1.0)),
+    (Slot::Registers, "launch__registers_per_thread", Via::Direct(1.0)),
+    (Slot::SharedStatic, "launch__shared_mem_per_block_static", Via::Direct(1.0)),
+    (Slot::SharedDynamic, "launch__shared_mem_per_block_dynamic", Via::Direct(1.0)),
+    (Slot::BlockSize, "launch__block_size", Via::Direct(1.0)),
+    (Slot::GridSize, "launch__grid_size", Via::Direct(1.0)),
+    (Slot::BytesPerSectorLoad, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio", Via::Direct(1.0)),
+    (Slot::BytesPerSectorStore, "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio", Via::Direct(1.0)),
+    (Slot::BankConflictsLoad, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", Via::Direct(1.0)),
+    (Slot::BankConflictsStore, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", Via::Direct(1.0)),
+    (Slot::ExcessiveSectors, "derived__memory_l2_theoretical_sectors_global_excessive", Via::Direct(1.0)),
+];
+
+/// Prefix and suffix of the tensor-core operation counters
+/// (`sm__ops_path_tensor_src_bf16_dst_fp32.sum`): one per input type.
+pub const TENSOR_PREFIX: &str = "sm__ops_path_tensor_src_";
+/// Stall reasons: `smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio`.
+pub const STALL_PREFIX: &str = "smsp__average_warps_issue_stalled_";
+pub const STALL_SUFFIX: &str = "_per_issue_active.ratio";
+
+/// What is lost without a slot: the sentence `import` prints next to a
+/// missing metric. Slots not listed only enrich the diagnosis.
+pub fn blocks(slot: Slot) -> &'static str {
+    match slot {
+        Slot::Duration => "every rate: achieved FLOP/s, bytes/s and % of roof",
+        Slot::Cycles => "FLOP counts from per-cycle rates (only needed without .sum counters)",
+        Slot::Dadd | Slot::Dmul | Slot::Dfma => "FP64 FLOPs",
+        Slot::Fadd | Slot::Fmul | Slot::Ffma => "FP32 FLOPs",
+        Slot::Hadd | Slot::Hmul | Slot::Hfma => "FP16 FLOPs",
+        Slot::DramBytes => "the DRAM point",
+        Slot::L2Bytes => "the L2 point",
+        Slot::L1Bytes => "the L1 point",
+        Slot::L2BytesNersc => "the L2 point in NERSC's convention (--bytes nersc)",
+        Slot::L1BytesNersc => "the L1 point in NERSC's convention (--bytes nersc)",
+        Slot::SmClock | Slot::DfmaPeak | Slot::FfmaPeak | Slot::HfmaPeak => {
+            "the counters' own compute roofs (give --machine FILE instead)"
+        }
+        Slot::DramClock | Slot::DramPeak => "the counters' own DRAM roof",
+        Slot::LtsClock | Slot::L2Peak => "the counters' own L2 roof",
+        Slot::L1Clock | Slot::L1Peak => "the counters' own L1 roof",
+        Slot::L2PeakNersc | Slot::L1PeakNersc => "the counters' own roofs in NERSC's convention",
+        Slot::DramSol | Slot::SmSol => "Nsight Compute's speed-of-light percentages",
+        Slot::OccupancyTheoretical | Slot::OccupancyAchieved => "occupancy in the diagnosis",
+        Slot::LimitRegisters | Slot::LimitSharedMem | Slot::LimitWarps | Slot::LimitBlocks | Slot::LimitBarriers => {
+            "what limits occupancy"
+        }
+        Slot::BytesPerSectorLoad | Slot::BytesPerSectorStore | Slot::ExcessiveSectors => {
+            "the wasted-bytes (sector) evidence"
+        }
+        Slot::Registers
+        | Slot::SharedStatic
+        | Slot::SharedDynamic
+        | Slot::BlockSize
+        | Slot::GridSize
+        | Slot::BankConflictsLoad
+        | Slot::BankConflictsStore => "launch details in the diagnosis",
+    }
+}
+
+/// Slots whose absence `import` reports (the NERSC ones, the excess-sector
+/// count and the NERSC peaks are optional extras).
+pub fn reported_when_missing(slot: Slot) -> bool {
+    !matches!(
+        slot,
+        Slot::Cycles
+            | Slot::L2BytesNersc
+            | Slot::L1BytesNersc
+            | Slot::L2PeakNersc
+            | Slot::L1PeakNersc
+            | Slot::ExcessiveSectors
+            | Slot::LimitBarriers
+            | Slot::BankConflictsLoad
+            | Slot::BankConflictsStore
+    )
+}
+
+/// The metric names in a list file (one per line, `#` comments).
+pub fn parse_list(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Metrics that ncu collects although `--query-metrics` does not list them.
+fn always_known(name: &str) -> bool {
+    name.starts_with("launch__") || name.starts_with("sm__maximum_warps_per_active_cycle_pct")
+}
+
+/// The base name of a metric (`dram__bytes` for `dram__bytes.sum.peak_sustained`).
+pub fn base_name(metric: &str) -> &str {
+    metric.split('.').next().unwrap_or(metric)
+}
+
+/// The metric list for a compute capability, optionally checked against the
+/// base names this ncu knows (`ncu --query-metrics`). Returns the list and
+/// the names dropped because ncu does not know them.
+pub fn metrics_for(cc_major: Option<u32>, known: Option<&HashSet<String>>) -> (Vec<String>, Vec<String>) {
+    let mut list = parse_list(SM90_LIST);
+    if cc_major.is_some_and(|m| m < 9) {
+        for m in &mut list {
+            if m.starts_with("l1tex__lsu_writeback_active_mem_lgds") {
+                *m = m.replace("_mem_lgds", "_mem_lg");
+            }
+        }
+    }
+    let Some(known) = known else { return (list, Vec::new()) };
+    let (keep, dropped): (Vec<String>, Vec<String>) =
+        list.into_iter().partition(|m| always_known(m) || known.contains(base_name(m)));
+    let mut keep = keep;
+    let mut dropped = dropped;
+    // An older ncu or GPU names the L1 writeback metric `_mem_lg`.
+    dropped.retain(|m| {
+        let alt = m.replace("_mem_lgds", "_mem_lg");
+        if alt != *m && known.contains(base_name(&alt)) {
+            keep.push(alt);
+            false
+        } else {
+            true
+        }
+    });
+    let mut tensor: Vec<&String> =
+        known.iter().filter(|b| b.starts_with(TENSOR_PREFIX) && !b.contains("sparsity")).collect();
+    tensor.sort();
+    for b in tensor {
+        let sum = format!("{b}.sum");
+        if !keep.contains(&sum) {
+            keep.push(sum);
+            keep.push(format!("{b}.sum.peak_sustained"));
+        }
+    }
+    (keep, dropped)
+}
+
+/// Base metric names from `ncu --query-metrics` output.
+pub fn parse_query_output(text: &str) -> HashSet<String> {
+    text.lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.contains("__") && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_metric_is_read_by_some_column_or_family() {
+        for m in parse_list(SM90_LIST) {
+            let used = COLUMNS.iter().any(|(_, c, _)| *c == m)
+                || m.starts_with(TENSOR_PREFIX)
+                || m.starts_with(STALL_PREFIX)
+                || m == "sm__cycles_elapsed.avg"
+                || m == "smsp__cycles_elapsed.avg.per_second"
+                || m == "launch__waves_per_multiprocessor";
+            assert!(used, "{m} is collected but never read");
+        }
+    }
+
+    #[test]
+    fn pre_hopper_uses_the_mem_lg_writeback_metric() {
+        let (list, _) = metrics_for(Some(8), None);
+        assert!(list.iter().any(|m| m == "l1tex__lsu_writeback_active_mem_lg.sum"));
+        assert!(!list.iter().any(|m| m.contains("_mem_lgds")));
+    }
+
+    #[test]
+    fn unknown_metrics_are_dropped_and_tensor_paths_added() {
+        let known: HashSet<String> = ["gpu__time_duration", "dram__bytes", "sm__ops_path_tensor_src_int4"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let (list, dropped) = metrics_for(Some(9), Some(&known));
+        assert!(list.contains(&"gpu__time_duration.sum".to_string()));
+        assert!(list.contains(&"launch__block_size".to_string()));
+        assert!(list.contains(&"sm__ops_path_tensor_src_int4.sum".to_string()));
+        assert!(dropped.contains(&"lts__t_bytes.sum".to_string()));
+    }
+
+    #[test]
+    fn query_output_of_ncu_2025_is_parsed_to_base_names() {
+        // The first lines of `ncu --query-metrics` on the H200, and two rows.
+        let text = "Device NVIDIA H200 (GH100)\n\
+---------------------- --------------- --------------- ----------\n\
+Metric Name            Metric Type     Metric Unit     Metric Description\n\
+---------------------- --------------- --------------- ----------\n\
+FBSP.TriageCompute.dramc__cycles_elapsed                 Counter         cycle\n\
+dram__bytes                                              Counter         byte            # of bytes accessed in DRAM\n\
+sm__ops_path_tensor_src_bf16_dst_fp32                    Counter                         # of math ops executed in Tensor path\n";
+        let known = parse_query_output(text);
+        assert!(known.contains("dram__bytes"));
+        assert!(known.contains("sm__ops_path_tensor_src_bf16_dst_fp32"));
+        assert!(known.contains("FBSP.TriageCompute.dramc__cycles_elapsed"));
+        assert!(!known.iter().any(|k| k.starts_with("Device") || k.starts_with("Metric") || k.starts_with("---")));
+    }
+}

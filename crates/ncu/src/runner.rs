@@ -1,0 +1,354 @@
+//! Finding and running Nsight Compute.
+//!
+//! `ncu` comes from `--ncu PATH`, then `PATH`, then `$CUDA_HOME/bin`, then
+//! `/usr/local/cuda/bin`; when none has it, the error says where to get it
+//! and that `roofline import` works without it. The profiled program's own
+//! output goes to stderr (never into the data on stdout), ncu's report to a
+//! log file that is read afterwards, and the log's `==PROF==` lines are
+//! followed while it runs to show progress.
+
+use std::collections::HashSet;
+use std::io::{BufRead, Seek};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::metrics;
+
+/// Nsight Compute could not be found or started.
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    #[error("Nsight Compute (ncu) not found: looked at {looked}. Install it with the CUDA toolkit (it is in $CUDA_HOME/bin) or from https://developer.nvidia.com/nsight-compute, or give its path with --ncu PATH. Without it, `roofline import FILE` analyses a CSV that ncu wrote on another machine (`ncu --csv --page raw ./program > capture.csv`).")]
+    NotFound { looked: String },
+    #[error("could not start {ncu}: {source}")]
+    Start {
+        ncu: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Where `ncu` is: the explicit path, PATH, `$CUDA_HOME/bin`, `/usr/local/cuda/bin`.
+pub fn find_ncu(explicit: Option<&Path>) -> Result<PathBuf, RunnerError> {
+    let homes = ["CUDA_HOME", "CUDA_PATH"].map(|v| (v, std::env::var_os(v)));
+    find_in(explicit, std::env::var_os("PATH"), &homes, Path::new("/usr/local/cuda/bin"))
+}
+
+fn find_in(
+    explicit: Option<&Path>,
+    path: Option<std::ffi::OsString>,
+    homes: &[(&str, Option<std::ffi::OsString>)],
+    default_dir: &Path,
+) -> Result<PathBuf, RunnerError> {
+    let mut looked = Vec::new();
+    if let Some(p) = explicit {
+        if p.is_file() {
+            return Ok(p.to_path_buf());
+        }
+        let inside = p.join("ncu");
+        if inside.is_file() {
+            return Ok(inside);
+        }
+        looked.push(format!("--ncu {}", p.display()));
+    }
+    if let Some(path) = path {
+        for dir in std::env::split_paths(&path) {
+            let c = dir.join("ncu");
+            if c.is_file() {
+                return Ok(c);
+            }
+        }
+        looked.push("PATH".into());
+    }
+    for (var, home) in homes {
+        if let Some(home) = home {
+            let c = PathBuf::from(home).join("bin").join("ncu");
+            if c.is_file() {
+                return Ok(c);
+            }
+            looked.push(format!("${var}/bin"));
+        }
+    }
+    let c = default_dir.join("ncu");
+    if c.is_file() {
+        return Ok(c);
+    }
+    looked.push(default_dir.display().to_string());
+    Err(RunnerError::NotFound { looked: looked.join(", ") })
+}
+
+/// Kernel filters, passed to ncu as they are.
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    /// `-k`: a kernel name or `regex:...`.
+    pub kernel_name: Option<String>,
+    /// `-c`: how many launches to profile.
+    pub launch_count: Option<u64>,
+    /// `-s`: how many launches to skip first.
+    pub launch_skip: Option<u64>,
+    /// `--nvtx-include` (turns on `--nvtx`).
+    pub nvtx_include: Vec<String>,
+    pub nvtx_exclude: Vec<String>,
+}
+
+impl Filters {
+    pub fn args(&self) -> Vec<String> {
+        let mut a = Vec::new();
+        if let Some(k) = &self.kernel_name {
+            a.extend(["--kernel-name".to_string(), k.clone()]);
+        }
+        if let Some(c) = self.launch_count {
+            a.extend(["--launch-count".to_string(), c.to_string()]);
+        }
+        if let Some(s) = self.launch_skip {
+            a.extend(["--launch-skip".to_string(), s.to_string()]);
+        }
+        if !self.nvtx_include.is_empty() || !self.nvtx_exclude.is_empty() {
+            a.push("--nvtx".into());
+        }
+        for n in &self.nvtx_include {
+            a.extend(["--nvtx-include".to_string(), n.clone()]);
+        }
+        for n in &self.nvtx_exclude {
+            a.extend(["--nvtx-exclude".to_string(), n.clone()]);
+        }
+        a
+    }
+}
+
+/// A profiling run to make.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub ncu: PathBuf,
+    pub program: String,
+    pub args: Vec<String>,
+    pub filters: Filters,
+    /// `--clock-control` (default `none`: never touch the clocks).
+    pub clock_control: String,
+    /// `--print-units` (default `base`).
+    pub print_units: String,
+    /// Metrics to collect; `None`: the list for this GPU (see [`metric_list`]).
+    pub metrics: Option<Vec<String>>,
+    /// More arguments for ncu, before the program.
+    pub extra: Vec<String>,
+    /// Where ncu writes its CSV.
+    pub log_file: PathBuf,
+}
+
+/// The base metric names this ncu knows for the local GPU
+/// (`ncu --query-metrics`), or `None` when the query fails (no GPU).
+pub fn query_known(ncu: &Path) -> Option<HashSet<String>> {
+    let out = Command::new(ncu).arg("--query-metrics").stdin(Stdio::null()).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let known = metrics::parse_query_output(&String::from_utf8_lossy(&out.stdout));
+    (!known.is_empty()).then_some(known)
+}
+
+/// The compute capability's major number, from nvidia-smi when present.
+pub fn local_cc_major() -> Option<u32> {
+    let out = Command::new("nvidia-smi")
+        .args(["--query-gpu=compute_cap", "--format=csv,noheader"])
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines().next()?.trim().split('.').next()?.parse().ok()
+}
+
+/// The metrics to collect on this machine, and those this ncu does not know.
+pub fn metric_list(ncu: &Path) -> (Vec<String>, Vec<String>) {
+    let known = query_known(ncu);
+    metrics::metrics_for(local_cc_major(), known.as_ref())
+}
+
+impl Run {
+    /// ncu's command line, program included.
+    pub fn command_line(&self, metric_names: &[String]) -> Vec<String> {
+        let mut a = vec![
+            "--csv".to_string(),
+            "--page".into(),
+            "raw".into(),
+            "--print-units".into(),
+            self.print_units.clone(),
+            "--clock-control".into(),
+            self.clock_control.clone(),
+            "--metrics".into(),
+            metric_names.join(","),
+            "--log-file".into(),
+            self.log_file.display().to_string(),
+        ];
+        a.extend(self.filters.args());
+        a.extend(self.extra.iter().cloned());
+        a.push(self.program.clone());
+        a.extend(self.args.iter().cloned());
+        a
+    }
+
+    /// Runs ncu to completion. `progress` receives each `==PROF==`,
+    /// `==WARNING==` and `==ERROR==` line of the log as it appears (in CSV
+    /// mode ncu prints no per-kernel lines: the rows come at the end), and a
+    /// heartbeat every [`HEARTBEAT`]. Returns ncu's exit status (the program's).
+    pub fn execute(
+        &self,
+        metric_names: &[String],
+        progress: impl FnMut(Progress) + Send + 'static,
+    ) -> Result<ExitStatus, RunnerError> {
+        let _ = std::fs::remove_file(&self.log_file);
+        let mut child = Command::new(&self.ncu)
+            .args(self.command_line(metric_names))
+            .stdin(Stdio::inherit())
+            .stdout(Stdio::from(std::io::stderr()))
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|source| RunnerError::Start { ncu: self.ncu.display().to_string(), source })?;
+        let done = Arc::new(AtomicBool::new(false));
+        let watcher = {
+            let done = done.clone();
+            let path = self.log_file.clone();
+            std::thread::spawn(move || follow(&path, &done, progress))
+        };
+        let status = child.wait().map_err(|source| RunnerError::Io { what: "waiting for ncu".into(), source })?;
+        done.store(true, Ordering::SeqCst);
+        let _ = watcher.join();
+        Ok(status)
+    }
+}
+
+/// What a running profile reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Progress {
+    /// A `==PROF==`/`==WARNING==`/`==ERROR==` line of ncu's log.
+    Line(String),
+    /// Still running, this long so far.
+    Elapsed(Duration),
+}
+
+/// How often a running profile says it is still running.
+pub const HEARTBEAT: Duration = Duration::from_secs(10);
+
+/// Follows a growing log file, handing over ncu's own lines.
+fn follow(path: &Path, done: &AtomicBool, mut progress: impl FnMut(Progress)) {
+    let mut pos = 0u64;
+    let mut partial = String::new();
+    let start = std::time::Instant::now();
+    let mut next_beat = HEARTBEAT;
+    loop {
+        if start.elapsed() >= next_beat {
+            progress(Progress::Elapsed(start.elapsed()));
+            next_beat += HEARTBEAT;
+        }
+        let finished = done.load(Ordering::SeqCst);
+        if let Ok(mut f) = std::fs::File::open(path) {
+            if f.seek(std::io::SeekFrom::Start(pos)).is_ok() {
+                let mut r = std::io::BufReader::new(f);
+                let mut buf = Vec::new();
+                while let Ok(n) = r.read_until(b'\n', &mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    pos += n as u64;
+                    partial.push_str(&String::from_utf8_lossy(&buf));
+                    buf.clear();
+                    if partial.ends_with('\n') {
+                        let line = partial.trim_end();
+                        if line.starts_with("==PROF==")
+                            || line.starts_with("==ERROR==")
+                            || line.starts_with("==WARNING==")
+                        {
+                            progress(Progress::Line(line.to_string()));
+                        }
+                        partial.clear();
+                    }
+                }
+            }
+        }
+        if finished {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A kernel name and launch number from a progress line
+/// (`==PROF== Profiling "vecadd" - 3: 0%....50%....100% - 9 passes`).
+pub fn parse_progress(line: &str) -> Option<(String, u64)> {
+    let rest = line.strip_prefix("==PROF== Profiling \"")?;
+    let end = rest.find('"')?;
+    let name = rest[..end].to_string();
+    let after = rest[end + 1..].trim_start().strip_prefix('-')?.trim_start();
+    let n: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();
+    Some((name, n.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_lines() {
+        assert_eq!(
+            parse_progress("==PROF== Profiling \"vecadd\" - 3: 0%....50%....100% - 9 passes"),
+            Some(("vecadd".to_string(), 3))
+        );
+        assert_eq!(parse_progress("==PROF== Connected to process 1"), None);
+    }
+
+    #[test]
+    fn ncu_is_found_in_cuda_home() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("bin")).unwrap();
+        std::fs::write(dir.path().join("bin").join("ncu"), "").unwrap();
+        let found = find_in(None, None, &[("CUDA_HOME", Some(dir.path().as_os_str().to_owned()))], Path::new("/x"));
+        assert_eq!(found.unwrap(), dir.path().join("bin").join("ncu"));
+    }
+
+    #[test]
+    fn missing_ncu_says_how_to_get_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = find_in(
+            Some(Path::new("/nonexistent/ncu")),
+            Some(dir.path().as_os_str().to_owned()),
+            &[("CUDA_HOME", Some(dir.path().as_os_str().to_owned()))],
+            dir.path(),
+        )
+        .unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("$CUDA_HOME/bin") && msg.contains("PATH"), "{msg}");
+        assert!(msg.contains("--ncu") && msg.contains("nsight-compute") && msg.contains("roofline import"), "{msg}");
+    }
+
+    #[test]
+    fn filters_pass_through() {
+        let f = Filters {
+            kernel_name: Some("regex:gemm".into()),
+            launch_count: Some(4),
+            launch_skip: Some(1),
+            nvtx_include: vec!["gemms/".into()],
+            nvtx_exclude: vec![],
+        };
+        assert_eq!(
+            f.args(),
+            [
+                "--kernel-name",
+                "regex:gemm",
+                "--launch-count",
+                "4",
+                "--launch-skip",
+                "1",
+                "--nvtx",
+                "--nvtx-include",
+                "gemms/"
+            ]
+        );
+    }
+}

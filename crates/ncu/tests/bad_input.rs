@@ -1,0 +1,246 @@
+//! Faults and bad input: each test is one reported problem, made from a real
+//! H200 capture altered the way real files go wrong.
+
+use std::path::PathBuf;
+
+use roofline_core::machine::{FlopKind, MemLevel};
+use roofline_ncu::{analyse, read_capture, Analysis, CsvError, Options};
+
+fn fixture_text(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu").join(name);
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// Preamble, header, units and rows of a capture.
+struct Table {
+    preamble: String,
+    header: Vec<String>,
+    units: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    fn parse(text: &str) -> Table {
+        let start = text.find("\"ID\"").unwrap();
+        let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(&text.as_bytes()[start..]);
+        let mut recs = r.records().map(|r| r.unwrap().iter().map(str::to_string).collect::<Vec<_>>());
+        let header = recs.next().unwrap();
+        let units = recs.next().unwrap();
+        Table { preamble: text[..start].to_string(), header, units, rows: recs.collect() }
+    }
+
+    fn col(&self, name: &str) -> usize {
+        self.header.iter().position(|c| c == name).unwrap_or_else(|| panic!("no {name}"))
+    }
+
+    fn remove(&mut self, name: &str) {
+        let i = self.col(name);
+        self.header.remove(i);
+        self.units.remove(i);
+        for r in &mut self.rows {
+            r.remove(i);
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut w = csv::WriterBuilder::new().quote_style(csv::QuoteStyle::Always).from_writer(Vec::new());
+        w.write_record(&self.header).unwrap();
+        w.write_record(&self.units).unwrap();
+        for r in &self.rows {
+            w.write_record(r).unwrap();
+        }
+        format!("{}{}", self.preamble, String::from_utf8(w.into_inner().unwrap()).unwrap())
+    }
+}
+
+fn analyse_text(text: &[u8]) -> Analysis {
+    let cap = read_capture(text, "test.csv").unwrap();
+    analyse(&cap, &Options::default())
+}
+
+fn assert_all_finite(a: &Analysis) {
+    for k in &a.kernels {
+        let opts =
+            [k.achieved_flops_per_s, k.pct_of_roof, k.attainable_flops_per_s, k.time_share, k.compute_roof_flops_per_s];
+        for v in opts.iter().flatten() {
+            assert!(v.is_finite(), "{}: {v}", k.kernel.name);
+        }
+        assert!(k.total_flops.is_finite());
+        for p in &k.levels {
+            for v in
+                [p.intensity, p.achieved_bytes_per_s, p.pct_of_bandwidth, p.attainable_flops_per_s].iter().flatten()
+            {
+                assert!(v.is_finite(), "{}: {:?}", k.kernel.name, p);
+            }
+            assert!(p.bytes.is_finite());
+        }
+    }
+    let json = serde_json::to_string(&a.kernels).unwrap();
+    assert!(!json.contains("NaN") && !json.contains("inf"), "{json}");
+}
+
+#[test]
+fn a_missing_metric_is_named_with_what_it_blocks_and_the_rest_is_analysed() {
+    let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    t.remove("dram__bytes.sum");
+    t.remove("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum");
+    let a = analyse_text(t.text().as_bytes());
+    let w = a.warnings.join("\n");
+    assert!(w.contains("dram__bytes.sum") && w.contains("the DRAM point"), "{w}");
+    assert!(w.contains("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum") && w.contains("FP64 FLOPs"), "{w}");
+    assert!(!w.contains("lts__lts2xbar_cycles_active.sum or"), "present metrics are not reported: {w}");
+    let vecadd = a.kernels.iter().find(|k| k.kernel.name == "vecadd").unwrap();
+    assert!(vecadd.level(MemLevel::Dram).is_none());
+    assert!(vecadd.level(MemLevel::L2).is_some());
+    assert!(vecadd.pct_of_roof.is_some());
+}
+
+#[test]
+fn a_file_cut_short_keeps_the_launches_before_the_cut() {
+    let text = fixture_text("h200_seed000_metrics.csv");
+    let cut = &text.as_bytes()[..text.len() * 6 / 10];
+    let cap = read_capture(cut, "cut.csv").unwrap();
+    assert!(cap.launches.len() >= 10 && cap.launches.len() < 24, "{}", cap.launches.len());
+    assert!(cap.warnings.iter().any(|w| w.contains("fewer columns")), "{:?}", cap.warnings);
+    assert_all_finite(&analyse(&cap, &Options::default()));
+}
+
+#[test]
+fn na_values_garbage_and_non_utf8_bytes_are_tolerated() {
+    let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    let d = t.col("dram__bytes.sum");
+    t.rows[0][d] = "n/a".into();
+    let f = t.col("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum");
+    t.rows[1][f] = "12#4".into();
+    let mut bytes = t.text().into_bytes();
+    // A kernel name with bytes that are not UTF-8.
+    let pos = bytes.windows(8).position(|w| w == b"\"saxpy\",").unwrap();
+    bytes[pos + 2] = 0xff;
+    let cap = read_capture(&bytes[..], "garbled.csv").unwrap();
+    assert_eq!(cap.launches.len(), 24);
+    assert_eq!(cap.launches[0].get(roofline_ncu::metrics::Slot::DramBytes), None);
+    assert!(cap.launches[2].kernel_name.contains('\u{fffd}'));
+    assert!(cap.warnings.iter().any(|w| w.contains("\"12#4\" is not a number")), "{:?}", cap.warnings);
+    assert_all_finite(&analyse(&cap, &Options::default()));
+}
+
+#[test]
+fn zero_duration_and_zero_bytes_give_no_nan_or_inf() {
+    let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    for name in ["gpu__time_duration.sum", "dram__bytes.sum", "lts__lts2xbar_cycles_active.sum"] {
+        let c = t.col(name);
+        for r in &mut t.rows {
+            r[c] = "0".into();
+        }
+    }
+    let a = analyse_text(t.text().as_bytes());
+    assert_all_finite(&a);
+    assert!(a.warnings.iter().any(|w| w.contains("no positive gpu__time_duration.sum")));
+    assert!(a.kernels.iter().all(|k| k.achieved_flops_per_s.is_none()));
+}
+
+#[test]
+fn counter_permission_error_is_explained_with_the_fix() {
+    let text = "==PROF== Connected to process 1234 (/app)\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0. For instructions on enabling permissions and to get more information see https://developer.nvidia.com/ERR_NVGPUCTRPERM\n==PROF== Disconnected from process 1234\n";
+    let e = read_capture(text.as_bytes(), "app.csv").unwrap_err();
+    assert!(matches!(e, CsvError::CounterPermission { .. }));
+    let msg = e.to_string();
+    assert!(msg.contains("NVreg_RestrictProfilingToAdminUsers=0") && msg.contains("sudo"), "{msg}");
+}
+
+#[test]
+fn scaled_units_without_separators_give_the_same_points() {
+    let base = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    // What ncu prints without --print-units base, and with no thousands separators.
+    for (i, unit) in base.units.iter().enumerate() {
+        let (new_unit, div) = match unit.as_str() {
+            "byte" => ("Mbyte", 1e6),
+            "ns" => ("usecond", 1e3),
+            "hz" => ("Ghz", 1e9),
+            _ => continue,
+        };
+        t.units[i] = new_unit.into();
+        for r in &mut t.rows {
+            if let Ok(v) = r[i].replace(',', "").parse::<f64>() {
+                r[i] = format!("{}", v / div);
+            }
+        }
+    }
+    for r in &mut t.rows {
+        for v in r.iter_mut() {
+            if v.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.') {
+                *v = v.replace(',', "");
+            }
+        }
+    }
+    let a = analyse_text(base.text().as_bytes());
+    let b = analyse_text(t.text().as_bytes());
+    assert_eq!(a.kernels.len(), b.kernels.len());
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * x.abs().max(y.abs());
+    for (x, y) in a.kernels.iter().zip(&b.kernels) {
+        assert_eq!(x.kernel.flops, y.kernel.flops);
+        for (l, v) in &x.kernel.bytes {
+            assert!(close(*v, y.kernel.bytes[l]), "{l:?}");
+        }
+        assert!(close(x.kernel.duration_s.unwrap(), y.kernel.duration_s.unwrap()));
+        assert!(close(x.pct_of_roof.unwrap(), y.pct_of_roof.unwrap()));
+    }
+}
+
+#[test]
+fn kernels_of_several_processes_devices_and_streams_stay_apart() {
+    let mut t = Table::parse(&fixture_text("h200_seed000_exit3.csv"));
+    let (pid, dev, stream) = (t.col("Process ID"), t.col("Device"), t.col("Stream"));
+    let mut extra = t.rows.clone();
+    for r in &mut extra {
+        r[pid] = "999".into();
+        r[dev] = "1".into();
+    }
+    let mut third = t.rows[0].clone();
+    third[stream] = "13".into();
+    t.rows.extend(extra);
+    t.rows.push(third);
+    let a = analyse_text(t.text().as_bytes());
+    assert_eq!(a.kernels.len(), 5);
+    let names: Vec<&str> = a.kernels.iter().map(|k| k.kernel.display_name.as_str()).collect();
+    assert!(names.iter().any(|n| n.contains("pid 999") && n.contains("dev 1")), "{names:?}");
+    assert!(names.iter().any(|n| n.contains("stream 13")), "{names:?}");
+    let mut ids: Vec<&str> = a.kernels.iter().map(|k| k.kernel.id.as_str()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 5, "short IDs stay distinct");
+    assert!(a.kernels.iter().all(|k| k.kernel.name == "vecadd" || k.kernel.name == "saxpy"));
+}
+
+#[test]
+fn the_details_page_is_recognised() {
+    let text = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n\"0\",\"1\",\"a\",\"h\",\"k\",\"1\",\"7\",\"(256, 1, 1)\",\"(1, 1, 1)\",\"0\",\"9.0\",\"SOL\",\"Duration\",\"ns\",\"1,000\"\n";
+    let e = read_capture(text.as_bytes(), "details.csv").unwrap_err();
+    assert!(e.to_string().contains("--page raw"), "{e}");
+}
+
+#[test]
+fn a_capture_without_launches_says_what_was_expected() {
+    let e = read_capture(&b""[..], "empty.csv").unwrap_err();
+    assert!(e.to_string().contains("empty"), "{e}");
+    let text = "==PROF== Connected to process 5 (/app)\nhello from the app\n==PROF== Disconnected from process 5\n";
+    let e = read_capture(text.as_bytes(), "nokernels.csv").unwrap_err().to_string();
+    assert!(e.contains("filters"), "{e}");
+    let t = Table::parse(&fixture_text("h200_seed000_exit3.csv"));
+    let header_only = Table { rows: vec![], ..t };
+    let e = read_capture(header_only.text().as_bytes(), "h.csv").unwrap_err().to_string();
+    assert!(e.contains("no launch row"), "{e}");
+}
+
+#[test]
+fn tensor_work_of_a_gemm_capture_is_split_per_input_type() {
+    let a = analyse_text(fixture_text("h200_gemms_metrics.csv").as_bytes());
+    let kinds: Vec<Option<FlopKind>> = a.kernels.iter().map(|k| k.kernel.dominant_kind()).collect();
+    assert_eq!(
+        kinds,
+        [Some(FlopKind::TensorBf16), Some(FlopKind::TensorFp16), Some(FlopKind::Fp32), Some(FlopKind::TensorFp64)]
+    );
+    assert_eq!(a.kernels[2].kernel.display_name, "cutlass::Kernel2<…>");
+    assert!(a.kernels[2].kernel.name.starts_with("void cutlass::Kernel2<cutlass_80_simt_sgemm"));
+}

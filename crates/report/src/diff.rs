@@ -1,0 +1,322 @@
+//! Before and after, shown: the diff chart (an arrow per kernel from where
+//! it was to where it is) and the diff as a table, Markdown or JSON.
+//!
+//! The comparison itself is `roofline_core::diff`; this module only draws
+//! and formats it.
+
+use std::fmt::Write as _;
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+use roofline_core::diff::{Diff, DiffRow, RowKind, Side};
+use roofline_core::roofline::KernelAnalysis;
+use roofline_core::schema::AnalysisDocument;
+use roofline_core::units::{format_percent, format_plain, format_seconds, format_si, Unit};
+
+use crate::svg::{
+    bound_colour, escape, label_box, n, ridge_roofs, short_label, Anchor, Canvas, ChartOptions, Extent, LegendEntry,
+    Rect, Shape, Spot, Symbol,
+};
+
+/// Marker radius on the diff chart: shares of time are not comparable
+/// between two runs, so every marker has one size.
+const DIFF_R: f64 = 6.0;
+
+fn point(s: &Side) -> Option<(f64, f64)> {
+    let (_, x) = s.headline_intensity()?;
+    let y = s.plotted_flops_per_s()?;
+    (x > 0.0 && y > 0.0).then_some((x, y))
+}
+
+fn side_title(s: &Side, when: &str) -> String {
+    let mut t = format!("{when}: {}", s.kernels.join(" + "));
+    if let Some((l, i)) = s.headline_intensity() {
+        t.push_str(&format!("\nintensity at {}: {}", l.label(), format_si(i, Unit::FlopPerByte)));
+    }
+    if let Some(d) = s.duration_s {
+        t.push_str(&format!("\ntime: {}", format_seconds(d)));
+    }
+    if let Some(a) = s.achieved_flops_per_s {
+        t.push_str(&format!("\nachieved: {}", format_si(a, Unit::FlopPerSecond)));
+    }
+    if let Some(p) = s.pct_of_roof {
+        t.push_str(&format!(" ({} of roof)", format_percent(p)));
+    }
+    t
+}
+
+/// One line saying what changed for a row.
+pub fn row_summary(r: &DiffRow) -> String {
+    match r.kind {
+        RowKind::Removed => "only before".into(),
+        RowKind::Added => "only after".into(),
+        _ => {
+            let mut parts = Vec::new();
+            if let Some(s) = r.speedup() {
+                parts.push(if s >= 1.0 { format!("{s:.2}x faster") } else { format!("{:.2}x slower", 1.0 / s) });
+            }
+            if let Some(i) = r.intensity_ratio() {
+                parts.push(format!("intensity x{}", format_plain(i)));
+            }
+            if parts.is_empty() {
+                "no time or intensity to compare".into()
+            } else {
+                parts.join(", ")
+            }
+        }
+    }
+}
+
+/// The diff chart: ceilings of the `after` machine, one arrow per row.
+pub fn diff_svg(before: &AnalysisDocument, after: &AnalysisDocument, diff: &Diff, opts: &ChartOptions) -> String {
+    diff_chart(before, after, diff, opts).0
+}
+
+/// The diff chart and its label boxes (for tests).
+pub fn diff_chart(
+    before: &AnalysisDocument,
+    after: &AnalysisDocument,
+    diff: &Diff,
+    opts: &ChartOptions,
+) -> (String, Vec<Vec<Rect>>) {
+    let mut extent = Extent::default();
+    for r in &diff.rows {
+        for s in [&r.before, &r.after].into_iter().flatten() {
+            if let Some((x, y)) = point(s) {
+                extent.push(x, y);
+            }
+        }
+    }
+    let mut ks: Vec<&KernelAnalysis> = after.kernels.iter().collect();
+    ks.extend(before.kernels.iter());
+    let title = opts.title.clone().unwrap_or_else(|| format!("Before and after on {}", after.machine.name));
+    let subtitle = format!(
+        "{} kernel(s) before, {} after; DRAM intensity; hollow: before, filled: after",
+        before.kernels.len(),
+        after.kernels.len()
+    );
+    let mut c = Canvas::new(&after.machine, &extent, &ridge_roofs(&after.machine, &ks), false, opts, &title, &subtitle);
+    let f = c.frame;
+
+    let mut anchors = Vec::new();
+    let _ = writeln!(c.body, "<g class=\"diff-points\">");
+    let same = |x: &Option<Side>, y: &Option<Side>| match (x.as_ref().and_then(point), y.as_ref().and_then(point)) {
+        (Some(p), Some(q)) => (p.0 / q.0 - 1.0).abs() < 1e-9 && (p.1 / q.1 - 1.0).abs() < 1e-9,
+        _ => false,
+    };
+    for (i, r) in diff.rows.iter().enumerate() {
+        let total = r.kind == RowKind::Total;
+        // The total of a diff whose rows are one pairing is that pairing.
+        if total
+            && diff
+                .rows
+                .iter()
+                .any(|o| o.kind != RowKind::Total && same(&o.before, &r.before) && same(&o.after, &r.after))
+        {
+            continue;
+        }
+        let colour = |s: &Side| if total { "#222" } else { bound_colour(s.bound) };
+        let b = r.before.as_ref().and_then(|s| point(s).map(|p| (p, s)));
+        let a = r.after.as_ref().and_then(|s| point(s).map(|p| (p, s)));
+        let _ = writeln!(c.body, "<g class=\"row\" data-row=\"{i}\">");
+        if let (Some(((bx, by), _)), Some(((ax, ay), _))) = (&b, &a) {
+            let (x1, y1, x2, y2) = (f.px(*bx), f.py(*by), f.px(*ax), f.py(*ay));
+            let len = ((x2 - x1).powi(2) + (y2 - y1).powi(2)).sqrt();
+            let (rb, ra) = (DIFF_R, DIFF_R);
+            if len > rb + ra + 4.0 {
+                let (ux, uy) = ((x2 - x1) / len, (y2 - y1) / len);
+                let _ = writeln!(
+                    c.body,
+                    "<line class=\"arrow\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1.8\" marker-end=\"url(#arrow)\"><title>{}</title></line>",
+                    n(x1 + ux * rb),
+                    n(y1 + uy * rb),
+                    n(x2 - ux * (ra + 2.0)),
+                    n(y2 - uy * (ra + 2.0)),
+                    if total { "#222" } else { "#555" },
+                    escape(&format!("{}: {}", r.name, row_summary(r)))
+                );
+            }
+        }
+        let mut last = None;
+        for (p, s, filled, when) in [(b, r.before.as_ref(), false, "before"), (a, r.after.as_ref(), true, "after")] {
+            let (Some(((x, y), _)), Some(s)) = (p, s) else {
+                continue;
+            };
+            let (px, py, rad) = (f.px(x), f.py(y), DIFF_R);
+            let col = colour(s);
+            let _ = writeln!(
+                c.body,
+                "<circle class=\"pt\" data-row=\"{i}\" data-side=\"{when}\" data-tip=\"r{i}-{when}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" fill-opacity=\"0.8\" stroke=\"{col}\" stroke-width=\"1.5\"{}><title>{}</title></circle>",
+                n(px),
+                n(py),
+                n(rad),
+                if filled { col } else { "#fff" },
+                if total { " stroke-dasharray=\"3 2\"" } else { "" },
+                escape(&side_title(s, when))
+            );
+            c.placed.push(Rect { x: px - rad, y: py - rad, w: 2.0 * rad, h: 2.0 * rad });
+            last = Some((px, py, rad));
+        }
+        let _ = writeln!(c.body, "</g>");
+        if let Some(l) = last {
+            anchors.push((i, l));
+        }
+    }
+    let _ = writeln!(c.body, "</g>");
+
+    c.label_roofs(&after.machine);
+    let bounds = Rect { x: f.plot.x + 2.0, y: f.plot.y + 2.0, w: f.plot.w - 4.0, h: f.plot.h - 4.0 };
+    let _ = writeln!(c.body, "<g class=\"diff-labels\" fill=\"#111\">");
+    for (i, (x, y, r)) in anchors {
+        let row = &diff.rows[i];
+        let text = format!("{}: {}", short_label(&row.name, 36), row_summary(row));
+        let mut cands = vec![
+            Spot { x: x + r + 4.0, y: y + 4.0, anchor: Anchor::Start },
+            Spot { x: x - r - 4.0, y: y + 4.0, anchor: Anchor::End },
+            Spot { x, y: y - r - 5.0, anchor: Anchor::Middle },
+            Spot { x, y: y + r + 13.0, anchor: Anchor::Middle },
+        ];
+        for d in 1..8 {
+            let off = r + 5.0 + 13.0 * d as f64;
+            cands.push(Spot { x, y: y - off, anchor: Anchor::Middle });
+            cands.push(Spot { x, y: y + off + 8.0, anchor: Anchor::Middle });
+        }
+        let Some(spot) = c.place_label_if_free(&text, 11.0, &cands, &bounds, &format!("data-row=\"{i}\"")) else {
+            continue;
+        };
+        let b = label_box(&text, 11.0, spot);
+        if (spot.y - y).abs() > r + 14.0 {
+            let ty = if spot.y < y { b.y + b.h } else { b.y };
+            let _ = writeln!(
+                c.body,
+                "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\" stroke-width=\"0.8\"/>",
+                n(x),
+                n(if spot.y < y { y - r } else { y + r }),
+                n(b.x + b.w / 2.0),
+                n(ty)
+            );
+        }
+    }
+    let _ = writeln!(c.body, "</g>");
+
+    let legend = vec![
+        LegendEntry::marker(Shape::Circle, "#fff", "#0072b2", "before"),
+        LegendEntry::marker(Shape::Circle, "#0072b2", "#0072b2", "after (memory-bound)"),
+        LegendEntry::marker(Shape::Circle, "#d55e00", "#d55e00", "after (compute-bound)"),
+        LegendEntry { symbol: Symbol::Arrow, text: "change".into() },
+        LegendEntry::marker(Shape::Circle, "#222", "#222", "all kernels together"),
+        LegendEntry::line("#222", true, "theoretical ceiling"),
+        LegendEntry::line("#222", false, "measured or given ceiling"),
+    ];
+    c.legend(&legend);
+    if !diff.notes.is_empty() {
+        c.notes(&diff.notes);
+    }
+    let boxes = c.label_boxes.clone();
+    (c.finish("diff-chart", &format!("Before and after chart, {} rows", diff.rows.len())), boxes)
+}
+
+fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "-".into())
+}
+
+fn arrow(b: String, a: String) -> String {
+    format!("{b} -> {a}")
+}
+
+/// The cells of one row: kernel, change, time, intensity, % of roof, bound.
+pub fn row_cells(r: &DiffRow) -> [String; 6] {
+    let b = r.before.as_ref();
+    let a = r.after.as_ref();
+    let time =
+        arrow(opt(b.and_then(|s| s.duration_s), format_seconds), opt(a.and_then(|s| s.duration_s), format_seconds))
+            + &r.time_change_pct().map(|p| format!(" ({p:+.1}%)")).unwrap_or_default();
+    let int = |s: Option<&Side>| opt(s.and_then(|s| s.headline_intensity()), |(_, i)| format_si(i, Unit::FlopPerByte));
+    let pct =
+        arrow(opt(b.and_then(|s| s.pct_of_roof), format_percent), opt(a.and_then(|s| s.pct_of_roof), format_percent))
+            + &r.pct_of_roof_change().map(|d| format!(" ({d:+.1} pt)")).unwrap_or_default();
+    let bound = |s: Option<&Side>| opt(s.and_then(|s| s.bound), |b| b.label().to_string());
+    [
+        r.name.clone(),
+        row_summary(r),
+        time,
+        arrow(int(b), int(a)) + &r.intensity_ratio().map(|x| format!(" (x{})", format_plain(x))).unwrap_or_default(),
+        pct,
+        arrow(bound(b), bound(a)),
+    ]
+}
+
+const HEADER: [&str; 6] = ["kernel", "change", "time", "intensity (DRAM)", "% of roof", "bound"];
+
+/// The diff as a terminal table.
+pub fn diff_text(diff: &Diff) -> String {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(160)
+        .set_header(HEADER);
+    for r in &diff.rows {
+        t.add_row(row_cells(r).into_iter().enumerate().map(|(i, c)| {
+            let cell = Cell::new(c);
+            if (2..=4).contains(&i) {
+                cell.set_alignment(CellAlignment::Right)
+            } else {
+                cell
+            }
+        }));
+    }
+    let mut s = t.to_string();
+    s.push('\n');
+    for note in &diff.notes {
+        s.push_str(&format!("note: {note}\n"));
+    }
+    s
+}
+
+/// The diff as Markdown.
+pub fn diff_markdown(diff: &Diff) -> String {
+    let cell = |s: &str| s.replace('|', "\\|");
+    let mut s = String::from("### Before and after\n\n| kernel | change | time | intensity (DRAM) | % of roof | bound |\n|---|---|---:|---:|---:|---|\n");
+    for r in &diff.rows {
+        let c = row_cells(r);
+        let _ = writeln!(s, "| {} |", c.iter().map(|x| cell(x)).collect::<Vec<_>>().join(" | "));
+    }
+    for note in &diff.notes {
+        let _ = write!(s, "\n> note: {}\n", cell(note));
+    }
+    s
+}
+
+/// The diff as CSV (one row per line of the diff, raw SI numbers).
+pub fn diff_csv(diff: &Diff) -> Result<String, crate::ExportError> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "kernel",
+        "kind",
+        "time_before_s",
+        "time_after_s",
+        "speedup",
+        "intensity_before_flop_per_byte",
+        "intensity_after_flop_per_byte",
+        "pct_of_roof_before",
+        "pct_of_roof_after",
+    ])?;
+    let num = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_default();
+    for r in &diff.rows {
+        let b = r.before.as_ref();
+        let a = r.after.as_ref();
+        let kind = serde_json::to_value(r.kind)?.as_str().unwrap_or_default().to_string();
+        w.write_record([
+            r.name.clone(),
+            kind,
+            num(b.and_then(|s| s.duration_s)),
+            num(a.and_then(|s| s.duration_s)),
+            num(r.speedup()),
+            num(b.and_then(|s| s.headline_intensity()).map(|x| x.1)),
+            num(a.and_then(|s| s.headline_intensity()).map(|x| x.1)),
+            num(b.and_then(|s| s.pct_of_roof)),
+            num(a.and_then(|s| s.pct_of_roof)),
+        ])?;
+    }
+    let bytes = w.into_inner().map_err(|e| crate::ExportError::Io { path: "csv".into(), source: e.into_error() })?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

@@ -1,0 +1,104 @@
+//! Analyses built in code, for tests, snapshots and documentation: seed
+//! 000's fusion on its Tesla T4, and a hierarchical (DRAM/L2/L1) example on
+//! an H200 whose measured roofs are the peer figures recorded in the
+//! project's reference notes (not measured by this code).
+
+use roofline_core::estimate::parse_kernel_spec;
+use roofline_core::gpus;
+use roofline_core::machine::{
+    BandwidthCeiling, ClockBasis, ComputeCeiling, FlopKind, Machine, MemLevel, Origin, Provenance,
+};
+use roofline_core::peaks::theoretical_machine;
+use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
+use roofline_core::{analyze, Kernel};
+
+fn doc(machine: Machine, specs: &[&str], detail: &str) -> AnalysisDocument {
+    let ks: Vec<Kernel> = specs.iter().map(|s| parse_kernel_spec(s).expect("sample kernel spec")).collect();
+    let src = AnalysisSource {
+        kind: "model".into(),
+        detail: detail.into(),
+        byte_convention: Some("bytes as estimated by the user".into()),
+    };
+    AnalysisDocument::new(Producer::new("samples"), src, machine.clone(), analyze(&machine, &ks))
+}
+
+/// The theoretical machine of a GPU in the built-in table.
+pub fn known_machine(key: &str) -> Machine {
+    theoretical_machine(&gpus::find(key).expect("GPU in the built-in table").attributes()).expect("known capability")
+}
+
+/// Seed 000, before fusion: `scale` and `add` over 16M floats, 0.77 ms each
+/// (nsys), on a T4.
+pub fn seed_000_before() -> AnalysisDocument {
+    doc(
+        known_machine("t4"),
+        &[
+            "scale: flops=1 bytes=12 elements=16777216 time=0.77ms",
+            "add: flops=1 bytes=12 elements=16777216 time=0.77ms",
+        ],
+        "seed 000 fusion.cu, two kernels",
+    )
+}
+
+/// Seed 000, after fusion: one kernel, 4 array passes instead of 6, 1.03 ms.
+pub fn seed_000_after() -> AnalysisDocument {
+    doc(known_machine("t4"), &["fused: flops=2 bytes=16 elements=16777216 time=1.03ms"], "seed 000 fusion.cu, fused")
+}
+
+fn measured(source: &str) -> Provenance {
+    Provenance::new(
+        Origin::Measured,
+        format!("peer tool on the lent H200, 2026-11-29 (shared/reference/peers-h200.md): {source}"),
+    )
+}
+
+/// The H200's theoretical roofs with measured DRAM, L2 and FP32 roofs
+/// over them.
+pub fn h200_measured() -> Machine {
+    let mut m = known_machine("h200");
+    let clock = ClockBasis::sm(1980.0, "boost clock, not locked");
+    m.bandwidth.push(BandwidthCeiling {
+        level: MemLevel::Dram,
+        name: "DRAM (measured)".into(),
+        bytes_per_s: 4386e9,
+        provenance: measured("BabelStream 5.0 Triad, best of 50"),
+        clock: ClockBasis::mem(3201.0, "peak memory clock"),
+        spread: None,
+        secondary: false,
+    });
+    m.bandwidth.push(BandwidthCeiling {
+        level: MemLevel::L2,
+        name: "L2 (measured)".into(),
+        bytes_per_s: 10.0e12,
+        provenance: measured("gpu-benches gpu-l2-cache, data sets up to 25 MB"),
+        clock: clock.clone(),
+        spread: None,
+        secondary: false,
+    });
+    m.compute.push(ComputeCeiling {
+        kind: FlopKind::Fp32,
+        name: "FP32 (measured)".into(),
+        flops_per_s: 60.8e12,
+        provenance: measured("FP32 FMA loop, 4 independent chains"),
+        clock,
+        spread: None,
+        secondary: false,
+    });
+    m
+}
+
+/// A hierarchical example: kernels with DRAM, L2 and L1 bytes on the H200.
+pub fn hierarchical_h200() -> AnalysisDocument {
+    doc(
+        h200_measured(),
+        &[
+            "sgemm_tiled: flops=137438953472 dram=0.4GB l2=4GB l1=34GB time=3.1ms",
+            "stencil7: flops=13 dram=8 l2=24 l1=60 elements=134217728 time=0.36ms",
+            "vecadd: flops=1 bytes=12 elements=268435456 time=0.95ms",
+            "gather_scale: flops=1 dram=40 l2=64 elements=67108864 time=1.4ms",
+            "bf16_gemm: flops=1099511627776 dram=0.8GB l2=8GB kind=tensor_bf16 time=1.6ms",
+            "softmax (estimate): flops=5 dram=8 l2=8 elements=16777216",
+        ],
+        "hierarchical example",
+    )
+}
