@@ -16,7 +16,7 @@ pub mod verify;
 
 use std::time::{Duration, Instant};
 
-use roofline_core::machine::{FlopKind, Machine};
+use roofline_core::machine::Machine;
 use serde::{Deserialize, Serialize};
 
 use crate::device::{self, DeviceInfo};
@@ -150,7 +150,17 @@ pub fn run(ordinal: usize, opts: &Options, on: &mut dyn FnMut(Event)) -> Result<
     let mut sweeps = Vec::new();
     let mut failures = Vec::new();
     let cc = (info.attrs.cc_major, info.attrs.cc_minor);
+    // Without cuBLASLt the tensor benchmarks are skipped, not failed.
+    let cublaslt = tensor::check_cublaslt().map_err(|e| e.to_string());
+    if let (Err(e), true) = (&cublaslt, specs.iter().any(|s| matches!(s.what, What::Tensor(_)))) {
+        warnings.push(e.clone());
+        on(Event::Warning(e.clone()));
+    }
     for spec in &specs {
+        if matches!(spec.what, What::Tensor(_)) && cublaslt.is_err() {
+            on(Event::Done { id: spec.id.clone(), summary: format!("{}: skipped (no cuBLASLt)", spec.id) });
+            continue;
+        }
         on(Event::Begin { id: spec.id.clone(), label: spec.label.clone() });
         let started = Instant::now();
         let r = run_one(&mut gpu, spec, cc, &mut sweeps).and_then(|o| match o {
@@ -237,14 +247,6 @@ fn run_one(
             r
         }
     }))
-}
-
-/// The kinds the suite measures, for callers that list them.
-pub fn measured_kinds() -> Vec<FlopKind> {
-    let mut v: Vec<FlopKind> = suite::suite().iter().filter_map(|s| s.what.kind()).collect();
-    v.sort();
-    v.dedup();
-    v
 }
 
 #[cfg(test)]

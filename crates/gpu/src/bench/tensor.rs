@@ -110,13 +110,23 @@ impl Drop for Handles {
 impl Gpu {
     pub fn tensor(&mut self, spec: &BenchSpec, kind: FlopKind) -> Result<BenchResult, GpuError> {
         check_cublaslt()?;
-        let n = self.cfg.gemm_n;
-        let (m, nn, k) = (n as u64, n as u64, n as u64);
         let (in_b, out_b) = sizes(kind);
-        let need = (2 * m * k) * in_b as u64 + m * nn * out_b as u64 + (32 << 20);
-        if need > self.free_bytes() {
-            return Err(GpuError::OutOfMemory { what: format!("{} GEMM of {n}^3", spec.id), bytes: need });
+        let need = |n: u64| 2 * n * n * in_b as u64 + n * n * out_b as u64 + (32 << 20);
+        let free = self.free_bytes();
+        let mut n = self.cfg.gemm_n;
+        while need(n as u64) > free && n > 1024 {
+            n /= 2;
         }
+        if need(n as u64) > free {
+            return Err(GpuError::OutOfMemory { what: format!("{} GEMM of {n}^3", spec.id), bytes: need(n as u64) });
+        }
+        if n < self.cfg.gemm_n {
+            self.warnings.push(format!(
+                "{}: not enough free device memory for {}^3: measured at {n}^3, which may be slower",
+                spec.id, self.cfg.gemm_n
+            ));
+        }
+        let (m, nn, k) = (n as u64, n as u64, n as u64);
         let mut a = self.alloc::<u8>((m * k) as usize * in_b, "GEMM A")?;
         let mut b = self.alloc::<u8>((k * nn) as usize * in_b, "GEMM B")?;
         let mut d = self.alloc::<u8>((m * nn) as usize * out_b, "GEMM D")?;
