@@ -184,7 +184,12 @@ mod tests {
     #[test]
     fn no_gpu_is_an_error_not_a_panic() {
         match device_count() {
-            Ok(n) => eprintln!("SKIPPED: a GPU is present ({n}); the no-driver path is not exercised here"),
+            Ok(n) => {
+                let _ = std::io::Write::write_fmt(
+                    &mut std::io::stderr(),
+                    format_args!("SKIPPED: a GPU is present ({n}); the no-driver path is not exercised here\n"),
+                );
+            }
             Err(e) => {
                 let msg = e.to_string();
                 assert!(msg.contains("--gpu NAME") || msg.contains("CUDA"), "{msg}");
@@ -202,7 +207,12 @@ mod tests {
         if let Ok(n) = device_count() {
             assert!(matches!(query(n), Err(GpuError::DeviceOutOfRange { .. })));
         } else {
-            eprintln!("SKIPPED: no GPU; out-of-range query against a live driver not exercised");
+            {
+                let _ = std::io::Write::write_fmt(
+                    &mut std::io::stderr(),
+                    format_args!("SKIPPED: no GPU; out-of-range query against a live driver not exercised\n"),
+                );
+            }
         }
     }
 }

@@ -118,7 +118,12 @@ mod tests {
     #[test]
     fn benchmark_sources_compile_to_cubin_for_hopper_and_ampere() {
         if check_nvrtc().is_err() {
-            eprintln!("SKIPPED: no NVRTC library; the benchmark kernels were not compiled");
+            {
+                let _ = std::io::Write::write_fmt(
+                    &mut std::io::stderr(),
+                    format_args!("SKIPPED: no NVRTC library; the benchmark kernels were not compiled\n"),
+                );
+            }
             return;
         }
         for arch in ["sm_90", "sm_80"] {
@@ -134,7 +139,12 @@ mod tests {
     #[test]
     fn compile_error_shows_the_log() {
         if check_nvrtc().is_err() {
-            eprintln!("SKIPPED: no NVRTC library; compile-error path not exercised");
+            {
+                let _ = std::io::Write::write_fmt(
+                    &mut std::io::stderr(),
+                    format_args!("SKIPPED: no NVRTC library; compile-error path not exercised\n"),
+                );
+            }
             return;
         }
         match compile("broken.cu", "extern \"C\" __global__ void k() { undefined_name(); }", "sm_80") {

@@ -343,7 +343,12 @@ mod tests {
     #[test]
     fn pressure_kernel_uses_the_register_limit() {
         if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-            eprintln!("SKIPPED: no NVRTC library to compile the occupancy kernel");
+            {
+                let _ = std::io::Write::write_fmt(
+                    &mut std::io::stderr(),
+                    format_args!("SKIPPED: no NVRTC library to compile the occupancy kernel\n"),
+                );
+            }
             return;
         }
         for r in [32, 40, 255] {
@@ -357,7 +362,12 @@ mod tests {
     fn gpu_grid_agrees_with_the_driver() {
         match run_grid(|_| {}) {
             Ok(r) => assert_eq!(r.agreed, r.points, "{} of {} points disagree", r.points - r.agreed, r.points),
-            Err(e) => eprintln!("SKIPPED: no GPU for the occupancy grid ({e})"),
+            Err(e) => {
+                let _ = std::io::Write::write_fmt(
+                    &mut std::io::stderr(),
+                    format_args!("SKIPPED: no GPU for the occupancy grid ({e})\n"),
+                );
+            }
         }
     }
 }

@@ -98,7 +98,9 @@ fn check_page(browser: &Path, name: &str, html: &str) {
 #[test]
 fn html_report_loads_hovers_and_sorts_in_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!("SKIPPED: no chromium found (install Debian's `chromium` package or set ROOFLINE_CHROMIUM); the browser check of the HTML report did not run");
+        {
+            let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("SKIPPED: no chromium found (install Debian's `chromium` package or set ROOFLINE_CHROMIUM); the browser check of the HTML report did not run\n"));
+        }
         return;
     };
     let opts = ChartOptions::default();
