@@ -60,7 +60,9 @@ extern "C" __global__ void fused(const float* x, const float* a, const float* b,
 
 // Launched with exactly n threads (n a multiple of the block size): no bounds
 // check, so that the FLOP count is exact.
-extern "C" __global__ void fma_loop(float* x, int iters) {
+// The body is a device function so that the roofline tool can give each
+// intensity of its sweep a kernel name of its own (fma_loop_x16, ...).
+__device__ __forceinline__ void seed000_fma_chains(float* x, int iters) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     float a = x[i], b = a + 1.0f, c = a + 2.0f, d = a + 3.0f;
     for (int k = 0; k < iters; k++) {
@@ -71,6 +73,8 @@ extern "C" __global__ void fma_loop(float* x, int iters) {
     }
     x[i] = a + b + c + d;
 }
+
+extern "C" __global__ void fma_loop(float* x, int iters) { seed000_fma_chains(x, iters); }
 
 extern "C" __global__ void fma_loop_fp64(double* x, int iters) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -37,6 +37,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The main job: measure this GPU's roofs, run the example kernels, place and diagnose them, write a report (bundled H200 data without a GPU).
+    Tour(commands::tour::Args),
     /// Theoretical roofs of the local GPU or of a named one.
     Peaks(commands::peaks::Args),
     /// Measured roofs of the local GPU: DRAM, L2, L1/shared, FP64/FP32/FP16, tensor cores, intensity sweep.
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let out = Output::new(cli.format, cli.output.clone(), cli.quiet);
     let result = match &cli.command {
+        Command::Tour(a) => commands::tour::run(a, &out),
         Command::Peaks(a) => commands::peaks::run(a, &out),
         Command::Model(a) => commands::model::run(a, &out),
         Command::Bench(a) => commands::bench::run(a, &out),

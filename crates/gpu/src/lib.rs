@@ -7,12 +7,14 @@
 //! panic. [`device`] enumerates GPUs and reads their attributes, [`nvml`]
 //! samples clocks, [`nvrtc`] compiles the benchmark kernels for the device's
 //! own architecture, [`bench`] times them and builds the measured machine,
+//! [`examples`] runs the bundled example kernels for the main job,
 //! and [`occupancy_check`] compares the occupancy calculator with the
 //! driver's own answer.
 
 pub mod bench;
 pub mod device;
 pub mod error;
+pub mod examples;
 pub mod nvml;
 pub mod nvrtc;
 pub mod occupancy_check;

@@ -38,7 +38,7 @@ pub struct Args {
 
 /// Exit code 2 for errors the user can fix (a wrong device index, an
 /// unknown benchmark), 1 for a missing GPU or a failed run.
-fn gpu_error(e: GpuError) -> anyhow::Error {
+pub(crate) fn gpu_error(e: GpuError) -> anyhow::Error {
     match e {
         GpuError::DeviceOutOfRange { .. } => bad_input(e),
         GpuError::Other(ref m) if m.starts_with("no benchmark matches") => bad_input(e),
@@ -87,7 +87,7 @@ pub fn per_device(f: &std::path::Path, d: usize) -> PathBuf {
     f.with_file_name(name)
 }
 
-fn run_device(d: usize, opts: &Options, out: &Output) -> Result<bench::Outcome, GpuError> {
+pub(crate) fn run_device(d: usize, opts: &Options, out: &Output) -> Result<bench::Outcome, GpuError> {
     let tty = std::io::stderr().is_terminal() && !out.quiet;
     let pb = ProgressBar::with_draw_target(
         Some(0),

@@ -9,3 +9,4 @@ pub mod occupancy;
 pub mod peaks;
 pub mod profile;
 pub mod report;
+pub mod tour;
