@@ -15,12 +15,7 @@ fn gpu_present() -> bool {
 #[test]
 fn bench_without_a_gpu_says_so_and_exits_1() {
     if gpu_present() {
-        {
-            let _ = std::io::Write::write_fmt(
-                &mut std::io::stderr(),
-                format_args!("SKIPPED: a GPU is present; the no-GPU message is not exercised\n"),
-            );
-        }
+        roofline_gpu::skip_notice("a GPU is present; the no-GPU message is not exercised");
         return;
     }
     roofline()
@@ -33,12 +28,7 @@ fn bench_without_a_gpu_says_so_and_exits_1() {
 #[test]
 fn peaks_without_a_gpu_lists_the_known_names() {
     if gpu_present() {
-        {
-            let _ = std::io::Write::write_fmt(
-                &mut std::io::stderr(),
-                format_args!("SKIPPED: a GPU is present; the no-GPU message is not exercised\n"),
-            );
-        }
+        roofline_gpu::skip_notice("a GPU is present; the no-GPU message is not exercised");
         return;
     }
     roofline()
@@ -60,12 +50,7 @@ fn bench_unknown_benchmark_is_bad_input() {
 #[test]
 fn device_index_out_of_range_is_bad_input_on_a_gpu_machine() {
     if !gpu_present() {
-        {
-            let _ = std::io::Write::write_fmt(
-                &mut std::io::stderr(),
-                format_args!("SKIPPED: no GPU; device index checks need a driver\n"),
-            );
-        }
+        roofline_gpu::skip_notice("no GPU; device index checks need a driver");
         return;
     }
     roofline().args(["peaks", "--device", "99"]).assert().code(2).stderr(predicate::str::contains("does not exist"));
@@ -75,12 +60,7 @@ fn device_index_out_of_range_is_bad_input_on_a_gpu_machine() {
 #[test]
 fn quick_fp32_bench_on_a_gpu_writes_a_machine_with_a_measured_roof() {
     if !gpu_present() {
-        {
-            let _ = std::io::Write::write_fmt(
-                &mut std::io::stderr(),
-                format_args!("SKIPPED: no GPU; the live benchmark is not run\n"),
-            );
-        }
+        roofline_gpu::skip_notice("no GPU; the live benchmark is not run");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

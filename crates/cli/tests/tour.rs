@@ -4,11 +4,6 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn skip(why: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
-}
-
 fn tour(args: &[&str], dir: &std::path::Path) -> (String, String) {
     let out =
         Command::cargo_bin("roofline").unwrap().arg("tour").args(args).arg("--out-dir").arg(dir).output().unwrap();
@@ -93,7 +88,7 @@ fn bundled_tour_says_so_first_and_its_report_holds_the_figures() {
 #[test]
 fn tour_on_a_gpu_measures_this_gpu() {
     if roofline_gpu::device::device_count().is_err() {
-        skip("no GPU; the live tour (bench, example kernels, ncu) is not run");
+        roofline_gpu::skip_notice("no GPU; the live tour (bench, example kernels, ncu) is not run");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

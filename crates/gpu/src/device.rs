@@ -184,12 +184,7 @@ mod tests {
     #[test]
     fn no_gpu_is_an_error_not_a_panic() {
         match device_count() {
-            Ok(n) => {
-                let _ = std::io::Write::write_fmt(
-                    &mut std::io::stderr(),
-                    format_args!("SKIPPED: a GPU is present ({n}); the no-driver path is not exercised here\n"),
-                );
-            }
+            Ok(n) => crate::skip_notice(&format!("a GPU is present ({n}); the no-driver path is not exercised here")),
             Err(e) => {
                 let msg = e.to_string();
                 assert!(msg.contains("--gpu NAME") || msg.contains("CUDA"), "{msg}");
@@ -207,12 +202,7 @@ mod tests {
         if let Ok(n) = device_count() {
             assert!(matches!(query(n), Err(GpuError::DeviceOutOfRange { .. })));
         } else {
-            {
-                let _ = std::io::Write::write_fmt(
-                    &mut std::io::stderr(),
-                    format_args!("SKIPPED: no GPU; out-of-range query against a live driver not exercised\n"),
-                );
-            }
+            crate::skip_notice("no GPU; out-of-range query against a live driver not exercised");
         }
     }
 }

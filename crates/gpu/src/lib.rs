@@ -20,3 +20,11 @@ pub mod nvrtc;
 pub mod occupancy_check;
 
 pub use error::GpuError;
+
+/// Says `SKIPPED: why` on stderr for a GPU test that cannot run on this
+/// machine. It writes to the stream directly, past the test harness's output
+/// capture, so that CI logs show every skipped GPU test.
+pub fn skip_notice(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
+}

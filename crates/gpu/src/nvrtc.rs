@@ -118,12 +118,7 @@ mod tests {
     #[test]
     fn benchmark_sources_compile_to_cubin_for_hopper_and_ampere() {
         if check_nvrtc().is_err() {
-            {
-                let _ = std::io::Write::write_fmt(
-                    &mut std::io::stderr(),
-                    format_args!("SKIPPED: no NVRTC library; the benchmark kernels were not compiled\n"),
-                );
-            }
+            crate::skip_notice("no NVRTC library; the benchmark kernels were not compiled");
             return;
         }
         for arch in ["sm_90", "sm_80"] {
@@ -139,12 +134,7 @@ mod tests {
     #[test]
     fn compile_error_shows_the_log() {
         if check_nvrtc().is_err() {
-            {
-                let _ = std::io::Write::write_fmt(
-                    &mut std::io::stderr(),
-                    format_args!("SKIPPED: no NVRTC library; compile-error path not exercised\n"),
-                );
-            }
+            crate::skip_notice("no NVRTC library; compile-error path not exercised");
             return;
         }
         match compile("broken.cu", "extern \"C\" __global__ void k() { undefined_name(); }", "sm_80") {

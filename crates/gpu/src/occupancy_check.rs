@@ -343,12 +343,7 @@ mod tests {
     #[test]
     fn pressure_kernel_uses_the_register_limit() {
         if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-            {
-                let _ = std::io::Write::write_fmt(
-                    &mut std::io::stderr(),
-                    format_args!("SKIPPED: no NVRTC library to compile the occupancy kernel\n"),
-                );
-            }
+            crate::skip_notice("no NVRTC library to compile the occupancy kernel");
             return;
         }
         for r in [32, 40, 255] {
@@ -359,10 +354,7 @@ mod tests {
             if log.contains("Used ") {
                 assert!(log.contains(&format!("Used {r} registers")), "--maxrregcount={r}: {log}");
             } else {
-                let _ = std::io::Write::write_fmt(
-                    &mut std::io::stderr(),
-                    format_args!("SKIPPED: this NVRTC prints no ptxas report; register use not checked here\n"),
-                );
+                crate::skip_notice("this NVRTC prints no ptxas report; register use not checked here");
             }
         }
     }
@@ -371,12 +363,7 @@ mod tests {
     fn gpu_grid_agrees_with_the_driver() {
         match run_grid(|_| {}) {
             Ok(r) => assert_eq!(r.agreed, r.points, "{} of {} points disagree", r.points - r.agreed, r.points),
-            Err(e) => {
-                let _ = std::io::Write::write_fmt(
-                    &mut std::io::stderr(),
-                    format_args!("SKIPPED: no GPU for the occupancy grid ({e})\n"),
-                );
-            }
+            Err(e) => crate::skip_notice(&format!("no GPU for the occupancy grid ({e})")),
         }
     }
 }

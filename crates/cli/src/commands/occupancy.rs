@@ -198,23 +198,6 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// "2026-11-29T20:30:00Z" from the system clock.
-fn utc_now() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    // Days since 1970-01-01 to a civil date (proleptic Gregorian calendar).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem % 3600) / 60, rem % 60)
-}
-
 fn write_text(path: &Path, text: &str) -> anyhow::Result<()> {
     write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
 }
@@ -233,7 +216,7 @@ fn verify_device(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     write_text(&args.grid_csv, &grid_csv(&report))?;
     let summary = serde_json::json!({
         "schema": "roofline.occupancy-grid/v1",
-        "measured_at": utc_now(),
+        "measured_at": super::bench::now_rfc3339(),
         "seconds": started.elapsed().as_secs_f64(),
         "device": report.device,
         "points": report.points,
@@ -280,7 +263,7 @@ mod tests {
 
     #[test]
     fn utc_now_is_an_iso_timestamp() {
-        let t = utc_now();
+        let t = crate::commands::bench::now_rfc3339();
         assert_eq!(t.len(), 20, "{t}");
         assert!(t.starts_with("20") && t.ends_with('Z'));
     }

@@ -14,8 +14,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use roofline_core::machine::{FlopKind, Machine, MemLevel, Origin};
+use roofline_core::machine::{ClockBasis, FlopKind, Machine, MemLevel, Origin, Provenance};
 use roofline_core::schema::{read_machine, AnalysisDocument, AnalysisSource, MachineDocument, Producer};
+use roofline_core::stats::Spread;
 use roofline_core::units::{format_percent, format_plain, format_seconds, format_si, Unit};
 use roofline_core::KernelAnalysis;
 use roofline_gpu::bench::suite::Sweep;
@@ -230,55 +231,43 @@ fn find<'a>(doc: &'a AnalysisDocument, name: &str) -> Option<&'a KernelAnalysis>
     doc.kernels.iter().find(|k| k.kernel.display_name == name || k.kernel.name == name)
 }
 
+/// One line of the roofs list: value, origin, spread, clock, % of theoretical.
+fn roof_line(
+    label: &str,
+    value: f64,
+    unit: Unit,
+    c: (&Provenance, Option<&Spread>, &ClockBasis),
+    theory: Option<f64>,
+) -> String {
+    let (provenance, spread, clock) = c;
+    let pct = theory
+        .filter(|_| provenance.origin != Origin::Theoretical)
+        .map(|t| format!(", {} of theoretical {}", format_percent(100.0 * value / t), format_si(t, unit)))
+        .unwrap_or_default();
+    format!(
+        "  {label:<14} {:>14}  [{}; {}{}{pct}]\n",
+        format_si(value, unit),
+        provenance.origin.label(),
+        spread_text(spread, unit),
+        clock.sm_mhz.map(|mhz| format!(", SM {mhz:.0} MHz")).unwrap_or_default(),
+    )
+}
+
 /// The compact table of roofs: measured beside theoretical.
 fn roofs_text(m: &Machine) -> String {
     let mut s = String::from("roofs (measured, with their spread and clock; theoretical for comparison):\n");
-    let theory = |kind: FlopKind| {
-        m.compute.iter().find(|c| c.kind == kind && !c.secondary && c.provenance.origin == Origin::Theoretical)
-    };
+    let theoretical = |o: &Provenance| o.origin == Origin::Theoretical;
     for kind in FlopKind::ALL {
         let Some(c) = m.compute_roof(kind) else { continue };
-        let t = theory(kind);
-        let pct = t
-            .map(|t| {
-                format!(
-                    ", {} of theoretical {}",
-                    format_percent(100.0 * c.flops_per_s / t.flops_per_s),
-                    format_si(t.flops_per_s, Unit::FlopPerSecond)
-                )
-            })
-            .unwrap_or_default();
-        s.push_str(&format!(
-            "  {:<14} {:>14}  [{}; {}{}{}]\n",
-            kind.label(),
-            format_si(c.flops_per_s, Unit::FlopPerSecond),
-            c.provenance.origin.label(),
-            spread_text(c.spread.as_ref(), Unit::FlopPerSecond),
-            c.clock.sm_mhz.map(|mhz| format!(", SM {mhz:.0} MHz")).unwrap_or_default(),
-            pct
-        ));
+        let t = m.compute.iter().find(|x| x.kind == kind && !x.secondary && theoretical(&x.provenance));
+        let row = (&c.provenance, c.spread.as_ref(), &c.clock);
+        s.push_str(&roof_line(kind.label(), c.flops_per_s, Unit::FlopPerSecond, row, t.map(|t| t.flops_per_s)));
     }
     for level in MemLevel::ALL {
         let Some(b) = m.bandwidth_roof(level) else { continue };
-        let t = m.bandwidth.iter().find(|x| x.level == level && x.provenance.origin == Origin::Theoretical);
-        let pct = t
-            .map(|t| {
-                format!(
-                    ", {} of theoretical {}",
-                    format_percent(100.0 * b.bytes_per_s / t.bytes_per_s),
-                    format_si(t.bytes_per_s, Unit::BytePerSecond)
-                )
-            })
-            .unwrap_or_default();
-        s.push_str(&format!(
-            "  {:<14} {:>14}  [{}; {}{}{}]\n",
-            level.label(),
-            format_si(b.bytes_per_s, Unit::BytePerSecond),
-            b.provenance.origin.label(),
-            spread_text(b.spread.as_ref(), Unit::BytePerSecond),
-            b.clock.sm_mhz.map(|mhz| format!(", SM {mhz:.0} MHz")).unwrap_or_default(),
-            pct
-        ));
+        let t = m.bandwidth.iter().find(|x| x.level == level && theoretical(&x.provenance));
+        let row = (&b.provenance, b.spread.as_ref(), &b.clock);
+        s.push_str(&roof_line(level.label(), b.bytes_per_s, Unit::BytePerSecond, row, t.map(|t| t.bytes_per_s)));
     }
     s
 }
