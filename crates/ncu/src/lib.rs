@@ -70,6 +70,7 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
         ));
     }
     let mut kernels = Vec::with_capacity(groups.len());
+    let mut hfma_only: Vec<String> = Vec::new();
     for g in &groups {
         let launches: Vec<&Launch> = g.launches.iter().map(|&i| &cap.launches[i]).collect();
         let own = points::counter_machine(&launches, opts.convention);
@@ -86,9 +87,15 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
             a.time_share = a.kernel.duration_s.filter(|d| *d > 0.0).map(|d| d / total_time);
         }
         if let Some(w) = hfma_moves(&launches, &a) {
-            warnings.push(w);
+            hfma_only.push(w);
         }
         kernels.push(a);
+    }
+    if !hfma_only.is_empty() {
+        warnings.push(format!(
+            "FP16 from HFMA instructions alone in {}: compilers use HFMA2.MMA to move constants into registers, so this is likely not FP16 work (counted as ncu counts it)",
+            hfma_only.join(", ")
+        ));
     }
     let machine = match &opts.machine {
         Some(m) => m.clone(),
@@ -110,7 +117,8 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
 
 /// Compilers move constants into registers with `HFMA2.MMA`, which ncu
 /// counts as half-precision FMAs: a few FP16 FLOPs from HFMA alone, in a
-/// kernel that does mostly other work, are likely not FP16 work.
+/// kernel that does mostly other work, are likely not FP16 work. Returns
+/// "kernel (N FLOP)" for such a kernel.
 fn hfma_moves(launches: &[&Launch], a: &KernelAnalysis) -> Option<String> {
     use metrics::Slot;
     let sum = |s: Slot| launches.iter().filter_map(|l| l.get(s)).sum::<f64>();
@@ -118,7 +126,7 @@ fn hfma_moves(launches: &[&Launch], a: &KernelAnalysis) -> Option<String> {
     let total = a.kernel.total_flops();
     (fp16 > 0.0 && sum(Slot::Hadd) == 0.0 && sum(Slot::Hmul) == 0.0 && fp16 < 0.05 * total).then(|| {
         format!(
-            "{}: its {} of FP16 come from HFMA instructions alone; compilers use HFMA2.MMA to move constants into registers, so they are likely not FP16 work (counted as ncu counts them)",
+            "{} ({})",
             a.kernel.display_name,
             roofline_core::units::format_si(fp16, roofline_core::units::Unit::Flop)
         )

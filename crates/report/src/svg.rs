@@ -700,8 +700,11 @@ impl Canvas {
         let slope = -(f.plot.h / (f.ly.1 - f.ly.0)) / (f.plot.w / (f.lx.1 - f.lx.0));
         let angle = slope.atan().to_degrees();
         let _ = writeln!(self.body, "<g class=\"bw-labels\">");
+        // Secondary bandwidth roofs (a benchmark's other kernels: write,
+        // copy, triad) are thin lines with hover titles: labelled too they
+        // would bury the primary roof's label.
         for b in &machine.bandwidth {
-            if b.bytes_per_s <= 0.0 {
+            if b.bytes_per_s <= 0.0 || b.secondary {
                 continue;
             }
             let text = format!("{}: {}", b.name, format_si(b.bytes_per_s, Unit::BytePerSecond));
