@@ -265,23 +265,19 @@ pub fn analysis_text(doc: &AnalysisDocument) -> String {
 
 /// "FP32 8141 GFLOP/s (theoretical), DRAM 320 GB/s (theoretical), ridge 25.4 FLOP/B".
 pub fn roofs_line(m: &Machine) -> String {
+    // "FP32 (measured) 65.8 TFLOP/s" rather than "... (measured) (measured)".
+    let entry = |name: &str, value: String, origin: &str| {
+        let tag = format!("({origin})");
+        let base = name.strip_suffix(&tag).map(str::trim_end).unwrap_or(name);
+        format!("{base} {value} {tag}")
+    };
     let mut parts = Vec::new();
     for c in primary_compute(m) {
-        parts.push(format!(
-            "{} {} ({})",
-            c.name,
-            format_si(c.flops_per_s, Unit::FlopPerSecond),
-            c.provenance.origin.label()
-        ));
+        parts.push(entry(&c.name, format_si(c.flops_per_s, Unit::FlopPerSecond), c.provenance.origin.label()));
     }
     for level in MemLevel::ALL {
         if let Some(b) = m.bandwidth_roof(level) {
-            parts.push(format!(
-                "{} {} ({})",
-                b.name,
-                format_si(b.bytes_per_s, Unit::BytePerSecond),
-                b.provenance.origin.label()
-            ));
+            parts.push(entry(&b.name, format_si(b.bytes_per_s, Unit::BytePerSecond), b.provenance.origin.label()));
         }
     }
     parts.join(", ")
