@@ -90,6 +90,15 @@ impl FlopKind {
         })
     }
 
+    /// The unit of a rate of this kind: OP/s for integer work, FLOP/s otherwise.
+    pub fn rate_unit(self) -> crate::units::Unit {
+        if self == FlopKind::TensorInt8 {
+            crate::units::Unit::OpPerSecond
+        } else {
+            crate::units::Unit::FlopPerSecond
+        }
+    }
+
     pub fn is_tensor(self) -> bool {
         !matches!(self, FlopKind::Fp64 | FlopKind::Fp32 | FlopKind::Fp16)
     }

@@ -21,6 +21,8 @@ pub enum Unit {
     Second,
     /// FLOP per second.
     FlopPerSecond,
+    /// Integer operations per second (INT8 tensor cores).
+    OpPerSecond,
     /// Bytes per second.
     BytePerSecond,
     /// FLOP per byte (arithmetic intensity).
@@ -35,6 +37,7 @@ impl Unit {
             Unit::Byte => "B",
             Unit::Second => "s",
             Unit::FlopPerSecond => "FLOP/s",
+            Unit::OpPerSecond => "OP/s",
             Unit::BytePerSecond => "B/s",
             Unit::FlopPerByte => "FLOP/B",
         }
@@ -46,6 +49,7 @@ impl Unit {
             Unit::Byte => "a byte count such as \"12\", \"64 MB\" or \"4 GiB\"",
             Unit::Second => "a duration such as \"1.57 ms\", \"830 us\" or \"0.002 s\"",
             Unit::FlopPerSecond => "a rate such as \"66.9 TFLOP/s\" or \"8141 GFLOP/s\"",
+            Unit::OpPerSecond => "a rate such as \"1979 TOP/s\"",
             Unit::BytePerSecond => "a bandwidth such as \"4.8 TB/s\" or \"320 GB/s\"",
             Unit::FlopPerByte => "an intensity such as \"0.083\" or \"25.4 FLOP/B\"",
         }
@@ -205,6 +209,7 @@ fn example_suffixes(unit: Unit) -> &'static str {
         Unit::Byte => "B, kB, MB, GB, TB, KiB, MiB, GiB",
         Unit::Second => "ns, us, ms, s",
         Unit::FlopPerSecond => "FLOP/s, GFLOP/s, TFLOP/s (or GFLOPS)",
+        Unit::OpPerSecond => "OP/s, TOP/s (or TOPS)",
         Unit::BytePerSecond => "B/s, GB/s, TB/s",
         Unit::FlopPerByte => "FLOP/B",
     }
@@ -262,6 +267,11 @@ fn suffix_scale(suffix: &str, unit: Unit) -> Option<f64> {
             }?;
             si_prefix(&suffix[..stem_len])
         }
+        Unit::OpPerSecond => {
+            let lower = suffix.to_ascii_lowercase();
+            let stem_len = ["op/s", "ops"].iter().find_map(|s| lower.strip_suffix(s).map(str::len))?;
+            si_prefix(&suffix[..stem_len])
+        }
         Unit::FlopPerByte => match suffix.to_ascii_lowercase().as_str() {
             "flop/b" | "flop/byte" | "flops/byte" | "flop per byte" => Some(1.0),
             _ => None,
@@ -313,6 +323,8 @@ mod tests {
         assert_eq!(parse_quantity("20 Tflop/s", Unit::FlopPerSecond).unwrap(), 20e12);
         assert_eq!(parse_quantity("1000 GFLOPS", Unit::FlopPerSecond).unwrap(), 1e12);
         assert_eq!(parse_quantity("100GB/s", Unit::BytePerSecond).unwrap(), 100e9);
+        assert_eq!(parse_quantity("1979 TOP/s", Unit::OpPerSecond).unwrap(), 1979e12);
+        assert_eq!(format_si(1979e12, Unit::OpPerSecond), "1979 TOP/s");
         assert_eq!(parse_quantity("12", Unit::Byte).unwrap(), 12.0);
         assert_eq!(parse_quantity("64 MiB", Unit::Byte).unwrap(), 64.0 * 1024.0 * 1024.0);
         assert_eq!(parse_quantity("3,209,127,424", Unit::Byte).unwrap(), 3209127424.0);

@@ -22,10 +22,10 @@ impl Exporter for MarkdownExporter {
             s.push_str(&format!(
                 "| {} | {} | {}{} | {} | {} | {} |\n",
                 cell(&c.name),
-                format_si(c.flops_per_s, Unit::FlopPerSecond),
+                format_si(c.flops_per_s, c.kind.rate_unit()),
                 c.provenance.origin.label(),
                 if c.provenance.confirmed { "" } else { " (unconfirmed)" },
-                cell(&spread_text(c.spread.as_ref(), Unit::FlopPerSecond)),
+                cell(&spread_text(c.spread.as_ref(), c.kind.rate_unit())),
                 cell(&c.clock.describe()),
                 cell(&c.provenance.source)
             ));

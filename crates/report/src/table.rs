@@ -108,9 +108,9 @@ pub fn machine_text(m: &Machine) -> String {
         };
         t.add_row(vec![
             Cell::new(&c.name),
-            Cell::new(format_si(c.flops_per_s, Unit::FlopPerSecond)).set_alignment(CellAlignment::Right),
+            Cell::new(format_si(c.flops_per_s, c.kind.rate_unit())).set_alignment(CellAlignment::Right),
             Cell::new(origin),
-            Cell::new(spread_text(c.spread.as_ref(), Unit::FlopPerSecond)),
+            Cell::new(spread_text(c.spread.as_ref(), c.kind.rate_unit())),
             Cell::new(c.clock.describe()),
             Cell::new(&c.provenance.source),
         ]);
@@ -273,7 +273,7 @@ pub fn roofs_line(m: &Machine) -> String {
     };
     let mut parts = Vec::new();
     for c in primary_compute(m) {
-        parts.push(entry(&c.name, format_si(c.flops_per_s, Unit::FlopPerSecond), c.provenance.origin.label()));
+        parts.push(entry(&c.name, format_si(c.flops_per_s, c.kind.rate_unit()), c.provenance.origin.label()));
     }
     for level in MemLevel::ALL {
         if let Some(b) = m.bandwidth_roof(level) {

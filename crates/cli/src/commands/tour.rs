@@ -261,7 +261,7 @@ fn roofs_text(m: &Machine) -> String {
         let Some(c) = m.compute_roof(kind) else { continue };
         let t = m.compute.iter().find(|x| x.kind == kind && !x.secondary && theoretical(&x.provenance));
         let row = (&c.provenance, c.spread.as_ref(), &c.clock);
-        s.push_str(&roof_line(kind.label(), c.flops_per_s, Unit::FlopPerSecond, row, t.map(|t| t.flops_per_s)));
+        s.push_str(&roof_line(kind.label(), c.flops_per_s, kind.rate_unit(), row, t.map(|t| t.flops_per_s)));
     }
     for level in MemLevel::ALL {
         let Some(b) = m.bandwidth_roof(level) else { continue };
