@@ -23,7 +23,7 @@ run() { # name, then the command
   "$@" > "$W/$name.out" 2> "$W/$name.err"
   local rc=$?
   local t1=$(date +%s.%N)
-  echo "$name: exit $rc, wall $(echo "$t1 - $t0" | bc) s" | tee -a "$W/summary.txt"
+  echo "$name: exit $rc, wall $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s" | tee -a "$W/summary.txt"
 }
 
 run tour-ncu "$B" tour --out-dir "$W/tour-ncu"

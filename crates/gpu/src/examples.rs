@@ -71,6 +71,10 @@ pub struct ExampleRun {
 }
 
 impl ExampleRun {
+    fn fp32(name: &str, flops: f64, bytes: f64, seconds: Spread, verified: String) -> ExampleRun {
+        ExampleRun { name: name.into(), flops, kind: Some(FlopKind::Fp32), bytes, seconds, verified }
+    }
+
     /// A roofline kernel: the paper FLOPs and bytes over the median time.
     pub fn kernel(&self) -> Kernel {
         let mut k = Kernel::named(&self.name, Origin::Measured);
@@ -260,14 +264,7 @@ pub fn run(ordinal: usize, plan: Plan, progress: &mut dyn FnMut(&str)) -> Result
     let t = r.time("vecadd", launch!(r, f, cfg(grid, blk), "vecadd"; &x, &a, &o, &n))?;
     let got = r.download(&o)?;
     let verified = check_all("vecadd", &got, |i| hx[i] + ha[i], 0.0)?;
-    out.push(ExampleRun {
-        name: "vecadd".into(),
-        flops: N as f64,
-        kind: Some(FlopKind::Fp32),
-        bytes: 12.0 * N as f64,
-        seconds: t,
-        verified,
-    });
+    out.push(ExampleRun::fp32("vecadd", N as f64, 12.0 * N as f64, t, verified));
 
     // saxpy: y = 2 x + y, repeated launches accumulate, so check one launch's step.
     progress("saxpy");
@@ -289,14 +286,7 @@ pub fn run(ordinal: usize, plan: Plan, progress: &mut dyn FnMut(&str)) -> Result
         },
         1e-5,
     )?;
-    out.push(ExampleRun {
-        name: "saxpy".into(),
-        flops: 2.0 * N as f64,
-        kind: Some(FlopKind::Fp32),
-        bytes: 12.0 * N as f64,
-        seconds: t,
-        verified,
-    });
+    out.push(ExampleRun::fp32("saxpy", 2.0 * N as f64, 12.0 * N as f64, t, verified));
 
     // scale + add, then the fused kernel (seed 000's fusion).
     progress("scale + add");
@@ -305,41 +295,20 @@ pub fn run(ordinal: usize, plan: Plan, progress: &mut dyn FnMut(&str)) -> Result
     let t = r.time("scale", launch!(r, f, cfg(grid, blk), "scale"; &x, &a, &y, &n))?;
     let got = r.download(&y)?;
     let verified = check_all("scale", &got, |i| ha[i] * hx[i], 0.0)?;
-    out.push(ExampleRun {
-        name: "scale".into(),
-        flops: N as f64,
-        kind: Some(FlopKind::Fp32),
-        bytes: 12.0 * N as f64,
-        seconds: t,
-        verified,
-    });
+    out.push(ExampleRun::fp32("scale", N as f64, 12.0 * N as f64, t, verified));
     r.poison(&mut o)?;
     let f = r.func("add")?;
     let t = r.time("add", launch!(r, f, cfg(grid, blk), "add"; &y, &b, &o, &n))?;
     let got = r.download(&o)?;
     let verified = check_all("add", &got, |i| ha[i] * hx[i] + hb[i], 0.0)?;
-    out.push(ExampleRun {
-        name: "add".into(),
-        flops: N as f64,
-        kind: Some(FlopKind::Fp32),
-        bytes: 12.0 * N as f64,
-        seconds: t,
-        verified,
-    });
+    out.push(ExampleRun::fp32("add", N as f64, 12.0 * N as f64, t, verified));
     progress("fused");
     r.poison(&mut o)?;
     let f = r.func("fused")?;
     let t = r.time("fused", launch!(r, f, cfg(grid, blk), "fused"; &x, &a, &b, &o, &n))?;
     let got = r.download(&o)?;
     let verified = check_all("fused", &got, |i| ha[i].mul_add(hx[i], hb[i]), 1e-6)?;
-    out.push(ExampleRun {
-        name: "fused".into(),
-        flops: 2.0 * N as f64,
-        kind: Some(FlopKind::Fp32),
-        bytes: 16.0 * N as f64,
-        seconds: t,
-        verified,
-    });
+    out.push(ExampleRun::fp32("fused", 2.0 * N as f64, 16.0 * N as f64, t, verified));
     drop((y, ys));
 
     // The FMA loop at several intensities: each launch rewrites x from its own input.
