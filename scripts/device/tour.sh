@@ -35,6 +35,7 @@ for t in .carry/lead/deps/*; do
 done
 # ncu's own --set full on the same example kernels, for the wall-time ratio.
 if command -v ncu >/dev/null; then
+  run profile-examples "$B" profile --format json -o "$W/profile-examples.json" -- "$B" tour --run-examples
   run ncu-setfull ncu --set full --csv --page raw --clock-control none --log-file "$W/setfull.csv" "$B" tour --run-examples
 fi
 cp "$W"/summary.txt "$OUT"/ 2>/dev/null
