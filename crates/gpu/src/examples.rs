@@ -207,27 +207,36 @@ fn check_all(name: &str, got: &[f32], want: impl Fn(usize) -> f32, tol: f32) -> 
     Ok(format!("all {} elements checked against the CPU", got.len()))
 }
 
-/// seed000's four FMA chains on the CPU, with fused multiply-adds as the GPU does them.
-fn fma_chains_cpu(x: f32, iters: u32) -> f32 {
-    let (mut a, mut b, mut c, mut d) = (x, x + 1.0, x + 2.0, x + 3.0);
-    for _ in 0..iters {
-        a = a.mul_add(0.999, 0.001);
-        b = b.mul_add(0.999, 0.001);
-        c = c.mul_add(0.999, 0.001);
-        d = d.mul_add(0.999, 0.001);
-    }
-    a + b + c + d
+/// seed000's four FMA chains on the CPU, with fused multiply-adds as the GPU
+/// does them (one function per precision, the same formula).
+macro_rules! fma_chains_cpu {
+    ($name:ident, $t:ty) => {
+        fn $name(x: $t, iters: u32) -> $t {
+            let (mut a, mut b, mut c, mut d) = (x, x + 1.0, x + 2.0, x + 3.0);
+            for _ in 0..iters {
+                a = a.mul_add(0.999, 0.001);
+                b = b.mul_add(0.999, 0.001);
+                c = c.mul_add(0.999, 0.001);
+                d = d.mul_add(0.999, 0.001);
+            }
+            a + b + c + d
+        }
+    };
 }
+fma_chains_cpu!(fma_chains_cpu, f32);
+fma_chains_cpu!(fma_chains_cpu_f64, f64);
 
-fn fma_chains_cpu_f64(x: f64, iters: i32) -> f64 {
-    let (mut a, mut b, mut c, mut d) = (x, x + 1.0, x + 2.0, x + 3.0);
-    for _ in 0..iters {
-        a = a.mul_add(0.999, 0.001);
-        b = b.mul_add(0.999, 0.001);
-        c = c.mul_add(0.999, 0.001);
-        d = d.mul_add(0.999, 0.001);
+/// Checks about 4100 evenly spread elements of an FMA loop's output
+/// against the CPU: `at(i)` gives (GPU value, CPU value).
+fn check_sampled(name: &str, n: usize, rel: f64, at: impl Fn(usize) -> (f64, f64)) -> Result<String, GpuError> {
+    let step = (n / 4099).max(1);
+    for i in (0..n).step_by(step) {
+        let (g, w) = at(i);
+        if (g - w).abs() > rel * (1.0 + w.abs()) {
+            return Err(wrong(name, format!("element {i} is {g}, expected {w}")));
+        }
     }
-    a + b + c + d
+    Ok(format!("{} elements checked against the CPU (fused multiply-add)", n.div_ceil(step)))
 }
 
 /// Runs every example kernel on `ordinal`, calling `progress` with each name.
@@ -331,22 +340,9 @@ pub fn run(ordinal: usize, plan: Plan, progress: &mut dyn FnMut(&str)) -> Result
         // SAFETY: matches fma_loop_xN(float*, int).
         unsafe { b1.launch(cfg(fgrid, blk)) }.map_err(|e| GpuError::driver(name.clone(), e))?;
         let got = r.download(&xf)?;
-        let step = (NF / 4099).max(1);
-        for i in (0..NF).step_by(step) {
-            let w = fma_chains_cpu(hf[i], it);
-            if (got[i] - w).abs() > 1e-5 * (1.0 + w.abs()) {
-                return Err(wrong(&name, format!("element {i} is {}, expected {w}", got[i])));
-            }
-        }
+        let verified = check_sampled(&name, NF, 1e-5, |i| (got[i] as f64, fma_chains_cpu(hf[i], it) as f64))?;
         let flops = (8.0 * it as f64 + 6.0) * NF as f64;
-        out.push(ExampleRun {
-            name,
-            flops,
-            kind: Some(FlopKind::Fp32),
-            bytes: 8.0 * NF as f64,
-            seconds: t,
-            verified: format!("{} elements checked against the CPU (fused multiply-add)", NF.div_ceil(step)),
-        });
+        out.push(ExampleRun { name, flops, kind: Some(FlopKind::Fp32), bytes: 8.0 * NF as f64, seconds: t, verified });
     }
     drop(xf);
 
@@ -362,20 +358,15 @@ pub fn run(ordinal: usize, plan: Plan, progress: &mut dyn FnMut(&str)) -> Result
     // SAFETY: matches fma_loop_fp64(double*, int).
     unsafe { b1.launch(cfg(fgrid, blk)) }.map_err(|e| GpuError::driver("fma_loop_fp64", e))?;
     let got = r.download(&xd)?;
-    let step = (NF / 4099).max(1);
-    for i in (0..NF).step_by(step) {
-        let w = fma_chains_cpu_f64(hd[i], FP64_ITERS);
-        if (got[i] - w).abs() > 1e-12 * (1.0 + w.abs()) {
-            return Err(wrong("fma_loop_fp64", format!("element {i} is {}, expected {w}", got[i])));
-        }
-    }
+    let verified =
+        check_sampled("fma_loop_fp64", NF, 1e-12, |i| (got[i], fma_chains_cpu_f64(hd[i], FP64_ITERS as u32)))?;
     out.push(ExampleRun {
         name: "fma_loop_fp64".into(),
         flops: (8.0 * FP64_ITERS as f64 + 6.0) * NF as f64,
         kind: Some(FlopKind::Fp64),
         bytes: 16.0 * NF as f64,
         seconds: t,
-        verified: format!("{} elements checked against the CPU (fused multiply-add)", NF.div_ceil(step)),
+        verified,
     });
     drop(xd);
 
