@@ -63,7 +63,7 @@ fn import_writes_an_analysis_document_with_full_and_short_names() {
         .stdout
         .clone();
     let doc = json(&out);
-    assert_eq!(doc["schema"], "roofline.analysis/v1");
+    assert_eq!(doc["schema"], "roofline.analysis/v2");
     assert_eq!(doc["source"]["kind"], "ncu");
     let k = &doc["kernels"][2]["kernel"];
     assert!(k["name"].as_str().unwrap().starts_with("void cutlass::Kernel2<cutlass_80_simt_sgemm"));

@@ -80,13 +80,13 @@ fn report_writes_html_svg_and_markdown() {
 fn report_of_another_schema_version_exits_2_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (before, _) = seed_000(dir.path());
-    let text = std::fs::read_to_string(&before).unwrap().replace("roofline.analysis/v1", "roofline.analysis/v2");
-    let old = dir.path().join("v2.json");
+    let text = std::fs::read_to_string(&before).unwrap().replace("roofline.analysis/v2", "roofline.analysis/v9");
+    let old = dir.path().join("v9.json");
     std::fs::write(&old, text).unwrap();
     let listing = files(dir.path());
     roofline().arg("report").arg(&old).arg("-o").arg(dir.path().join("out.html")).assert().code(2).stderr(
-        predicate::str::contains("v2.json")
-            .and(predicate::str::contains("roofline.analysis/v2"))
+        predicate::str::contains("v9.json")
+            .and(predicate::str::contains("roofline.analysis/v9"))
             .and(predicate::str::contains("regenerate")),
     );
     assert_eq!(files(dir.path()), listing);

@@ -38,18 +38,18 @@ fn bundled_tour_says_so_first_and_its_report_holds_the_figures() {
     assert!(first.starts_with("No GPU here") && first.contains("bundled data") && first.contains("H200"), "{first}");
 
     let analysis = read_json(&dir.path().join("analysis.json"));
-    assert_eq!(analysis["schema"], "roofline.analysis/v1");
+    assert_eq!(analysis["schema"], "roofline.analysis/v2");
     assert_eq!(analysis["source"]["kind"], "ncu");
     let machine = read_json(&dir.path().join("machine.json"));
-    assert_eq!(machine["schema"], "roofline.machine/v1");
+    assert_eq!(machine["schema"], "roofline.machine/v2");
 
     // The kernels are judged against the measured roofs, not the datasheet.
-    let dram = machine["machine"]["bandwidth"]
+    let dram = machine["machine"]["ceilings"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|b| b["level"] == "dram" && b["provenance"]["origin"] == "measured")
-        .map(|b| b["bytes_per_s"].as_f64().unwrap())
+        .filter(|b| b["resource"]["which"] == "dram" && b["provenance"]["origin"] == "measured")
+        .map(|b| b["rate"].as_f64().unwrap())
         .fold(0.0, f64::max);
     assert!(dram > 4.0e12 && dram < 4.814e12, "measured DRAM roof {dram}");
     let fused = kernel(&analysis, "fused");

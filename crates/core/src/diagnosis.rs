@@ -62,6 +62,18 @@ pub struct Diagnosis {
     pub next_move: String,
 }
 
+impl Diagnosis {
+    /// The evidence in English, one fact per line, for every view.
+    pub fn evidence_lines(&self) -> Vec<String> {
+        self.evidence.clone()
+    }
+
+    /// The next move in English, for every view.
+    pub fn next_move_text(&self) -> String {
+        self.next_move.clone()
+    }
+}
+
 /// Diagnoses a kernel that ran (needs a duration and a roof).
 pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
     let pct = a.pct_of_roof?;
@@ -178,7 +190,7 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
                     m = format!("the SM is busy ({} of its peak) with work that is not FLOPs: cut shared-memory and load/store instructions per FLOP (register tiling: several outputs per thread), index arithmetic and conversions", format_percent(ev.sm_throughput_pct.unwrap_or(0.0)));
                 }
                 if matches!(dominant, Some(FlopKind::Fp32 | FlopKind::Fp16))
-                    && machine.compute.iter().any(|c| c.kind.is_tensor())
+                    && machine.compute().any(|c| c.resource.flop_kind().is_some_and(FlopKind::is_tensor))
                 {
                     m.push_str(", or move matrix-shaped work onto tensor cores (TF32, BF16, FP16)");
                 }

@@ -269,9 +269,9 @@ mod tests {
 
     fn roofs(key: &str) -> (f64, f64, f64) {
         let m = theoretical_machine(&find(key).unwrap().attributes()).unwrap();
-        let fp32 = m.compute_roof(FlopKind::Fp32).unwrap().flops_per_s / 1e12;
-        let fp64 = m.compute_roof(FlopKind::Fp64).unwrap().flops_per_s / 1e12;
-        let dram = m.bandwidth_roof(MemLevel::Dram).unwrap().bytes_per_s / 1e9;
+        let fp32 = m.compute_roof(FlopKind::Fp32).unwrap().rate / 1e12;
+        let fp64 = m.compute_roof(FlopKind::Fp64).unwrap().rate / 1e12;
+        let dram = m.bandwidth_roof(MemLevel::Dram).unwrap().rate / 1e9;
         (fp32, fp64, dram)
     }
 
@@ -302,12 +302,12 @@ mod tests {
     #[test]
     fn tensor_peaks_at_the_vendor_clock() {
         let m = theoretical_machine(&find("h200").unwrap().attributes()).unwrap();
-        let bf16 = m.compute_roof(FlopKind::TensorBf16).unwrap().flops_per_s / 1e12;
+        let bf16 = m.compute_roof(FlopKind::TensorBf16).unwrap().rate / 1e12;
         assert!((bf16 - 989.0).abs() < 1.0, "{bf16}");
-        let fp64t = m.compute_roof(FlopKind::TensorFp64).unwrap().flops_per_s / 1e12;
+        let fp64t = m.compute_roof(FlopKind::TensorFp64).unwrap().rate / 1e12;
         assert!((fp64t - 66.9).abs() < 0.1, "{fp64t}");
         let a100 = theoretical_machine(&find("a100").unwrap().attributes()).unwrap();
-        let t = a100.compute_roof(FlopKind::TensorFp16).unwrap().flops_per_s / 1e12;
+        let t = a100.compute_roof(FlopKind::TensorFp16).unwrap().rate / 1e12;
         assert!((t - 312.0).abs() < 1.0, "{t}");
     }
 

@@ -12,9 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::arch::{self, ArchRates};
-use crate::machine::{
-    BandwidthCeiling, ClockBasis, ComputeCeiling, FlopKind, GpuFacts, Machine, MemLevel, Origin, Provenance,
-};
+use crate::machine::{Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Provenance, Resource};
 
 /// What the roofs are computed from. Clocks in kHz, as CUDA reports them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,47 +104,38 @@ fn build(attrs: &DeviceAttributes, rates: &ArchRates) -> Machine {
         } else {
             rate.kind.label().to_string()
         };
-        compute.push(ComputeCeiling {
-            kind: rate.kind,
-            name,
-            flops_per_s: flops,
-            provenance: provenance.clone(),
-            clock: ClockBasis::sm(clock, clock_name),
-            spread: None,
-            secondary: false,
-        });
+        compute.push(
+            Ceiling::new(Resource::Compute(rate.kind), name, flops, provenance.clone())
+                .with_clock(ClockBasis::sm(clock, clock_name)),
+        );
         // Lower ceilings drawn under the main ones (seed 001: "compute roofs
         // with and without vectorization"): without FMA a CUDA core does
         // one FLOP per instruction, without half2 an FP16 lane does one.
         if matches!(rate.kind, FlopKind::Fp32 | FlopKind::Fp64) {
-            compute.push(ComputeCeiling {
-                kind: rate.kind,
-                name: format!("{} (no FMA)", rate.kind.label()),
-                flops_per_s: flops / 2.0,
-                provenance: Provenance {
-                    origin: Origin::Derived,
-                    source: format!("half of {}: one FLOP per instruction without FMA", rate.kind.label()),
-                    confirmed,
-                },
-                clock: ClockBasis::sm(clock, clock_name),
-                spread: None,
-                secondary: true,
-            });
+            let source = format!("half of {}: one FLOP per instruction without FMA", rate.kind.label());
+            compute.push(
+                Ceiling::new(
+                    Resource::Compute(rate.kind),
+                    format!("{} (no FMA)", rate.kind.label()),
+                    flops / 2.0,
+                    Provenance { origin: Origin::Derived, source, confirmed },
+                )
+                .with_clock(ClockBasis::sm(clock, clock_name))
+                .secondary(),
+            );
         }
         if rate.kind == FlopKind::Fp16 {
-            compute.push(ComputeCeiling {
-                kind: rate.kind,
-                name: "FP16 (no half2)".into(),
-                flops_per_s: flops / 2.0,
-                provenance: Provenance {
-                    origin: Origin::Derived,
-                    source: "half of FP16: scalar half instructions instead of half2".into(),
-                    confirmed,
-                },
-                clock: ClockBasis::sm(clock, clock_name),
-                spread: None,
-                secondary: true,
-            });
+            let source = "half of FP16: scalar half instructions instead of half2".to_string();
+            compute.push(
+                Ceiling::new(
+                    Resource::Compute(rate.kind),
+                    "FP16 (no half2)",
+                    flops / 2.0,
+                    Provenance { origin: Origin::Derived, source, confirmed },
+                )
+                .with_clock(ClockBasis::sm(clock, clock_name))
+                .secondary(),
+            );
         }
     }
 
@@ -168,24 +157,10 @@ fn build(attrs: &DeviceAttributes, rates: &ArchRates) -> Machine {
         l1_prov = l1_prov.unconfirmed();
     }
     let bandwidth = vec![
-        BandwidthCeiling {
-            level: MemLevel::Dram,
-            name: "DRAM".into(),
-            bytes_per_s: dram,
-            provenance: dram_prov,
-            clock: ClockBasis::mem(mem_mhz, "peak memory clock"),
-            spread: None,
-            secondary: false,
-        },
-        BandwidthCeiling {
-            level: MemLevel::L1,
-            name: "L1/shared".into(),
-            bytes_per_s: l1,
-            provenance: l1_prov,
-            clock: ClockBasis::sm(mhz, "boost clock"),
-            spread: None,
-            secondary: false,
-        },
+        Ceiling::new(Resource::Memory(MemLevel::Dram), "DRAM", dram, dram_prov)
+            .with_clock(ClockBasis::mem(mem_mhz, "peak memory clock")),
+        Ceiling::new(Resource::Memory(MemLevel::L1), "L1/shared", l1, l1_prov)
+            .with_clock(ClockBasis::sm(mhz, "boost clock")),
     ];
     let mut notes = vec![
         "L2 bandwidth has no theoretical formula from device attributes: `roofline bench` measures it".to_string(),
@@ -210,13 +185,12 @@ fn build(attrs: &DeviceAttributes, rates: &ArchRates) -> Machine {
             driver: None,
             uuid: None,
         },
-        compute,
-        bandwidth,
+        ceilings: compute.into_iter().chain(bandwidth).collect(),
         notes,
     }
 }
 
-fn dram_prov_confirmed(b: &[BandwidthCeiling]) -> bool {
+fn dram_prov_confirmed(b: &[Ceiling]) -> bool {
     b.iter().all(|c| c.provenance.confirmed)
 }
 
@@ -244,8 +218,8 @@ mod tests {
     #[test]
     fn seed_000_peaks_cu_on_the_t4() {
         let m = theoretical_machine(&t4()).unwrap();
-        let fp32 = m.compute_roof(FlopKind::Fp32).unwrap().flops_per_s;
-        let dram = m.bandwidth_roof(MemLevel::Dram).unwrap().bytes_per_s;
+        let fp32 = m.compute_roof(FlopKind::Fp32).unwrap().rate;
+        let dram = m.bandwidth_roof(MemLevel::Dram).unwrap().rate;
         assert_eq!(format!("{:.0}", fp32 / 1e9), "8141");
         assert_eq!(format!("{:.0}", dram / 1e9), "320");
         assert_eq!(format!("{:.1}", fp32 / dram), "25.4");

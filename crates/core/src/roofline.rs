@@ -137,8 +137,8 @@ fn effective_peak(machine: &Machine, kernel: &Kernel) -> (Option<(f64, String)>,
             continue;
         }
         match machine.compute_roof(kind) {
-            Some(c) if c.flops_per_s > 0.0 => {
-                time += f / c.flops_per_s;
+            Some(c) if c.rate > 0.0 => {
+                time += f / c.rate;
                 covered += f;
                 names.push(c.name.clone());
             }
@@ -165,7 +165,7 @@ pub fn analyze_kernel(machine: &Machine, kernel: &Kernel) -> KernelAnalysis {
     let mut best: Option<(f64, Limiter)> = peak.as_ref().map(|(p, _)| (*p, Limiter::Compute));
     for level in MemLevel::ALL {
         let Some(&bytes) = kernel.bytes.get(&level) else { continue };
-        let beta = machine.bandwidth_roof(level).map(|b| b.bytes_per_s);
+        let beta = machine.bandwidth_roof(level).map(|b| b.rate);
         let intensity = (bytes > 0.0 && total_flops > 0.0).then(|| total_flops / bytes);
         let attainable_here = match (peak.as_ref(), beta, intensity) {
             (Some((pi, _)), Some(beta), Some(i)) => Some(attainable(*pi, beta, i)),

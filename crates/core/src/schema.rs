@@ -1,20 +1,23 @@
 //! The versioned JSON documents one command writes and the next reads.
 //!
 //! Two documents, each with a `schema` string that names its kind and
-//! version: a machine (`roofline.machine/v1`, what `peaks` and `bench`
-//! write) and an analysis (`roofline.analysis/v1`, what `model`, `import`
+//! version: a machine (`roofline.machine/v2`, what `peaks` and `bench`
+//! write) and an analysis (`roofline.analysis/v2`, what `model`, `import`
 //! and `profile` write; it embeds its machine). A reader checks the schema
 //! before anything else so that a file of another version fails with a
-//! message, not a confusing missing-field error. docs/schema.md documents
-//! every field.
+//! message, not a confusing missing-field error. Documents of the previous
+//! version (v1) are still read: [`upgrade_v1`] rewrites them to v2 first.
+//! docs/schema.md documents every field.
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::machine::Machine;
 use crate::roofline::KernelAnalysis;
 
-pub const MACHINE_SCHEMA: &str = "roofline.machine/v1";
-pub const ANALYSIS_SCHEMA: &str = "roofline.analysis/v1";
+pub const MACHINE_SCHEMA: &str = "roofline.machine/v2";
+pub const ANALYSIS_SCHEMA: &str = "roofline.analysis/v2";
+const MACHINE_SCHEMA_V1: &str = "roofline.machine/v1";
+const ANALYSIS_SCHEMA_V1: &str = "roofline.analysis/v1";
 
 /// Which program wrote a document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -117,8 +120,9 @@ pub enum DocumentError {
 }
 
 fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'static str) -> Result<T, DocumentError> {
-    let value: serde_json::Value =
+    let mut value: serde_json::Value =
         serde_json::from_str(text).map_err(|source| DocumentError::Json { input: input.into(), expected, source })?;
+    upgrade_v1(&mut value);
     let found = value
         .get("schema")
         .and_then(|s| s.as_str())
@@ -127,7 +131,7 @@ fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'static str) ->
     if found != expected {
         let fix = match (found.split('/').next(), expected.split('/').next()) {
             (Some(a), Some(b)) if a == b => format!(
-                "this version of roofline ({}) reads {expected} only: regenerate the file with it",
+                "this version of roofline ({}) reads {expected} and its v1: regenerate the file with it",
                 env!("CARGO_PKG_VERSION")
             ),
             _ => format!("pass a {expected} file here"),
@@ -149,6 +153,46 @@ pub fn read_machine(text: &str, input: &str) -> Result<MachineDocument, Document
     }
 }
 
+/// Rewrites a v1 document (machine or analysis) into its v2 shape in place;
+/// other documents are left alone.
+///
+/// v1 machines kept compute and bandwidth ceilings in two lists
+/// (`compute[].flops_per_s`, `bandwidth[].bytes_per_s`); v2 keeps one list of
+/// [`crate::machine::Ceiling`]s, each naming its resource.
+pub fn upgrade_v1(doc: &mut serde_json::Value) {
+    let schema = doc.get("schema").and_then(|s| s.as_str()).map(str::to_string);
+    let new_schema = match schema.as_deref() {
+        Some(MACHINE_SCHEMA_V1) => MACHINE_SCHEMA,
+        Some(ANALYSIS_SCHEMA_V1) => ANALYSIS_SCHEMA,
+        _ => return,
+    };
+    doc["schema"] = serde_json::Value::from(new_schema);
+    if let Some(machine) = doc.get_mut("machine") {
+        upgrade_machine_v1(machine);
+    }
+}
+
+fn upgrade_machine_v1(machine: &mut serde_json::Value) {
+    let Some(obj) = machine.as_object_mut() else { return };
+    let mut ceilings = Vec::new();
+    for (list, kind_field, rate_field, resource) in
+        [("compute", "kind", "flops_per_s", "compute"), ("bandwidth", "level", "bytes_per_s", "memory")]
+    {
+        let Some(serde_json::Value::Array(items)) = obj.remove(list) else { continue };
+        for mut item in items {
+            if let Some(c) = item.as_object_mut() {
+                let which = c.remove(kind_field).unwrap_or(serde_json::Value::Null);
+                c.insert("resource".into(), serde_json::json!({ "type": resource, "which": which }));
+                if let Some(rate) = c.remove(rate_field) {
+                    c.insert("rate".into(), rate);
+                }
+            }
+            ceilings.push(item);
+        }
+    }
+    obj.entry("ceilings").or_insert(serde_json::Value::Array(ceilings));
+}
+
 pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, DocumentError> {
     read(text, input, ANALYSIS_SCHEMA)
 }
@@ -164,6 +208,19 @@ mod tests {
         let doc = MachineDocument::new(m, Producer::new("test"));
         let text = serde_json::to_string_pretty(&doc).unwrap();
         assert_eq!(read_machine(&text, "m.json").unwrap(), doc);
+    }
+
+    #[test]
+    fn v1_machine_is_read_as_v2() {
+        let text = r#"{"schema":"roofline.machine/v1","producer":{"tool":"roofline","version":"0.1.0"},
+            "machine":{"name":"m","compute":[{"kind":"fp32","name":"FP32","flops_per_s":1e12,
+            "provenance":{"origin":"user","source":"x"}}],"bandwidth":[{"level":"dram","name":"DRAM",
+            "bytes_per_s":1e11,"provenance":{"origin":"user","source":"x"},"secondary":true}]}}"#;
+        let doc = read_machine(text, "old.json").unwrap();
+        assert_eq!(doc.schema, MACHINE_SCHEMA);
+        assert_eq!(doc.machine.compute_roof(FlopKind::Fp32).unwrap().rate, 1e12);
+        let dram: Vec<_> = doc.machine.bandwidth().collect();
+        assert_eq!((dram.len(), dram[0].rate, dram[0].secondary), (1, 1e11, true));
     }
 
     #[test]

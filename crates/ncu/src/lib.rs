@@ -107,7 +107,7 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
             m
         }
     };
-    if machine.compute.is_empty() && machine.bandwidth.is_empty() {
+    if machine.ceilings.is_empty() {
         warnings.push(
             "no roofs: the capture has no *.peak_sustained counters and no machine was given; give --machine FILE (from `roofline bench -o`) or --gpu NAME".into(),
         );

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use roofline_core::kernel::Evidence;
 use roofline_core::machine::{
-    BandwidthCeiling, ClockBasis, ComputeCeiling, FlopKind, GpuFacts, Machine, MemLevel, Origin, Provenance,
+    Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Provenance, Resource,
 };
 
 use crate::csv::Launch;
@@ -239,21 +239,17 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
         ];
         for (kind, slot, per_inst, op) in cuda {
             if let Some(p) = first(launches, slot).filter(|p| *p > 0.0) {
-                m.compute.push(ComputeCeiling {
-                    kind,
-                    name: kind.label().to_string(),
-                    flops_per_s: per_inst * p * clk,
-                    provenance: Provenance::new(
-                        Origin::Counter,
-                        format!(
-                            "{per_inst} x smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.peak_sustained ({p} per cycle) x {}",
-                            clock_note(clk, "sm__cycles_elapsed.avg.per_second")
-                        ),
+                let provenance = Provenance::new(
+                    Origin::Counter,
+                    format!(
+                        "{per_inst} x smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.peak_sustained ({p} per cycle) x {}",
+                        clock_note(clk, "sm__cycles_elapsed.avg.per_second")
                     ),
-                    clock: ClockBasis::sm(clk / 1e6, "profiled kernels' SM clock"),
-                    spread: None,
-                    secondary: false,
-                });
+                );
+                m.ceilings.push(
+                    Ceiling::new(Resource::Compute(kind), kind.label(), per_inst * p * clk, provenance)
+                        .with_clock(ClockBasis::sm(clk / 1e6, "profiled kernels' SM clock")),
+                );
             }
         }
         let mut kinds: BTreeMap<FlopKind, f64> = BTreeMap::new();
@@ -272,21 +268,17 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
             } else {
                 (kind.label().to_string(), format!("{p} ops per cycle"))
             };
-            m.compute.push(ComputeCeiling {
-                kind,
-                name,
-                flops_per_s: per_cycle * clk,
-                provenance: Provenance::new(
-                    Origin::Counter,
-                    format!(
-                        "sm__ops_path_tensor_src_*.sum.peak_sustained, {how}, x {}",
-                        clock_note(clk, "sm__cycles_elapsed.avg.per_second")
-                    ),
+            let provenance = Provenance::new(
+                Origin::Counter,
+                format!(
+                    "sm__ops_path_tensor_src_*.sum.peak_sustained, {how}, x {}",
+                    clock_note(clk, "sm__cycles_elapsed.avg.per_second")
                 ),
-                clock: ClockBasis::sm(clk / 1e6, "profiled kernels' SM clock"),
-                spread: None,
-                secondary: false,
-            });
+            );
+            m.ceilings.push(
+                Ceiling::new(Resource::Compute(kind), name, per_cycle * clk, provenance)
+                    .with_clock(ClockBasis::sm(clk / 1e6, "profiled kernels' SM clock")),
+            );
             if kind.is_tensor() && cc_major != Some(9) {
                 let note = format!(
                     "{}: Nsight Compute's tensor peak is used as it is; whether it is the sparse or the dense rate was checked on compute capability 9.0 only",
@@ -339,18 +331,12 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
             } else {
                 ClockBasis { sm_mhz: None, mem_mhz: None, basis: format!("{} clock {}", level.label(), fmt_ghz(clk)) }
             };
-            m.bandwidth.push(BandwidthCeiling {
-                level,
-                name: level.label().to_string(),
-                bytes_per_s: p * clk,
-                provenance: Provenance::new(
-                    Origin::Counter,
-                    format!("{metric} ({p} B per cycle) x {}", clock_note(clk, clock_metric)),
-                ),
-                clock: basis,
-                spread: None,
-                secondary: false,
-            });
+            let provenance = Provenance::new(
+                Origin::Counter,
+                format!("{metric} ({p} B per cycle) x {}", clock_note(clk, clock_metric)),
+            );
+            m.ceilings
+                .push(Ceiling::new(Resource::Memory(level), level.label(), p * clk, provenance).with_clock(basis));
         }
     }
     m

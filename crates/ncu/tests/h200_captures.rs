@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use roofline_core::machine::{FlopKind, MemLevel};
+use roofline_core::machine::{FlopKind, MemLevel, Resource};
 use roofline_ncu::points::{bytes, duration, flops, ByteConvention};
 use roofline_ncu::{analyse, read_capture, Capture, Options};
 
@@ -96,16 +96,16 @@ fn counter_peaks_agree_with_ncus_own_peak_rates() {
     for (i, row) in rows.iter().enumerate() {
         let l = &cap.launches[i];
         let m = roofline_ncu::points::counter_machine(&[l], ByteConvention::Ncu);
-        let bf16 = m.compute.iter().find(|c| c.kind == FlopKind::TensorBf16).unwrap();
+        let bf16 = m.compute().find(|c| c.resource == Resource::Compute(FlopKind::TensorBf16)).unwrap();
         // ncu's figure is the sparse peak; the roof is its dense half.
         let ncu = num(row, "sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained_elapsed.per_second");
-        assert!(close(2.0 * bf16.flops_per_s, ncu, 1e-3), "{} vs {ncu}", 2.0 * bf16.flops_per_s);
-        let fp32 = m.compute.iter().find(|c| c.kind == FlopKind::Fp32).unwrap();
+        assert!(close(2.0 * bf16.rate, ncu, 1e-3), "{} vs {ncu}", 2.0 * bf16.rate);
+        let fp32 = m.compute().find(|c| c.resource == Resource::Compute(FlopKind::Fp32)).unwrap();
         let expect = 2.0 * 16896.0 * num(row, "sm__cycles_elapsed.avg.per_second");
-        assert!(close(fp32.flops_per_s, expect, 1e-12));
-        let dram = m.bandwidth.iter().find(|b| b.level == MemLevel::Dram).unwrap();
+        assert!(close(fp32.rate, expect, 1e-12));
+        let dram = m.bandwidth().find(|b| b.resource == Resource::Memory(MemLevel::Dram)).unwrap();
         let ncu_dram = num(row, "dram__bytes.sum.peak_sustained") * num(row, "dram__cycles_elapsed.avg.per_second");
-        assert!(close(dram.bytes_per_s, ncu_dram, 1e-12));
+        assert!(close(dram.rate, ncu_dram, 1e-12));
     }
 }
 

@@ -35,14 +35,14 @@ impl Exporter for CsvExporter {
             "source",
         ])?;
         let m = &doc.machine;
-        for c in &m.compute {
+        for c in &m.ceilings {
             w.write_record([
                 m.name.clone(),
                 c.name.clone(),
-                "compute".into(),
-                c.kind.key().into(),
-                c.flops_per_s.to_string(),
-                "FLOP/s".into(),
+                c.resource.family().into(),
+                c.resource.key().into(),
+                c.rate.to_string(),
+                c.unit().symbol().into(),
                 c.provenance.origin.label().into(),
                 c.provenance.confirmed.to_string(),
                 c.secondary.to_string(),
@@ -53,26 +53,6 @@ impl Exporter for CsvExporter {
                 opt(c.clock.sm_mhz),
                 opt(c.clock.mem_mhz),
                 c.provenance.source.clone(),
-            ])?;
-        }
-        for b in &m.bandwidth {
-            w.write_record([
-                m.name.clone(),
-                b.name.clone(),
-                "bandwidth".into(),
-                b.level.key().into(),
-                b.bytes_per_s.to_string(),
-                "B/s".into(),
-                b.provenance.origin.label().into(),
-                b.provenance.confirmed.to_string(),
-                b.secondary.to_string(),
-                opt(b.spread.map(|s| s.median)),
-                opt(b.spread.map(|s| s.min)),
-                opt(b.spread.map(|s| s.max)),
-                b.spread.map(|s| s.samples.to_string()).unwrap_or_default(),
-                opt(b.clock.sm_mhz),
-                opt(b.clock.mem_mhz),
-                b.provenance.source.clone(),
             ])?;
         }
         finish(w)

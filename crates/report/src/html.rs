@@ -197,28 +197,17 @@ fn machine_section(m: &Machine) -> String {
         }
         o
     };
-    for c in &m.compute {
+    for c in &m.ceilings {
+        let unit = c.unit();
         let _ = writeln!(
             s,
             "<tr><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&c.name),
-            td_num(Some(c.flops_per_s), format_si(c.flops_per_s, Unit::FlopPerSecond)),
+            td_num(Some(c.rate), format_si(c.rate, unit)),
             escape(&origin(&c.provenance, c.secondary)),
-            escape(&spread_text(c.spread.as_ref(), Unit::FlopPerSecond)),
+            escape(&spread_text(c.spread.as_ref(), unit)),
             escape(&c.clock.describe()),
             escape(&c.provenance.source)
-        );
-    }
-    for b in &m.bandwidth {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&b.name),
-            td_num(Some(b.bytes_per_s), format_si(b.bytes_per_s, Unit::BytePerSecond)),
-            escape(&origin(&b.provenance, b.secondary)),
-            escape(&spread_text(b.spread.as_ref(), Unit::BytePerSecond)),
-            escape(&b.clock.describe()),
-            escape(&b.provenance.source)
         );
     }
     s.push_str("</tbody></table></div>\n");

@@ -18,28 +18,16 @@ impl Exporter for MarkdownExporter {
         let m = &doc.machine;
         let mut s = format!("### Roofs of {}\n\n", cell(&machine_heading(m)));
         s.push_str("| ceiling | value | origin | spread | clock | source |\n|---|---:|---|---|---|---|\n");
-        for c in &m.compute {
+        for c in &m.ceilings {
             s.push_str(&format!(
                 "| {} | {} | {}{} | {} | {} | {} |\n",
                 cell(&c.name),
-                format_si(c.flops_per_s, c.kind.rate_unit()),
+                c.formatted(),
                 c.provenance.origin.label(),
                 if c.provenance.confirmed { "" } else { " (unconfirmed)" },
-                cell(&spread_text(c.spread.as_ref(), c.kind.rate_unit())),
+                cell(&spread_text(c.spread.as_ref(), c.unit())),
                 cell(&c.clock.describe()),
                 cell(&c.provenance.source)
-            ));
-        }
-        for b in &m.bandwidth {
-            s.push_str(&format!(
-                "| {} | {} | {}{} | {} | {} | {} |\n",
-                cell(&b.name),
-                format_si(b.bytes_per_s, Unit::BytePerSecond),
-                b.provenance.origin.label(),
-                if b.provenance.confirmed { "" } else { " (unconfirmed)" },
-                cell(&spread_text(b.spread.as_ref(), Unit::BytePerSecond)),
-                cell(&b.clock.describe()),
-                cell(&b.provenance.source)
             ));
         }
         let ridges = ridge_lines(m);

@@ -5,9 +5,7 @@
 
 use roofline_core::estimate::parse_kernel_spec;
 use roofline_core::gpus;
-use roofline_core::machine::{
-    BandwidthCeiling, ClockBasis, ComputeCeiling, FlopKind, Machine, MemLevel, Origin, Provenance,
-};
+use roofline_core::machine::{Ceiling, ClockBasis, FlopKind, Machine, MemLevel, Origin, Provenance, Resource};
 use roofline_core::peaks::theoretical_machine;
 use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
 use roofline_core::{analyze, Kernel};
@@ -57,33 +55,33 @@ fn measured(source: &str) -> Provenance {
 pub fn h200_measured() -> Machine {
     let mut m = known_machine("h200");
     let clock = ClockBasis::sm(1980.0, "boost clock, not locked");
-    m.bandwidth.push(BandwidthCeiling {
-        level: MemLevel::Dram,
-        name: "DRAM (measured)".into(),
-        bytes_per_s: 4386e9,
-        provenance: measured("BabelStream 5.0 Triad, best of 50"),
-        clock: ClockBasis::mem(3201.0, "peak memory clock"),
-        spread: None,
-        secondary: false,
-    });
-    m.bandwidth.push(BandwidthCeiling {
-        level: MemLevel::L2,
-        name: "L2 (measured)".into(),
-        bytes_per_s: 10.0e12,
-        provenance: measured("gpu-benches gpu-l2-cache, data sets up to 25 MB"),
-        clock: clock.clone(),
-        spread: None,
-        secondary: false,
-    });
-    m.compute.push(ComputeCeiling {
-        kind: FlopKind::Fp32,
-        name: "FP32 (measured)".into(),
-        flops_per_s: 60.8e12,
-        provenance: measured("FP32 FMA loop, 4 independent chains"),
-        clock,
-        spread: None,
-        secondary: false,
-    });
+    m.ceilings.push(
+        Ceiling::new(
+            Resource::Memory(MemLevel::Dram),
+            "DRAM (measured)",
+            4386e9,
+            measured("BabelStream 5.0 Triad, best of 50"),
+        )
+        .with_clock(ClockBasis::mem(3201.0, "peak memory clock")),
+    );
+    m.ceilings.push(
+        Ceiling::new(
+            Resource::Memory(MemLevel::L2),
+            "L2 (measured)",
+            10.0e12,
+            measured("gpu-benches gpu-l2-cache, data sets up to 25 MB"),
+        )
+        .with_clock(clock.clone()),
+    );
+    m.ceilings.push(
+        Ceiling::new(
+            Resource::Compute(FlopKind::Fp32),
+            "FP32 (measured)",
+            60.8e12,
+            measured("FP32 FMA loop, 4 independent chains"),
+        )
+        .with_clock(clock),
+    );
     m
 }
 

@@ -349,8 +349,8 @@ impl Canvas {
         title: &str,
         subtitle: &str,
     ) -> Canvas {
-        let compute: Vec<f64> = machine.compute.iter().map(|c| c.flops_per_s).filter(|v| *v > 0.0).collect();
-        let bw: Vec<f64> = machine.bandwidth.iter().map(|b| b.bytes_per_s).filter(|v| *v > 0.0).collect();
+        let compute: Vec<f64> = machine.compute().map(|c| c.rate).filter(|v| *v > 0.0).collect();
+        let bw: Vec<f64> = machine.bandwidth().map(|b| b.rate).filter(|v| *v > 0.0).collect();
         let top_pi = compute.iter().copied().fold(0.0, f64::max);
         let max_bw = bw.iter().copied().fold(0.0, f64::max);
         let min_bw = bw.iter().copied().fold(f64::INFINITY, f64::min);
@@ -536,18 +536,18 @@ impl Canvas {
     fn draw_ceilings(&mut self, machine: &Machine, ridge_roofs: &[f64]) {
         let f = self.frame;
         let plot = f.plot;
-        let top_pi = machine.compute.iter().map(|c| c.flops_per_s).fold(0.0, f64::max);
-        let max_bw = machine.bandwidth.iter().filter(|b| !b.secondary).map(|b| b.bytes_per_s).fold(0.0, f64::max);
+        let top_pi = machine.compute().map(|c| c.rate).fold(0.0, f64::max);
+        let max_bw = machine.bandwidth().filter(|b| !b.secondary).map(|b| b.rate).fold(0.0, f64::max);
         let dash = |o: Origin| matches!(o, Origin::Theoretical | Origin::Derived);
 
         let _ = writeln!(self.body, "<g class=\"ceilings\" clip-path=\"url(#plot-clip)\" fill=\"none\">");
         // Bandwidth: y = beta x from the left edge up to the top compute roof.
-        for b in &machine.bandwidth {
-            if b.bytes_per_s <= 0.0 {
+        for b in machine.bandwidth() {
+            if b.rate <= 0.0 {
                 continue;
             }
-            let xa = f.x_min().max(f.y_min() / b.bytes_per_s);
-            let xb = if top_pi > 0.0 { (top_pi / b.bytes_per_s).min(f.x_max()) } else { f.x_max() };
+            let xa = f.x_min().max(f.y_min() / b.rate);
+            let xb = if top_pi > 0.0 { (top_pi / b.rate).min(f.x_max()) } else { f.x_max() };
             if xb <= xa {
                 continue;
             }
@@ -555,27 +555,27 @@ impl Canvas {
                 self.body,
                 "<line class=\"roof bw\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"{}\"{}><title>{}</title></line>",
                 n(f.px(xa)),
-                n(f.py(b.bytes_per_s * xa)),
+                n(f.py(b.rate * xa)),
                 n(f.px(xb)),
-                n(f.py(b.bytes_per_s * xb)),
-                level_colour(b.level),
+                n(f.py(b.rate * xb)),
+                level_colour(b.resource.mem_level().unwrap_or(MemLevel::Dram)),
                 if b.secondary { "1" } else { "2" },
                 if dash(b.provenance.origin) { " stroke-dasharray=\"7 4\"" } else { "" },
                 escape(&format!(
                     "{}: {} ({})",
                     b.name,
-                    format_si(b.bytes_per_s, Unit::BytePerSecond),
+                    b.formatted(),
                     b.provenance.describe()
                 ))
             );
         }
         // Compute: flat, from where it meets the fastest memory roof.
-        for c in &machine.compute {
-            if c.flops_per_s <= 0.0 {
+        for c in machine.compute() {
+            if c.rate <= 0.0 {
                 continue;
             }
-            let xa = if max_bw > 0.0 { (c.flops_per_s / max_bw).max(f.x_min()) } else { f.x_min() };
-            let y = f.py(c.flops_per_s);
+            let xa = if max_bw > 0.0 { (c.rate / max_bw).max(f.x_min()) } else { f.x_min() };
+            let y = f.py(c.rate);
             let _ = writeln!(
                 self.body,
                 "<line class=\"roof flops\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-width=\"{4}\"{5}><title>{6}</title></line>",
@@ -588,7 +588,7 @@ impl Canvas {
                 escape(&format!(
                     "{}: {} ({})",
                     c.name,
-                    format_si(c.flops_per_s, Unit::FlopPerSecond),
+                    c.formatted(),
                     c.provenance.describe()
                 ))
             );
@@ -600,12 +600,12 @@ impl Canvas {
         for &pi in ridge_roofs {
             for level in MemLevel::ALL {
                 if let Some(b) = machine.bandwidth_roof(level) {
-                    let x = pi / b.bytes_per_s;
+                    let x = pi / b.rate;
                     if x > f.x_min()
                         && x < f.x_max()
                         && !ridges.iter().any(|r| (r.0 / x - 1.0).abs() < 1e-9 && r.1 == pi)
                     {
-                        ridges.push((x, pi, b.level.label().to_string()));
+                        ridges.push((x, pi, b.resource.label().to_string()));
                     }
                 }
             }
@@ -635,24 +635,23 @@ impl Canvas {
     pub fn label_roofs(&mut self, machine: &Machine) {
         let f = self.frame;
         let plot = f.plot;
-        let top_pi = machine.compute.iter().map(|c| c.flops_per_s).fold(0.0, f64::max);
-        let max_bw = machine.bandwidth.iter().filter(|b| !b.secondary).map(|b| b.bytes_per_s).fold(0.0, f64::max);
+        let top_pi = machine.compute().map(|c| c.rate).fold(0.0, f64::max);
+        let max_bw = machine.bandwidth().filter(|b| !b.secondary).map(|b| b.rate).fold(0.0, f64::max);
         // Compute labels: right-aligned above their lines; ceilings with the
         // same value share a label.
-        let mut groups: Vec<(f64, Vec<String>)> = Vec::new();
-        let mut sorted: Vec<&roofline_core::ComputeCeiling> =
-            machine.compute.iter().filter(|c| c.flops_per_s > 0.0).collect();
-        sorted.sort_by(|a, b| b.flops_per_s.total_cmp(&a.flops_per_s).then(a.secondary.cmp(&b.secondary)));
+        let mut groups: Vec<(f64, Unit, Vec<String>)> = Vec::new();
+        let mut sorted: Vec<&roofline_core::Ceiling> = machine.compute().filter(|c| c.rate > 0.0).collect();
+        sorted.sort_by(|a, b| b.rate.total_cmp(&a.rate).then(a.secondary.cmp(&b.secondary)));
         for c in sorted {
-            match groups.iter_mut().find(|g| (g.0 / c.flops_per_s - 1.0).abs() < 0.005) {
-                Some(g) => g.1.push(c.name.clone()),
-                None => groups.push((c.flops_per_s, vec![c.name.clone()])),
+            match groups.iter_mut().find(|g| (g.0 / c.rate - 1.0).abs() < 0.005 && g.1 == c.unit()) {
+                Some(g) => g.2.push(c.name.clone()),
+                None => groups.push((c.rate, c.unit(), vec![c.name.clone()])),
             }
         }
         let _ = writeln!(self.body, "<g class=\"roof-labels\" fill=\"#222\">");
         let bounds = Rect { x: plot.x + 2.0, y: plot.y + 1.0, w: plot.w - 4.0, h: plot.h - 2.0 };
-        for (v, names) in &groups {
-            let text = format!("{}: {}", names.join(", "), format_si(*v, Unit::FlopPerSecond));
+        for (v, unit, names) in &groups {
+            let text = format!("{}: {}", names.join(", "), format_si(*v, *unit));
             let y = f.py(*v);
             let xr = plot.x + plot.w - 4.0;
             // Along the line from its right end (above it, then below it),
@@ -703,13 +702,13 @@ impl Canvas {
         // Secondary bandwidth roofs (a benchmark's other kernels: write,
         // copy, triad) are thin lines with hover titles: labelled too they
         // would bury the primary roof's label.
-        for b in &machine.bandwidth {
-            if b.bytes_per_s <= 0.0 || b.secondary {
+        for b in machine.bandwidth() {
+            if b.rate <= 0.0 || b.secondary {
                 continue;
             }
-            let text = format!("{}: {}", b.name, format_si(b.bytes_per_s, Unit::BytePerSecond));
+            let text = format!("{}: {}", b.name, b.formatted());
             let w = text_width(&text, 11.0);
-            let xa = f.x_min().max(f.y_min() / b.bytes_per_s);
+            let xa = f.x_min().max(f.y_min() / b.rate);
             let start = f.px(xa);
             let (cos, sin) = (angle.to_radians().cos(), angle.to_radians().sin());
             // A rotated label is tested as a chain of small squares along
@@ -729,7 +728,7 @@ impl Canvas {
             let mut best: Option<(usize, f64, f64, Vec<Rect>)> = None;
             for step in 0..40 {
                 let px = start + 14.0 + 16.0 * step as f64;
-                let y_data = b.bytes_per_s * f.x_at(px);
+                let y_data = b.rate * f.x_at(px);
                 if top_pi > 0.0 && y_data > top_pi {
                     break;
                 }
@@ -756,7 +755,7 @@ impl Canvas {
                 "<text x=\"{0}\" y=\"{1}\" font-size=\"11\" fill=\"{2}\" transform=\"rotate({3} {0} {1})\">{4}</text>",
                 n(px),
                 n(py),
-                level_colour(b.level),
+                level_colour(b.resource.mem_level().unwrap_or(MemLevel::Dram)),
                 n(angle),
                 escape(&text)
             );
@@ -1004,11 +1003,11 @@ pub fn ridge_roofs(machine: &Machine, kernels: &[&KernelAnalysis]) -> Vec<f64> {
         }
     }
     if out.is_empty() {
-        let fallback = machine.compute_roof(roofline_core::FlopKind::Fp32).or_else(|| {
-            machine.compute.iter().filter(|c| !c.secondary).max_by(|a, b| a.flops_per_s.total_cmp(&b.flops_per_s))
-        });
+        let fallback = machine
+            .compute_roof(roofline_core::FlopKind::Fp32)
+            .or_else(|| machine.compute().filter(|c| !c.secondary).max_by(|a, b| a.rate.total_cmp(&b.rate)));
         if let Some(c) = fallback {
-            out.push(c.flops_per_s);
+            out.push(c.rate);
         }
     }
     out.sort_by(f64::total_cmp);
@@ -1020,13 +1019,13 @@ pub fn ridge_roofs(machine: &Machine, kernels: &[&KernelAnalysis]) -> Vec<f64> {
 pub fn chart_notes(doc: &AnalysisDocument) -> Vec<String> {
     let mut notes = Vec::new();
     let m = &doc.machine;
-    if m.compute.iter().all(|c| c.flops_per_s <= 0.0) {
+    if m.compute().all(|c| c.rate <= 0.0) {
         notes.push(format!(
             "{} has no compute ceiling: no flat roof is drawn and no kernel is judged against one",
             m.name
         ));
     }
-    if m.bandwidth.iter().all(|b| b.bytes_per_s <= 0.0) {
+    if m.bandwidth().all(|b| b.rate <= 0.0) {
         notes.push(format!("{} has no bandwidth ceiling: no slanted roof is drawn", m.name));
     }
     for a in &doc.kernels {

@@ -78,7 +78,7 @@ pub fn ridge_lines(m: &Machine) -> Vec<String> {
             let parts: Vec<String> = MemLevel::ALL
                 .iter()
                 .filter_map(|&level| m.bandwidth_roof(level))
-                .map(|b| format!("{} {} FLOP/B", b.level.label(), format_plain(c.flops_per_s / b.bytes_per_s)))
+                .map(|b| format!("{} {} FLOP/B", b.resource.label(), format_plain(c.rate / b.rate)))
                 .collect();
             (!parts.is_empty()).then(|| format!("{}: {}", c.name, parts.join(", ")))
         })
@@ -86,10 +86,10 @@ pub fn ridge_lines(m: &Machine) -> Vec<String> {
 }
 
 /// The ceiling each FLOP kind is judged against, in table order.
-pub fn primary_compute(m: &Machine) -> Vec<&roofline_core::ComputeCeiling> {
-    let mut out: Vec<&roofline_core::ComputeCeiling> = Vec::new();
-    for c in &m.compute {
-        if let Some(p) = m.compute_roof(c.kind) {
+pub fn primary_compute(m: &Machine) -> Vec<&roofline_core::Ceiling> {
+    let mut out: Vec<&roofline_core::Ceiling> = Vec::new();
+    for c in m.compute() {
+        if let Some(p) = m.roof(c.resource) {
             if !out.iter().any(|x| std::ptr::eq(*x, p)) {
                 out.push(p);
             }
@@ -100,7 +100,7 @@ pub fn primary_compute(m: &Machine) -> Vec<&roofline_core::ComputeCeiling> {
 
 pub fn machine_text(m: &Machine) -> String {
     let mut t = new_table(&["ceiling", "value", "origin", "spread", "clock", "source"]);
-    for c in &m.compute {
+    for c in &m.ceilings {
         let origin = if c.provenance.confirmed {
             c.provenance.origin.label().to_string()
         } else {
@@ -108,26 +108,11 @@ pub fn machine_text(m: &Machine) -> String {
         };
         t.add_row(vec![
             Cell::new(&c.name),
-            Cell::new(format_si(c.flops_per_s, c.kind.rate_unit())).set_alignment(CellAlignment::Right),
+            Cell::new(c.formatted()).set_alignment(CellAlignment::Right),
             Cell::new(origin),
-            Cell::new(spread_text(c.spread.as_ref(), c.kind.rate_unit())),
+            Cell::new(spread_text(c.spread.as_ref(), c.unit())),
             Cell::new(c.clock.describe()),
             Cell::new(&c.provenance.source),
-        ]);
-    }
-    for b in &m.bandwidth {
-        let origin = if b.provenance.confirmed {
-            b.provenance.origin.label().to_string()
-        } else {
-            format!("{} (unconfirmed)", b.provenance.origin.label())
-        };
-        t.add_row(vec![
-            Cell::new(&b.name),
-            Cell::new(format_si(b.bytes_per_s, Unit::BytePerSecond)).set_alignment(CellAlignment::Right),
-            Cell::new(origin),
-            Cell::new(spread_text(b.spread.as_ref(), Unit::BytePerSecond)),
-            Cell::new(b.clock.describe()),
-            Cell::new(&b.provenance.source),
         ]);
     }
     let mut s = format!("{}\n{t}\n", machine_heading(m));
@@ -273,11 +258,11 @@ pub fn roofs_line(m: &Machine) -> String {
     };
     let mut parts = Vec::new();
     for c in primary_compute(m) {
-        parts.push(entry(&c.name, format_si(c.flops_per_s, c.kind.rate_unit()), c.provenance.origin.label()));
+        parts.push(entry(&c.name, c.formatted(), c.provenance.origin.label()));
     }
     for level in MemLevel::ALL {
         if let Some(b) = m.bandwidth_roof(level) {
-            parts.push(entry(&b.name, format_si(b.bytes_per_s, Unit::BytePerSecond), b.provenance.origin.label()));
+            parts.push(entry(&b.name, b.formatted(), b.provenance.origin.label()));
         }
     }
     parts.join(", ")

@@ -8,7 +8,7 @@ use roofline_core::diff::{diff, Pairing};
 use roofline_core::estimate::parse_kernel_spec;
 use roofline_core::machine::{FlopKind, Machine};
 use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
-use roofline_core::units::{format_si, Unit};
+
 use roofline_report::diff::{diff_chart, diff_svg};
 use roofline_report::samples;
 use roofline_report::svg::{roofline_chart, roofline_svg, ChartOptions, Rect};
@@ -70,8 +70,8 @@ fn labels_do_not_overlap() {
 fn every_ceiling_is_labelled_with_its_value() {
     let doc = samples::hierarchical_h200();
     let svg = roofline_svg(&doc, &ChartOptions::default());
-    for c in &doc.machine.compute {
-        let value = format_si(c.flops_per_s, Unit::FlopPerSecond);
+    for c in doc.machine.compute() {
+        let value = c.formatted();
         assert!(
             svg.contains(&format!("{}: {value}", c.name)) || svg.contains(&format!("{}, ", c.name)),
             "{} {value}",
@@ -79,8 +79,8 @@ fn every_ceiling_is_labelled_with_its_value() {
         );
         assert!(svg.contains(&value), "{value}");
     }
-    for b in &doc.machine.bandwidth {
-        let text = format!("{}: {}", b.name, format_si(b.bytes_per_s, Unit::BytePerSecond));
+    for b in doc.machine.bandwidth() {
+        let text = format!("{}: {}", b.name, b.formatted());
         assert!(svg.contains(&format!(">{text}</text>")), "{text}");
     }
 }

@@ -1,5 +1,5 @@
 //! `roofline bench`: measures the roofs of the local GPU(s) and writes a
-//! machine document (`roofline.machine/v1`) whose measured ceilings every
+//! machine document (`roofline.machine/v2`) whose measured ceilings every
 //! other command takes with `--machine FILE`.
 
 use std::io::IsTerminal;

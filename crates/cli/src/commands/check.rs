@@ -30,7 +30,7 @@ A config file (flags given too override it):
 
 Exit codes: 0 all rules hold, 1 a rule failed, 2 bad input.")]
 pub struct Args {
-    /// The analysis to check (roofline.analysis/v1 JSON).
+    /// The analysis to check (roofline.analysis/v2 JSON).
     #[arg(value_name = "ANALYSIS")]
     pub analysis: PathBuf,
 

@@ -25,7 +25,7 @@ use crate::output::Output;
 The kind of file written with -o follows its extension: .html, .md, .svg,
 .json; otherwise --format decides (markdown, json, csv; table means HTML).")]
 pub struct Args {
-    /// An analysis (roofline.analysis/v1 JSON, from `roofline model`,
+    /// An analysis (roofline.analysis/v2 JSON, from `roofline model`,
     /// `import` or `profile` with --format json or -o FILE.json).
     #[arg(value_name = "ANALYSIS")]
     pub analysis: PathBuf,

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use roofline_core::machine::{ClockBasis, FlopKind, Machine, MemLevel, Origin, Provenance};
+use roofline_core::machine::{ClockBasis, FlopKind, Machine, MemLevel, Origin, Provenance, Resource};
 use roofline_core::schema::{read_machine, AnalysisDocument, AnalysisSource, MachineDocument, Producer};
 use roofline_core::stats::Spread;
 use roofline_core::units::{format_percent, format_plain, format_seconds, format_si, Unit};
@@ -257,17 +257,12 @@ fn roof_line(
 fn roofs_text(m: &Machine) -> String {
     let mut s = String::from("roofs (measured, with their spread and clock; theoretical for comparison):\n");
     let theoretical = |o: &Provenance| o.origin == Origin::Theoretical;
-    for kind in FlopKind::ALL {
-        let Some(c) = m.compute_roof(kind) else { continue };
-        let t = m.compute.iter().find(|x| x.kind == kind && !x.secondary && theoretical(&x.provenance));
+    let resources = FlopKind::ALL.map(Resource::Compute).into_iter().chain(MemLevel::ALL.map(Resource::Memory));
+    for resource in resources {
+        let Some(c) = m.roof(resource) else { continue };
+        let t = m.ceilings.iter().find(|x| x.resource == resource && !x.secondary && theoretical(&x.provenance));
         let row = (&c.provenance, c.spread.as_ref(), &c.clock);
-        s.push_str(&roof_line(kind.label(), c.flops_per_s, kind.rate_unit(), row, t.map(|t| t.flops_per_s)));
-    }
-    for level in MemLevel::ALL {
-        let Some(b) = m.bandwidth_roof(level) else { continue };
-        let t = m.bandwidth.iter().find(|x| x.level == level && theoretical(&x.provenance));
-        let row = (&b.provenance, b.spread.as_ref(), &b.clock);
-        s.push_str(&roof_line(level.label(), b.bytes_per_s, Unit::BytePerSecond, row, t.map(|t| t.bytes_per_s)));
+        s.push_str(&roof_line(resource.label(), c.rate, resource.unit(), row, t.map(|t| t.rate)));
     }
     s
 }
@@ -298,22 +293,20 @@ fn ridge_text(doc: &MachineDocument) -> String {
     }
     for kind in [FlopKind::Fp32, FlopKind::Fp64] {
         if let (Some(c), Some(b)) = (m.compute_roof(kind), m.bandwidth_roof(MemLevel::Dram)) {
-            let theory = m
-                .compute
-                .iter()
-                .find(|x| x.kind == kind && !x.secondary && x.provenance.origin == Origin::Theoretical)
-                .zip(
-                    m.bandwidth
-                        .iter()
-                        .find(|x| x.level == MemLevel::Dram && x.provenance.origin == Origin::Theoretical),
-                )
-                .map(|(tc, tb)| format!(" (theoretical {})", format_plain(tc.flops_per_s / tb.bytes_per_s)))
+            let theoretical_of = |resource: Resource| {
+                m.ceilings
+                    .iter()
+                    .find(|x| x.resource == resource && !x.secondary && x.provenance.origin == Origin::Theoretical)
+            };
+            let theory = theoretical_of(Resource::Compute(kind))
+                .zip(theoretical_of(Resource::Memory(MemLevel::Dram)))
+                .map(|(tc, tb)| format!(" (theoretical {})", format_plain(tc.rate / tb.rate)))
                 .unwrap_or_default();
             s.push_str(&format!(
                 "ridge of the {} roofs, {} / DRAM: {} FLOP/B{theory}\n",
                 c.provenance.origin.label(),
                 kind.label(),
-                format_plain(c.flops_per_s / b.bytes_per_s)
+                format_plain(c.rate / b.rate)
             ));
         }
     }

@@ -2,7 +2,7 @@
 //! ones: per memory level and precision the best benchmark becomes the
 //! primary measured roof, the others secondary roofs drawn beneath it.
 
-use roofline_core::machine::{BandwidthCeiling, ClockBasis, ComputeCeiling, Machine, MemLevel, Origin, Provenance};
+use roofline_core::machine::{Ceiling, ClockBasis, Machine, MemLevel, Origin, Provenance, Resource};
 use roofline_core::units::{format_si, Unit};
 
 use super::suite::{BenchResult, Sweep, What};
@@ -30,18 +30,18 @@ pub fn plausible(r: &BenchResult, theoretical: &Machine, max_sm_mhz: Option<f64>
     let (bound, what) = if let Some(level) = r.what.level() {
         // L2 has no theoretical roof; it cannot outrun the SMs' L1/shared.
         let roof = if level == MemLevel::L2 { MemLevel::L1 } else { level };
-        match theoretical.bandwidth.iter().find(|b| b.level == roof && !b.secondary) {
-            Some(b) => (b.bytes_per_s, format!("the theoretical {} bandwidth", roof.label())),
+        match theoretical.bandwidth().find(|b| b.resource == Resource::Memory(roof) && !b.secondary) {
+            Some(b) => (b.rate, format!("the theoretical {} bandwidth", roof.label())),
             None => return Ok(()),
         }
     } else if let Some(kind) = r.what.kind() {
-        match theoretical.compute.iter().find(|c| c.kind == kind && !c.secondary) {
+        match theoretical.compute().find(|c| c.resource == Resource::Compute(kind) && !c.secondary) {
             Some(c) => {
                 let scale = match (max_sm_mhz, c.clock.sm_mhz) {
                     (Some(max), Some(at)) if at > 0.0 && max > at => max / at,
                     _ => 1.0,
                 };
-                (c.flops_per_s * scale, format!("the theoretical {} peak", kind.label()))
+                (c.rate * scale, format!("the theoretical {} peak", kind.label()))
             }
             None => return Ok(()),
         }
@@ -76,15 +76,11 @@ pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: 
             } else {
                 format!("{} {kernel} (measured)", level.label())
             };
-            m.bandwidth.push(BandwidthCeiling {
-                level,
-                name,
-                bytes_per_s: r.rate.median,
-                provenance: provenance(r),
-                clock: clock_of(r),
-                spread: Some(r.rate),
-                secondary: i > 0,
-            });
+            let mut c = Ceiling::new(Resource::Memory(level), name, r.rate.median, provenance(r))
+                .with_clock(clock_of(r))
+                .with_spread(Some(r.rate));
+            c.secondary = i > 0;
+            m.ceilings.push(c);
         }
     }
     let mut kinds: Vec<_> =
@@ -96,15 +92,12 @@ pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: 
             results.iter().filter(|r| r.what.kind() == Some(kind) && !matches!(r.what, What::Sweep(_))).collect();
         rs.sort_by(|a, b| b.rate.median.total_cmp(&a.rate.median));
         for (i, r) in rs.iter().enumerate() {
-            m.compute.push(ComputeCeiling {
-                kind,
-                name: format!("{} (measured)", kind.label()),
-                flops_per_s: r.rate.median,
-                provenance: provenance(r),
-                clock: clock_of(r),
-                spread: Some(r.rate),
-                secondary: i > 0,
-            });
+            let name = format!("{} (measured)", kind.label());
+            let mut c = Ceiling::new(Resource::Compute(kind), name, r.rate.median, provenance(r))
+                .with_clock(clock_of(r))
+                .with_spread(Some(r.rate));
+            c.secondary = i > 0;
+            m.ceilings.push(c);
         }
     }
     for s in sweeps {
@@ -161,20 +154,20 @@ mod tests {
         let m = measured_machine(&theo, &rs, &[]);
         let d = m.bandwidth_roof(MemLevel::Dram).unwrap();
         assert_eq!(d.provenance.origin, Origin::Measured);
-        assert_eq!(d.bytes_per_s, 4.6e12);
+        assert_eq!(d.rate, 4.6e12);
         assert!(d.spread.is_some());
         assert!(d.clock.basis.contains("unknown"));
-        assert_eq!(m.bandwidth.iter().filter(|b| b.secondary).count(), 1);
-        assert_eq!(m.compute_roof(FlopKind::Fp32).unwrap().flops_per_s, 64e12);
+        assert_eq!(m.bandwidth().filter(|b| b.secondary).count(), 1);
+        assert_eq!(m.compute_roof(FlopKind::Fp32).unwrap().rate, 64e12);
         // The theoretical roofs are still there.
-        assert!(m.bandwidth.iter().any(|b| b.provenance.origin == Origin::User));
+        assert!(m.bandwidth().any(|b| b.provenance.origin == Origin::User));
     }
 
     #[test]
     fn faster_than_the_hardware_is_rejected() {
         let theo = Machine::simple("t", FlopKind::Fp32, 66.9e12, 33.4e12);
         let mut m = theo.clone();
-        m.bandwidth[0].level = MemLevel::L1;
+        m.ceilings[1].resource = Resource::Memory(MemLevel::L1);
         let e = plausible(&res("l1.shared", What::SharedRead, 121e12), &m, None).unwrap_err();
         assert!(e.contains("less work than counted"), "{e}");
         assert!(plausible(&res("l1.shared", What::SharedRead, 32e12), &m, None).is_ok());
