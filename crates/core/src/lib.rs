@@ -25,5 +25,5 @@ pub mod stats;
 pub mod units;
 
 pub use kernel::Kernel;
-pub use machine::{Ceiling, FlopKind, Machine, MemLevel, Origin, Provenance, Resource};
+pub use machine::{Ceiling, FlopKind, Machine, MemLevel, Origin, Pipe, Provenance, Resource};
 pub use roofline::{analyze, analyze_kernel, attainable, ridge_point, Bound, KernelAnalysis, Limiter};

@@ -261,6 +261,86 @@ impl ClockBasis {
     }
 }
 
+/// An execution pipe or instruction class of an SM, as the instruction
+/// roofline (Ding and Williams) and Nsight Compute's pipe counters see it.
+/// Its roof is in warp instructions per second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pipe {
+    /// Any instruction: the warp schedulers' issue slots.
+    Issue,
+    /// Integer and logic: IADD3, LOP3, shifts, comparisons (`pipe_alu`).
+    Alu,
+    /// FP32 and integer multiply-add: FFMA, FMUL, FADD, IMAD (`pipe_fma`).
+    Fma,
+    /// FP64 arithmetic (`pipe_fp64`).
+    Fp64,
+    /// Half-precision arithmetic on the CUDA cores (`pipe_fp16`).
+    Fp16,
+    /// The special-function unit: MUFU ex2, lg2, rsqrt, sin, cos (`pipe_xu`).
+    Xu,
+    /// Load/store issue: global, local and shared memory instructions (`pipe_lsu`).
+    Lsu,
+    /// Shared-memory loads and stores through the banks (LDS/STS).
+    Shared,
+    /// Atomics and reductions on global memory, executed in L2.
+    GlobalAtomic,
+    /// Atomics on shared memory.
+    SharedAtomic,
+    /// Matrix instructions (HMMA, HGMMA, DMMA) on the tensor cores.
+    Tensor,
+}
+
+impl Pipe {
+    pub const ALL: [Pipe; 11] = [
+        Pipe::Issue,
+        Pipe::Alu,
+        Pipe::Fma,
+        Pipe::Fp64,
+        Pipe::Fp16,
+        Pipe::Xu,
+        Pipe::Lsu,
+        Pipe::Shared,
+        Pipe::GlobalAtomic,
+        Pipe::SharedAtomic,
+        Pipe::Tensor,
+    ];
+
+    /// "ALU (integer)", "XU (special functions)".
+    pub fn label(self) -> &'static str {
+        match self {
+            Pipe::Issue => "issue",
+            Pipe::Alu => "ALU (integer)",
+            Pipe::Fma => "FMA (FP32, IMAD)",
+            Pipe::Fp64 => "FP64 pipe",
+            Pipe::Fp16 => "FP16 pipe",
+            Pipe::Xu => "XU (special functions)",
+            Pipe::Lsu => "LSU (load/store)",
+            Pipe::Shared => "shared memory",
+            Pipe::GlobalAtomic => "global atomics",
+            Pipe::SharedAtomic => "shared atomics",
+            Pipe::Tensor => "tensor pipe",
+        }
+    }
+
+    /// The name in JSON and on the command line ("alu", "global_atomic").
+    pub fn key(self) -> &'static str {
+        match self {
+            Pipe::Issue => "issue",
+            Pipe::Alu => "alu",
+            Pipe::Fma => "fma",
+            Pipe::Fp64 => "fp64",
+            Pipe::Fp16 => "fp16",
+            Pipe::Xu => "xu",
+            Pipe::Lsu => "lsu",
+            Pipe::Shared => "shared",
+            Pipe::GlobalAtomic => "global_atomic",
+            Pipe::SharedAtomic => "shared_atomic",
+            Pipe::Tensor => "tensor",
+        }
+    }
+}
+
 /// What a ceiling bounds: a kind of arithmetic or a memory level.
 ///
 /// One enum, so that every view walks one list of ceilings instead of two
@@ -272,6 +352,8 @@ pub enum Resource {
     Compute(FlopKind),
     /// A slanted roof: bytes/s one memory level delivers.
     Memory(MemLevel),
+    /// An instruction roof: warp instructions/s one pipe issues.
+    Instruction(Pipe),
 }
 
 impl Resource {
@@ -280,6 +362,7 @@ impl Resource {
         match self {
             Resource::Compute(kind) => kind.rate_unit(),
             Resource::Memory(_) => Unit::BytePerSecond,
+            Resource::Instruction(_) => Unit::InstPerSecond,
         }
     }
 
@@ -288,6 +371,7 @@ impl Resource {
         match self {
             Resource::Compute(kind) => kind.label(),
             Resource::Memory(level) => level.label(),
+            Resource::Instruction(pipe) => pipe.label(),
         }
     }
 
@@ -296,6 +380,7 @@ impl Resource {
         match self {
             Resource::Compute(_) => "compute",
             Resource::Memory(_) => "memory",
+            Resource::Instruction(_) => "instruction",
         }
     }
 
@@ -304,6 +389,7 @@ impl Resource {
         match self {
             Resource::Compute(kind) => kind.key(),
             Resource::Memory(level) => level.key(),
+            Resource::Instruction(pipe) => pipe.key(),
         }
     }
 
@@ -444,6 +530,11 @@ impl Machine {
     /// The flat (compute) ceilings.
     pub fn compute(&self) -> impl Iterator<Item = &Ceiling> {
         self.ceilings.iter().filter(|c| matches!(c.resource, Resource::Compute(_)))
+    }
+
+    /// The instruction-pipe ceilings (the instruction roofline's flat roofs).
+    pub fn instruction(&self) -> impl Iterator<Item = &Ceiling> {
+        self.ceilings.iter().filter(|c| matches!(c.resource, Resource::Instruction(_)))
     }
 
     /// The slanted (memory) ceilings.

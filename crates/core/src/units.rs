@@ -27,6 +27,9 @@ pub enum Unit {
     BytePerSecond,
     /// FLOP per byte (arithmetic intensity).
     FlopPerByte,
+    /// Warp-level instructions per second (the instruction roofline's
+    /// y axis: one warp instruction is 32 thread instructions).
+    InstPerSecond,
 }
 
 impl Unit {
@@ -40,6 +43,7 @@ impl Unit {
             Unit::OpPerSecond => "OP/s",
             Unit::BytePerSecond => "B/s",
             Unit::FlopPerByte => "FLOP/B",
+            Unit::InstPerSecond => "inst/s",
         }
     }
 
@@ -52,6 +56,7 @@ impl Unit {
             Unit::OpPerSecond => "a rate such as \"1979 TOP/s\"",
             Unit::BytePerSecond => "a bandwidth such as \"4.8 TB/s\" or \"320 GB/s\"",
             Unit::FlopPerByte => "an intensity such as \"0.083\" or \"25.4 FLOP/B\"",
+            Unit::InstPerSecond => "a warp-instruction rate such as \"528 Ginst/s\"",
         }
     }
 }
@@ -212,6 +217,7 @@ fn example_suffixes(unit: Unit) -> &'static str {
         Unit::OpPerSecond => "OP/s, TOP/s (or TOPS)",
         Unit::BytePerSecond => "B/s, GB/s, TB/s",
         Unit::FlopPerByte => "FLOP/B",
+        Unit::InstPerSecond => "inst/s, Ginst/s, Tinst/s",
     }
 }
 
@@ -272,6 +278,11 @@ fn suffix_scale(suffix: &str, unit: Unit) -> Option<f64> {
             let stem_len = ["op/s", "ops"].iter().find_map(|s| lower.strip_suffix(s).map(str::len))?;
             si_prefix(&suffix[..stem_len])
         }
+        Unit::InstPerSecond => {
+            let lower = suffix.to_ascii_lowercase();
+            let stem_len = ["inst/s", "ips"].iter().find_map(|s| lower.strip_suffix(s).map(str::len))?;
+            si_prefix(&suffix[..stem_len])
+        }
         Unit::FlopPerByte => match suffix.to_ascii_lowercase().as_str() {
             "flop/b" | "flop/byte" | "flops/byte" | "flop per byte" => Some(1.0),
             _ => None,
@@ -325,6 +336,8 @@ mod tests {
         assert_eq!(parse_quantity("100GB/s", Unit::BytePerSecond).unwrap(), 100e9);
         assert_eq!(parse_quantity("1979 TOP/s", Unit::OpPerSecond).unwrap(), 1979e12);
         assert_eq!(format_si(1979e12, Unit::OpPerSecond), "1979 TOP/s");
+        assert_eq!(parse_quantity("528 Ginst/s", Unit::InstPerSecond).unwrap(), 528e9);
+        assert_eq!(format_si(528e9, Unit::InstPerSecond), "528 Ginst/s");
         assert_eq!(parse_quantity("12", Unit::Byte).unwrap(), 12.0);
         assert_eq!(parse_quantity("64 MiB", Unit::Byte).unwrap(), 64.0 * 1024.0 * 1024.0);
         assert_eq!(parse_quantity("3,209,127,424", Unit::Byte).unwrap(), 3209127424.0);
