@@ -122,7 +122,7 @@ env_info() {
   echo "--- ncu"; command -v ncu && ncu --version
   echo "--- nvcc"; command -v nvcc && nvcc --version
   echo "--- cmake"; cmake --version 2>/dev/null | head -1; command -v ninja
-  echo "--- python"; python3 -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "nccl", ".".join(map(str, torch.cuda.nccl.version())))'
+  echo "--- python"; python3 -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "nccl", torch.cuda.nccl.version())'
   echo "--- roofline"; ls -la "$R" && "$R" --version
   echo "--- peers"; ls "$PEERS" 2>&1; du -sh "$PEERS" 2>/dev/null
 }
