@@ -134,12 +134,12 @@ build_nccl_tests() {
   (
     nccl=$(find_nccl) || { echo "NCCL headers not found (pip nvidia/nccl or NCCL_HOME)"; exit 1; }
     local lib
-    lib=$(ls "$nccl"/lib/libnccl.so* 2>/dev/null | head -1)
+    lib=$(find "$nccl/lib" -maxdepth 1 -name 'libnccl.so*' 2>/dev/null | sort | head -1)
     [[ -n $lib ]] || { echo "no libnccl.so* in $nccl/lib"; exit 1; }
     rm -rf "$home" && mkdir -p "$home/lib"
     ln -s "$nccl/include" "$home/include"
     ln -s "$lib" "$home/lib/libnccl.so"
-    echo "$(dirname "$lib")" > "$BUILD/nccl-libdir"
+    dirname "$lib" > "$BUILD/nccl-libdir"
     echo "NCCL from $nccl ($(grep -m1 -E '#define NCCL_(VERSION_CODE|MAJOR)' "$nccl/include/nccl.h"))"
     make -C "$src" -j "$JOBS" BUILDDIR="$b" NCCL_HOME="$home" CUDA_HOME="$CUDA_HOME" MPI=0 CUDARTLIB=cudart_static \
       NVCC_GENCODE="-gencode=arch=compute_$ARCH,code=sm_$ARCH"
