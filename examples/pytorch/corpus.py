@@ -317,16 +317,16 @@ def _cross_entropy():
 
 
 def kernels_of(case):
-    """Kernel names the op launches, from PyTorch's profiler (Kineto)."""
-    from torch.profiler import ProfilerActivity, profile
+    """Kernel names the op launches, in order, from PyTorch's profiler (Kineto)."""
+    from train_gpt import Kineto  # same folder; one reader of Kineto's trace for both programs
 
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+    with Kineto() as k:
         case.run()
         torch.cuda.synchronize()
     names = []
-    for e in prof.events():
-        if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA and e.name not in names:
-            names.append(e.name)
+    for r in k.records():
+        if r["cat"] == "kernel" and r["name"] not in names:
+            names.append(r["name"])
     return names
 
 
