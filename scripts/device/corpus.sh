@@ -160,13 +160,16 @@ elif ! try_metrics "$EXTRA" 0; then
   # 1: drop every name ncu's messages mention
   grep -oE '[a-z0-9_]+__[a-z0-9_.]+' "$M/validate-0.log" | sort -u > "$M/rejected.txt"
   # a candidate goes when ncu named it or anything with its base
-  awk 'NR == FNR { b = $1; sub(/\..*/, "", b); bad[b] = 1; next } { b = $1; sub(/\..*/, "", b) } !bad[b]' \
+  awk 'FILENAME == ARGV[1] { b = $1; sub(/\..*/, "", b); bad[b] = 1; next } { b = $1; sub(/\..*/, "", b) } !bad[b]' \
     "$M/rejected.txt" "$M/candidates.txt" > "$EXTRA"
   sed 's/$/  # rejected by ncu/' "$M/rejected.txt" >> "$M/dropped.txt"
-  if ! try_metrics "$EXTRA" 1; then
-    # 2: also drop the speculative families (launch__ names outside the tool's list, NVLink, discovered)
-    grep -vE '^(nvl|sass__)' "$EXTRA" | grep -vxFf "$M/discovered.txt" |
-      awk 'NR == FNR { ok[$1] = 1; next } !/^launch__/ || ok[$1]' <(grep -v '^#' crates/ncu/metrics/sm90.txt) - > "$M/tier2.txt"
+  if [[ ! -s $M/rejected.txt ]] || ! try_metrics "$EXTRA" 1; then
+    # 2: only names this ncu lists verbatim (--query-metrics-mode all), no NVLink or
+    # discovered families, launch__ names only from the tool's own list
+    # (and nothing ncu named)
+    grep -xFf "$M/known-all.txt" "$M/candidates.txt" | grep -vE '^(nvl|sass__)' | grep -vxFf "$M/discovered.txt" |
+      grep -vFf "$M/rejected.txt" > "$M/tier2.txt"
+    grep -v '^#' crates/ncu/metrics/sm90.txt | grep '^launch__' | grep -xFf - "$M/candidates.txt" >> "$M/tier2.txt"
     cp "$M/tier2.txt" "$EXTRA"
     if ! try_metrics "$EXTRA" 2; then
       say "ncu rejects the candidate lists: --set full runs without extra metrics"
@@ -227,7 +230,7 @@ fi
 # ---------------------------------------------------------------- PyTorch corpus
 if wanted pytorch; then
   PY=examples/pytorch/corpus.py
-  step pytorch_plain 120 python3 "$PY" --repeat 5 --kernels "$C/pytorch_kernels.json"
+  step pytorch_plain 120 python3 "$PY" --repeat 3 --kernels "$C/pytorch_kernels.json"
   cp "$W/logs/pytorch_plain.out" "$C/pytorch_plain.tsv"
   CSV=$C/pytorch_profile.csv step pytorch_profile 200 \
     "$R" profile --ncu-arg --profile-from-start --ncu-arg off --format json -o "$C/pytorch_profile.json" \
