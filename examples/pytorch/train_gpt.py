@@ -3,7 +3,7 @@ thousands of kernel launches, for `roofline timeline` / `profile` and the
 PyTorch recipe (issues 11 and 15).
 
 Defaults: 6 layers, d_model 768, 8 heads, sequence 512, vocabulary 32768,
-batch 16, bf16 autocast, AdamW (foreach; --fused-adamw for the fused one),
+batch 24, bf16 autocast, AdamW (foreach; --fused-adamw for the fused one),
 3 warm-up steps then 10 measured ones, all seeded.
 
 NVTX, on the main thread: "warmup {i}" and "step {i}" around each whole step,
@@ -71,7 +71,7 @@ class GPT(nn.Module):
         return F.cross_entropy(logits.view(-1, logits.shape[-1]), targets.reshape(-1))
 
 
-def add_model_args(ap, layers=6, d_model=768, heads=8, seq=512, vocab=32768, batch=16):
+def add_model_args(ap, layers=6, d_model=768, heads=8, seq=512, vocab=32768, batch=24):
     ap.add_argument("--layers", type=int, default=layers)
     ap.add_argument("--d-model", type=int, default=d_model)
     ap.add_argument("--heads", type=int, default=heads)
