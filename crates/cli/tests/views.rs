@@ -46,7 +46,7 @@ fn snapshot_tour_bundled_in_every_format() {
     insta::assert_snapshot!("tour_terminal", without_time(&tour("table")));
     insta::assert_snapshot!("tour_markdown", without_time(&tour("markdown")));
     insta::assert_snapshot!("tour_csv", tour("csv"));
-    let mut json: serde_json::Value = serde_json::from_str(&tour("json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&tour("json")).unwrap();
     assert_eq!(json["schema"], "roofline.tour/v1");
     assert!(json["seconds"].as_f64().unwrap() > 0.0);
     // The machine and the analysis inside are the versioned documents.

@@ -34,7 +34,7 @@
 
 #![warn(missing_docs)]
 
-mod diff_chart;
+mod diff;
 mod documents;
 mod occupancy_chart;
 mod svg;
@@ -44,7 +44,7 @@ mod writers;
 use std::io::Write;
 use std::path::Path;
 
-pub use diff_chart::{diff_chart, diff_svg};
+pub use diff::{diff_chart, diff_svg};
 pub use documents::bench::{BenchDocument, BenchResults, BenchRow, IntensitySweep, MeasuredRidge, SweepStep};
 pub use documents::check::CheckDocument;
 pub use documents::diff::DiffDocument;
@@ -54,7 +54,7 @@ pub use documents::tour::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 pub use occupancy_chart::sweep_svg;
 pub use svg::{chart_notes, roofline_chart, roofline_svg, ChartOptions, Rect};
 pub use view::{
-    spread_text, value_text, Block, Cell, ChartKind, ChartRef, Column, ColumnKind, Describe, Fact, Item, Note,
+    spread_text, value_text, Basis, Block, Cell, ChartKind, ChartRef, Column, ColumnKind, Describe, Fact, Item, Note,
     NoteKind, PointDetail, Quantity, Row, Section, Show, Table, Tone, Value,
 };
 pub use writers::{csv_tables, render, CsvTable, Format, RenderOptions, TerminalOptions};

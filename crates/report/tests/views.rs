@@ -149,21 +149,13 @@ fn snapshot_machine_bundled_h200() {
 }
 
 #[test]
-fn snapshot_analysis_hierarchical_h200() {
-    snapshots(
-        "analysis_hierarchical_h200",
-        &samples::hierarchical_h200(),
-        Json::ReadsBackAs(|j| same_json(j, &read_analysis(j, "json").unwrap())),
-    );
-}
-
-#[test]
-fn snapshot_analysis_seed_000_before() {
-    snapshots(
-        "analysis_seed_000_before",
-        &samples::seed_000_before(),
-        Json::ReadsBackAs(|j| same_json(j, &read_analysis(j, "json").unwrap())),
-    );
+fn snapshot_analyses() {
+    for (name, doc) in [
+        ("analysis_hierarchical_h200", samples::hierarchical_h200()),
+        ("analysis_seed_000_before", samples::seed_000_before()),
+    ] {
+        snapshots(name, &doc, Json::ReadsBackAs(|j| same_json(j, &read_analysis(j, "json").unwrap())));
+    }
 }
 
 #[test]

@@ -181,11 +181,7 @@ fn bench_row(r: &BenchResult) -> BenchRow {
     });
     BenchRow {
         id: r.id.clone(),
-        rate: Value {
-            spread: Some(r.rate),
-            clock,
-            ..Value::new(r.rate.median, Quantity::Si(unit)).origin(Origin::Measured)
-        },
+        rate: Value::new(r.rate.median, Quantity::Si(unit)).origin(Origin::Measured).spread(Some(r.rate)).clock(clock),
         run_medians: r.run_medians.clone(),
         launch: if r.launch.grid > 0 { r.launch.describe() } else { r.method.clone() },
     }

@@ -139,7 +139,7 @@ impl BenchResults {
                 ],
             );
             for p in &sw.points {
-                let rate = Value { spread: Some(p.rate), ..Value::new(p.rate.median, unit).origin(Origin::Measured) };
+                let rate = Value::new(p.rate.median, unit).origin(Origin::Measured).spread(Some(p.rate));
                 t.push(vec![
                     Cell::value(Some(f64::from(p.iters)), Quantity::Count),
                     Cell::value(Some(p.intensity), Quantity::Si(Unit::FlopPerByte)),

@@ -34,15 +34,9 @@ impl Describe for CheckDocument<'_> {
     }
 
     fn sections(&self) -> Vec<Section> {
-        let mut t = Table::new(
-            "check",
-            vec![
-                Column::text("result", "result"),
-                Column::text("kernel", "kernel"),
-                Column::text("rule", "rule"),
-                Column::text("detail", "numbers"),
-            ],
-        );
+        let columns =
+            Column::texts(&[("result", "result"), ("kernel", "kernel"), ("rule", "rule"), ("detail", "numbers")]);
+        let mut t = Table::new("check", columns);
         for o in &self.report.outcomes {
             let tone = Some(if o.passed { Tone::Good } else { Tone::Poor });
             t.push(vec![

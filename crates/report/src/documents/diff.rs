@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 
 use super::analysis::method_section;
 use super::machine::roof_sections;
-use crate::diff_chart::{diff_svg, row_summary};
+use crate::diff::{diff_svg, row_summary};
 use crate::svg::ChartOptions;
 use crate::view::{
     Cell, ChartKind, ChartRef, Column, Describe, Note, PointDetail, Quantity, Section, Show, Table, Value,

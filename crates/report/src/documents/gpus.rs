@@ -40,15 +40,9 @@ impl Describe for KnownGpus {
     }
 
     fn sections(&self) -> Vec<Section> {
-        let mut t = Table::new(
-            "gpus",
-            vec![
-                Column::text("key", "--gpu"),
-                Column::text("name", "name"),
-                Column::text("compute_capability", "compute capability"),
-                Column::text("source", "source"),
-            ],
-        );
+        let columns =
+            [("key", "--gpu"), ("name", "name"), ("compute_capability", "compute capability"), ("source", "source")];
+        let mut t = Table::new("gpus", Column::texts(&columns));
         for g in self.0 {
             t.push(vec![
                 Cell::text(g.key),

@@ -42,13 +42,11 @@ pub(crate) fn heading(m: &Machine) -> String {
 
 /// A ceiling's rate as a value with its origin, spread and clock.
 pub(crate) fn ceiling_value(c: &Ceiling) -> Value {
-    Value {
-        origin: Some(c.provenance.origin),
-        confirmed: c.provenance.confirmed,
-        spread: c.spread,
-        clock: Some(c.clock.clone()),
-        ..Value::new(c.rate, Quantity::Si(c.unit()))
-    }
+    Value::new(c.rate, Quantity::Si(c.unit()))
+        .origin(c.provenance.origin)
+        .confirmed(c.provenance.confirmed)
+        .spread(c.spread)
+        .clock(Some(c.clock.clone()))
 }
 
 /// The ceiling each FLOP kind is judged against, in table order.

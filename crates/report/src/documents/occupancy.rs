@@ -136,54 +136,38 @@ fn sweep_points(sweeps: &[Sweep]) -> Table {
 fn summary_row(doc: &OccupancyDocument) -> Table {
     let o = &doc.occupancy;
     let l = &o.launch;
-    let mut t = Table::new(
-        "occupancy",
-        vec![
-            Column::text("compute_capability", "compute capability"),
-            Column::value("threads_per_block", "threads/block", Quantity::Count),
-            Column::value("registers_per_thread", "registers/thread", Quantity::Count),
-            Column::value("smem_static_bytes", "static shared memory (B)", Quantity::Count),
-            Column::value("smem_dynamic_bytes", "dynamic shared memory (B)", Quantity::Count),
+    let n = |key: &str, label: &str, v: f64| (Column::value(key, label, Quantity::Count), count(v));
+    let text = |key: &str, label: &str, v: String| (Column::text(key, label), Cell::opt_text(Some(v)));
+    let mut fields = vec![
+        text("compute_capability", "compute capability", o.compute_capability.clone()),
+        n("threads_per_block", "threads/block", l.threads_per_block.into()),
+        n("registers_per_thread", "registers/thread", l.registers_per_thread.into()),
+        n("smem_static_bytes", "static shared memory (B)", l.smem_static as f64),
+        n("smem_dynamic_bytes", "dynamic shared memory (B)", l.smem_dynamic as f64),
+        (
             Column::value("carveout", "carveout", Quantity::Percent),
-            Column::value("warps_per_block", "warps/block", Quantity::Count),
-            Column::value("resident_blocks", "blocks/SM", Quantity::Count),
-            Column::value("resident_warps", "warps/SM", Quantity::Count),
-            Column::value("max_warps_per_sm", "max warps/SM", Quantity::Count),
-            Column::value("occupancy", "occupancy", Quantity::Percent),
-            Column::text("limiters", "limited by"),
-            Column::value("blocks_by_warps", "blocks by warps", Quantity::Count),
-            Column::value("blocks_by_blocks", "blocks by blocks", Quantity::Count),
-            Column::value("blocks_by_registers", "blocks by registers", Quantity::Count),
-            Column::value("blocks_by_shared_memory", "blocks by shared memory", Quantity::Count),
-            Column::value("blocks_by_barriers", "blocks by barriers", Quantity::Count),
-            Column::value("best_block_size", "best block size", Quantity::Count),
-            Column::text("origin", "origin"),
-            Column::text("hint", "hint"),
-        ],
-    );
-    let limit = |b: u32| if b == u32::MAX { Cell::Empty } else { count(b) };
-    t.push(vec![
-        Cell::text(&o.compute_capability),
-        count(l.threads_per_block),
-        count(l.registers_per_thread),
-        count(l.smem_static as f64),
-        count(l.smem_dynamic as f64),
-        Cell::value(l.carveout_pct.map(f64::from), Quantity::Percent),
-        count(o.warps_per_block),
-        count(o.resident_blocks),
-        count(o.resident_warps),
-        count(o.max_warps_per_sm),
-        pct(o.occupancy_pct),
-        Cell::text(limiters_text(&o.limiters)),
-        limit(o.limits.warps),
-        limit(o.limits.blocks),
-        limit(o.limits.registers),
-        limit(o.limits.shared_memory),
-        limit(o.limits.barriers),
-        count(doc.best_block_size.block_size),
-        Cell::text("theoretical"),
-        Cell::opt_text(o.hint.clone()),
-    ]);
+            Cell::value(l.carveout_pct.map(f64::from), Quantity::Percent),
+        ),
+        n("warps_per_block", "warps/block", o.warps_per_block.into()),
+        n("resident_blocks", "blocks/SM", o.resident_blocks.into()),
+        n("resident_warps", "warps/SM", o.resident_warps.into()),
+        n("max_warps_per_sm", "max warps/SM", o.max_warps_per_sm.into()),
+        (Column::value("occupancy", "occupancy", Quantity::Percent), pct(o.occupancy_pct)),
+        text("limiters", "limited by", limiters_text(&o.limiters)),
+    ];
+    // The blocks each resource alone allows (empty: no limit).
+    for r in [Resource::Warps, Resource::Blocks, Resource::Registers, Resource::SharedMemory, Resource::Barriers] {
+        let blocks = o.limits.get(r);
+        let key = format!("blocks_by_{}", r.label().replace(' ', "_"));
+        let cell = if blocks == u32::MAX { Cell::Empty } else { count(blocks) };
+        fields.push((Column::value(&key, &format!("blocks by {}", r.label()), Quantity::Count), cell));
+    }
+    fields.push(n("best_block_size", "best block size", doc.best_block_size.block_size.into()));
+    fields.push(text("origin", "origin", "theoretical".into()));
+    fields.push(text("hint", "hint", o.hint.clone().unwrap_or_default()));
+    let (columns, cells): (Vec<Column>, Vec<Cell>) = fields.into_iter().unzip();
+    let mut t = Table::new("occupancy", columns);
+    t.push(cells);
     t
 }
 

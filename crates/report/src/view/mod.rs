@@ -213,7 +213,7 @@ pub struct ChartRef {
 }
 
 /// A table: typed columns, rows of cells in the same order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Table {
     /// A short name: the HTML table's id (`NAME-table`) and the CSV file's.
     pub name: String,
@@ -298,6 +298,11 @@ impl Column {
             kind: ColumnKind::Text,
             show: Show::Everywhere,
         }
+    }
+
+    /// Text columns from (key, label) pairs.
+    pub fn texts(pairs: &[(&str, &str)]) -> Vec<Column> {
+        pairs.iter().map(|(k, l)| Column::text(k, l)).collect()
     }
 
     /// A column of values of one quantity.
@@ -454,6 +459,19 @@ pub struct Value {
     /// What it measures.
     pub unit: Quantity,
     /// Where it came from, when the reader needs to know.
+    pub basis: Basis,
+    /// A few words after it ("DRAM bandwidth" after a roof).
+    pub note: Option<String>,
+    /// How it may be coloured.
+    pub tone: Option<Tone>,
+}
+
+/// What a value rests on: its origin and, for a measured one, the spread of
+/// its samples and the clock it ran at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Basis {
+    /// Theoretical, measured, counter, user or derived; `None` when the
+    /// document does not say.
     pub origin: Option<Origin>,
     /// False for an unconfirmed (estimated) figure.
     pub confirmed: bool,
@@ -461,21 +479,41 @@ pub struct Value {
     pub spread: Option<Spread>,
     /// The clock it assumes or ran at.
     pub clock: Option<ClockBasis>,
-    /// A few words after it ("DRAM bandwidth" after a roof).
-    pub note: Option<String>,
-    /// How it may be coloured.
-    pub tone: Option<Tone>,
+}
+
+impl Default for Basis {
+    fn default() -> Self {
+        Basis { origin: None, confirmed: true, spread: None, clock: None }
+    }
 }
 
 impl Value {
     /// A bare value.
     pub fn new(value: f64, unit: Quantity) -> Value {
-        Value { value, unit, origin: None, confirmed: true, spread: None, clock: None, note: None, tone: None }
+        Value { value, unit, basis: Basis::default(), note: None, tone: None }
     }
 
     /// With its origin.
     pub fn origin(mut self, origin: Origin) -> Value {
-        self.origin = Some(origin);
+        self.basis.origin = Some(origin);
+        self
+    }
+
+    /// With the spread of its samples.
+    pub fn spread(mut self, spread: Option<Spread>) -> Value {
+        self.basis.spread = spread;
+        self
+    }
+
+    /// With the clock it assumes or ran at.
+    pub fn clock(mut self, clock: Option<ClockBasis>) -> Value {
+        self.basis.clock = clock;
+        self
+    }
+
+    /// Marked as an estimate when `confirmed` is false.
+    pub fn confirmed(mut self, confirmed: bool) -> Value {
+        self.basis.confirmed = confirmed;
         self
     }
 

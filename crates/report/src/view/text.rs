@@ -54,8 +54,8 @@ pub fn spread_text(spread: Option<&Spread>, unit: Quantity) -> String {
 
 /// "measured", "theoretical, unconfirmed", or "-".
 pub(crate) fn origin_text(v: &Value) -> String {
-    match v.origin {
-        Some(o) if v.confirmed => o.label().to_string(),
+    match v.basis.origin {
+        Some(o) if v.basis.confirmed => o.label().to_string(),
         Some(o) => format!("{}, unconfirmed", o.label()),
         None => "-".into(),
     }
@@ -63,20 +63,20 @@ pub(crate) fn origin_text(v: &Value) -> String {
 
 /// "SM 1980 MHz (boost clock)", or "-".
 pub(crate) fn clock_text(v: &Value) -> String {
-    v.clock.as_ref().map(|c| c.describe()).filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into())
+    v.basis.clock.as_ref().map(|c| c.describe()).filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into())
 }
 
 /// One line on a value's provenance, for a hover: "measured; 4.3..4.4 TB/s
 /// (n=20, ±0.4%); SM 1980 MHz". Empty when nothing is known.
 pub(crate) fn provenance_line(v: &Value) -> String {
     let mut parts = Vec::new();
-    if v.origin.is_some() {
+    if v.basis.origin.is_some() {
         parts.push(origin_text(v));
     }
-    if v.spread.is_some() {
-        parts.push(spread_text(v.spread.as_ref(), v.unit));
+    if v.basis.spread.is_some() {
+        parts.push(spread_text(v.basis.spread.as_ref(), v.unit));
     }
-    if v.clock.is_some() {
+    if v.basis.clock.is_some() {
         parts.push(clock_text(v));
     }
     parts.join("; ")
@@ -106,7 +106,7 @@ pub(crate) fn values_text(vs: &[(String, Value)]) -> String {
     vs.iter()
         .map(|(label, v)| {
             let mut s = if label.is_empty() { value_text(v) } else { format!("{label} {}", value_text(v)) };
-            if v.origin.is_some() {
+            if v.basis.origin.is_some() {
                 s.push_str(&format!(" ({})", origin_text(v)));
             }
             s

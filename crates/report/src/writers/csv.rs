@@ -116,11 +116,11 @@ fn row(t: &Table, cells: &[Cell]) -> Vec<String> {
                     r.push(v.map(|v| v.unit.symbol().to_string()).unwrap_or_default());
                 }
                 if provenance {
-                    let spread = v.and_then(|v| v.spread);
-                    let clock = v.and_then(|v| v.clock.as_ref());
+                    let spread = v.and_then(|v| v.basis.spread);
+                    let clock = v.and_then(|v| v.basis.clock.as_ref());
                     r.extend([
-                        v.and_then(|v| v.origin).map(|o| o.label().to_string()).unwrap_or_default(),
-                        v.map(|v| v.confirmed.to_string()).unwrap_or_default(),
+                        v.and_then(|v| v.basis.origin).map(|o| o.label().to_string()).unwrap_or_default(),
+                        v.map(|v| v.basis.confirmed.to_string()).unwrap_or_default(),
                         spread.map(|s| number(s.median)).unwrap_or_default(),
                         spread.map(|s| number(s.min)).unwrap_or_default(),
                         spread.map(|s| number(s.max)).unwrap_or_default(),
@@ -171,7 +171,7 @@ pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> Result<Vec<CsvTable>, Exp
                                 neutralise(part),
                                 value,
                                 v.map(|v| v.unit.symbol().to_string()).unwrap_or_default(),
-                                v.and_then(|v| v.origin).map(|o| o.label().to_string()).unwrap_or_default(),
+                                v.and_then(|v| v.basis.origin).map(|o| o.label().to_string()).unwrap_or_default(),
                             ]
                         };
                         match &f.cell {

@@ -15,10 +15,10 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::{slot_text, slots, visible, Slot};
+use super::{each_item, each_note, slot_text, slots, visible, Slot};
 use crate::svg::{escape, ChartOptions};
 use crate::view::text::{provenance_line, quantity_text, values_text};
-use crate::view::{Audience, Block, Cell, ChartRef, Describe, Fact, Item, Note, NoteKind, PointDetail, Table};
+use crate::view::{Audience, Block, Cell, ChartRef, Describe, Fact, Item, Note, PointDetail, Table};
 use crate::ExportError;
 
 const TEMPLATE: &str = include_str!("../../templates/report.html");
@@ -177,31 +177,23 @@ fn facts(facts: &[Fact]) -> String {
 }
 
 fn notes(notes: &[Note]) -> String {
-    notes
-        .iter()
-        .map(|n| match n.kind {
-            NoteKind::Info => format!("<p>{}</p>\n", escape(&n.text)),
-            NoteKind::Note => format!("<p class=\"note\">{}</p>\n", escape(&n.text)),
-            NoteKind::Warning => format!("<p class=\"warn\">{}</p>\n", escape(&n.text)),
-        })
-        .collect()
+    let marks = [("<p>", "</p>\n"), ("<p class=\"note\">", "</p>\n"), ("<p class=\"warn\">", "</p>\n")];
+    each_note(notes, marks, escape)
 }
 
 fn items(items: &[Item]) -> String {
-    let mut s = String::from("<ul class=\"items\">\n");
-    for i in items {
+    let head = |i: &Item| {
         let tone = i.verdict.tone().map(|t| format!(" data-tone=\"{}\"", t.key())).unwrap_or_default();
-        let _ = write!(s, "<li><b>{}</b>: <span{tone}>{}</span><ul>", content(&i.head), content(&i.verdict));
-        for l in &i.lines {
-            let _ = write!(s, "<li>{}</li>", escape(l));
-        }
-        if let Some(a) = &i.action {
-            let _ = write!(s, "<li class=\"next\">next: {}</li>", escape(a));
-        }
-        s.push_str("</ul></li>\n");
-    }
-    s.push_str("</ul>\n");
-    s
+        format!("<li><b>{}</b>: <span{tone}>{}</span><ul>", content(&i.head), content(&i.verdict))
+    };
+    let entries = each_item(
+        items,
+        head,
+        |l| format!("<li>{}</li>", escape(l)),
+        |a| format!("<li class=\"next\">next: {}</li>", escape(a)),
+        "</ul></li>\n",
+    );
+    format!("<ul class=\"items\">\n{entries}</ul>\n")
 }
 
 fn chart<D: Describe + ?Sized>(doc: &D, c: &ChartRef, opts: &ChartOptions) -> String {

@@ -6,9 +6,9 @@
 
 use std::fmt::Write as _;
 
-use super::{clean, slot_text, slots, visible};
+use super::{clean, each_item, each_note, slot_text, slots, visible};
 use crate::view::text::{cell_text, values_text};
-use crate::view::{Audience, Block, Cell, Describe, Fact, Item, Note, NoteKind, Table};
+use crate::view::{Audience, Block, Cell, Describe, Fact, Item, Note, Table};
 
 /// Backslash-escapes what Markdown would read as syntax or raw HTML.
 pub(crate) fn escape(s: &str) -> String {
@@ -81,28 +81,17 @@ fn facts(facts: &[Fact]) -> String {
 }
 
 fn notes(notes: &[Note]) -> String {
-    notes
-        .iter()
-        .map(|n| match n.kind {
-            NoteKind::Info => format!("{}\n\n", escape(&n.text)),
-            NoteKind::Note => format!("> note: {}\n\n", escape(&n.text)),
-            NoteKind::Warning => format!("> **warning:** {}\n\n", escape(&n.text)),
-        })
-        .collect()
+    each_note(notes, [("", "\n\n"), ("> note: ", "\n\n"), ("> **warning:** ", "\n\n")], escape)
 }
 
 fn items(items: &[Item]) -> String {
-    let mut s = String::new();
-    for i in items {
-        let _ = writeln!(s, "- {}: **{}**", text(&i.head), text(&i.verdict));
-        for l in &i.lines {
-            let _ = writeln!(s, "  - {}", escape(l));
-        }
-        if let Some(a) = &i.action {
-            let _ = writeln!(s, "  - next: {}", escape(a));
-        }
-    }
-    s
+    each_item(
+        items,
+        |i| format!("- {}: **{}**\n", text(&i.head), text(&i.verdict)),
+        |l| format!("  - {}\n", escape(l)),
+        |a| format!("  - next: {}\n", escape(a)),
+        "",
+    )
 }
 
 /// The document as Markdown.

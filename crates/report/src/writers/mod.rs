@@ -15,7 +15,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::svg::ChartOptions;
-use crate::view::{Audience, Block, Cell, Column, ColumnKind, Describe, Section, Table};
+use crate::view::{Audience, Block, Cell, Column, ColumnKind, Describe, Item, Note, NoteKind, Section, Table};
 use crate::ExportError;
 
 pub use self::csv::CsvTable;
@@ -170,9 +170,12 @@ pub(crate) fn slots(t: &Table, audience: Audience) -> Vec<Slot> {
                 })
                 .collect();
             for (slot, known) in [
-                (Slot::Origin(i), values.iter().any(|v| v.origin.is_some())),
-                (Slot::Spread(i), values.iter().any(|v| v.spread.is_some())),
-                (Slot::Clock(i), values.iter().any(|v| v.clock.as_ref().is_some_and(|c| !c.describe().is_empty()))),
+                (Slot::Origin(i), values.iter().any(|v| v.basis.origin.is_some())),
+                (Slot::Spread(i), values.iter().any(|v| v.basis.spread.is_some())),
+                (
+                    Slot::Clock(i),
+                    values.iter().any(|v| v.basis.clock.as_ref().is_some_and(|c| !c.describe().is_empty())),
+                ),
             ] {
                 if known {
                     out.push(slot);
@@ -189,10 +192,50 @@ pub(crate) fn slot_text(slot: Slot, cell: &Cell, name: &dyn Fn(&str, &str) -> St
     match (slot, cell) {
         (Slot::Main(_), c) => crate::view::text::cell_text(c, name),
         (Slot::Origin(_), Cell::Value(v)) => origin_text(v),
-        (Slot::Spread(_), Cell::Value(v)) => crate::view::spread_text(v.spread.as_ref(), v.unit),
+        (Slot::Spread(_), Cell::Value(v)) => crate::view::spread_text(v.basis.spread.as_ref(), v.unit),
         (Slot::Clock(_), Cell::Value(v)) => clock_text(v),
         _ => "-".into(),
     }
+}
+
+/// Entries with a heading, lines and an action, laid out by a writer:
+/// `head` opens an entry, `line` and `action` render what is under it,
+/// `close` ends it.
+pub(crate) fn each_item(
+    items: &[Item],
+    head: impl Fn(&Item) -> String,
+    line: impl Fn(&str) -> String,
+    action: impl Fn(&str) -> String,
+    close: &str,
+) -> String {
+    let mut s = String::new();
+    for i in items {
+        s.push_str(&head(i));
+        for l in &i.lines {
+            s.push_str(&line(l));
+        }
+        if let Some(a) = &i.action {
+            s.push_str(&action(a));
+        }
+        s.push_str(close);
+    }
+    s
+}
+
+/// Notes, each escaped and put between the opening and closing strings of
+/// its kind: `marks` holds them for information, notes and warnings.
+pub(crate) fn each_note(notes: &[Note], marks: [(&str, &str); 3], escape: impl Fn(&str) -> String) -> String {
+    notes
+        .iter()
+        .map(|n| {
+            let (open, close) = match n.kind {
+                NoteKind::Info => marks[0],
+                NoteKind::Note => marks[1],
+                NoteKind::Warning => marks[2],
+            };
+            format!("{open}{}{close}", escape(&n.text))
+        })
+        .collect()
 }
 
 /// Text with its control characters (escape sequences, carriage returns,

@@ -7,7 +7,7 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Attribute, CellAlignment, Color, ContentArrangement};
 
-use super::{clean, slot_text, slots, visible, Slot};
+use super::{clean, each_item, slot_text, slots, visible, Slot};
 use crate::view::text::{cell_text, values_text};
 use crate::view::{Audience, Block, Cell, Describe, Fact, Item, Note, NoteKind, Table, Tone};
 
@@ -176,18 +176,14 @@ fn notes(notes: &[Note], indent: &str, opts: &TerminalOptions) -> String {
 }
 
 fn items(items: &[Item], indent: &str, opts: &TerminalOptions) -> String {
-    let mut s = String::new();
     let inner = format!("{indent}  ");
-    for i in items {
-        s.push_str(&format!("{indent}{}: {}\n", text(&i.head), paint(&text(&i.verdict), i.verdict.tone(), opts)));
-        for l in &i.lines {
-            s.push_str(&wrap(&inner, inner.len(), &clean(l, false), &format!("{inner}  "), opts.width));
-        }
-        if let Some(a) = &i.action {
-            s.push_str(&line(&inner, "next", &clean(a, false), None, opts));
-        }
-    }
-    s
+    each_item(
+        items,
+        |i| format!("{indent}{}: {}\n", text(&i.head), paint(&text(&i.verdict), i.verdict.tone(), opts)),
+        |l| wrap(&inner, inner.len(), &clean(l, false), &format!("{inner}  "), opts.width),
+        |a| line(&inner, "next", &clean(a, false), None, opts),
+        "",
+    )
 }
 
 /// The document for a terminal.

@@ -146,11 +146,10 @@ pub fn bench_results() -> roofline_report::BenchResults {
     let spread = |m: f64| Spread::from_samples(&[0.98 * m, m, 1.01 * m]).expect("samples");
     let row = |id: &str, m: f64, unit: Unit, launch: &str| BenchRow {
         id: id.into(),
-        rate: Value {
-            spread: Some(spread(m)),
-            clock: Some(ClockBasis::sm(1980.0, "median of NVML samples, 1965-1980 MHz")),
-            ..Value::new(m, Quantity::Si(unit)).origin(Origin::Measured)
-        },
+        rate: Value::new(m, Quantity::Si(unit))
+            .origin(Origin::Measured)
+            .spread(Some(spread(m)))
+            .clock(Some(ClockBasis::sm(1980.0, "median of NVML samples, 1965-1980 MHz"))),
         run_medians: vec![0.99 * m, m],
         launch: launch.into(),
     };
