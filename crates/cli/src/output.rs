@@ -164,6 +164,16 @@ impl Output {
         };
         let text = self.rendered(doc, self.format)?;
         self.write(&files)?;
+        if self.format == Format::Csv && self.file_format() != Some(Format::Csv) {
+            let more: Vec<String> = csv_tables(doc)?.into_iter().skip(1).map(|t| t.name).collect();
+            if !more.is_empty() {
+                self.info(&format!(
+                    "stdout has the first table; {} more ({}) are written beside it with -o FILE.csv",
+                    more.len(),
+                    more.join(", ")
+                ));
+            }
+        }
         self.stdout(&text)
     }
 }

@@ -205,6 +205,7 @@ fn chart<D: Describe + ?Sized>(doc: &D, c: &ChartRef, opts: &ChartOptions) -> St
 
 /// The page of a document.
 pub(crate) fn render<D: Describe + Serialize + ?Sized>(doc: &D, opts: &ChartOptions) -> Result<String, ExportError> {
+    let title = doc.title();
     let mut body = String::new();
     for section in visible(doc.sections(), Audience::Page) {
         let mut inner = String::new();
@@ -225,7 +226,8 @@ pub(crate) fn render<D: Describe + Serialize + ?Sized>(doc: &D, opts: &ChartOpti
             continue;
         }
         let _ = writeln!(body, "<section id=\"{}\">", escape(&section.id));
-        if !section.title.is_empty() {
+        // A section titled as the document needs no heading of its own.
+        if !section.title.is_empty() && section.title != title {
             let _ = writeln!(body, "<h2>{}</h2>", escape(&section.title));
         }
         body.push_str(&inner);
@@ -238,7 +240,7 @@ pub(crate) fn render<D: Describe + Serialize + ?Sized>(doc: &D, opts: &ChartOpti
         points: BTreeMap<String, PointDetail>,
     }
     let mut slots = BTreeMap::new();
-    slots.insert("TITLE", escape(&doc.title()));
+    slots.insert("TITLE", escape(&title));
     slots.insert("SUBTITLE", escape(&doc.subtitle()));
     slots.insert("BODY", body);
     slots.insert("DATA", script_json(&Data { document: doc, points })?);

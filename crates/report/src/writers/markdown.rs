@@ -96,7 +96,8 @@ fn items(items: &[Item]) -> String {
 
 /// The document as Markdown.
 pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> String {
-    let mut s = format!("## {}\n\n", escape(&doc.title()));
+    let title = doc.title();
+    let mut s = format!("## {}\n\n", escape(&title));
     for section in visible(doc.sections(), Audience::Page) {
         let mut body = String::new();
         for b in &section.blocks {
@@ -115,7 +116,8 @@ pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> String {
         if body.is_empty() {
             continue;
         }
-        if !section.title.is_empty() {
+        // A section titled as the document needs no heading of its own.
+        if !section.title.is_empty() && section.title != title {
             let _ = write!(s, "### {}\n\n", escape(&section.title));
         }
         s.push_str(&body);
