@@ -9,7 +9,7 @@
 //! `-`, `@`, a tab or a carriage return) is prefixed with `'`, as OWASP
 //! recommends against CSV injection.
 
-use crate::view::text::{cell_text, values_text};
+use crate::view::text::cell_text;
 use crate::view::{Audience, Block, Cell, ColumnKind, Describe, Quantity, Table, Value};
 use crate::ExportError;
 
@@ -53,7 +53,13 @@ fn text(cell: &Cell) -> String {
         Cell::Empty => String::new(),
         Cell::Name { name, .. } => neutralise(name),
         Cell::Value(v) => number(v.value),
-        Cell::Values(vs) => neutralise(&values_text(vs)),
+        // Raw numbers, "label=value" when labelled; the unit is in its column.
+        Cell::Values(vs) => neutralise(
+            &vs.iter()
+                .map(|(l, v)| if l.is_empty() { number(v.value) } else { format!("{l}={}", number(v.value)) })
+                .collect::<Vec<_>>()
+                .join(";"),
+        ),
         c => neutralise(&cell_text(c, &|n, _| n.to_string())),
     }
 }
