@@ -67,8 +67,8 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         let mut s = String::from("GPUs in the built-in table (use with --gpu):\n");
         for g in gpus::KNOWN_GPUS {
             s.push_str(&format!(
-                "  {:<10} {} (compute capability {}.{}; {})\n",
-                g.key, g.name, g.cc.0, g.cc.1, g.source
+                "  {:<10} {} (compute capability {}; {})\n",
+                g.key, g.name, g.cc, g.source
             ));
         }
         out.stdout(&s)?;
