@@ -31,7 +31,8 @@ pub struct Args {
     pub quick: bool,
 
     /// Only the benchmarks whose id starts with one of these (comma-separated):
-    /// dram, l2, l1, fp64, fp32, fp16, tensor, sweep, or a full id such as tensor.bf16.
+    /// dram, l2, l1, fp64, fp32, fp16, tensor, sweep, int, sfu, shared, atomic,
+    /// lsu, or a full id such as tensor.bf16 or sfu.ex2.
     #[arg(long, value_name = "IDS", value_delimiter = ',')]
     pub only: Vec<String>,
 }
@@ -39,10 +40,10 @@ pub struct Args {
 /// Exit code 2 for errors the user can fix (a wrong device index, an
 /// unknown benchmark), 1 for a missing GPU or a failed run.
 pub(crate) fn gpu_error(e: GpuError) -> anyhow::Error {
-    match e {
-        GpuError::DeviceOutOfRange { .. } => bad_input(e),
-        GpuError::Other(ref m) if m.starts_with("no benchmark matches") => bad_input(e),
-        other => anyhow::Error::new(other),
+    if e.is_usage() {
+        bad_input(e)
+    } else {
+        anyhow::Error::new(e)
     }
 }
 
@@ -133,7 +134,7 @@ pub fn results_text(m: &Measurements, markdown: bool) -> String {
     let header = ["benchmark", "median", "min", "max", "runs (medians)", "SM clock", "launch / method"];
     let mut rows: Vec<Vec<String>> = Vec::new();
     for r in &m.results {
-        let unit = if r.unit == "B/s" { Unit::BytePerSecond } else { Unit::FlopPerSecond };
+        let unit = r.unit;
         let clock = match &r.clock {
             Some(c) => format!("{:.0} MHz ({:.0}-{:.0})", c.sm_mhz_median, c.sm_mhz_min, c.sm_mhz_max),
             None => "unknown".into(),
