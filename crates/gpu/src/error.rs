@@ -44,6 +44,16 @@ pub enum GpuError {
     Benchmark { bench: String, detail: String },
 }
 
+/// The driver's own words for an error code, when the driver is loaded
+/// (cudarc asks the driver, and panics when it cannot be loaded).
+fn describe(e: DriverError) -> String {
+    // SAFETY: only tries to dlopen the library.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return "no description: the driver library is not loaded".into();
+    }
+    e.error_string().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
 impl GpuError {
     /// The error of a failed driver call, classified by the driver's code:
     /// out of memory and no device get their own variants.
@@ -52,7 +62,7 @@ impl GpuError {
         match e.0 {
             CUresult::CUDA_ERROR_OUT_OF_MEMORY => GpuError::OutOfMemory { what, bytes: 0 },
             CUresult::CUDA_ERROR_NO_DEVICE => GpuError::NoDevice(what),
-            code => GpuError::Driver { what, code, detail: format!("{e:?}") },
+            code => GpuError::Driver { what, code, detail: describe(e) },
         }
     }
 
