@@ -56,7 +56,8 @@ impl fmt::Display for ComputeCapability {
 impl FromStr for ComputeCapability {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        ComputeCapability::parse(s).ok_or_else(|| format!("{s:?} is not a compute capability such as \"9.0\" or \"sm_90\""))
+        ComputeCapability::parse(s)
+            .ok_or_else(|| format!("{s:?} is not a compute capability such as \"9.0\" or \"sm_90\""))
     }
 }
 
@@ -324,12 +325,14 @@ pub struct PipeRate {
 }
 
 const GUIDE: &str = "CUDA C++ Programming Guide, throughput of native arithmetic instructions (results per clock per SM) / 32 threads per warp instruction";
-const GUIDE_LOP: &str = "CUDA C++ Programming Guide, 32-bit bitwise AND/OR/XOR row / 32 (LOP3 itself is not listed: assumed the same rate)";
+const GUIDE_LOP: &str =
+    "CUDA C++ Programming Guide, 32-bit bitwise AND/OR/XOR row / 32 (LOP3 itself is not listed: assumed the same rate)";
 const BANKS: &str = "CUDA C++ Programming Guide, shared memory: 32 banks of 32 bits per clock; a 32-bit warp access without conflicts is one bank cycle";
 const BANKS_128: &str = "CUDA C++ Programming Guide, shared memory: 32 banks of 32 bits per clock; a 128-bit warp access moves 512 bytes, four bank cycles";
 const SCHEDULERS: &str = "NVIDIA architecture whitepapers (Volta and later): 4 SM sub-partitions, each issuing one warp instruction per clock";
 const L1_PATH: &str = "derived: the L1 data path moves 128 bytes per clock per SM, one coalesced 32-bit warp load (no vendor figure for load issue)";
-const CUDA_CORES: &str = "the arithmetic table of this module (CUDA-core results per clock per SM) / 32 (/ 64 for HFMA2, two results each)";
+const CUDA_CORES: &str =
+    "the arithmetic table of this module (CUDA-core results per clock per SM) / 32 (/ 64 for HFMA2, two results each)";
 
 fn pr(op: InstOp, v: f64, confirmed: bool, source: &'static str) -> PipeRate {
     PipeRate { op, warp_inst_per_clock_per_sm: v, confirmed, source }
@@ -344,7 +347,11 @@ pub fn pipe_rates(cc: ComputeCapability) -> Vec<PipeRate> {
     let mut v = Vec::new();
     let known_table = cc <= ComputeCapability::new(9, 0);
     v.push(pr(InstOp::Any, 4.0, cc >= ComputeCapability::new(7, 0), SCHEDULERS));
-    for (kind, op, per) in [(FlopKind::Fp32, InstOp::Ffma, 32.0), (FlopKind::Fp64, InstOp::Dfma, 32.0), (FlopKind::Fp16, InstOp::Hfma2, 64.0)] {
+    for (kind, op, per) in [
+        (FlopKind::Fp32, InstOp::Ffma, 32.0),
+        (FlopKind::Fp64, InstOp::Dfma, 32.0),
+        (FlopKind::Fp16, InstOp::Hfma2, 64.0),
+    ] {
         if let Some(r) = arch.rate(kind) {
             v.push(pr(op, r.fma_per_clock_per_sm / per, r.confirmed, CUDA_CORES));
         }
@@ -395,7 +402,10 @@ mod tests {
         assert_eq!(rate(InstOp::Lds128), Some(0.25));
         assert_eq!(rate(InstOp::Any), Some(4.0));
         assert!(!h.iter().find(|r| r.op == InstOp::Ldg32).unwrap().confirmed, "no vendor figure for load issue");
-        assert!(pipe_rates(ComputeCapability::new(6, 1)).iter().all(|r| r.op != InstOp::Imad), "no native IMAD on Pascal");
+        assert!(
+            pipe_rates(ComputeCapability::new(6, 1)).iter().all(|r| r.op != InstOp::Imad),
+            "no native IMAD on Pascal"
+        );
         assert!(pipe_rates(ComputeCapability::new(3, 5)).is_empty());
         for op in InstOp::ALL {
             assert!(!op.mnemonic().is_empty());

@@ -197,7 +197,12 @@ fn build(attrs: &DeviceAttributes, rates: &ArchRates) -> Machine {
 /// warp instructions per second: SMs x rate per SM and clock x boost clock.
 /// The fastest instruction of each pipe is its primary roof; the others
 /// (IMAD beside FFMA, LDS.128 beside LDS.32) are secondary.
-fn instruction_ceilings(attrs: &DeviceAttributes, rates: &ArchRates, mhz: f64, clock_unconfirmed: bool) -> Vec<Ceiling> {
+fn instruction_ceilings(
+    attrs: &DeviceAttributes,
+    rates: &ArchRates,
+    mhz: f64,
+    clock_unconfirmed: bool,
+) -> Vec<Ceiling> {
     let table = arch::pipe_rates(ComputeCapability::new(rates.major, rates.minor));
     let mut out = Vec::new();
     for (i, r) in table.iter().enumerate() {

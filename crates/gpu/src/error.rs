@@ -105,7 +105,10 @@ mod tests {
     fn missing_libraries_say_what_to_install() {
         assert!(GpuError::NoNvrtc.to_string().contains("LD_LIBRARY_PATH"));
         assert!(GpuError::NoNvml { detail: "x".into() }.to_string().contains("clocks they ran at are unknown"));
-        let e = GpuError::NoLibrary { library: "cuBLASLt (libcublasLt.so)", consequence: "tensor-core peaks are not measured" };
+        let e = GpuError::NoLibrary {
+            library: "cuBLASLt (libcublasLt.so)",
+            consequence: "tensor-core peaks are not measured",
+        };
         assert!(e.to_string().contains("tensor-core peaks are not measured"));
         assert!(GpuError::UnknownBenchmark { name: "x".into(), known: "dram.read".into() }.is_usage());
     }

@@ -138,7 +138,15 @@ mod tests {
         }
         assert!(MEMORY.contains("void NAME##_##W##_u##NU(") && MEMORY.contains("RL_L2_ALL(l2_read, rl_ldcg)"));
         assert!(MEMORY.contains("void l2_write(") && MEMORY.contains("void check_l2_write("));
-        for name in ["smem_read", "rl_fma_chains", "RL_FMA(fma_f32", "RL_FMA(fma_f64", "RL_FMA(fma_f16x2", "RL_SWEEP(f32", "RL_SWEEP(f64"] {
+        for name in [
+            "smem_read",
+            "rl_fma_chains",
+            "RL_FMA(fma_f32",
+            "RL_FMA(fma_f64",
+            "RL_FMA(fma_f16x2",
+            "RL_SWEEP(f32",
+            "RL_SWEEP(f64",
+        ] {
             assert!(COMPUTE.contains(name), "{name}");
         }
         for name in ["RL_INT(int_imad", "RL_MUFU(ex2)", "void smem_lds128(", "void atomic_global(", "RL_LDG(16"] {
@@ -190,9 +198,24 @@ mod tests {
         }
         let inst = compile("instructions.cu", INSTRUCTIONS, "sm_90").unwrap_or_else(|e| panic!("{e}"));
         for name in [
-            "int_imad", "int_iadd3", "int_lop3", "mufu_ex2", "mufu_ref_ex2", "mufu_lg2", "mufu_rsqrt", "mufu_sin",
-            "mufu_ref_sin", "smem_lds32", "smem_lds128", "smem_sts32", "smem_sts128", "atomic_global", "atomic_shared",
-            "lsu_ldg_4", "lsu_ldg_8", "lsu_ldg_16",
+            "int_imad",
+            "int_iadd3",
+            "int_lop3",
+            "mufu_ex2",
+            "mufu_ref_ex2",
+            "mufu_lg2",
+            "mufu_rsqrt",
+            "mufu_sin",
+            "mufu_ref_sin",
+            "smem_lds32",
+            "smem_lds128",
+            "smem_sts32",
+            "smem_sts128",
+            "atomic_global",
+            "atomic_shared",
+            "lsu_ldg_4",
+            "lsu_ldg_8",
+            "lsu_ldg_16",
         ] {
             assert!(defines(&inst, name), "{name} is not in instructions.cu");
         }

@@ -142,7 +142,8 @@ fn pressure_options(arch: &str, max_regs: u32, static_floats: u32) -> Vec<String
 /// Compiles the pressure kernel to a cubin for `arch` ("sm_90"); returns it
 /// with the compiler's log (ptxas's register and spill report).
 pub fn compile(arch: &str, max_regs: u32, static_floats: u32) -> Result<(Vec<u8>, String), GpuError> {
-    let c = nvrtc::compile_with("occupancy_pressure.cu", KERNEL, arch, &pressure_options(arch, max_regs, static_floats))?;
+    let c =
+        nvrtc::compile_with("occupancy_pressure.cu", KERNEL, arch, &pressure_options(arch, max_regs, static_floats))?;
     Ok((c.cubin, c.log))
 }
 

@@ -191,7 +191,9 @@ impl Session {
     }
 
     pub fn upload<T: DeviceRepr>(&self, v: &[T]) -> Result<CudaSlice<T>, GpuError> {
-        self.stream.clone_htod(v).map_err(|e| GpuError::allocation("copy to device", std::mem::size_of_val(v) as u64, e))
+        self.stream
+            .clone_htod(v)
+            .map_err(|e| GpuError::allocation("copy to device", std::mem::size_of_val(v) as u64, e))
     }
 
     pub fn download<T: DeviceRepr + Default + Clone>(&self, s: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {
@@ -284,7 +286,9 @@ mod tests {
                 let big = s.alloc::<u8>(usize::MAX / 4, "an impossible buffer");
                 assert!(matches!(big, Err(GpuError::OutOfMemory { .. })), "{big:?}");
             }
-            Err(e) => assert!(matches!(e, GpuError::NoDriver | GpuError::NoDevice(_) | GpuError::Driver { .. }), "{e:?}"),
+            Err(e) => {
+                assert!(matches!(e, GpuError::NoDriver | GpuError::NoDevice(_) | GpuError::Driver { .. }), "{e:?}")
+            }
         }
     }
 }

@@ -66,10 +66,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     if args.list {
         let mut s = String::from("GPUs in the built-in table (use with --gpu):\n");
         for g in gpus::KNOWN_GPUS {
-            s.push_str(&format!(
-                "  {:<10} {} (compute capability {}; {})\n",
-                g.key, g.name, g.cc, g.source
-            ));
+            s.push_str(&format!("  {:<10} {} (compute capability {}; {})\n", g.key, g.name, g.cc, g.source));
         }
         out.stdout(&s)?;
         return Ok(ExitCode::SUCCESS);

@@ -108,7 +108,10 @@ impl Precision for F16x2 {
         (pack(a, a), pack(b, b))
     }
     fn seed(i: u64) -> u32 {
-        pack(verify::round_f16(verify::unit(2 * i, 0x79) as f64), verify::round_f16(verify::unit(2 * i + 1, 0x79) as f64))
+        pack(
+            verify::round_f16(verify::unit(2 * i, 0x79) as f64),
+            verify::round_f16(verify::unit(2 * i + 1, 0x79) as f64),
+        )
     }
     fn chain(x: u32, a: u32, b: u32, steps: u64) -> u32 {
         let ((xl, xh), (a, _), (b, _)) = (unpack(x), unpack(a), unpack(b));
@@ -212,7 +215,11 @@ fn sweep_of<P: Precision + 'static>(st: &mut Setup<'_>) -> Result<Built, GpuErro
         n /= 2;
     }
     if n < want {
-        st.warnings.push(format!("{}: only {} of device memory free: {n} elements instead of {want}", st.spec.id, gib(free)));
+        st.warnings.push(format!(
+            "{}: only {} of device memory free: {n} elements instead of {want}",
+            st.spec.id,
+            gib(free)
+        ));
     }
     let mut inp = s.alloc::<P::T>(n as usize, "sweep input")?;
     let out = s.alloc::<P::T>(n as usize, "sweep output")?;
@@ -245,7 +252,18 @@ fn sweep_of<P: Precision + 'static>(st: &mut Setup<'_>) -> Result<Built, GpuErro
         .collect();
     let size = format!("{n} elements of {} bytes, {} intensities", P::ELEM, iters.len());
     let plan = st.plan(candidates, Some("FLOP per byte"), size);
-    let w = IntensitySweep::<P> { id: st.spec.id.clone(), n, inp, out, kernel, check, table, iters, blocks: sms * bps, seed };
+    let w = IntensitySweep::<P> {
+        id: st.spec.id.clone(),
+        n,
+        inp,
+        out,
+        kernel,
+        check,
+        table,
+        iters,
+        blocks: sms * bps,
+        seed,
+    };
     Ok((Box::new(w), plan))
 }
 

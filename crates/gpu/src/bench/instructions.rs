@@ -50,7 +50,13 @@ fn occupancy_candidates(s: &Session, inst_per_warp: f64) -> Vec<Candidate> {
             let blocks = s.sms() * w / 4;
             let shape = LaunchShape::new(blocks, SWEEP_BLOCK);
             let warps = (blocks * SWEEP_BLOCK / 32) as f64;
-            Candidate { label: format!("{w} warps per SM"), shape, work: warps * inst_per_warp, x: Some(w as f64), variant: i }
+            Candidate {
+                label: format!("{w} warps per SM"),
+                shape,
+                work: warps * inst_per_warp,
+                x: Some(w as f64),
+                variant: i,
+            }
         })
         .collect()
 }
@@ -229,7 +235,8 @@ pub(crate) fn shared(st: &mut Setup<'_>, op: SmemOp) -> Result<Built, GpuError> 
             let trips = (base / w).max(4);
             settings.push((w, trips));
             let bytes = 32 * w * op.width();
-            let shape = LaunchShape { width: Some(op.width()), shared_bytes: Some(bytes), ..LaunchShape::new(blocks, BLOCK) };
+            let shape =
+                LaunchShape { width: Some(op.width()), shared_bytes: Some(bytes), ..LaunchShape::new(blocks, BLOCK) };
             let warps = (blocks * BLOCK / 32) as f64;
             let label = if w == 1 { "no bank conflicts".to_string() } else { format!("{w}-way bank conflicts") };
             Candidate { label, shape, work: warps * trips as f64 * SLOTS as f64, x: Some(w as f64), variant: i }
@@ -359,19 +366,18 @@ struct LoadIssue {
 /// Global loads that hit L1, swept over bytes per warp instruction.
 pub(crate) fn load_issue(st: &mut Setup<'_>) -> Result<Built, GpuError> {
     let s = st.s;
-    let fns = [4u32, 8, 16].iter().map(|w| s.function(INSTRUCTIONS, &format!("lsu_ldg_{w}"))).collect::<Result<Vec<_>, _>>()?;
+    let fns = [4u32, 8, 16]
+        .iter()
+        .map(|w| s.function(INSTRUCTIONS, &format!("lsu_ldg_{w}")))
+        .collect::<Result<Vec<_>, _>>()?;
     // SLOTS x 32 vectors of the widest type.
     let words: Vec<u32> = (0..(SLOTS * 32 * 4) as u64).map(|i| verify::hash(i, 0x7171)).collect();
     let buf = s.upload(&words)?;
     let bps = (s.info().max_threads_per_sm.max(1024) / BLOCK).max(1);
     let blocks = s.sms() * bps;
     let base = scaled(1024, st.cfg.inst_scale);
-    let points: [(usize, u32, u32, &str); 4] = [
-        (0, 4, 1, "LDG.32, one address per warp"),
-        (0, 4, 0, "LDG.32"),
-        (1, 8, 0, "LDG.64"),
-        (2, 16, 0, "LDG.128"),
-    ];
+    let points: [(usize, u32, u32, &str); 4] =
+        [(0, 4, 1, "LDG.32, one address per warp"), (0, 4, 0, "LDG.32"), (1, 8, 0, "LDG.64"), (2, 16, 0, "LDG.128")];
     let mut settings = Vec::new();
     let candidates = points
         .iter()
@@ -392,7 +398,8 @@ pub(crate) fn load_issue(st: &mut Setup<'_>) -> Result<Built, GpuError> {
         })
         .collect();
     let out = s.alloc::<u32>((blocks * BLOCK) as usize, "load sums")?;
-    let size = format!("{SLOTS} loads per thread and trip from a {} B buffer, {blocks} blocks of {BLOCK}", words.len() * 4);
+    let size =
+        format!("{SLOTS} loads per thread and trip from a {} B buffer, {blocks} blocks of {BLOCK}", words.len() * 4);
     let plan = st.plan(candidates, Some("bytes per warp instruction"), size);
     Ok((Box::new(LoadIssue { id: st.spec.id.clone(), fns, buf, words, out, settings, blocks }), plan))
 }

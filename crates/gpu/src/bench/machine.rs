@@ -40,7 +40,9 @@ fn bound_of<'a>(r: &BenchResult, theoretical: &'a Machine) -> Option<(&'a Ceilin
         return Some((c, format!("the theoretical {} peak", kind.label())));
     }
     let op = r.what.inst_op()?;
-    let c = theoretical.instruction().find(|c| c.resource == Resource::Instruction(op.pipe()) && c.name == op.mnemonic())?;
+    let c = theoretical
+        .instruction()
+        .find(|c| c.resource == Resource::Instruction(op.pipe()) && c.name == op.mnemonic())?;
     Some((c, format!("the theoretical {} rate", op.mnemonic())))
 }
 
@@ -60,12 +62,7 @@ pub fn plausible(r: &BenchResult, theoretical: &Machine, max_sm_mhz: Option<f64>
     if r.rate.median <= PLAUSIBLE_MARGIN * bound {
         return Ok(None);
     }
-    let text = format!(
-        "{} is {} but {what} is {}",
-        r.id,
-        format_si(r.rate.median, r.unit),
-        format_si(bound, r.unit)
-    );
+    let text = format!("{} is {} but {what} is {}", r.id, format_si(r.rate.median, r.unit), format_si(bound, r.unit));
     if c.provenance.confirmed {
         Err(text)
     } else {
@@ -164,7 +161,12 @@ fn point_ceiling(r: &BenchResult, pipe: Pipe, name: String, c: &Curve, x: f64) -
         Origin::Measured,
         format!("benchmark {}: {} at {x} {}, {}, {}", r.id, r.label, c.axis, r.size, r.method),
     );
-    Some(Ceiling::new(Resource::Instruction(pipe), name, p.rate.median, prov).with_clock(clock).with_spread(Some(p.rate)).secondary())
+    Some(
+        Ceiling::new(Resource::Instruction(pipe), name, p.rate.median, prov)
+            .with_clock(clock)
+            .with_spread(Some(p.rate))
+            .secondary(),
+    )
 }
 
 /// The measured instruction roofs: per pipe the best benchmark is the
@@ -214,7 +216,8 @@ fn instruction_ceilings(results: &[BenchResult]) -> Vec<Ceiling> {
         }
     }
     // Per pipe, the fastest is the primary roof.
-    let pipes: Vec<Pipe> = Pipe::ALL.into_iter().filter(|p| out.iter().any(|c| c.resource == Resource::Instruction(*p))).collect();
+    let pipes: Vec<Pipe> =
+        Pipe::ALL.into_iter().filter(|p| out.iter().any(|c| c.resource == Resource::Instruction(*p))).collect();
     for p in pipes {
         let best = out
             .iter()
@@ -232,7 +235,8 @@ fn instruction_ceilings(results: &[BenchResult]) -> Vec<Ceiling> {
         let mut issue = top.clone();
         issue.resource = Resource::Instruction(Pipe::Issue);
         issue.name = format!("{} (measured, {})", InstOp::Any.mnemonic(), top.name.trim_end_matches(" (measured)"));
-        issue.provenance.source = format!("the highest warp-instruction rate of any benchmark: {}", top.provenance.source);
+        issue.provenance.source =
+            format!("the highest warp-instruction rate of any benchmark: {}", top.provenance.source);
         issue.secondary = false;
         out.push(issue);
     }
@@ -318,7 +322,8 @@ mod tests {
     #[test]
     fn fma_benchmarks_also_give_instruction_roofs() {
         let theo = Machine::simple("t", FlopKind::Fp32, 66.9e12, 4.8e12);
-        let rs = vec![res("fp32.fma", What::Fma(FlopKind::Fp32), 64e12), res("fp16.fma", What::Fma(FlopKind::Fp16), 128e12)];
+        let rs =
+            vec![res("fp32.fma", What::Fma(FlopKind::Fp32), 64e12), res("fp16.fma", What::Fma(FlopKind::Fp16), 128e12)];
         let m = measured_machine(&theo, &rs, &[]);
         let ffma = m.roof(Resource::Instruction(Pipe::Fma)).unwrap();
         assert_eq!((ffma.name.as_str(), ffma.rate), ("FFMA (measured)", 1e12));

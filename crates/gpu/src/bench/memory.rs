@@ -112,12 +112,20 @@ pub fn dram_candidates(
         let nv = n_words / (k.width as u64 / 4);
         match k.pattern {
             AccessPattern::GridStride => {
-                for (_, t, bps) in shapes(max_threads_per_sm).into_iter().filter(|s| s.0 == 16) {
+                // Grids sized to the GPU, and grids of four trips per thread
+                // (a large grid, the way BabelStream launches).
+                let per_sm =
+                    shapes(max_threads_per_sm).into_iter().filter(|s| s.0 == 16).map(|(_, t, bps)| (t, sms * bps));
+                let large = [256u32, 1024].into_iter().filter_map(|t| {
+                    let g = nv / (t as u64 * k.inflight as u64 * 4);
+                    (g > 0 && g < u32::MAX as u64 / 2).then_some((t, g as u32))
+                });
+                for (t, g) in per_sm.chain(large) {
                     let shape = LaunchShape {
                         width: Some(k.width),
                         unroll: Some(k.inflight),
                         pattern: Some(k.pattern),
-                        ..LaunchShape::new(sms * bps, t)
+                        ..LaunchShape::new(g, t)
                     };
                     out.push((k, shape));
                 }
@@ -239,7 +247,13 @@ fn finish_dram(
                 kernels.len() - 1
             }
         };
-        candidates.push(Candidate { label: shape.describe(), shape: shape.clone(), work: moved, x: None, variant: variants.len() });
+        candidates.push(Candidate {
+            label: shape.describe(),
+            shape: shape.clone(),
+            work: moved,
+            x: None,
+            variant: variants.len(),
+        });
         variants.push((ki, shape));
     }
     let size = format!("{arrays} array(s) of {} ({n} 32-bit words each)", gib(bytes));
@@ -287,7 +301,9 @@ impl Workload for Dram {
                     detail: format!("the {threads} partial sums add to {got:#x}, the input to {want:#x}"),
                 });
             }
-            return Ok(format!("the {threads} per-thread partial sums add up to the input's sum (exact, wrapping 32-bit)"));
+            return Ok(format!(
+                "the {threads} per-thread partial sums add up to the input's sum (exact, wrapping 32-bit)"
+            ));
         }
         let bad = bad_counter(s)?;
         let name = match self.what {
@@ -348,7 +364,15 @@ type TmaShape = (u32, u32, u32);
 enum L2Cand {
     /// Width, accesses per thread, threads, blocks per SM, working set,
     /// L1-allocating loads, carveout.
-    Loads { w: u32, nu: u32, t: u32, bps: u32, set: u64, ca: bool, carve: i32 },
+    Loads {
+        w: u32,
+        nu: u32,
+        t: u32,
+        bps: u32,
+        set: u64,
+        ca: bool,
+        carve: i32,
+    },
     Tma(TmaShape),
 }
 
@@ -422,7 +446,11 @@ pub(crate) fn l2_read(st: &mut Setup<'_>) -> Result<Built, GpuError> {
             let (shape, work, label) = match *c {
                 L2Cand::Loads { w, nu, t, bps, set, ca, carve } => {
                     let shape = LaunchShape { width: Some(w), unroll: Some(nu), ..LaunchShape::new(sms * bps, t) };
-                    let path = if ca { format!("ld.global.ca, shared carveout {carve}%") } else { "ld.global.cg (L2 only)".into() };
+                    let path = if ca {
+                        format!("ld.global.ca, shared carveout {carve}%")
+                    } else {
+                        "ld.global.cg (L2 only)".into()
+                    };
                     let label = format!("{} over {}, {path}", shape.describe(), gib(set));
                     (shape, (set * passes_for(set) as u64) as f64, label)
                 }
@@ -481,8 +509,11 @@ impl Workload for L2Read {
             L2Cand::Loads { w, nu, t, bps, set, ca, carve } => {
                 let f = &self.fns[&(w, nu, ca)];
                 if ca {
-                    f.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, carve)
-                        .map_err(|e| GpuError::driver("L1 carveout", e))?;
+                    f.set_attribute(
+                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                        carve,
+                    )
+                    .map_err(|e| GpuError::driver("L1 carveout", e))?;
                 }
                 let passes = passes_for(set);
                 // L2-only loads: one thread row per pass, every access moves
@@ -496,8 +527,11 @@ impl Workload for L2Read {
                 let (bps, chunk, m) = shape;
                 let (_, passes) = tma_work(self.sms, shape);
                 let shared = 4 * chunk;
-                f.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared as i32)
-                    .map_err(|e| GpuError::driver("shared-memory size", e))?;
+                f.set_attribute(
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    shared as i32,
+                )
+                .map_err(|e| GpuError::driver("shared-memory size", e))?;
                 let shift = 7u64;
                 launch!(s, f, grid(self.sms * bps, 32, shared); &self.buf, &mut self.tma_out, &m, &chunk, &passes, &shift)
             }
@@ -530,7 +564,8 @@ impl Workload for L2Read {
                 let got = s.download_prefix(&self.tma_out, g)?.iter().fold(0u32, |x, y| x.wrapping_add(*y));
                 let (set, passes) = tma_work(self.sms, shape);
                 let chunks = set / shape.1 as u64;
-                let once = (0..chunks).fold(0u32, |x, k| x.wrapping_add(verify::hash(k * (shape.1 as u64 / 4), L2_SEED)));
+                let once =
+                    (0..chunks).fold(0u32, |x, k| x.wrapping_add(verify::hash(k * (shape.1 as u64 / 4), L2_SEED)));
                 let want = once.wrapping_mul(passes);
                 if got != want {
                     return Err(GpuError::Verification {
@@ -580,7 +615,12 @@ pub(crate) fn l2_write(st: &mut Setup<'_>) -> Result<Built, GpuError> {
             cands.push((set / 16, passes, bps, t));
         }
     }
-    let size = format!("working sets of {} to {} (L2: {}), about 4 GB written per launch", gib(sets[0]), gib(largest), gib(l2));
+    let size = format!(
+        "working sets of {} to {} (L2: {}), about 4 GB written per launch",
+        gib(sets[0]),
+        gib(largest),
+        gib(l2)
+    );
     let plan = st.plan(candidates, Some("working set (bytes)"), size);
     Ok((Box::new(L2Write { id: st.spec.id.clone(), buf, f, cands, sms }), plan))
 }
@@ -613,6 +653,51 @@ impl Workload for L2Write {
                 });
             }
         }
-        Ok(format!("all {words} words hold the last pass's values, poisoned first (device check; host cross-check of 3)"))
+        Ok(format!(
+            "all {words} words hold the last pass's values, poisoned first (device check; host cross-check of 3)"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dram_search_covers_both_patterns_and_large_grids() {
+        let n = (4u64 << 30) / 4;
+        let c = dram_candidates(What::DramAdd, 2048, 132, n, false);
+        assert!(c.iter().any(|(k, s)| k.pattern == AccessPattern::OnePass && s.block == 256 && k.width == 8));
+        // One element of 8 bytes per access, four trips per thread, a grid far larger than the GPU.
+        assert!(c.iter().any(|(k, s)| k.pattern == AccessPattern::GridStride
+            && k.width == 8
+            && k.inflight == 1
+            && s.grid > 100_000));
+        assert!(c.iter().all(|(_, s)| s.pattern.is_some() && s.grid > 0));
+        // Every one-pass grid covers the arrays exactly once.
+        for (k, s) in c.iter().filter(|(k, _)| k.pattern == AccessPattern::OnePass) {
+            let nv = n / (k.width as u64 / 4);
+            let covered = s.grid as u64 * s.block as u64 * k.inflight as u64;
+            assert!(covered >= nv && covered - nv < s.block as u64 * k.inflight as u64, "{k:?} {s:?}");
+        }
+        let quick = dram_candidates(What::DramAdd, 2048, 132, n, true);
+        assert!(quick.len() < c.len() && quick.iter().all(|(k, _)| k.width >= 8));
+        // Read has no one-pass kernel (its partial sums are per resident thread).
+        assert!(dram_candidates(What::DramRead, 2048, 132, n, false)
+            .iter()
+            .all(|(k, _)| k.pattern == AccessPattern::GridStride));
+    }
+
+    #[test]
+    fn dram_kernel_names_follow_the_source_macros() {
+        let k = DramKernel { pattern: AccessPattern::OnePass, width: 16, inflight: 2 };
+        assert_eq!(k.name(What::DramTriad), "dram_triad_16_p2");
+        let g = DramKernel { pattern: AccessPattern::GridStride, width: 4, inflight: 4 };
+        assert_eq!(g.name(What::DramRead), "dram_read_4_g4");
+        assert!(dram_kernels(What::DramWrite).contains(&DramKernel {
+            pattern: AccessPattern::GridStride,
+            width: 16,
+            inflight: 1
+        }));
     }
 }

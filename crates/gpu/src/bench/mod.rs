@@ -137,13 +137,8 @@ pub fn run(ordinal: usize, opts: &Options, on: &mut dyn FnMut(Event)) -> Result<
     let mut exec = gpu::GpuExecutor::new(session, sampler, cublaslt.is_ok())?;
     let arch = exec.session().arch().to_string();
     let max_sm = nvml_info.as_ref().map(|n| n.max_sm_mhz as f64);
-    let report = runner::run_suite(
-        &mut exec,
-        &specs,
-        &cfg,
-        Checks { theoretical: &theoretical, max_sm_mhz: max_sm },
-        on,
-    );
+    let report =
+        runner::run_suite(&mut exec, &specs, &cfg, Checks { theoretical: &theoretical, max_sm_mhz: max_sm }, on);
     warnings.extend(report.warnings);
     let mut machine = machine::measured_machine(&theoretical, &report.results, &report.sweeps);
     if let Some(n) = &nvml_info {
@@ -175,10 +170,10 @@ mod tests {
     use super::*;
     use crate::bench::suite::LaunchShape;
     use roofline_core::arch::ComputeCapability;
-    use roofline_core::units::Unit;
     use roofline_core::peaks::DeviceAttributes;
     use roofline_core::schema::{read_machine, MachineDocument, Producer};
     use roofline_core::stats::Spread;
+    use roofline_core::units::Unit;
 
     fn measurements() -> Measurements {
         let attrs = DeviceAttributes {

@@ -27,7 +27,9 @@ use roofline_core::units::format_si;
 
 use super::executor::{Candidate, Executor, Plan, Prepared};
 use super::machine::plausible;
-use super::suite::{best_run, locate_ridge, BenchResult, BenchSpec, Curve, CurvePoint, Failure, SuiteConfig, Sweep, SweepPoint, What};
+use super::suite::{
+    best_run, locate_ridge, BenchResult, BenchSpec, Curve, CurvePoint, Failure, SuiteConfig, Sweep, SweepPoint, What,
+};
 use super::Event;
 use crate::error::GpuError;
 use crate::nvml::ClockSummary;
@@ -85,7 +87,9 @@ pub fn run_suite(
                 report.results.push(*r);
                 report.sweeps.extend(sweep);
             }
-            Ok(Outcome::Skipped(why)) => on(Event::Done { id: spec.id.clone(), summary: format!("{}: {why}", spec.id) }),
+            Ok(Outcome::Skipped(why)) => {
+                on(Event::Done { id: spec.id.clone(), summary: format!("{}: {why}", spec.id) })
+            }
             Err(e) => {
                 let error = e.to_string();
                 on(Event::Failed { id: spec.id.clone(), error: error.clone() });
@@ -150,12 +154,7 @@ pub fn noise(run_medians: &[f64]) -> f64 {
     }
 }
 
-fn summarise(
-    exec: &dyn Executor,
-    spec: &BenchSpec,
-    work: f64,
-    t: &Timing,
-) -> Result<Measurement, GpuError> {
+fn summarise(exec: &dyn Executor, spec: &BenchSpec, work: f64, t: &Timing) -> Result<Measurement, GpuError> {
     let bad = |d: String| GpuError::bench(&spec.id, d);
     let spreads: Vec<Spread> = t
         .runs
@@ -489,7 +488,8 @@ mod tests {
     #[test]
     fn a_figure_above_the_roof_is_rejected_not_reported() {
         // 1 TB per launch in 0.1 s is 10 TB/s, twice the H200's DRAM.
-        let mut m = Mock::new(|_, _, _| 0.1).with("dram.read", plan(Unit::BytePerSecond, vec![cand("a", 1e12, None, 0)], None));
+        let mut m =
+            Mock::new(|_, _, _| 0.1).with("dram.read", plan(Unit::BytePerSecond, vec![cand("a", 1e12, None, 0)], None));
         let r = run(&mut m, &["dram.read"]);
         assert!(r.results.is_empty());
         assert_eq!(r.failures.len(), 1);
@@ -555,7 +555,8 @@ mod tests {
     #[test]
     fn out_of_memory_fails_one_benchmark_by_its_class() {
         let mut m = Mock::new(|_, _, _| 1e-3);
-        m.plans.insert("dram.add".into(), Err(|| GpuError::OutOfMemory { what: "DRAM array c".into(), bytes: 1 << 34 }));
+        m.plans
+            .insert("dram.add".into(), Err(|| GpuError::OutOfMemory { what: "DRAM array c".into(), bytes: 1 << 34 }));
         m.plans.insert("dram.copy".into(), Ok(plan(Unit::BytePerSecond, vec![cand("a", 1e9, None, 0)], None)));
         let r = run(&mut m, &["dram.add", "dram.copy"]);
         assert!(r.failures[0].error.contains("out of device memory"), "{:?}", r.failures);
@@ -565,7 +566,8 @@ mod tests {
     #[test]
     fn search_picks_the_fastest_checks_only_it_and_logs_every_candidate() {
         let cands = vec![cand("slow", 1e9, None, 0), cand("fast", 1e9, None, 1), cand("mid", 1e9, None, 2)];
-        let mut m = Mock::new(|v, _, _| [2e-3, 1e-3, 1.5e-3][v]).with("dram.triad", plan(Unit::BytePerSecond, cands, None));
+        let mut m =
+            Mock::new(|v, _, _| [2e-3, 1e-3, 1.5e-3][v]).with("dram.triad", plan(Unit::BytePerSecond, cands, None));
         let r = run(&mut m, &["dram.triad"]);
         let res = &r.results[0];
         assert_eq!(m.verified, vec![1]);
@@ -589,8 +591,11 @@ mod tests {
     fn sweep_checks_and_times_every_point_then_times_the_best_in_full() {
         // Warps per SM: the rate rises to a plateau from 16 warps on.
         let rates = [0.3, 0.6, 0.95, 1.0];
-        let cands: Vec<Candidate> =
-            [4.0, 8.0, 16.0, 32.0].iter().enumerate().map(|(i, &x)| cand(&format!("{x} warps"), 1e9, Some(x), i)).collect();
+        let cands: Vec<Candidate> = [4.0, 8.0, 16.0, 32.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| cand(&format!("{x} warps"), 1e9, Some(x), i))
+            .collect();
         let mut m = Mock::new(move |v, _, _| 1e9 / (rates[v] * 2.5e11))
             .with("int.iadd3", plan(Unit::InstPerSecond, cands, Some("warps per SM")));
         let r = run(&mut m, &["int.iadd3"]);
@@ -653,10 +658,16 @@ mod tests {
         let inst = |per_sm_clk: f64| move |_: usize, _: usize, _: usize| 1e9 / (per_sm_clk * g);
         let conflicts: Vec<Candidate> =
             [1.0, 2.0, 32.0].iter().enumerate().map(|(i, &w)| cand(&format!("{w}-way"), 1e9 / w, Some(w), i)).collect();
-        let contention: Vec<Candidate> =
-            [1.0, 32.0].iter().enumerate().map(|(i, &c)| cand(&format!("{c} per address"), 1e9 / c, Some(c), i)).collect();
+        let contention: Vec<Candidate> = [1.0, 32.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| cand(&format!("{c} per address"), 1e9 / c, Some(c), i))
+            .collect();
         let mut m = Mock::new(inst(0.95))
-            .with("int.iadd3", plan(Unit::InstPerSecond, vec![cand("64 warps", 1e9, Some(64.0), 0)], Some("warps per SM")))
+            .with(
+                "int.iadd3",
+                plan(Unit::InstPerSecond, vec![cand("64 warps", 1e9, Some(64.0), 0)], Some("warps per SM")),
+            )
             .with("shared.lds32", plan(Unit::InstPerSecond, conflicts, Some("ways of bank conflict")))
             .with("atomic.global", plan(Unit::InstPerSecond, contention, Some("threads per address")));
         let r = run(&mut m, &["int.iadd3", "shared.lds32", "atomic.global"]);
@@ -673,7 +684,9 @@ mod tests {
             .instruction()
             .any(|c| c.secondary && c.name == "LDS.32, 32-way bank conflicts (measured)" && c.rate < shared.rate));
         assert!(machine.roof(Resource::Instruction(Pipe::GlobalAtomic)).is_some());
-        assert!(machine.instruction().any(|c| c.name.contains("RED.ADD (global)") && c.name.contains("32 threads per address")));
+        assert!(machine
+            .instruction()
+            .any(|c| c.name.contains("RED.ADD (global)") && c.name.contains("32 threads per address")));
         let _ = (IntOp::Imad, SmemOp::Lds32, AtomicSpace::Global, FlopKind::Fp32);
     }
 }

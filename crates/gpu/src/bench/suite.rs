@@ -426,7 +426,10 @@ pub mod rate_unit {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Unit, D::Error> {
         let t = String::deserialize(d)?;
-        UNITS.into_iter().find(|u| u.symbol() == t).ok_or_else(|| serde::de::Error::custom(format!("unknown rate unit {t:?}")))
+        UNITS
+            .into_iter()
+            .find(|u| u.symbol() == t)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown rate unit {t:?}")))
     }
 }
 
@@ -614,7 +617,12 @@ mod tests {
 
     #[test]
     fn curve_knee_is_where_the_rate_first_reaches_ninety_percent() {
-        let p = |x: f64, r: f64| CurvePoint { x, label: String::new(), rate: Spread::from_samples(&[r]).unwrap(), sm_mhz: None };
+        let p = |x: f64, r: f64| CurvePoint {
+            x,
+            label: String::new(),
+            rate: Spread::from_samples(&[r]).unwrap(),
+            sm_mhz: None,
+        };
         let c = Curve::new("warps per SM", vec![p(64.0, 100.0), p(4.0, 30.0), p(16.0, 91.0), p(8.0, 60.0)]);
         assert_eq!(c.points[0].x, 4.0);
         assert_eq!(c.knee, Some(16.0));

@@ -168,7 +168,10 @@ pub(crate) fn gemm(st: &mut Setup<'_>, kind: FlopKind) -> Result<Built, GpuError
     let hs = handles(kind, m, nn, k)?;
     let algos = heuristic(&hs, st.cfg.gemm_algos.max(1))?;
     if algos.is_empty() {
-        return Err(GpuError::bench(&st.spec.id, format!("cuBLASLt has no algorithm for {} on this GPU", st.spec.label)));
+        return Err(GpuError::bench(
+            &st.spec.id,
+            format!("cuBLASLt has no algorithm for {} on this GPU", st.spec.label),
+        ));
     }
     let flops = 2.0 * (m * nn * k) as f64;
     let candidates = (0..algos.len())
@@ -201,7 +204,9 @@ fn handles(kind: FlopKind, m: u64, nn: u64, k: u64) -> Result<Handles, GpuError>
     let (ab_t, cd_t, compute, scale) = match kind {
         FlopKind::TensorBf16 => (CUDA_R_16BF, CUDA_R_16BF, lt::cublasComputeType_t::CUBLAS_COMPUTE_32F, CUDA_R_32F),
         FlopKind::TensorFp16 => (CUDA_R_16F, CUDA_R_16F, lt::cublasComputeType_t::CUBLAS_COMPUTE_32F, CUDA_R_32F),
-        FlopKind::TensorTf32 => (CUDA_R_32F, CUDA_R_32F, lt::cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F),
+        FlopKind::TensorTf32 => {
+            (CUDA_R_32F, CUDA_R_32F, lt::cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F)
+        }
         FlopKind::TensorFp8 => (CUDA_R_8F_E4M3, CUDA_R_16BF, lt::cublasComputeType_t::CUBLAS_COMPUTE_32F, CUDA_R_32F),
         FlopKind::TensorFp64 => (CUDA_R_64F, CUDA_R_64F, lt::cublasComputeType_t::CUBLAS_COMPUTE_64F, CUDA_R_64F),
         other => {
@@ -216,7 +221,8 @@ fn handles(kind: FlopKind, m: u64, nn: u64, k: u64) -> Result<Handles, GpuError>
     unsafe {
         let mut h = std::ptr::null_mut();
         ok("create", lt::cublasLtCreate(&mut h))?;
-        let mut hs = Handles { h, desc: std::ptr::null_mut(), layouts: [std::ptr::null_mut(); 3], pref: std::ptr::null_mut() };
+        let mut hs =
+            Handles { h, desc: std::ptr::null_mut(), layouts: [std::ptr::null_mut(); 3], pref: std::ptr::null_mut() };
         ok("matmul desc", lt::cublasLtMatmulDescCreate(&mut hs.desc, compute, scale))?;
         let trans_t: i32 = 1;
         let trans_n: i32 = 0;
@@ -330,7 +336,8 @@ impl Workload for Gemm {
         let t = type_code(self.kind);
         let n = self.n;
         let (rtol, atol) = tolerance(self.kind, n);
-        let cfg = cudarc::driver::LaunchConfig { grid_dim: (n / 16, n / 16, 1), block_dim: (16, 16, 1), shared_mem_bytes: 0 };
+        let cfg =
+            cudarc::driver::LaunchConfig { grid_dim: (n / 16, n / 16, 1), block_dim: (16, 16, 1), shared_mem_bytes: 0 };
         launch!(s, f, cfg; &self.a, &self.b, &self.d, &t, &n, &n, &n, &rtol, &atol, &bad)?;
         read_bad(s, &bad, n as u64 * n as u64, &self.id)?;
         Ok(format!(

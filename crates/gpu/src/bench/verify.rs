@@ -300,7 +300,8 @@ mod tests {
 
     #[test]
     fn mufu_maps_keep_their_chains_inside_their_domains() {
-        let domains = [(MufuOp::Ex2, -1.0, 1.0), (MufuOp::Lg2, 1.0, 2.0), (MufuOp::Rsqrt, 1.0, 1.5), (MufuOp::Sin, -3.0, 3.0)];
+        let domains =
+            [(MufuOp::Ex2, -1.0, 1.0), (MufuOp::Lg2, 1.0, 2.0), (MufuOp::Rsqrt, 1.0, 1.5), (MufuOp::Sin, -3.0, 3.0)];
         for (op, lo, hi) in domains {
             for i in 0..64 {
                 let mut x = mufu_seed(op, i) as f64;
