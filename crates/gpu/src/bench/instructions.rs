@@ -173,7 +173,8 @@ impl Workload for MufuChains {
         let one = self.replay(s, 1)?;
         for (i, (&x, &y)) in self.seed_values.iter().zip(&one).enumerate() {
             let want = verify::mufu_step(self.op, x as f64);
-            if !((y as f64 - want).abs() <= 1e-5) {
+            let close = (y as f64 - want).abs() <= 1e-5;
+            if !close {
                 return Err(GpuError::Verification {
                     bench: self.id.clone(),
                     detail: format!("one step from seed {i} ({x}) gives {y}, the exact function {want}"),

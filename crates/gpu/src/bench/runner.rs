@@ -389,10 +389,12 @@ mod tests {
 
     /// Seconds per launch for (variant, how many timings of it came before, run index).
     type Clock = Box<dyn Fn(usize, usize, usize) -> f64>;
+    /// A canned plan, or the error preparing it fails with.
+    type Canned = Result<Prepared, fn() -> GpuError>;
 
     /// Canned plans, timings and check results: the hardware of the tests.
     struct Mock {
-        plans: HashMap<String, Result<Prepared, fn() -> GpuError>>,
+        plans: HashMap<String, Canned>,
         seconds: Clock,
         wrong: Vec<String>,
         current: Option<String>,

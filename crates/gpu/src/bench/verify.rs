@@ -319,7 +319,8 @@ mod tests {
         assert!((0..32).all(|l| smem_elem(l, 3, 32) % 32 == 3));
         assert_eq!((0..32).map(|l| smem_elem(l, 0, 1)).collect::<std::collections::HashSet<_>>().len(), 32);
         let tile: Vec<u32> = (0..64).collect();
-        assert_eq!(smem_load_sum(&tile, 0, 2, 2, 1, 3), 3 * (0 + 1));
+        // Lane 0, 2-way: elements 0 and 1, three trips.
+        assert_eq!(smem_load_sum(&tile, 0, 2, 2, 1, 3), 3);
         let stored = smem_stored_tile(&tile, 1, 8, 1, 5);
         assert_eq!(stored[0], smem_store_value(0, 4));
         assert_eq!(atomic_count(4, 10, 8), 4 * 10 * 36);
