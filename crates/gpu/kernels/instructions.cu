@@ -111,40 +111,40 @@ __device__ __forceinline__ u32 rl_tile_init(unsigned char* tile, const u32* src,
     return words;
 }
 
-extern "C" __global__ void smem_lds32(const u32* __restrict__ src, u32* __restrict__ out, u32 reps, u32 ways) {
+// One shared access of each width: W = 4 (LDS/STS) or 16 bytes (.128).
+__device__ __forceinline__ u32 rl_lds(u32 addr, u32) {
+    u32 x;
+    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(x) : "r"(addr));
+    return x;
+}
+__device__ __forceinline__ u32 rl_lds(u32 addr, uint4) {
+    u32 x, y, z, w;
+    asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(addr));
+    return x + y + z + w;
+}
+// Words 4e .. 4e + 3 of a 16-byte element hold rl_sval(4e + j, r) = v + j * 0x9E3779B1.
+__device__ __forceinline__ void rl_sts(u32 addr, u32 v, u32) {
+    asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ void rl_sts(u32 addr, u32 v, uint4) {
+    asm volatile("st.volatile.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(addr), "r"(v), "r"(v + 0x9E3779B1u),
+                 "r"(v + 2u * 0x9E3779B1u), "r"(v + 3u * 0x9E3779B1u) : "memory");
+}
+
+// Loads: each thread returns the wrapping sum of its RL_SK elements, `reps` times.
+template <typename V>
+__device__ __forceinline__ void rl_smem_load(const u32* __restrict__ src, u32* __restrict__ out, u32 reps, u32 ways) {
     extern __shared__ __align__(16) unsigned char tile[];
-    rl_tile_init<4>(tile, src, ways);
+    rl_tile_init<sizeof(V)>(tile, src, ways);
     u32 lane = threadIdx.x & 31, base = (u32)__cvta_generic_to_shared(tile), addr[RL_SK];
     #pragma unroll
-    for (int k = 0; k < RL_SK; k++) addr[k] = base + rl_elem(lane, k, ways) * 4u;
+    for (int k = 0; k < RL_SK; k++) addr[k] = base + rl_elem(lane, k, ways) * (u32)sizeof(V);
     u32 acc0 = 0, acc1 = 0;
     for (u32 r = 0; r < reps; r++) {
         #pragma unroll
         for (int k = 0; k < RL_SK; k += 2) {
-            u32 x, y;
-            asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(x) : "r"(addr[k]));
-            asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(y) : "r"(addr[k + 1]));
-            acc0 += x;
-            acc1 += y;
-        }
-    }
-    out[rl_tid()] = acc0 + acc1;
-}
-
-extern "C" __global__ void smem_lds128(const u32* __restrict__ src, u32* __restrict__ out, u32 reps, u32 ways) {
-    extern __shared__ __align__(16) unsigned char tile[];
-    rl_tile_init<16>(tile, src, ways);
-    u32 lane = threadIdx.x & 31, base = (u32)__cvta_generic_to_shared(tile), addr[RL_SK];
-    #pragma unroll
-    for (int k = 0; k < RL_SK; k++) addr[k] = base + rl_elem(lane, k, ways) * 16u;
-    u32 acc0 = 0, acc1 = 0;
-    for (u32 r = 0; r < reps; r++) {
-        #pragma unroll
-        for (int k = 0; k < RL_SK; k++) {
-            u32 x, y, z, w;
-            asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(addr[k]));
-            acc0 += x + y;
-            acc1 += z + w;
+            acc0 += rl_lds(addr[k], V());
+            acc1 += rl_lds(addr[k + 1], V());
         }
     }
     out[rl_tid()] = acc0 + acc1;
@@ -152,46 +152,33 @@ extern "C" __global__ void smem_lds128(const u32* __restrict__ src, u32* __restr
 
 // Stores: after the loop every block copies its whole tile to
 // out[block * words ...]; untouched words keep src's values.
-extern "C" __global__ void smem_sts32(const u32* __restrict__ src, u32* __restrict__ out, u32 reps, u32 ways) {
+template <typename V>
+__device__ __forceinline__ void rl_smem_store(const u32* __restrict__ src, u32* __restrict__ out, u32 reps, u32 ways) {
     extern __shared__ __align__(16) unsigned char tile[];
-    u32 words = rl_tile_init<4>(tile, src, ways);
+    u32 words = rl_tile_init<sizeof(V)>(tile, src, ways);
     u32 lane = threadIdx.x & 31, base = (u32)__cvta_generic_to_shared(tile), addr[RL_SK], v0[RL_SK];
     #pragma unroll
     for (int k = 0; k < RL_SK; k++) {
         u32 e = rl_elem(lane, k, ways);
-        addr[k] = base + e * 4u;
-        v0[k] = rl_sval(e, 0);
+        addr[k] = base + e * (u32)sizeof(V);
+        v0[k] = rl_sval(e * (u32)(sizeof(V) / 4), 0);
     }
     for (u32 r = 0; r < reps; r++) {
         #pragma unroll
-        for (int k = 0; k < RL_SK; k++) asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(addr[k]), "r"(v0[k] + r) : "memory");
+        for (int k = 0; k < RL_SK; k++) rl_sts(addr[k], v0[k] + r, V());
     }
     __syncthreads();
     for (u32 i = threadIdx.x; i < words; i += blockDim.x) out[(u64)blockIdx.x * words + i] = ((const u32*)tile)[i];
 }
 
-extern "C" __global__ void smem_sts128(const u32* __restrict__ src, u32* __restrict__ out, u32 reps, u32 ways) {
-    extern __shared__ __align__(16) unsigned char tile[];
-    u32 words = rl_tile_init<16>(tile, src, ways);
-    u32 lane = threadIdx.x & 31, base = (u32)__cvta_generic_to_shared(tile), addr[RL_SK], v0[RL_SK];
-    #pragma unroll
-    for (int k = 0; k < RL_SK; k++) {
-        u32 e = rl_elem(lane, k, ways);
-        addr[k] = base + e * 16u;
-        v0[k] = rl_sval(e * 4u, 0);
+#define RL_SMEM(NAME, BODY, V) \
+    extern "C" __global__ void NAME(const u32* __restrict__ src, u32* __restrict__ out, u32 reps, u32 ways) { \
+        BODY<V>(src, out, reps, ways); \
     }
-    for (u32 r = 0; r < reps; r++) {
-        #pragma unroll
-        for (int k = 0; k < RL_SK; k++) {
-            u32 v = v0[k] + r;
-            // Words 4e .. 4e + 3 hold rl_sval(4e + j, r) = v + j * 0x9E3779B1.
-            asm volatile("st.volatile.shared.v4.u32 [%0], {%1,%2,%3,%4};" ::"r"(addr[k]), "r"(v), "r"(v + 0x9E3779B1u),
-                         "r"(v + 2u * 0x9E3779B1u), "r"(v + 3u * 0x9E3779B1u) : "memory");
-        }
-    }
-    __syncthreads();
-    for (u32 i = threadIdx.x; i < words; i += blockDim.x) out[(u64)blockIdx.x * words + i] = ((const u32*)tile)[i];
-}
+RL_SMEM(smem_lds32, rl_smem_load, u32)
+RL_SMEM(smem_lds128, rl_smem_load, uint4)
+RL_SMEM(smem_sts32, rl_smem_store, u32)
+RL_SMEM(smem_sts128, rl_smem_store, uint4)
 
 // ---- atomics ---------------------------------------------------------------
 // Thread t adds (k + 1) to counter (t / per) mod words, RL_SK times per trip.

@@ -218,22 +218,6 @@ pub(crate) fn dram(st: &mut Setup<'_>) -> Result<Built, GpuError> {
         }
         _ => {}
     }
-    finish_dram(st, what, n, a, b, c, part, arrays, bytes)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn finish_dram(
-    st: &mut Setup<'_>,
-    what: What,
-    n: usize,
-    a: CudaSlice<u32>,
-    b: CudaSlice<u32>,
-    c: CudaSlice<u32>,
-    part: CudaSlice<u32>,
-    arrays: u64,
-    bytes: u64,
-) -> Result<Built, GpuError> {
-    let s = st.s;
     let moved = (arrays * bytes) as f64;
     let cands = dram_candidates(what, s.info().max_threads_per_sm, s.sms(), n as u64, st.cfg.quick);
     let mut kernels: Vec<(DramKernel, CudaFunction)> = Vec::new();

@@ -256,6 +256,31 @@ mod tests {
         assert_eq!(dram.clock.sm_mhz, Some(1980.0));
     }
 
+    /// On a GPU: the instruction benchmarks and L2 writes run, pass their
+    /// checks, and leave measured instruction roofs with spread and clock.
+    #[test]
+    fn live_instruction_benchmarks_leave_checked_roofs() {
+        if crate::device::device_count().is_err() {
+            crate::skip_notice("no GPU; the instruction benchmarks were not run");
+            return;
+        }
+        let only = ["int", "sfu", "shared", "atomic", "lsu", "l2.write"].map(String::from).to_vec();
+        let out = run(0, &Options { quick: true, only }, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+        let m = &out.measurements;
+        assert!(m.failures.is_empty(), "{:?}", m.failures);
+        assert_eq!(m.results.len(), 15, "{:?}", m.results.iter().map(|r| &r.id).collect::<Vec<_>>());
+        for r in &m.results {
+            assert!(r.curve.as_ref().is_some_and(|c| c.points.len() >= 4), "{} has its sweep", r.id);
+            assert!(!r.verified.is_empty());
+        }
+        use roofline_core::machine::{Pipe, Resource};
+        for p in [Pipe::Alu, Pipe::Fma, Pipe::Xu, Pipe::Shared, Pipe::GlobalAtomic, Pipe::SharedAtomic, Pipe::Lsu] {
+            let c = out.machine.roof(Resource::Instruction(p)).unwrap_or_else(|| panic!("{p:?}"));
+            assert_eq!(c.provenance.origin, roofline_core::Origin::Measured, "{p:?}");
+            assert!(c.spread.is_some(), "{p:?}");
+        }
+    }
+
     #[test]
     fn clock_below_maximum_and_throttling_are_warned() {
         let mut r = measurements().results.remove(0);
