@@ -149,7 +149,7 @@ mod tests {
         ] {
             assert!(COMPUTE.contains(name), "{name}");
         }
-        for name in ["RL_INT(int_imad", "RL_MUFU(ex2)", "void smem_lds128(", "void atomic_global(", "RL_LDG(16"] {
+        for name in ["RL_INT(int_imad", "RL_MUFU(ex2)", "RL_SMEM(smem_lds128", "void atomic_global(", "RL_LDG(16"] {
             assert!(INSTRUCTIONS.contains(name), "{name}");
         }
         assert!(TENSOR_CHECK.contains("void gemm_check("));
