@@ -41,10 +41,14 @@ fn scaled(base: u32, scale: f64) -> u32 {
     ((base as f64 * scale) as u32).max(1)
 }
 
-/// One candidate per warps-per-SM setting, each `inst_per_warp` instructions per warp.
-fn occupancy_candidates(s: &Session, inst_per_warp: f64) -> Vec<Candidate> {
+/// One candidate per warps-per-SM setting, each `inst_per_warp` instructions
+/// per warp; settings beyond what `f` can keep resident (registers) are left
+/// out, so that x is the occupancy the kernel really has.
+fn occupancy_candidates(s: &Session, f: &CudaFunction, inst_per_warp: f64) -> Vec<Candidate> {
+    let resident = f.occupancy_max_active_blocks_per_multiprocessor(SWEEP_BLOCK, 0, None).map(|b| b * SWEEP_BLOCK / 32);
     warps_per_sm(s.info().max_threads_per_sm)
         .into_iter()
+        .filter(|w| resident.map(|r| *w <= r).unwrap_or(true))
         .enumerate()
         .map(|(i, w)| {
             let blocks = s.sms() * w / 4;
@@ -88,7 +92,7 @@ pub(crate) fn int(st: &mut Setup<'_>, op: IntOp) -> Result<Built, GpuError> {
     let out = s.alloc::<u32>(max_threads as usize * CHAINS, "integer chains")?;
     let per_warp = iters as f64 * UNROLL as f64 * CHAINS as f64;
     let plan = st.plan(
-        occupancy_candidates(s, per_warp),
+        occupancy_candidates(s, &f, per_warp),
         Some("warps per SM"),
         format!("{CHAINS} chains x {} steps per thread, blocks of {SWEEP_BLOCK}", iters as u64 * UNROLL),
     );
@@ -145,7 +149,7 @@ pub(crate) fn mufu(st: &mut Setup<'_>, op: MufuOp) -> Result<Built, GpuError> {
     let out = s.alloc::<f32>(max_threads as usize * CHAINS, "MUFU chains")?;
     let per_warp = iters as f64 * UNROLL as f64 * CHAINS as f64;
     let plan = st.plan(
-        occupancy_candidates(s, per_warp),
+        occupancy_candidates(s, &f, per_warp),
         Some("warps per SM"),
         format!("{CHAINS} chains x {} steps per thread, blocks of {SWEEP_BLOCK}", iters as u64 * UNROLL),
     );

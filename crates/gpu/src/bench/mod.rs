@@ -101,8 +101,8 @@ pub struct Outcome {
 pub fn run(ordinal: usize, opts: &Options, on: &mut dyn FnMut(Event)) -> Result<Outcome, GpuError> {
     let t0 = Instant::now();
     let specs = suite::select(suite::suite(), &opts.only)?;
-    crate::nvrtc::check_nvrtc()?;
     let session = Session::open(ordinal)?;
+    crate::nvrtc::check_nvrtc()?;
     let info = session.info().clone();
     let cfg = SuiteConfig::new(opts.quick);
     let mut warnings = Vec::new();
