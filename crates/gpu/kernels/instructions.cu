@@ -140,6 +140,7 @@ __device__ __forceinline__ void rl_smem_load(const u32* __restrict__ src, u32* _
     #pragma unroll
     for (int k = 0; k < RL_SK; k++) addr[k] = base + rl_elem(lane, k, ways) * (u32)sizeof(V);
     u32 acc0 = 0, acc1 = 0;
+    #pragma unroll 1
     for (u32 r = 0; r < reps; r++) {
         #pragma unroll
         for (int k = 0; k < RL_SK; k += 2) {
@@ -163,6 +164,7 @@ __device__ __forceinline__ void rl_smem_store(const u32* __restrict__ src, u32* 
         addr[k] = base + e * (u32)sizeof(V);
         v0[k] = rl_sval(e * (u32)(sizeof(V) / 4), 0);
     }
+    #pragma unroll 1
     for (u32 r = 0; r < reps; r++) {
         #pragma unroll
         for (int k = 0; k < RL_SK; k++) rl_sts(addr[k], v0[k] + r, V());
@@ -171,8 +173,9 @@ __device__ __forceinline__ void rl_smem_store(const u32* __restrict__ src, u32* 
     for (u32 i = threadIdx.x; i < words; i += blockDim.x) out[(u64)blockIdx.x * words + i] = ((const u32*)tile)[i];
 }
 
+// At least four blocks of 256 per SM resident.
 #define RL_SMEM(NAME, BODY, V) \
-    extern "C" __global__ void NAME(const u32* __restrict__ src, u32* __restrict__ out, u32 reps, u32 ways) { \
+    extern "C" __global__ void __launch_bounds__(256, 4) NAME(const u32* __restrict__ src, u32* __restrict__ out, u32 reps, u32 ways) { \
         BODY<V>(src, out, reps, ways); \
     }
 RL_SMEM(smem_lds32, rl_smem_load, u32)
@@ -221,22 +224,20 @@ __device__ __forceinline__ u32 rl_ldca_sum(const uint4* p) {
 }
 template <typename U>
 __device__ __forceinline__ void rl_ldg_issue(const U* __restrict__ buf, u32* __restrict__ out, u32 reps, u32 uniform) {
-    u32 lane = uniform ? 0u : (threadIdx.x & 31);
-    const U* p[RL_SK];
-    #pragma unroll
-    for (int k = 0; k < RL_SK; k++) p[k] = buf + k * 32 + lane;
+    const U* p = buf + (uniform ? 0u : (threadIdx.x & 31));
     u32 acc0 = 0, acc1 = 0;
+    #pragma unroll 1
     for (u32 r = 0; r < reps; r++) {
         #pragma unroll
         for (int k = 0; k < RL_SK; k += 2) {
-            acc0 += rl_ldca_sum(p[k]);
-            acc1 += rl_ldca_sum(p[k + 1]);
+            acc0 += rl_ldca_sum(p + k * 32);
+            acc1 += rl_ldca_sum(p + (k + 1) * 32);
         }
     }
     out[rl_tid()] = acc0 + acc1;
 }
 #define RL_LDG(W, U) \
-    extern "C" __global__ void lsu_ldg_##W(const U* __restrict__ buf, u32* __restrict__ out, u32 reps, u32 uniform) { \
+    extern "C" __global__ void __launch_bounds__(256, 4) lsu_ldg_##W(const U* __restrict__ buf, u32* __restrict__ out, u32 reps, u32 uniform) { \
         rl_ldg_issue<U>(buf, out, reps, uniform); \
     }
 RL_LDG(4, u32)
