@@ -188,6 +188,13 @@ pub fn results_text(m: &Measurements, markdown: bool) -> String {
             s.push_str(&line(r.iter().map(|c| c.as_str()).collect()));
         }
     }
+    for r in m.results.iter().filter(|r| r.unit == Unit::InstPerSecond || r.what == bench::suite::What::L2Write) {
+        let Some(c) = &r.curve else { continue };
+        let points: Vec<String> =
+            c.points.iter().map(|p| format!("{}: {}", p.label, format_si(p.rate.median, r.unit))).collect();
+        let knee = c.knee.map(|k| format!("; 90% of the best from {k} {}", c.axis)).unwrap_or_default();
+        s.push_str(&format!("\n{} over {}{knee}:\n  {}\n", r.id, c.axis, points.join("\n  ")));
+    }
     for sw in &m.sweeps {
         s.push_str(&format!("\nintensity sweep {} (FMA per element, FLOP/byte, FLOP/s):\n", sw.kind.label()));
         for p in &sw.points {

@@ -364,8 +364,8 @@ fn intensity_sweep(what: What, cfg: &SuiteConfig, points: &[(Candidate, Measurem
 mod tests {
     use super::*;
     use crate::bench::machine::{measured_machine, PLAUSIBLE_MARGIN};
-    use crate::bench::suite::{suite, AtomicSpace, IntOp, LaunchShape, SmemOp};
-    use roofline_core::machine::{FlopKind, MemLevel, Origin, Pipe, Resource};
+    use crate::bench::suite::{suite, LaunchShape};
+    use roofline_core::machine::{MemLevel, Origin, Pipe, Resource};
     use roofline_core::units::Unit;
     use std::collections::HashMap;
 
@@ -685,10 +685,7 @@ mod tests {
         assert!(machine
             .instruction()
             .any(|c| c.secondary && c.name == "LDS.32, 32-way bank conflicts (measured)" && c.rate < shared.rate));
-        assert!(machine.roof(Resource::Instruction(Pipe::GlobalAtomic)).is_some());
-        assert!(machine
-            .instruction()
-            .any(|c| c.name.contains("RED.ADD (global)") && c.name.contains("32 threads per address")));
-        let _ = (IntOp::Imad, SmemOp::Lds32, AtomicSpace::Global, FlopKind::Fp32);
+        assert_eq!(machine.roof(Resource::Instruction(Pipe::GlobalAtomic)).unwrap().name, "RED.E.ADD (measured)");
+        assert!(machine.instruction().any(|c| c.name == "RED.E.ADD, 32 threads per address (measured)" && c.secondary));
     }
 }

@@ -131,15 +131,18 @@ impl What {
         }
     }
 
-    /// The SASS the benchmark's loop is made of ("IMAD", "MUFU.EX2", "RED.E.ADD").
+    /// The SASS the benchmark's loop is made of ("IMAD", "MUFU.EX2", "RED.E.ADD"):
+    /// the name of its measured instruction roof.
     pub fn mnemonic(self) -> Option<&'static str> {
         Some(match self {
             What::Mufu(MufuOp::Ex2) => "MUFU.EX2",
             What::Mufu(MufuOp::Lg2) => "MUFU.LG2",
             What::Mufu(MufuOp::Rsqrt) => "MUFU.RSQ",
             What::Mufu(MufuOp::Sin) => "MUFU.SIN",
-            What::Atomic(AtomicSpace::Global) => "RED.ADD (global)",
-            What::Atomic(AtomicSpace::Shared) => "ATOMS.ADD (shared)",
+            What::Atomic(AtomicSpace::Global) => "RED.E.ADD",
+            What::Atomic(AtomicSpace::Shared) => "ATOMS.ADD",
+            // The best of several widths; each point is named by its own label.
+            What::LoadIssue => "LDG",
             other => other.inst_op()?.mnemonic(),
         })
     }
