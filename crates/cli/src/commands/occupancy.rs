@@ -10,9 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use roofline_core::gpus;
 use roofline_core::occupancy::{self, Launch, SweepAxis};
-use roofline_report::occupancy::{render, OccupancyDocument};
-use roofline_report::occupancy_chart::sweep_svg;
-use roofline_report::write_atomic;
+use roofline_report::{sweep_svg, write_atomic, OccupancyDocument};
 
 use crate::error::bad_input;
 use crate::output::Output;
@@ -193,7 +191,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     }
     let doc = OccupancyDocument::new(gpu, o, best, sweeps);
-    out.document(|f| Ok(render(&doc, f)?))?;
+    out.document(&doc)?;
     Ok(ExitCode::SUCCESS)
 }
 
