@@ -142,7 +142,7 @@ tar czf "$OUT/bench-check.tgz" -C "$W" . 2> /dev/null
     [[ -f $W/babelstream-$r.out ]] && awk -F, '/^(Copy|Mul|Add|Triad|Dot),/ { printf "  run '"$r"' %-6s %8.1f\n", $1, $5 / 1000 }' "$W/babelstream-$r.out"
   done
   echo "=== roofline bench (median of the best run; machine.json)"
-  [[ -f $W/bench.out ]] && grep -E "^(dram|l2|int|sfu|shared|atomic|lsu|fp32)\." "$W/bench.out" | cut -c1-150
+  [[ -f $W/machine.json ]] && python3 "$ROOT/scripts/device/bench-summary.py" "$W/machine.json" "$W"/babelstream-*.out
   grep -h "failed\|warning" "$W/bench.err" 2> /dev/null | head -20
   echo "=== DRAM sweep, best per operation and size (median, best GB/s)"
   [[ -f $W/dram-sweep.err ]] && tail -n 61 "$W/dram-sweep.err"
