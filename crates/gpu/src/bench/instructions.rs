@@ -294,7 +294,7 @@ pub(crate) fn atomic(st: &mut Setup<'_>, space: AtomicSpace) -> Result<Built, Gp
     let s = st.s;
     let (name, base) = match space {
         AtomicSpace::Global => ("atomic_global", 64),
-        AtomicSpace::Shared => ("atomic_shared", 256),
+        AtomicSpace::Shared => ("atomic_shared", 1024),
     };
     let f = s.function(INSTRUCTIONS, name)?;
     let bps = (s.info().max_threads_per_sm.max(1024) / BLOCK).max(1);
@@ -309,7 +309,9 @@ pub(crate) fn atomic(st: &mut Setup<'_>, space: AtomicSpace) -> Result<Built, Gp
         .enumerate()
         .map(|(i, &per)| {
             let counters = all / per;
-            let trips = (base / per).max(1);
+            // Contended adds serialise: fewer trips, but never so few that
+            // a launch is too short to time.
+            let trips = (base / per.min(32)).max(1);
             settings.push((per, counters, trips));
             let shared = if space == AtomicSpace::Shared { Some(counters * 4) } else { None };
             let shape = LaunchShape { shared_bytes: shared, ..LaunchShape::new(blocks, BLOCK) };
