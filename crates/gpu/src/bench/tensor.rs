@@ -224,27 +224,14 @@ fn handles(kind: FlopKind, m: u64, nn: u64, k: u64) -> Result<Handles, GpuError>
         let mut hs =
             Handles { h, desc: std::ptr::null_mut(), layouts: [std::ptr::null_mut(); 3], pref: std::ptr::null_mut() };
         ok("matmul desc", lt::cublasLtMatmulDescCreate(&mut hs.desc, compute, scale))?;
-        let trans_t: i32 = 1;
-        let trans_n: i32 = 0;
-        let sz = std::mem::size_of::<i32>();
-        ok(
-            "transa",
-            lt::cublasLtMatmulDescSetAttribute(
-                hs.desc,
-                lt::cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSA,
-                &trans_t as *const i32 as *const c_void,
-                sz,
-            ),
-        )?;
-        ok(
-            "transb",
-            lt::cublasLtMatmulDescSetAttribute(
-                hs.desc,
-                lt::cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSB,
-                &trans_n as *const i32 as *const c_void,
-                sz,
-            ),
-        )?;
+        // A transposed, B not: the TN layout of the check kernel.
+        for (what, attr, v) in [
+            ("transa", lt::cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSA, 1i32),
+            ("transb", lt::cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_TRANSB, 0i32),
+        ] {
+            let p = &v as *const i32 as *const c_void;
+            ok(what, lt::cublasLtMatmulDescSetAttribute(hs.desc, attr, p, std::mem::size_of::<i32>()))?;
+        }
         ok("layout A", lt::cublasLtMatrixLayoutCreate(&mut hs.layouts[0], ab_t, k, m, k as i64))?;
         ok("layout B", lt::cublasLtMatrixLayoutCreate(&mut hs.layouts[1], ab_t, k, nn, k as i64))?;
         ok("layout D", lt::cublasLtMatrixLayoutCreate(&mut hs.layouts[2], cd_t, m, nn, m as i64))?;
