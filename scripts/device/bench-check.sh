@@ -85,7 +85,9 @@ babelstream() { # run number
 babelstream 1
 [[ -x $W/dram-sweep ]] && step dram-sweep 90 "$W/dram-sweep"
 if [[ -x $B ]]; then
-  ROOFLINE_CUBIN_DIR=$W/cubins step bench 120 "$B" bench -o "$W/machine.json"
+  export ROOFLINE_CUBIN_DIR=$W/cubins # every CUBIN the bench compiles, for the SASS check
+  step bench 120 "$B" bench -o "$W/machine.json"
+  unset ROOFLINE_CUBIN_DIR
 else
   say "bench: no binary at .carry/roofline (carry it)"
 fi
