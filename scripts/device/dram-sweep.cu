@@ -82,9 +82,10 @@ static std::vector<Shape> shapes(const Variant& v, unsigned long long nv, int sm
         for (unsigned t : {256u, 512u, 1024u})
             for (unsigned bps : {1u, 2u, 4u, 8u})
                 if (t * bps >= 512 && t * bps <= 2048) out.push_back({(unsigned)sms * bps, t, "per-SM"});
+        // Not for reads: their partial sums are one per thread of a GPU-sized grid.
         for (unsigned t : {256u, 1024u}) {
             unsigned long long g = nv / ((unsigned long long)t * v.k * 4);
-            if (g > 0 && g < (1ull << 31)) out.push_back({(unsigned)g, t, "4-trips"});
+            if (v.op != READ && g > 0 && g < (1ull << 31)) out.push_back({(unsigned)g, t, "4-trips"});
         }
     } else {
         for (unsigned t : {128u, 256u, 512u, 1024u}) {

@@ -116,7 +116,9 @@ pub fn dram_candidates(
                 // (a large grid, the way BabelStream launches).
                 let per_sm =
                     shapes(max_threads_per_sm).into_iter().filter(|s| s.0 == 16).map(|(_, t, bps)| (t, sms * bps));
-                let large = [256u32, 1024].into_iter().filter_map(|t| {
+                // Not for reads: their partial sums are one per thread of a
+                // grid sized to the GPU.
+                let large = [256u32, 1024].into_iter().filter(|_| what != What::DramRead).filter_map(|t| {
                     let g = nv / (t as u64 * k.inflight as u64 * 4);
                     (g > 0 && g < u32::MAX as u64 / 2).then_some((t, g as u32))
                 });
