@@ -9,7 +9,6 @@ use std::process::ExitCode;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use roofline_core::machine::{ClockBasis, Origin};
 use roofline_core::schema::{MachineDocument, Producer};
-use roofline_core::units::Unit;
 use roofline_gpu::bench::suite::{BenchResult, Failure, Sweep};
 use roofline_gpu::bench::{self, Event, Options};
 use roofline_gpu::GpuError;
@@ -35,7 +34,8 @@ pub struct Args {
     pub quick: bool,
 
     /// Only the benchmarks whose id starts with one of these (comma-separated):
-    /// dram, l2, l1, fp64, fp32, fp16, tensor, sweep, or a full id such as tensor.bf16.
+    /// dram, l2, l1, fp64, fp32, fp16, tensor, sweep, int, sfu, shared, atomic,
+    /// lsu, or a full id such as tensor.bf16 or sfu.ex2.
     #[arg(long, value_name = "IDS", value_delimiter = ',')]
     pub only: Vec<String>,
 }
@@ -43,10 +43,10 @@ pub struct Args {
 /// Exit code 2 for errors the user can fix (a wrong device index, an
 /// unknown benchmark), 1 for a missing GPU or a failed run.
 pub(crate) fn gpu_error(e: GpuError) -> anyhow::Error {
-    match e {
-        GpuError::DeviceOutOfRange { .. } => bad_input(e),
-        GpuError::Other(ref m) if m.starts_with("no benchmark matches") => bad_input(e),
-        other => anyhow::Error::new(other),
+    if e.is_usage() {
+        bad_input(e)
+    } else {
+        anyhow::Error::new(e)
     }
 }
 
@@ -169,11 +169,7 @@ pub fn results_of(doc: &MachineDocument) -> BenchResults {
 /// measures (B/s for a memory level, the FLOP kind's rate otherwise), its
 /// spread, and the clock NVML saw.
 fn bench_row(r: &BenchResult) -> BenchRow {
-    let unit = match (r.what.level(), r.what.kind()) {
-        (Some(_), _) => Unit::BytePerSecond,
-        (None, Some(kind)) => kind.rate_unit(),
-        (None, None) => Unit::FlopPerSecond,
-    };
+    let unit = r.unit;
     let clock = r.clock.as_ref().map(|c| ClockBasis {
         sm_mhz: Some(c.sm_mhz_median),
         mem_mhz: Some(c.mem_mhz_median),
@@ -218,6 +214,7 @@ mod tests {
     /// shows them, in every format.
     #[test]
     fn snapshot_bench_results_of_the_bundled_h200() {
+        use roofline_core::units::Unit;
         use roofline_report::{csv_tables, render, Format, RenderOptions};
         let doc = roofline_core::schema::read_machine(
             include_str!("../../../../data/h200/tour/machine.json"),

@@ -117,9 +117,8 @@ fn limits_from(args: &Args) -> anyhow::Result<(occupancy::Limits, Option<String>
                 gpus::known_keys().join(", ")
             ))
         })?;
-        let l = occupancy::limits(g.cc.0, g.cc.1).ok_or_else(|| {
-            bad_input(format!("{}: compute capability {}.{} has no occupancy table", g.name, g.cc.0, g.cc.1))
-        })?;
+        let l = occupancy::limits(g.cc.major, g.cc.minor)
+            .ok_or_else(|| bad_input(format!("{}: compute capability {} has no occupancy table", g.name, g.cc)))?;
         return Ok((l, Some(g.name.to_string()), Some(g.sms)));
     }
     match &args.cc {

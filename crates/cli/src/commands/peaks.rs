@@ -37,7 +37,7 @@ pub struct Args {
 fn live_machine(d: usize) -> Result<roofline_core::machine::Machine, GpuError> {
     let info = device::query(d)?;
     let mut m = device::theoretical(&info)?;
-    match nvml::init().and_then(|n| nvml::info(&n, &info.uuid)) {
+    match nvml::init().map_err(|e| e.to_string()).and_then(|n| nvml::info(&n, &info.uuid)) {
         Ok(n) => {
             m.gpu.driver = Some(format!("{} (CUDA {})", n.driver_version, info.cuda_driver_version));
             let mut line = format!(

@@ -28,7 +28,7 @@ impl Serialize for KnownGpus {
         s.collect_seq(self.0.iter().map(|g| Entry {
             key: g.key,
             name: g.name,
-            compute_capability: format!("{}.{}", g.cc.0, g.cc.1),
+            compute_capability: g.cc.to_string(),
             source: g.source,
         }))
     }
@@ -44,12 +44,7 @@ impl Describe for KnownGpus {
             [("key", "--gpu"), ("name", "name"), ("compute_capability", "compute capability"), ("source", "source")];
         let mut t = Table::new("gpus", Column::texts(&columns));
         for g in self.0 {
-            t.push(vec![
-                Cell::text(g.key),
-                Cell::text(g.name),
-                Cell::text(format!("{}.{}", g.cc.0, g.cc.1)),
-                Cell::text(g.source),
-            ]);
+            t.push(vec![Cell::text(g.key), Cell::text(g.name), Cell::text(g.cc.to_string()), Cell::text(g.source)]);
         }
         vec![Section::new("gpus", self.title()).with(t)]
     }
