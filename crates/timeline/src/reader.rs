@@ -73,10 +73,13 @@ struct FileRecords {
     names: HashMap<u32, String>,
     activities: Vec<(Activity, RawName)>,
     launches: HashMap<u32, Launch>,
-    starts: HashMap<u32, (u64, u32, u32, Option<u32>, Option<u32>)>,
+    starts: HashMap<u32, OpenMarker>,
     ranges: Vec<NvtxRange>,
     devices: Vec<Device>,
 }
+
+/// A range start waiting for its end: time, pid, tid, name, domain.
+type OpenMarker = (u64, u32, u32, Option<u32>, Option<u32>);
 
 /// An activity's name before interning: a name id of the file, or a fixed text.
 enum RawName {
@@ -476,7 +479,7 @@ fn attach_nvtx(acts: &mut [Activity], ranges: &[NvtxRange], base: u32) {
         let mut cand = Some(list[k - 1]);
         while let Some(i) = cand {
             let r = &ranges[i];
-            if r.end_ns.map_or(true, |e| e >= l.start_ns) {
+            if !matches!(r.end_ns, Some(e) if e < l.start_ns) {
                 a.nvtx = Some(base + i as u32);
                 break;
             }
