@@ -15,6 +15,8 @@ pub enum FormatArg {
     Json,
     Csv,
     Markdown,
+    /// Chrome trace-event JSON (Perfetto, chrome://tracing): `timeline` only.
+    Trace,
 }
 
 impl From<FormatArg> for Format {
@@ -24,6 +26,9 @@ impl From<FormatArg> for Format {
             FormatArg::Json => Format::Json,
             FormatArg::Csv => Format::Csv,
             FormatArg::Markdown => Format::Markdown,
+            // Only `timeline` writes traces (main refuses it elsewhere); its
+            // document, where one is asked for, is JSON.
+            FormatArg::Trace => Format::Json,
         }
     }
 }

@@ -212,7 +212,8 @@ impl Builder {
         let mut interned: HashMap<(ActivityKind, String), u32> = HashMap::new();
         let mut files = self.files;
         files.sort_by_key(|f| (f.process.clock.map(|c| c.unix_ns).unwrap_or(0), f.process.pid));
-        if let (Some(p), Some(clock)) = (program, files.iter().find_map(|f| f.process.clock)) {
+        if let (Some(p), Some(clock)) = (program, files.iter().filter_map(|f| f.process.clock).find(|c| c.cupti_ns > 0))
+        {
             let to_cupti = |unix: u64| -> u64 {
                 let v = clock.cupti_ns as i128 + (unix as i128 - clock.unix_ns as i128);
                 v.clamp(0, u64::MAX as i128) as u64
