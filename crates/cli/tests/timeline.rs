@@ -317,3 +317,105 @@ fn a_program_without_cuda_is_a_clear_message_not_an_error() {
     assert!(e.contains("no process wrote records") && e.contains("never initialised CUDA"), "{e}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("no kernels were recorded"));
 }
+
+/// The real injection library inside a stand-in CUDA program with a
+/// stand-in CUPTI (roofline_inject::testing): the tool's environment
+/// reaches the library, NVTX is forwarded, and Ctrl-C on the tool makes the
+/// program flush everything before the signal ends it.
+mod with_the_injection_library {
+    use super::*;
+    use roofline_inject::testing::{built_library, Fake};
+
+    fn setup() -> Option<(Setup, Fake, PathBuf)> {
+        let s = Setup::new();
+        let fake = match Fake::build(&s.path("fake")) {
+            None => {
+                roofline_gpu::skip_notice("no C compiler (cc): the end-to-end test of `roofline timeline` with libroofline_inject.so did not run");
+                return None;
+            }
+            Some(f) => f.unwrap(),
+        };
+        let lib =
+            built_library(&std::env::current_exe().unwrap()).expect("libroofline_inject.so built as a dev-dependency");
+        Some((s, fake, lib))
+    }
+
+    #[test]
+    fn the_program_records_through_the_library_the_tool_names() {
+        let Some((s, fake, lib)) = setup() else { return };
+        let out = s
+            .cmd()
+            .arg("timeline")
+            .arg("--inject-lib")
+            .arg(&lib)
+            .arg("--cupti")
+            .arg(&fake.cupti13)
+            .arg("-o")
+            .arg(s.path("run.json"))
+            .arg("--")
+            .arg(&fake.app)
+            .arg("exit")
+            .env("FAKE_CUPTI_USED", &fake.cupti13)
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("12 launches") && stdout.contains("vecadd") && stdout.contains("graph_kernel"),
+            "{stdout}"
+        );
+        let doc = json_file(&s.path("run.json"));
+        let p = &doc["timeline"]["processes"][0];
+        assert_eq!(p["complete"], true);
+        assert_eq!(p["cupti_lib"], fake.cupti13.display().to_string());
+        assert_eq!(doc["timeline"]["ranges"][0]["name"], "step 0");
+        assert_eq!(doc["summary"]["nvtx"][0]["key"], "step 0");
+    }
+
+    #[test]
+    fn ctrl_c_makes_the_program_flush_then_the_tool_writes_it_all() {
+        let Some((s, fake, lib)) = setup() else { return };
+        let child = s
+            .std_cmd()
+            .arg("timeline")
+            .arg("--inject-lib")
+            .arg(&lib)
+            .arg("--cupti")
+            .arg(&fake.cupti13)
+            .args(["--format", "json", "--flush-ms", "600000", "--", fake.app.to_str().unwrap(), "sleep"])
+            .env("FAKE_CUPTI_USED", &fake.cupti13)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The program prints on the tool's stderr; wait for its process to exist, then a little.
+        let t = Instant::now();
+        loop {
+            let running =
+                std::process::Command::new("pgrep").args(["-f", &format!("{} sleep", fake.app.display())]).output();
+            match running {
+                Ok(o) if o.status.success() => break,
+                Ok(_) => {}
+                Err(_) => {
+                    std::thread::sleep(Duration::from_secs(2));
+                    break;
+                }
+            }
+            assert!(t.elapsed() < Duration::from_secs(20), "the program never started");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        // SAFETY: signals the tool we started.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+        assert_eq!(doc["run"]["ended_by"], "interrupted");
+        assert_eq!(doc["run"]["signal"], libc::SIGINT, "the program's own default SIGINT action, after the flush");
+        let p = &doc["timeline"]["processes"][0];
+        assert_eq!(p["end_reason"], "signal 2", "{p}");
+        assert_eq!(doc["summary"]["kernel_launches"], 12, "nothing lost although the periodic flush never ran");
+    }
+}

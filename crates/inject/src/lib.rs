@@ -27,6 +27,8 @@
 
 mod activity;
 mod cupti;
+#[doc(hidden)]
+pub mod testing;
 mod writer;
 
 use std::alloc::Layout;
@@ -59,6 +61,7 @@ static STATE: OnceLock<State> = OnceLock::new();
 static IN_FORKED_CHILD: AtomicBool = AtomicBool::new(false);
 static SIGNAL_PIPE_WRITE: AtomicI32 = AtomicI32::new(-1);
 static RECORDED_PID: AtomicI32 = AtomicI32::new(0);
+static FLUSH_DONE: AtomicBool = AtomicBool::new(false);
 /// The signals whose default action is replaced by flush-then-default.
 const FLUSH_SIGNALS: [c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
@@ -378,15 +381,23 @@ extern "C" fn in_forked_child() {
 
 extern "C" fn on_signal(sig: c_int) {
     let fd = SIGNAL_PIPE_WRITE.load(Ordering::SeqCst);
-    // SAFETY: getpid, write and signal are async-signal-safe.
+    // SAFETY: getpid, write, nanosleep, signal and raise are async-signal-safe.
     unsafe {
         if fd >= 0 && libc::getpid() == RECORDED_PID.load(Ordering::SeqCst) {
             let b = sig as u8;
             if libc::write(fd, &b as *const u8 as *const c_void, 1) == 1 {
-                return;
+                // Hold this thread (the program does not resume) until the
+                // flusher is done, five seconds at most.
+                let pause = libc::timespec { tv_sec: 0, tv_nsec: 10_000_000 };
+                for _ in 0..500 {
+                    if FLUSH_DONE.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    libc::nanosleep(&pause, std::ptr::null_mut());
+                }
             }
         }
-        // No flusher: behave as if we were never here.
+        // The signal's own action: it is delivered when this handler returns.
         libc::signal(sig, libc::SIG_DFL);
         libc::raise(sig);
     }
@@ -401,22 +412,29 @@ fn install_signal_flush() {
         return;
     }
     let (read_fd, write_fd) = (fds[0], fds[1]);
-    let spawned = std::thread::Builder::new().name("roofline-flush".into()).spawn(move || loop {
-        let mut b = 0u8;
-        // SAFETY: reads one byte from our pipe.
-        let n = unsafe { libc::read(read_fd, &mut b as *mut u8 as *mut c_void, 1) };
-        if n == 1 {
-            let sig = b as c_int;
-            let _ = std::panic::catch_unwind(|| finish(&format!("signal {sig}")));
-            // SAFETY: back to the default action, then deliver it to the process.
-            unsafe {
-                libc::signal(sig, libc::SIG_DFL);
-                libc::kill(libc::getpid(), sig);
+    let spawned = std::thread::Builder::new().name("roofline-flush".into()).spawn(move || {
+        // SAFETY: this thread never takes the signals it serves.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for sig in FLUSH_SIGNALS {
+                libc::sigaddset(&mut set, sig);
             }
-            return;
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         }
-        if n == 0 || (n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted) {
-            return;
+        loop {
+            let mut b = 0u8;
+            // SAFETY: reads one byte from our pipe.
+            let n = unsafe { libc::read(read_fd, &mut b as *mut u8 as *mut c_void, 1) };
+            if n == 1 {
+                let sig = b as c_int;
+                let _ = std::panic::catch_unwind(|| finish(&format!("signal {sig}")));
+                FLUSH_DONE.store(true, Ordering::SeqCst);
+                return;
+            }
+            if n == 0 || (n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted) {
+                return;
+            }
         }
     });
     if spawned.is_err() {
@@ -437,7 +455,6 @@ fn install_signal_flush() {
             }
             let mut act: libc::sigaction = std::mem::zeroed();
             act.sa_sigaction = on_signal as extern "C" fn(c_int) as usize;
-            act.sa_flags = libc::SA_RESTART;
             libc::sigemptyset(&mut act.sa_mask);
             libc::sigaction(sig, &act, std::ptr::null_mut());
         }

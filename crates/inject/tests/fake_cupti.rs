@@ -8,121 +8,46 @@
 //!
 //! Needs a C compiler (`cc`); without one the test says SKIPPED.
 
-use std::mem::offset_of;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cudarc::cupti::sys::{
-    CUpti_ActivityAPI as Api, CUpti_ActivityKernel10 as Kernel, CUpti_ActivityMarker2 as Marker,
-    CUpti_ActivityMemcpy6 as Memcpy,
-};
+use roofline_inject::testing::{built_library, Fake};
 use roofline_timeline::model::ActivityKind;
 use roofline_timeline::read_dir;
-
-fn defines(version: u32) -> Vec<String> {
-    let stride = [size_of::<Kernel>(), size_of::<Api>(), size_of::<Marker>(), size_of::<Memcpy>()]
-        .into_iter()
-        .max()
-        .unwrap()
-        .next_multiple_of(8);
-    let d = [
-        ("FAKE_VERSION", version as usize),
-        ("STRIDE", stride),
-        ("K_START", offset_of!(Kernel, start)),
-        ("K_END", offset_of!(Kernel, end)),
-        ("K_DEV", offset_of!(Kernel, deviceId)),
-        ("K_CTX", offset_of!(Kernel, contextId)),
-        ("K_STREAM", offset_of!(Kernel, streamId)),
-        ("K_GRIDX", offset_of!(Kernel, gridX)),
-        ("K_GRIDY", offset_of!(Kernel, gridY)),
-        ("K_GRIDZ", offset_of!(Kernel, gridZ)),
-        ("K_BLOCKX", offset_of!(Kernel, blockX)),
-        ("K_BLOCKY", offset_of!(Kernel, blockY)),
-        ("K_BLOCKZ", offset_of!(Kernel, blockZ)),
-        ("K_REGS", offset_of!(Kernel, registersPerThread)),
-        ("K_DSMEM", offset_of!(Kernel, dynamicSharedMemory)),
-        ("K_CORR", offset_of!(Kernel, correlationId)),
-        ("K_NAME", offset_of!(Kernel, name)),
-        ("K_GRAPH", offset_of!(Kernel, graphId)),
-        ("K_NODE", offset_of!(Kernel, graphNodeId)),
-        ("A_CBID", offset_of!(Api, cbid)),
-        ("A_START", offset_of!(Api, start)),
-        ("A_END", offset_of!(Api, end)),
-        ("A_TID", offset_of!(Api, threadId)),
-        ("A_CORR", offset_of!(Api, correlationId)),
-        ("M_FLAGS", offset_of!(Marker, flags)),
-        ("M_TS", offset_of!(Marker, timestamp)),
-        ("M_ID", offset_of!(Marker, id)),
-        ("M_OBJKIND", offset_of!(Marker, objectKind)),
-        ("M_OBJID", offset_of!(Marker, objectId)),
-        ("M_NAME", offset_of!(Marker, name)),
-        ("C_KIND", offset_of!(Memcpy, copyKind)),
-        ("C_BYTES", offset_of!(Memcpy, bytes)),
-        ("C_START", offset_of!(Memcpy, start)),
-        ("C_END", offset_of!(Memcpy, end)),
-        ("C_STREAM", offset_of!(Memcpy, streamId)),
-        ("C_CORR", offset_of!(Memcpy, correlationId)),
-    ];
-    d.iter().map(|(k, v)| format!("-D{k}={v}")).collect()
-}
-
-fn cc(args: &[String]) {
-    let out = Command::new("cc").args(args).output().expect("cc runs");
-    assert!(out.status.success(), "cc {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
 
 struct Fixture {
     dir: tempfile::TempDir,
     inject: PathBuf,
+    fake: Fake,
 }
 
 impl Fixture {
     fn new() -> Option<Fixture> {
-        if Command::new("cc").arg("--version").output().is_err() {
+        let dir = tempfile::tempdir().unwrap();
+        let Some(fake) = Fake::build(dir.path()) else {
             roofline_gpu::skip_notice(
                 "no C compiler (cc): the stand-in CUPTI test of libroofline_inject.so did not run",
             );
             return None;
-        }
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake");
-        let dir = tempfile::tempdir().unwrap();
-        for (sub, version) in [("cupti13", 130001u32), ("cupti12", 24u32)] {
-            std::fs::create_dir(dir.path().join(sub)).unwrap();
-            let mut args = vec![
-                "-shared".to_string(),
-                "-fPIC".into(),
-                "-O1".into(),
-                "-o".into(),
-                dir.path().join(sub).join("libcupti.so.13").display().to_string(),
-                src.join("fake_cupti.c").display().to_string(),
-                "-lpthread".into(),
-            ];
-            args.extend(defines(version));
-            cc(&args);
-        }
-        cc(&[
-            "-O1".into(),
-            "-o".into(),
-            dir.path().join("fake_app").display().to_string(),
-            src.join("fake_app.c").display().to_string(),
-            "-ldl".into(),
-        ]);
-        // The cdylib sits in target/<profile>/, above this test's deps/ folder.
-        let exe = std::env::current_exe().unwrap();
-        let inject = exe.parent().unwrap().parent().unwrap().join("libroofline_inject.so");
-        assert!(inject.is_file(), "{} was not built", inject.display());
-        Some(Fixture { dir, inject })
+        };
+        let fake = fake.unwrap();
+        let inject = built_library(&std::env::current_exe().unwrap()).expect("libroofline_inject.so built");
+        Some(Fixture { dir, inject, fake })
     }
 
     fn cupti(&self, which: &str) -> PathBuf {
-        self.dir.path().join(which).join("libcupti.so.13")
+        if which == "cupti13" {
+            self.fake.cupti13.clone()
+        } else {
+            self.fake.cupti12.clone()
+        }
     }
 
     /// Runs the stand-in program; returns its status and record folder.
     fn run(&self, name: &str, mode: &str, env: &[(&str, PathBuf)]) -> (std::process::ExitStatus, PathBuf, String) {
         let records = self.dir.path().join(name);
         std::fs::create_dir(&records).unwrap();
-        let mut c = Command::new(self.dir.path().join("fake_app"));
+        let mut c = Command::new(&self.fake.app);
         c.arg(mode)
             .env("CUDA_INJECTION64_PATH", &self.inject)
             .env("NVTX_INJECTION64_PATH", &self.inject)
@@ -218,7 +143,7 @@ fn records_reach_the_file_through_the_injection_library() {
 fn without_a_record_folder_nothing_is_written_and_the_program_runs() {
     let Some(f) = Fixture::new() else { return };
     let good = f.cupti("cupti13");
-    let out = Command::new(f.dir.path().join("fake_app"))
+    let out = Command::new(&f.fake.app)
         .arg("exit")
         .env("CUDA_INJECTION64_PATH", &f.inject)
         .env("NVTX_INJECTION64_PATH", &f.inject)

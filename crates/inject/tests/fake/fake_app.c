@@ -2,7 +2,8 @@
  * injection library (load it from CUDA_INJECTION64_PATH and call
  * InitializeInjection; load NVTX_INJECTION64_PATH and call
  * InitializeInjectionNvtx2), then "runs" kernels by asking the stand-in
- * CUPTI for records. argv[1]: exit | sigterm | fork. With FAKE_PRELOAD set,
+ * CUPTI for records. argv[1]: exit | sigterm | fork | sleep (waits 60 s
+ * for a signal, default actions left as they are). With FAKE_PRELOAD set,
  * it first loads that libcupti itself, as PyTorch does at import. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -65,6 +66,12 @@ int main(int argc, char **argv) {
     raise(SIGTERM);
     sleep(5);
     return 95;                                                 /* not reached */
+  }
+  if (strcmp(mode, "sleep") == 0) {
+    printf("fake_app: kernels done, sleeping\n");
+    fflush(stdout);
+    sleep(60);
+    return 96;
   }
   if (strcmp(mode, "fork") == 0) {
     pid_t c = fork();
