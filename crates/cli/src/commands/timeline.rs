@@ -94,7 +94,7 @@ pub struct Args {
 }
 
 /// "90", "90s", "1.5m", "2h", "500ms".
-fn parse_duration(s: &str) -> Result<Duration, String> {
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
         (n, 1e-3)
