@@ -259,7 +259,10 @@ fn init() {
                 note(st, Record::Note { message: format!("{what} not recorded: {}", c.error_text(r)) });
             }
         }
-        if let (true, Some(rt), Some(drv)) = (filterable, c.enable_runtime_api, c.enable_driver_api) {
+        let api_wanted = !std::env::var(env::API).is_ok_and(|v| v == "0");
+        if !api_wanted {
+            note(st, Record::Note { message: "launch calls not recorded (--no-launch-calls)".into() });
+        } else if let (true, Some(rt), Some(drv)) = (filterable, c.enable_runtime_api, c.enable_driver_api) {
             let ok = (c.enable)(Kind::CUPTI_ACTIVITY_KIND_RUNTIME as u32) == SUCCESS
                 && (c.enable)(Kind::CUPTI_ACTIVITY_KIND_DRIVER as u32) == SUCCESS;
             if ok {

@@ -137,7 +137,7 @@ impl Builder {
             if text.is_empty() {
                 continue;
             }
-            let rec: Record = match serde_json::from_slice(text) {
+            let rec: Record = match parse_line(text) {
                 Ok(rec) => rec,
                 Err(e) => {
                     if !complete {
@@ -277,6 +277,67 @@ impl Builder {
         tl.activities.sort_by_key(|a| (a.start_ns, a.end_ns, a.pid, a.correlation));
         tl
     }
+}
+
+/// The two kinds that make up nearly every line, parsed without serde's
+/// buffering of internally tagged enums (the writer puts `t` first).
+#[derive(serde::Deserialize)]
+struct KernelLine {
+    name: u32,
+    start: u64,
+    end: u64,
+    dev: u32,
+    ctx: u32,
+    stream: u32,
+    corr: u32,
+    grid: crate::records::Dim3,
+    block: crate::records::Dim3,
+    #[serde(default)]
+    regs: u16,
+    #[serde(default)]
+    smem_static: u32,
+    #[serde(default)]
+    smem_dynamic: u32,
+    #[serde(default)]
+    graph: Option<u32>,
+    #[serde(default)]
+    node: Option<u64>,
+}
+
+#[derive(serde::Deserialize)]
+struct ApiLine {
+    name: u32,
+    start: u64,
+    end: u64,
+    tid: u32,
+    corr: u32,
+}
+
+fn parse_line(text: &[u8]) -> Result<Record, serde_json::Error> {
+    if text.starts_with(b"{\"t\":\"kernel\",") {
+        let k: KernelLine = serde_json::from_slice(text)?;
+        return Ok(Record::Kernel {
+            name: k.name,
+            start: k.start,
+            end: k.end,
+            dev: k.dev,
+            ctx: k.ctx,
+            stream: k.stream,
+            corr: k.corr,
+            grid: k.grid,
+            block: k.block,
+            regs: k.regs,
+            smem_static: k.smem_static,
+            smem_dynamic: k.smem_dynamic,
+            graph: k.graph,
+            node: k.node,
+        });
+    }
+    if text.starts_with(b"{\"t\":\"api\",") {
+        let a: ApiLine = serde_json::from_slice(text)?;
+        return Ok(Record::Api { name: a.name, start: a.start, end: a.end, tid: a.tid, corr: a.corr });
+    }
+    serde_json::from_slice(text)
 }
 
 fn trim_ascii(b: &[u8]) -> &[u8] {

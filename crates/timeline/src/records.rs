@@ -33,6 +33,9 @@ pub mod env {
     pub const TOOL_PID: &str = "ROOFLINE_TIMELINE_TOOL_PID";
     /// `0` turns NVTX ranges off (CUPTI_ACTIVITY_KIND_MARKER).
     pub const NVTX: &str = "ROOFLINE_TIMELINE_NVTX";
+    /// `0` turns the launch-call records off (no launch times or threads:
+    /// less overhead for programs bound by launch rate, NVTX by GPU time).
+    pub const API: &str = "ROOFLINE_TIMELINE_API";
     /// The driver's injection hook.
     pub const CUDA_INJECTION: &str = "CUDA_INJECTION64_PATH";
     /// NVTX's injection hook.

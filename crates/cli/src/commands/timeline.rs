@@ -72,6 +72,11 @@ pub struct Args {
     #[arg(long)]
     pub no_nvtx: bool,
 
+    /// Do not record the launch calls (their times and threads): less overhead for programs
+    /// bound by launch rate; NVTX ranges then select kernels by GPU time.
+    #[arg(long)]
+    pub no_launch_calls: bool,
+
     /// Keep the raw record files in DIR (an empty or new folder) instead of a temporary folder.
     #[arg(long, value_name = "DIR")]
     pub records: Option<PathBuf>,
@@ -292,6 +297,9 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
         );
     if let Some(c) = &cupti {
         cmd.env(env::CUPTI_LIB, c);
+    }
+    if args.no_launch_calls {
+        cmd.env(env::API, "0");
     }
     if args.no_nvtx {
         cmd.env(env::NVTX, "0");
