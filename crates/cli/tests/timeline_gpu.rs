@@ -1,7 +1,8 @@
 //! `roofline timeline` on a real CUDA program: the example kernels of the
 //! tour (`roofline tour --run-examples`, driver API and NVRTC), recorded by
 //! libroofline_inject.so through CUPTI. Needs a GPU and CUDA 13's libcupti;
-//! without them it says SKIPPED.
+//! without them it says SKIPPED. On a machine other than the one that
+//! built it, `ROOFLINE_BIN` names the roofline binary to use.
 
 use roofline_inject::testing::built_library;
 
@@ -15,12 +16,13 @@ fn the_example_kernels_are_recorded_with_their_launches() {
         built_library(&std::env::current_exe().unwrap()).expect("libroofline_inject.so built as a dev-dependency");
     let dir = tempfile::tempdir().unwrap();
     let doc_path = dir.path().join("run.json");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"))
+    let bin = std::env::var("ROOFLINE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_roofline").to_string());
+    let out = std::process::Command::new(&bin)
         .args(["timeline", "--format", "json", "--inject-lib"])
         .arg(&lib)
         .arg("-o")
         .arg(&doc_path)
-        .args(["--", env!("CARGO_BIN_EXE_roofline"), "tour", "--run-examples", "--device", "0"])
+        .args(["--", &bin, "tour", "--run-examples", "--device", "0"])
         .env_remove("CUDA_INJECTION64_PATH")
         .env_remove("NVTX_INJECTION64_PATH")
         .output()
