@@ -371,6 +371,9 @@ mod with_the_injection_library {
         assert_eq!(p["cupti_lib"], fake.cupti13.display().to_string());
         assert_eq!(doc["timeline"]["ranges"][0]["name"], "step 0");
         assert_eq!(doc["summary"]["nvtx"][0]["key"], "step 0");
+        // The header's clock pair places the program's run around its activities.
+        assert_eq!(doc["summary"]["busy"][0]["wall_basis"], "program", "{}", doc["timeline"]["warnings"]);
+        assert!(doc["timeline"]["warnings"].is_null(), "{}", doc["timeline"]["warnings"]);
     }
 
     #[test]

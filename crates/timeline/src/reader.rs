@@ -76,6 +76,8 @@ struct FileRecords {
     starts: HashMap<u32, OpenMarker>,
     ranges: Vec<NvtxRange>,
     devices: Vec<Device>,
+    /// Activities CUPTI could not time (left out).
+    untimed: u64,
 }
 
 /// A range start waiting for its end: time, pid, tid, name, domain.
@@ -204,6 +206,12 @@ impl Builder {
                 .notes
                 .push("the last line was cut short (the process stopped while writing) and is left out".into());
         }
+        if f.untimed > 0 {
+            f.process.notes.push(format!(
+                "{} activit(ies) without timestamps (CUPTI could not time them) are left out",
+                f.untimed
+            ));
+        }
         self.files.push(f);
     }
 
@@ -275,6 +283,7 @@ impl Builder {
             tl.processes.push(f.process);
         }
         tl.activities.sort_by_key(|a| (a.start_ns, a.end_ns, a.pid, a.correlation));
+        check_program_window(&mut tl);
         tl
     }
 }
@@ -340,6 +349,32 @@ fn parse_line(text: &[u8]) -> Result<Record, serde_json::Error> {
     serde_json::from_slice(text)
 }
 
+/// How far outside the program's run (as the tool saw it) an activity may
+/// lie before the run is taken not to be on CUPTI's clock.
+const CLOCK_SLACK_NS: u64 = 1_000_000_000;
+
+/// The program's start and end are placed on CUPTI's clock through a clock
+/// pair; if the activities do not fall inside that window, the pair cannot
+/// be trusted, and figures are taken over the activities' own span.
+fn check_program_window(tl: &mut Timeline) {
+    let Some(p) = tl.program else { return };
+    let (Some(first), Some(last)) =
+        (tl.activities.iter().map(|a| a.start_ns).min(), tl.activities.iter().map(|a| a.end_ns).max())
+    else {
+        return;
+    };
+    let before = p.start_ns.saturating_sub(first);
+    let after = last.saturating_sub(p.end_ns);
+    if before > CLOCK_SLACK_NS || after > CLOCK_SLACK_NS {
+        tl.program = None;
+        tl.warnings.push(format!(
+            "the program's start and end could not be placed on CUPTI's clock (activities lie {:.1} s before its start or {:.1} s after its end); busy shares are taken over first to last activity",
+            before as f64 * 1e-9,
+            after as f64 * 1e-9
+        ));
+    }
+}
+
 fn trim_ascii(b: &[u8]) -> &[u8] {
     let start = b.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(b.len());
     let end = b.iter().rposition(|c| !c.is_ascii_whitespace()).map(|i| i + 1).unwrap_or(start);
@@ -362,6 +397,17 @@ fn make_name(kind: ActivityKind, text: &str) -> ActivityName {
 
 impl FileRecords {
     fn add(&mut self, rec: Record) {
+        // CUPTI marks an activity it could not time with 0 for both stamps.
+        let untimed = match &rec {
+            Record::Kernel { start, end, .. }
+            | Record::Memcpy { start, end, .. }
+            | Record::Memset { start, end, .. } => *start == 0 && *end == 0,
+            _ => false,
+        };
+        if untimed {
+            self.untimed += 1;
+            return;
+        }
         let pid = self.process.pid;
         let base = |kind, start: u64, end: u64, dev, ctx, stream, corr| Activity {
             kind,

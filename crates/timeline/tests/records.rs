@@ -285,12 +285,30 @@ fn unfinished_ranges_and_garbage_lines_are_reported_not_fatal() {
         }
         .to_line(),
     );
+    // An activity CUPTI could not time (0 and 0) is left out, with a note.
+    text.push_str(
+        &Record::Memset {
+            bytes: 8,
+            value: 0,
+            start: 0,
+            end: 0,
+            dev: 0,
+            ctx: 1,
+            stream: 7,
+            corr: 9,
+            graph: None,
+            node: None,
+        }
+        .to_line(),
+    );
     let not_records = "{\"cheese\":1}\nxx\n".to_string();
     let tl = read(vec![("7.jsonl", text), ("junk.jsonl", not_records)], None);
     assert_eq!(tl.processes.len(), 1, "junk.jsonl has no header and is left out");
     assert!(tl.warnings.iter().any(|w| w.contains("junk.jsonl") && w.contains("header")), "{:?}", tl.warnings);
     assert!(tl.warnings.iter().any(|w| w.contains("7.jsonl: line") && w.contains("not a record")), "{:?}", tl.warnings);
     assert!(tl.processes[0].notes.iter().any(|n| n.contains("kinds this version does not know")));
+    assert!(tl.processes[0].notes.iter().any(|n| n.contains("without timestamps")), "{:?}", tl.processes[0].notes);
+    assert!(tl.activities.iter().all(|a| a.start_ns > 0), "the untimed memset is left out");
     assert_eq!(tl.kernel_count(), 2, "lines after the bad ones are still read");
     assert_eq!(tl.ranges.len(), 1);
     assert_eq!(tl.ranges[0].end_ns, None);
@@ -324,6 +342,17 @@ fn program_window_sets_wall_time_from_the_header_clock() {
     assert_eq!(b.wall_ns, 5_500);
     assert_eq!(b.busy_ns, 1_000);
     assert_eq!(b.gap_count, 2);
+}
+
+#[test]
+fn a_program_window_on_another_clock_is_dropped_with_a_warning() {
+    let mut f = File::new(9);
+    f.name(1, "k").kernel(1, 1_000, 2_000, 7, 1, None).end();
+    // The tool's window is an hour away from the activities on CUPTI's clock.
+    let program = UnixSpan { start_ns: UNIX_BASE + 3_600_000_000_000, end_ns: UNIX_BASE + 3_601_000_000_000 };
+    let tl = read(vec![("9.jsonl", f.text())], Some(program));
+    assert_eq!(tl.program, None);
+    assert!(tl.warnings.iter().any(|w| w.contains("could not be placed on CUPTI's clock")), "{:?}", tl.warnings);
 }
 
 #[test]

@@ -594,7 +594,7 @@ pub fn render(doc: &TimelineDocument, format: Format, top: usize) -> anyhow::Res
                 text.push_str("\nKernel time by innermost NVTX range\n");
                 for g in s.nvtx.iter().take(top) {
                     let via = if g.by_window > 0 {
-                        format!(" ({} launched from another thread inside its window)", g.by_window)
+                        format!(" ({} by the range's time window, not its thread)", g.by_window)
                     } else {
                         String::new()
                     };

@@ -47,8 +47,10 @@ int main(int argc, char **argv) {
   int *nvtx_seen = (int *)need(cupti, "fake_nvtx_initialized");
   if (nvtx_ok != 1 || *nvtx_seen != 1) { fprintf(stderr, "fake_app: NVTX not forwarded to CUPTI\n"); return 94; }
 
+  int (*timestamp)(uint64_t *) = (int (*)(uint64_t *))need(cupti, "cuptiGetTimestamp");
   uint32_t pid = (uint32_t)getpid(), tid = (uint32_t)syscall(SYS_gettid);
-  uint64_t t0 = 1000000000ull;
+  uint64_t t0;
+  timestamp(&t0); /* the records are stamped on CUPTI's clock, as the real ones are */
   marker(1, 2, t0, pid, tid, "step 0");                       /* start */
   for (uint32_t i = 0; i < 10; i++) {
     uint64_t s = t0 + 100000 + i * 10000;
