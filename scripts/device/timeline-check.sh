@@ -28,7 +28,7 @@ run() {
   local name=$1; shift
   local t0 t1
   t0=$(date +%s.%N)
-  timeout 150 "$@" > "$W/$name.out" 2> "$W/$name.err"
+  timeout 90 "$@" > "$W/$name.out" 2> "$W/$name.err"
   RC=$?
   t1=$(date +%s.%N)
   WALL=$(elapsed "$t0" "$t1")
@@ -112,7 +112,7 @@ set -m
 "$B" timeline -o "$W/ctrlc.json" -- python3 "$P" --steps 100000 --warmup $WARM > "$W/ctrlc.out" 2> "$W/ctrlc.err" &
 TP=$!
 set +m
-sleep 15
+sleep 10
 T0=$(date +%s.%N)
 kill -INT "$TP"
 wait "$TP"
