@@ -58,10 +58,17 @@ enum Command {
     Diff(commands::diff::Args),
     /// The occupancy calculator: resident blocks and warps per SM, the limiting resource, headroom, sweeps.
     Occupancy(commands::occupancy::Args),
+    /// Runs a program and records every kernel, copy and memset it runs on the GPU, without replay: time per kernel, GPU busy share, idle gaps, NVTX ranges, Chrome trace.
+    Timeline(Box<commands::timeline::Args>),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.format == FormatArg::Trace && !matches!(cli.command, Command::Timeline(_)) {
+        return error::report(&error::bad_input(
+            "--format trace is for `roofline timeline` only; choose table, json, csv or markdown here",
+        ));
+    }
     let out = Output::new(cli.format, cli.output.clone(), cli.quiet);
     let result = match &cli.command {
         Command::Tour(a) => commands::tour::run(a, &out),
@@ -74,6 +81,7 @@ fn main() -> ExitCode {
         Command::Check(a) => commands::check::run(a, &out),
         Command::Diff(a) => commands::diff::run(a, &out),
         Command::Occupancy(a) => commands::occupancy::run(a, &out),
+        Command::Timeline(a) => commands::timeline::run(a, &out, cli.format == FormatArg::Trace),
     };
     match result {
         Ok(code) => code,

@@ -23,6 +23,8 @@ pub enum FormatArg {
     Csv,
     Markdown,
     Html,
+    /// Chrome trace-event JSON (Perfetto, chrome://tracing): `timeline` only.
+    Trace,
 }
 
 impl From<FormatArg> for Format {
@@ -33,6 +35,9 @@ impl From<FormatArg> for Format {
             FormatArg::Csv => Format::Csv,
             FormatArg::Markdown => Format::Markdown,
             FormatArg::Html => Format::Html,
+            // Only `timeline` writes traces (main refuses it elsewhere); its
+            // document, where one is asked for, is JSON.
+            FormatArg::Trace => Format::Json,
         }
     }
 }

@@ -65,6 +65,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub save_csv: Option<PathBuf>,
 
+    /// Stop ncu and the program after this long (90, 90s, 5m, 1h); the kernels profiled so far are analysed.
+    #[arg(long, value_name = "DURATION", value_parser = super::timeline::parse_duration)]
+    pub timeout: Option<std::time::Duration>,
+
     #[command(flatten)]
     pub analysis: AnalysisArgs,
 
@@ -94,7 +98,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             list
         }
     };
-    let log_file = std::env::temp_dir().join(format!("roofline-ncu-{}.csv", std::process::id()));
+    // A private folder, removed on every way out (ncu's log lives there).
+    let log_dir = tempfile::Builder::new().prefix("roofline-ncu-").tempdir()?;
+    let log_file = log_dir.path().join("ncu.csv");
     let run = Run {
         ncu: ncu.clone(),
         program: program.clone(),
@@ -119,7 +125,8 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         args.clock_control
     ));
     let quiet = out.quiet;
-    let status = run.execute(&metrics, move |p| {
+    let limits = roofline_child::Limits { timeout: args.timeout, ..Default::default() };
+    let outcome = run.execute_with(&metrics, &limits, move |p| {
         if quiet {
             return;
         }
@@ -147,13 +154,17 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     }
     let _ = std::fs::remove_file(&log_file);
-    let exit_note = if status.success() {
-        None
-    } else {
-        Some(match status.code() {
+    let status = outcome.status;
+    let exit_note = match outcome.ending {
+        roofline_child::Ending::Interrupted { signal } => {
+            Some(format!("interrupted ({}): ncu and {program} were stopped", roofline_child::signal_name(signal)))
+        }
+        roofline_child::Ending::TimedOut => Some(format!("--timeout reached: ncu and {program} were stopped")),
+        roofline_child::Ending::Finished if status.success() => None,
+        roofline_child::Ending::Finished => Some(match status.code() {
             Some(c) => format!("{program} exited with status {c}"),
             None => format!("{program} was stopped by a signal ({status})"),
-        })
+        }),
     };
     let cap = match cap {
         Ok(c) => c,
