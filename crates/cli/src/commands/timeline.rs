@@ -431,7 +431,14 @@ fn write_outputs(doc: &TimelineDocument, top: usize, out: &Output, as_trace: boo
             None => out.stdout(&String::from_utf8(trace()?)?),
         }
     } else {
-        out.document(|f| render(doc, f, top))
+        // The timeline's views are its own until it joins the document ->
+        // sections path; HTML and SVG are not offered for it yet.
+        if let (Some(path), Some(format)) = (&out.file, out.file_format()) {
+            let body = render(doc, format, top)?;
+            write_atomic(path, body.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+            out.info(&format!("wrote {}", path.display()));
+        }
+        out.stdout(&render(doc, out.format, top)?)
     }
 }
 
@@ -475,6 +482,9 @@ pub fn render(doc: &TimelineDocument, format: Format, top: usize) -> anyhow::Res
         ]
     };
     match format {
+        Format::Html | Format::Svg => Err(crate::error::bad_input(
+            "timeline writes table, json, csv, markdown or trace (--format trace -o trace.json); for a page, use `roofline report` on an analysis",
+        )),
         Format::Json => Ok(serde_json::to_string(doc)? + "\n"),
         Format::Csv => {
             let mut w = csv::Writer::from_writer(Vec::new());
