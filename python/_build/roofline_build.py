@@ -25,14 +25,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from maturin import (  # noqa: F401  (the PEP 517 hooks maturin provides)
-    build_sdist,
-    get_requires_for_build_sdist,
-    get_requires_for_build_wheel,
-    prepare_metadata_for_build_wheel,
-)
-import maturin as _maturin
-
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "python" / "roofline"
 
@@ -76,19 +68,45 @@ def stage_libraries(profile: str = "release") -> list:
     return staged
 
 
+def _maturin():
+    import maturin
+
+    return maturin
+
+
 def _profile(config_settings) -> str:
-    args = _maturin.get_maturin_pep517_args(config_settings)
-    return "debug" if ("--profile" in args and "dev" in args) or os.environ.get("ROOFLINE_WHEEL_PROFILE") == "debug" else "release"
+    args = _maturin().get_maturin_pep517_args(config_settings)
+    debug = "--profile" in args and "dev" in args or os.environ.get("ROOFLINE_WHEEL_PROFILE") == "debug"
+    return "debug" if debug else "release"
+
+
+# The PEP 517 hooks: maturin's, with the libraries staged before a wheel is packed.
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    return _maturin().get_requires_for_build_wheel(config_settings)
+
+
+def get_requires_for_build_sdist(config_settings=None):
+    return _maturin().get_requires_for_build_sdist(config_settings)
+
+
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    return _maturin().prepare_metadata_for_build_wheel(metadata_directory, config_settings)
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    return _maturin().build_sdist(sdist_directory, config_settings)
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     stage_libraries(_profile(config_settings))
-    return _maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
+    return _maturin().build_wheel(wheel_directory, config_settings, metadata_directory)
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     stage_libraries(_profile(config_settings))
-    return _maturin.build_editable(wheel_directory, config_settings, metadata_directory)
+    return _maturin().build_editable(wheel_directory, config_settings, metadata_directory)
 
 
 if __name__ == "__main__":

@@ -60,11 +60,11 @@ from .documents import (
     loads,
 )
 
-try:
-    from importlib.metadata import PackageNotFoundError as _NotFound, version as _version
+from importlib import metadata as _metadata
 
-    __version__ = _version("roofline")
-except (ImportError, _NotFound):  # running from a source checkout
+try:
+    __version__ = _metadata.version("roofline")
+except _metadata.PackageNotFoundError:  # running from a source checkout
     __version__ = "0.0.0+source"
 
 __all__ = [

@@ -187,6 +187,11 @@ def _pump(stream: IO[str], sink: list, echo: Optional[IO[str]]) -> None:
     stream.close()
 
 
+def _drain(stream: IO[str], sink: list) -> None:
+    sink.append(stream.read())
+    stream.close()
+
+
 def execute(
     args: Sequence[PathLike],
     *,
@@ -222,7 +227,7 @@ def execute(
     out_chunks: list = []
     pumps = [
         threading.Thread(target=_pump, args=(proc.stderr, err_lines, sys.stderr if echo else None), daemon=True),
-        threading.Thread(target=lambda: out_chunks.append(proc.stdout.read()), daemon=True),
+        threading.Thread(target=_drain, args=(proc.stdout, out_chunks), daemon=True),
     ]
     for t in pumps:
         t.start()

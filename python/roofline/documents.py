@@ -28,7 +28,9 @@ from ._binary import DocumentError, RooflineError
 PathLike = Union[str, "os.PathLike[str]"]
 
 #: The versions of each kind this package was written against.
-KNOWN_VERSIONS: Dict[str, int] = {"machine": 2, "analysis": 2, "timeline": 1, "diff": 1, "check": 1, "merged": 1}
+KNOWN_VERSIONS: Dict[str, int] = {
+    "machine": 2, "analysis": 2, "timeline": 1, "diff": 1, "check": 1, "merged": 1, "occupancy": 1,
+}
 
 _SCHEMA = re.compile(r"^roofline\.([a-z_]+)/v([0-9]+)$")
 
@@ -657,6 +659,7 @@ _CLASSES: Dict[str, Type[Document]] = {
     "timeline": Timeline,
     "merged": Merged,
     "merge": Merged,
+    "occupancy": Document,  # `roofline occupancy -o`: every field an attribute
 }
 _KIND_OF = {MachineDocument: "machine", Analysis: "analysis", Diff: "diff", CheckResult: "check",
             Timeline: "timeline", Merged: "merged"}

@@ -520,3 +520,10 @@ def test_repr_html_of_what_the_binary_cannot_draw_says_so(tour_dir):
     m = roofline.load(tour_dir / "machine.json")
     html = m._repr_html_()
     assert "could not draw" in html and "MachineDocument" in html
+
+
+def test_run_occupancy_gives_its_document():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        occ = roofline.run(["occupancy", "--gpu", "h200", "--threads", "256", "--regs", "32"])
+    assert occ.kind == "occupancy" and occ.gpu == "NVIDIA H200"
