@@ -26,6 +26,7 @@ each step.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -71,6 +72,8 @@ def main(argv=None) -> int:
     p.add_argument("--train-arg", action="append", default=[], metavar="ARG",
                    help="one more argument for train_gpt.py (repeatable), given to both runs")
     args = p.parse_args(argv)
+    # Stopped by a time limit: unwind, so roofline.run stops the profiler and the training script too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if not TRAIN.is_file():
         print(f"recipe: {TRAIN} is missing; it is the training script this recipe profiles", file=sys.stderr)
         return 2

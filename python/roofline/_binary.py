@@ -187,6 +187,16 @@ def _pump(stream: IO[str], sink: list, echo: Optional[IO[str]]) -> None:
     stream.close()
 
 
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child, between fork and exec
+    """Linux: the binary gets SIGTERM if the Python process that started it dies."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
 def _drain(stream: IO[str], sink: list) -> None:
     sink.append(stream.read())
     stream.close()
@@ -222,6 +232,7 @@ def execute(
         cwd=None if cwd is None else os.fspath(cwd),
         env=child_env(env),
         start_new_session=True,  # its own process group, so a timeout stops ncu and the program too
+        preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
     )
     err_lines: list = []
     out_chunks: list = []

@@ -10,8 +10,10 @@
 # 1. installs the roofline wheel (offline, from .carry/wheels) into a venv
 #    that sees the system's PyTorch, and checks `roofline` and `import roofline`;
 # 2. measures this GPU's roofs (`roofline bench --quick`) for the recipe to judge against;
-# 3. runs examples/pytorch/recipe.py twice: fused AdamW, then torch.compile
-#    (each: one training step profiled before and after, program view, diff, gate);
+# 3. runs examples/pytorch/recipe.py for each change in $RECIPE_CHANGES
+#    (default fused-adamw; `RECIPE_CHANGES=compile` for torch.compile, or both
+#    when the 10-minute limit allows): one training step profiled before and
+#    after, program view, diff, gate;
 # 4. runs the recipe's pytest gate on those outputs and the API tests with the GPU;
 # 5. records a CUPTI timeline through the Python API when the binary has `timeline`.
 # Writes under $OUT: python-recipe-h200.tgz (every output and log) and
@@ -31,10 +33,12 @@ rm -rf "$W"; mkdir -p "$W"
 } > "$W/env.txt" 2>&1
 cat "$W/env.txt"
 
-step() { # name, then the command; logs to $W/NAME.out/.err, times it
-  local name=$1; shift
+RECIPE_CHANGES=${RECIPE_CHANGES:-fused-adamw}
+RECIPE_TIMEOUT=${RECIPE_TIMEOUT:-300}
+step() { # name, seconds allowed, then the command; logs to $W/NAME.out/.err, times it
+  local name=$1 limit=$2; shift 2
   local t0=$(date +%s.%N)
-  "$@" > "$W/$name.out" 2> "$W/$name.err"
+  timeout -k 10 "$limit" "$@" > "$W/$name.out" 2> "$W/$name.err"
   local rc=$?
   local t1=$(date +%s.%N)
   echo "$name: exit $rc, wall $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s" | tee -a "$W/summary.txt"
@@ -47,24 +51,24 @@ wheel=$(ls .carry/wheels/roofline-*.whl 2>/dev/null | head -1)
 if [ -z "$wheel" ]; then
   echo "no .carry/wheels/roofline-*.whl: build it first with scripts/build-wheel.sh .carry/wheels" | tee -a "$W/summary.txt"
 else
-  step install "$V/bin/pip" install --no-index --no-deps "$wheel"
-  "$V/bin/python" -c "import pytest" 2>/dev/null || step install-pytest "$V/bin/pip" install --no-index --find-links .carry/wheels pytest
-  step which sh -c "command -v roofline; roofline --version; python -c 'import roofline; print(roofline.__file__, roofline.binary(), roofline.inject_library())'" 
+  step install 120 "$V/bin/pip" install --no-index --no-deps "$wheel"
+  "$V/bin/python" -c "import pytest" 2>/dev/null || step install-pytest 60 "$V/bin/pip" install --no-index --find-links .carry/wheels pytest
+  step which 30 sh -c "command -v roofline; roofline --version; python -c 'import roofline; print(roofline.__file__, roofline.binary(), roofline.inject_library())'" 
   export PATH=$V/bin:$PATH
-  step bench roofline bench --quick -o "$W/machine.json"
+  step bench 90 roofline bench --quick -o "$W/machine.json"
   machine=()
   [ -s "$W/machine.json" ] && machine=(--machine "$W/machine.json")
-  step recipe-fused-adamw python "$ROOT/examples/pytorch/recipe.py" --out "$W/fused-adamw" --change fused-adamw "${machine[@]}"
-  step recipe-compile python "$ROOT/examples/pytorch/recipe.py" --out "$W/compile" --change compile "${machine[@]}"
-  for change in fused-adamw compile; do
+  for change in $RECIPE_CHANGES; do
+    step "recipe-$change" "$RECIPE_TIMEOUT" python "$ROOT/examples/pytorch/recipe.py" --out "$W/$change" \
+      --change "$change" "${machine[@]}"
     [ -s "$W/$change/after.json" ] && ROOFLINE_RECIPE_DIR=$W/$change \
-      step "pytest-recipe-$change" python -m pytest -rs -q "$ROOT/examples/pytorch/test_recipe.py"
+      step "pytest-recipe-$change" 90 python -m pytest -rs -q -p no:cacheprovider "$ROOT/examples/pytorch/test_recipe.py"
   done
-  step pytest-api python -m pytest -rs -q "$ROOT/python/tests"
+  step pytest-api 120 python -m pytest -rs -q -p no:cacheprovider -rs -q "$ROOT/python/tests"
   if roofline timeline --help > /dev/null 2>&1; then
-    step timeline python -c "
+    step timeline 120 python -c "
 import sys, roofline
-t = roofline.timeline([sys.executable, '$ROOT/examples/pytorch/train_gpt.py'], output='$W/timeline.json')
+t = roofline.timeline([sys.executable, '$ROOT/examples/pytorch/train_gpt.py'], output='$W/timeline.json', echo=False)
 print(t.text); print(t.summary.kernel_launches, 'kernel launches')"
   else
     echo "timeline: this binary has no timeline command (skipped)" | tee -a "$W/summary.txt"
@@ -73,7 +77,7 @@ fi
 cp "$W/summary.txt" "$OUT/" 2>/dev/null
 tar czf "$OUT/python-recipe-h200.tgz" -C "$W" --exclude venv .
 echo "=== summary"; cat "$W/summary.txt"
-for f in install which recipe-fused-adamw recipe-compile pytest-recipe-fused-adamw pytest-recipe-compile pytest-api timeline; do
-  [ -f "$W/$f.out" ] || continue
+for o in "$W"/*.out; do
+  f=$(basename "$o" .out)
   echo "=== $f"; tail -c 3500 "$W/$f.out"; tail -c 1200 "$W/$f.err"
 done
