@@ -38,14 +38,16 @@ GATE = HERE / "roofline-check.toml"
 CHANGES = {"fused-adamw": ["--fused-adamw"], "compile": ["--compile"]}
 
 
-def profile_step(out: Path, label: str, train_args: list, step: int, machine: str = None) -> roofline.Analysis:
-    """One training step of train_gpt.py under Nsight Compute, as an analysis in OUT/LABEL.json."""
-    command = [sys.executable, str(TRAIN)] + train_args
+def profile_step(out: Path, label: str, train_args: list, step: int, machine: str = None,
+                 train: Path = TRAIN, ncu: str = None) -> roofline.Analysis:
+    """One training step under Nsight Compute, as an analysis in OUT/LABEL.json."""
+    command = [sys.executable, str(train)] + train_args
     print(f"recipe: profiling step {step} of: {' '.join(command)}", file=sys.stderr)
     return roofline.profile(
         command,
         nvtx_include=f"step {step}/",
         machine=machine,
+        ncu=ncu,
         output=out / f"{label}.json",
         echo=True,
     )
@@ -69,18 +71,21 @@ def main(argv=None) -> int:
     p.add_argument("--change", choices=sorted(CHANGES), default="fused-adamw", help="what the 'after' run changes")
     p.add_argument("--step", type=int, default=3, help="the NVTX range 'step N' to profile (after warm-up)")
     p.add_argument("--machine", help="a machine JSON from `roofline bench -o` (measured roofs)")
+    p.add_argument("--train", type=Path, default=TRAIN, help="the training script (default: train_gpt.py here)")
+    p.add_argument("--ncu", help="Nsight Compute to use (default: PATH, $CUDA_HOME/bin)")
     p.add_argument("--train-arg", action="append", default=[], metavar="ARG",
                    help="one more argument for train_gpt.py (repeatable), given to both runs")
     args = p.parse_args(argv)
     # Stopped by a time limit: unwind, so roofline.run stops the profiler and the training script too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    if not TRAIN.is_file():
-        print(f"recipe: {TRAIN} is missing; it is the training script this recipe profiles", file=sys.stderr)
+    if not args.train.is_file():
+        print(f"recipe: {args.train} is missing; it is the training script this recipe profiles", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
 
-    before = profile_step(args.out, "before", args.train_arg, args.step, args.machine)
-    after = profile_step(args.out, "after", args.train_arg + CHANGES[args.change], args.step, args.machine)
+    before = profile_step(args.out, "before", args.train_arg, args.step, args.machine, args.train, args.ncu)
+    after = profile_step(args.out, "after", args.train_arg + CHANGES[args.change], args.step, args.machine,
+                         args.train, args.ncu)
 
     print(f"\n== the program view: step {args.step} after the change ({args.change}) ==")
     print(after.text)

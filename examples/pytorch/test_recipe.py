@@ -12,8 +12,10 @@ when it skips.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -82,3 +84,57 @@ def test_the_recipe_runs_on_this_gpu(tmp_path):
     code = recipe.main(["--out", str(tmp_path)])
     assert (tmp_path / "diff.html").is_file() and (tmp_path / "check.txt").is_file()
     assert code == 0, (tmp_path / "check.txt").read_text()
+
+
+def test_compare_writes_the_diff_page_and_markdown(steps, tmp_path):
+    before, after = steps
+    d = recipe.compare(before, after, tmp_path)
+    assert "<svg" in (tmp_path / "diff.html").read_text()
+    md = (tmp_path / "diff.md").read_text()
+    assert d.total.name in md and all(r.name in md for r in d.rows)
+
+
+def stand_in_ncu(folder: Path) -> Path:
+    """An ncu that replays the committed captures (after.csv when the run has the change's flag)
+    and records its arguments; the program still runs."""
+    script = folder / "ncu"
+    script.write_text(f"""#!/bin/sh
+if [ "$1" = "--query-metrics" ]; then exit 1; fi
+printf '%s\\n' "$@" >> "{folder / 'calls'}"
+log=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --log-file) log="$2"; shift 2;;
+    --csv|--nvtx) shift;;
+    --page|--print-units|--clock-control|--metrics|--kernel-name|--launch-count|--launch-skip|--nvtx-include|--nvtx-exclude) shift 2;;
+    *) break;;
+  esac
+done
+capture="{COMMITTED / 'before.csv'}"
+for a in "$@"; do case "$a" in --fused-adamw|--compile) capture="{COMMITTED / 'after.csv'}";; esac; done
+cp "$capture" "$log"
+exec "$@"
+""")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def test_the_recipe_end_to_end_with_a_stand_in_ncu(tmp_path):
+    """recipe.py's whole path without a GPU: profile both steps, program view, diff, gate."""
+    ncu = stand_in_ncu(tmp_path)
+    train = tmp_path / "train.py"
+    train.write_text("import sys\nprint('training', sys.argv[1:], file=sys.stderr)\n")
+    out = tmp_path / "out"
+    machine = HERE.parents[1] / "data" / "h200" / "tour" / "machine.json"
+    code = recipe.main(["--out", str(out), "--ncu", str(ncu), "--train", str(train), "--machine", str(machine)])
+    assert code == 0, (out / "check.txt").read_text()
+    for name in ("before.json", "after.json", "before.html", "after.html", "diff.html", "diff.md", "check.txt"):
+        assert (out / name).is_file(), name
+    for side in ("before", "after"):
+        made = json.loads((out / f"{side}.json").read_text())
+        committed = json.loads((COMMITTED / f"{side}.json").read_text())
+        assert made["kernels"] == committed["kernels"], side
+    calls = (tmp_path / "calls").read_text().split("\n")
+    assert calls.count("--nvtx-include") == 2 and calls.count("step 3/") == 2
+    assert calls.count("--clock-control") == 2 and "none" in calls
+    assert calls.count(str(train)) == 2 and calls.count("--fused-adamw") == 1
