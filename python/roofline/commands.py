@@ -3,8 +3,9 @@
 :func:`run` is the general form: ``roofline.run(["profile", "--", "./app"])``
 runs ``roofline profile -- ./app`` and returns the document the command
 wrote. The friends (:func:`profile`, :func:`import_`, :func:`report`,
-:func:`check`, :func:`diff`, ...) build the argument list from keyword
-arguments, one rule for all flags: ``nvtx_include="step 3/"`` becomes
+:func:`check`, :func:`diff`, ...) take ``echo``, ``cwd``, ``env`` and
+``timeout_s`` (seconds) for the run, and build the argument list from the
+other keyword arguments, one rule for all flags: ``nvtx_include="step 3/"`` becomes
 ``--nvtx-include "step 3/"``, ``per_launch=True`` becomes ``--per-launch``,
 a list repeats the flag, ``None`` and ``False`` leave it out. So a flag the
 binary gains is usable here at once; ``roofline <command> --help`` lists
@@ -161,7 +162,14 @@ class _DocumentFile:
 
 
 def _split(flags: dict) -> tuple:
-    runner = {k: flags.pop(k) for k in ("echo", "timeout", "cwd", "env") if k in flags}
+    """Python-side options (``echo``, ``cwd``, ``env``, ``timeout_s``) apart from the binary's flags.
+
+    ``timeout_s`` is the Python-side limit in seconds (``run(timeout=)``);
+    ``timeout=`` stays a flag of the binary (``roofline timeline --timeout 5m``
+    stops the program gracefully and keeps what was recorded)."""
+    runner = {k: flags.pop(k) for k in ("echo", "cwd", "env") if k in flags}
+    if "timeout_s" in flags:
+        runner["timeout"] = flags.pop("timeout_s")
     return flags, runner
 
 

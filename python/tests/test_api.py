@@ -541,3 +541,13 @@ def test_every_documented_function_has_a_test():
     documented = (REPO / "docs" / "python.md").read_text()
     undocumented = [n for n in functions if f"{n}(" not in documented]
     assert not undocumented, f"docs/python.md does not describe {undocumented}"
+
+
+def test_timeout_s_is_pythons_and_timeout_is_the_binarys(tmp_path, monkeypatch):
+    fake = fake_binary(tmp_path, 'echo "$*"; sleep 30')
+    monkeypatch.setenv("ROOFLINE_BIN", str(fake))
+    started = time.monotonic()
+    with pytest.raises(roofline.RooflineFailure, match="timeout") as e:
+        roofline.timeline(["./app"], timeout="5m", timeout_s=0.5, echo=False)
+    assert time.monotonic() - started < 10
+    assert e.value.command[:3] == ["timeline", "--timeout", "5m"]
