@@ -385,6 +385,9 @@ class Document(Record):
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(self.to_json())
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # as an ordinary new file, not mkstemp's 0600
             os.replace(tmp, path)
         except BaseException:
             if os.path.exists(tmp):

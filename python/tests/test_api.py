@@ -266,6 +266,7 @@ def test_loads_and_save_round_trip(tmp_path, tour_analysis):
     assert a.raw == raw(tour_analysis) and a.path is None
     out = a.save(tmp_path / "copy.json")
     assert raw(out) == raw(tour_analysis)
+    assert out.stat().st_mode & 0o044, "saved files are readable as ordinary new files are"
     assert json.loads(a.to_json()) == a.to_dict() == raw(tour_analysis)
 
 
