@@ -2,7 +2,8 @@
 # Builds the release wheel into DIR (default dist/): the `roofline` binary,
 # the shared libraries it loads (staged by python/_build/roofline_build.py)
 # and the Python package. Extra arguments go to `maturin build`, for example
-#   scripts/build-wheel.sh dist --compatibility manylinux_2_28   (on a manylinux_2_28 image)
+#   scripts/build-wheel.sh dist --zig --compatibility manylinux_2_28   (pip install ziglang first)
+#   scripts/build-wheel.sh dist --compatibility manylinux_2_28         (inside a manylinux_2_28 image)
 # Without maturin installed, `pip wheel` runs the same backend (it fetches maturin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
