@@ -38,28 +38,35 @@ def _log(msg: str) -> None:
     print(f"roofline build: {msg}", file=sys.stderr, flush=True)
 
 
-def _target_dir() -> Path:
+def _metadata() -> dict:
     out = subprocess.run(
         ["cargo", "metadata", "--format-version", "1", "--no-deps"],
         cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True,
     ).stdout
-    return Path(json.loads(out)["target_directory"])
+    return json.loads(out)
 
 
 def stage_libraries(profile: str = "release") -> list:
     """Builds the bundled libraries and copies them into the package; returns their paths."""
     staged = []
+    meta = _metadata()
+    members = {p["name"] for p in meta["packages"]}
     for package, filename, manifest in BUNDLED_LIBRARIES:
         dest = PACKAGE / filename
+        if dest.exists():
+            dest.unlink()
         if not (ROOT / manifest).is_file():
-            if dest.exists():
-                dest.unlink()
             _log(f"{package}: not in this checkout ({manifest}); the wheel will not carry {filename}")
+            continue
+        if package not in members:
+            # A source distribution's workspace lists only the binary's own crates.
+            _log(f"{package}: not a member of this workspace (a source distribution?); "
+                 f"the wheel will not carry {filename}: build wheels from the repository")
             continue
         args = ["cargo", "build", "-p", package] + (["--release"] if profile == "release" else [])
         _log(" ".join(args))
         subprocess.run(args, cwd=ROOT, check=True)
-        built = _target_dir() / profile / filename
+        built = Path(meta["target_directory"]) / profile / filename
         if not built.is_file():
             raise RuntimeError(f"{' '.join(args)} did not write {built}")
         shutil.copy2(built, dest)

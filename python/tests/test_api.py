@@ -58,6 +58,17 @@ def test_the_package_under_test_is_the_installed_wheel_when_ci_says_so():
     assert exe.parent == Path(sys.executable).parent, (exe, sys.executable)
 
 
+def test_the_wheel_carries_the_injection_library_when_the_tree_builds_it():
+    if os.environ.get("ROOFLINE_EXPECT_INSTALLED") != "1":
+        pytest.skip("SKIPPED: ROOFLINE_EXPECT_INSTALLED is not 1 (a source-tree run); .ci/run sets it for the wheel")
+    if not (REPO / "crates" / "inject" / "Cargo.toml").is_file():
+        assert roofline.inject_library() is None
+        pytest.skip("SKIPPED: this tree has no crates/inject yet; checked that the wheel carries no stale library")
+    lib = roofline.inject_library()
+    assert lib is not None and lib.stat().st_size > 0, "pip install . did not pack libroofline_inject.so"
+    assert lib.read_bytes()[:4] == b"\x7fELF"
+
+
 def test_binary_and_version():
     exe = roofline.binary()
     assert exe.is_file() and os.access(exe, os.X_OK)
