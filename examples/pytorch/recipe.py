@@ -1,14 +1,21 @@
 """The PyTorch recipe: profile one training step, look at it, change one
 thing, compare, and gate the change.
 
-    python examples/pytorch/recipe.py --out recipe-out                 # fused AdamW
+    python examples/pytorch/recipe.py --out recipe-out                  # fused AdamW, NVTX selection
     python examples/pytorch/recipe.py --out recipe-out --change compile
-    python examples/pytorch/recipe.py --machine h200.json ...          # judge against measured roofs
+    python examples/pytorch/recipe.py --select profiler-range ...        # the whole step, every thread
+    python examples/pytorch/recipe.py --machine h200.json ...           # judge against measured roofs
 
 1. `roofline profile --nvtx-include "step N/"` runs the training script
    (examples/pytorch/train_gpt.py, which marks each step with
-   `torch.cuda.nvtx.range(f"step {i}")`) under Nsight Compute and keeps only
-   the kernels of step N: the analysis of one training step.
+   `torch.cuda.nvtx.range(f"step {i}")` after its warm-up steps) under
+   Nsight Compute and keeps only the kernels launched inside that range.
+   NVTX push/pop ranges belong to the thread that pushed them: the range
+   holds the forward pass and the optimizer, which the main thread
+   launches, but not the backward kernels PyTorch launches from its
+   autograd thread. `--select profiler-range` takes the whole step instead
+   (`--profile-range`: cudaProfilerStart/Stop around it, ncu
+   `--profile-from-start off`), every thread included.
 2. The program view: every kernel of the step with its share of the step's
    GPU time, its place under the roofs and its verdict (the binary's table),
    and the HTML report.
@@ -38,19 +45,17 @@ GATE = HERE / "roofline-check.toml"
 CHANGES = {"fused-adamw": ["--fused-adamw"], "compile": ["--compile"]}
 
 
-def profile_step(out: Path, label: str, train_args: list, step: int, machine: str = None,
+def profile_step(out: Path, label: str, train_args: list, step: int, select: str = "nvtx", machine: str = None,
                  train: Path = TRAIN, ncu: str = None) -> roofline.Analysis:
-    """One training step under Nsight Compute, as an analysis in OUT/LABEL.json."""
-    command = [sys.executable, str(train)] + train_args
-    print(f"recipe: profiling step {step} of: {' '.join(command)}", file=sys.stderr)
-    return roofline.profile(
-        command,
-        nvtx_include=f"step {step}/",
-        machine=machine,
-        ncu=ncu,
-        output=out / f"{label}.json",
-        echo=True,
-    )
+    """Step STEP of the training script under Nsight Compute, as an analysis in OUT/LABEL.json."""
+    if select == "nvtx":
+        command = [sys.executable, str(train), "--steps", str(step + 1)] + train_args
+        flags = {"nvtx_include": f"step {step}/"}
+    else:  # the one measured step between cudaProfilerStart and Stop, every thread
+        command = [sys.executable, str(train), "--steps", "1", "--profile-range"] + train_args
+        flags = {"ncu_arg": ["--profile-from-start", "off"]}
+    print(f"recipe: profiling ({select}) {' '.join(command)}", file=sys.stderr)
+    return roofline.profile(command, machine=machine, ncu=ncu, output=out / f"{label}.json", echo=True, **flags)
 
 
 def compare(before: roofline.Analysis, after: roofline.Analysis, out: Path) -> roofline.Diff:
@@ -69,7 +74,11 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("recipe-out"), help="folder for the outputs")
     p.add_argument("--change", choices=sorted(CHANGES), default="fused-adamw", help="what the 'after' run changes")
-    p.add_argument("--step", type=int, default=3, help="the NVTX range 'step N' to profile (after warm-up)")
+    p.add_argument("--select", choices=["nvtx", "profiler-range"], default="nvtx",
+                   help="how the step is picked: its NVTX range (main thread: forward and optimizer), or "
+                        "cudaProfilerStart/Stop around it (every thread, backward included)")
+    p.add_argument("--step", type=int, default=0,
+                   help="with --select nvtx: the measured step 'step N' to profile (after the warm-up steps)")
     p.add_argument("--machine", help="a machine JSON from `roofline bench -o` (measured roofs)")
     p.add_argument("--train", type=Path, default=TRAIN, help="the training script (default: train_gpt.py here)")
     p.add_argument("--ncu", help="Nsight Compute to use (default: PATH, $CUDA_HOME/bin)")
@@ -83,14 +92,15 @@ def main(argv=None) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
 
-    before = profile_step(args.out, "before", args.train_arg, args.step, args.machine, args.train, args.ncu)
-    after = profile_step(args.out, "after", args.train_arg + CHANGES[args.change], args.step, args.machine,
-                         args.train, args.ncu)
+    before = profile_step(args.out, "before", args.train_arg, args.step, args.select, args.machine, args.train,
+                          args.ncu)
+    after = profile_step(args.out, "after", args.train_arg + CHANGES[args.change], args.step, args.select,
+                         args.machine, args.train, args.ncu)
 
-    print(f"\n== the program view: step {args.step} after the change ({args.change}) ==")
+    print(f"\n== the program view: one step ({args.select}) after the change ({args.change}) ==")
     print(after.text)
     for label, doc in (("before", before), ("after", after)):
-        (args.out / f"{label}.html").write_text(doc.html(title=f"step {args.step}, {label} {args.change}"),
+        (args.out / f"{label}.html").write_text(doc.html(title=f"one training step, {label} {args.change}"),
                                                encoding="utf-8")
 
     print(f"== before -> after ({args.change}) ==")

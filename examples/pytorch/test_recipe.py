@@ -106,7 +106,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --log-file) log="$2"; shift 2;;
     --csv|--nvtx) shift;;
-    --page|--print-units|--clock-control|--metrics|--kernel-name|--launch-count|--launch-skip|--nvtx-include|--nvtx-exclude) shift 2;;
+    --page|--print-units|--clock-control|--metrics|--kernel-name|--launch-count|--launch-skip|--nvtx-include|--nvtx-exclude|--profile-from-start) shift 2;;
     *) break;;
   esac
 done
@@ -119,14 +119,16 @@ exec "$@"
     return script
 
 
-def test_the_recipe_end_to_end_with_a_stand_in_ncu(tmp_path):
+@pytest.mark.parametrize("select", ["nvtx", "profiler-range"])
+def test_the_recipe_end_to_end_with_a_stand_in_ncu(tmp_path, select):
     """recipe.py's whole path without a GPU: profile both steps, program view, diff, gate."""
     ncu = stand_in_ncu(tmp_path)
     train = tmp_path / "train.py"
     train.write_text("import sys\nprint('training', sys.argv[1:], file=sys.stderr)\n")
     out = tmp_path / "out"
     machine = HERE.parents[1] / "data" / "h200" / "tour" / "machine.json"
-    code = recipe.main(["--out", str(out), "--ncu", str(ncu), "--train", str(train), "--machine", str(machine)])
+    code = recipe.main(["--out", str(out), "--ncu", str(ncu), "--train", str(train), "--machine", str(machine),
+                        "--select", select])
     assert code == 0, (out / "check.txt").read_text()
     for name in ("before.json", "after.json", "before.html", "after.html", "diff.html", "diff.md", "check.txt"):
         assert (out / name).is_file(), name
@@ -135,6 +137,10 @@ def test_the_recipe_end_to_end_with_a_stand_in_ncu(tmp_path):
         committed = json.loads((COMMITTED / f"{side}.json").read_text())
         assert made["kernels"] == committed["kernels"], side
     calls = (tmp_path / "calls").read_text().split("\n")
-    assert calls.count("--nvtx-include") == 2 and calls.count("step 3/") == 2
     assert calls.count("--clock-control") == 2 and "none" in calls
     assert calls.count(str(train)) == 2 and calls.count("--fused-adamw") == 1
+    if select == "nvtx":
+        assert calls.count("--nvtx-include") == 2 and calls.count("step 0/") == 2 and calls.count("--steps") == 2
+    else:
+        assert calls.count("--profile-from-start") == 2 and calls.count("--profile-range") == 2
+        assert "--nvtx-include" not in calls
