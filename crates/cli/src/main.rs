@@ -25,8 +25,9 @@ struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
 
-    /// Also write the result to FILE (format from --format, or from the
-    /// extension: .json, .csv, .md); the file is written whole or not at all.
+    /// Also write the result to FILE, in the format its extension names
+    /// (.json, .csv, .md, .html, .svg, .txt; otherwise --format, and JSON
+    /// for the table); written whole or not at all.
     #[arg(short = 'o', long = "output", global = true, value_name = "FILE")]
     output: Option<std::path::PathBuf>,
 

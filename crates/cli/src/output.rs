@@ -1,13 +1,20 @@
-//! Where results go: data on stdout in the chosen format, an optional file
-//! written atomically, messages on stderr (plain when NO_COLOR is set or
-//! stderr is not a terminal).
+//! Where results go: a document rendered on stdout in the chosen format, an
+//! optional file (format from its extension) written atomically, messages
+//! on stderr (plain when NO_COLOR is set or stderr is not a terminal).
+//!
+//! Commands build their document and hand it to [`Output::document`]; they
+//! never format by hand.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use roofline_core::schema::{AnalysisDocument, MachineDocument};
-use roofline_report::{exporter, write_atomic, Format};
+use roofline_report::{
+    csv_tables, render, write_atomic, ChartOptions, Describe, ExportError, Format, RenderOptions, TerminalOptions,
+};
+use serde::Serialize;
+
+use crate::error::bad_input;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -15,6 +22,7 @@ pub enum FormatArg {
     Json,
     Csv,
     Markdown,
+    Html,
 }
 
 impl From<FormatArg> for Format {
@@ -24,35 +32,62 @@ impl From<FormatArg> for Format {
             FormatArg::Json => Format::Json,
             FormatArg::Csv => Format::Csv,
             FormatArg::Markdown => Format::Markdown,
+            FormatArg::Html => Format::Html,
         }
     }
 }
 
 /// The output settings every command receives.
+#[derive(Debug, Clone)]
 pub struct Output {
+    /// The format on stdout.
     pub format: Format,
+    /// The `-o` file.
     pub file: Option<PathBuf>,
     pub quiet: bool,
+    /// Colour on stderr.
     pub color: bool,
+    /// The format of a `-o` file whose extension names none, when the
+    /// stdout format is the terminal table.
+    pub file_default: Format,
+    pub render: RenderOptions,
 }
 
 impl Output {
     pub fn new(format: FormatArg, file: Option<PathBuf>, quiet: bool) -> Output {
         let color = std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal();
-        Output { format: format.into(), file, quiet, color }
+        let terminal = TerminalOptions::detect();
+        Output {
+            format: format.into(),
+            file,
+            quiet,
+            color,
+            file_default: Format::Json,
+            render: RenderOptions { terminal, chart: ChartOptions::default() },
+        }
     }
 
-    /// The format for the `-o` file: JSON for .json, CSV for .csv, Markdown
-    /// for .md, otherwise JSON unless --format asked for something else.
-    fn file_format(&self) -> Format {
-        let ext = self.file.as_ref().and_then(|p| p.extension()).map(|e| e.to_string_lossy().to_ascii_lowercase());
-        match ext.as_deref() {
-            Some("json") => Format::Json,
-            Some("csv") => Format::Csv,
-            Some("md") | Some("markdown") => Format::Markdown,
-            _ if self.format == Format::Table => Format::Json,
-            _ => self.format,
-        }
+    /// The same settings writing to another file (one per GPU).
+    pub fn with_file(&self, file: Option<PathBuf>) -> Output {
+        Output { file, ..self.clone() }
+    }
+
+    /// For a command whose natural output is a page (`report`): the
+    /// terminal table means HTML, on stdout and for files.
+    pub fn preferring(&self, format: Format) -> Output {
+        let stdout = if self.format == Format::Table { format } else { self.format };
+        Output { format: stdout, file_default: format, ..self.clone() }
+    }
+
+    /// The format of the `-o` file: its extension's (.json, .csv, .md,
+    /// .html, .svg, .txt), else --format, else the command's default.
+    pub fn file_format(&self) -> Option<Format> {
+        let path = self.file.as_ref()?;
+        Some(Format::from_path(path).unwrap_or(if self.format == Format::Table {
+            self.file_default
+        } else {
+            self.format
+        }))
     }
 
     /// A message for the user on stderr.
@@ -78,28 +113,93 @@ impl Output {
         Ok(())
     }
 
-    fn save(&self, text: impl FnOnce(Format) -> anyhow::Result<String>) -> anyhow::Result<()> {
-        if let Some(path) = &self.file {
-            let body = text(self.file_format())?;
+    /// The document in a format.
+    pub fn rendered<D: Describe + Serialize>(&self, doc: &D, format: Format) -> anyhow::Result<String> {
+        let mut opts = self.render.clone();
+        if format != self.format {
+            // Files get plain text at the default width.
+            opts.terminal = TerminalOptions::default();
+        }
+        render(doc, format, &opts).map_err(|e| match e {
+            // Asking a chart of a document that draws none is the user's to fix.
+            ExportError::NoChart(_) => bad_input(format!("{e}")),
+            e => e.into(),
+        })
+    }
+
+    /// The files a document makes in a format: a CSV file gets the
+    /// document's first table and its other tables go beside it
+    /// (`NAME.TABLE.csv`); other formats make one file.
+    pub fn files<D: Describe + Serialize>(
+        &self,
+        doc: &D,
+        path: &Path,
+        format: Format,
+    ) -> anyhow::Result<Vec<(PathBuf, String)>> {
+        if format != Format::Csv {
+            return Ok(vec![(path.to_path_buf(), self.rendered(doc, format)?)]);
+        }
+        Ok(csv_tables(doc)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| (if i == 0 { path.to_path_buf() } else { beside(path, &t.name) }, t.text))
+            .collect())
+    }
+
+    /// Writes rendered files, each whole or not at all.
+    pub fn write(&self, files: &[(PathBuf, String)]) -> anyhow::Result<()> {
+        for (path, body) in files {
             write_atomic(path, body.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
             self.info(&format!("wrote {}", path.display()));
         }
         Ok(())
     }
 
-    pub fn machine(&self, doc: &MachineDocument) -> anyhow::Result<()> {
-        self.save(|f| Ok(exporter(f).machine(doc)?))?;
-        self.stdout(&exporter(self.format).machine(doc)?)
+    /// Renders the document for the `-o` file and for stdout, then writes
+    /// the file and prints.
+    pub fn document<D: Describe + Serialize>(&self, doc: &D) -> anyhow::Result<()> {
+        let files = match (&self.file, self.file_format()) {
+            (Some(path), Some(format)) => self.files(doc, path, format)?,
+            _ => Vec::new(),
+        };
+        let text = self.rendered(doc, self.format)?;
+        self.write(&files)?;
+        if self.format == Format::Csv && self.file_format() != Some(Format::Csv) {
+            let more: Vec<String> = csv_tables(doc)?.into_iter().skip(1).map(|t| t.name).collect();
+            if !more.is_empty() {
+                self.info(&format!(
+                    "stdout has the first table; {} more ({}) are written beside it with -o FILE.csv",
+                    more.len(),
+                    more.join(", ")
+                ));
+            }
+        }
+        self.stdout(&text)
+    }
+}
+
+/// "out/a.csv" and "roof" -> "out/a.roof.csv".
+fn beside(path: &Path, name: &str) -> PathBuf {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    path.with_file_name(format!("{stem}.{name}.csv"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn side_tables_go_beside_the_file() {
+        assert_eq!(beside(Path::new("out/a.csv"), "roof"), PathBuf::from("out/a.roof.csv"));
     }
 
-    /// Any document with its own renderer: the `-o` file, then stdout.
-    pub fn document(&self, render: impl Fn(Format) -> anyhow::Result<String>) -> anyhow::Result<()> {
-        self.save(&render)?;
-        self.stdout(&render(self.format)?)
-    }
-
-    pub fn analysis(&self, doc: &AnalysisDocument) -> anyhow::Result<()> {
-        self.save(|f| Ok(exporter(f).analysis(doc)?))?;
-        self.stdout(&exporter(self.format).analysis(doc)?)
+    #[test]
+    fn file_format_follows_the_extension_then_the_flag() {
+        let out = |format, file: &str| Output::new(format, Some(PathBuf::from(file)), true);
+        assert_eq!(out(FormatArg::Table, "a.md").file_format(), Some(Format::Markdown));
+        assert_eq!(out(FormatArg::Table, "a.out").file_format(), Some(Format::Json));
+        assert_eq!(out(FormatArg::Csv, "a.out").file_format(), Some(Format::Csv));
+        assert_eq!(out(FormatArg::Table, "a.out").preferring(Format::Html).file_format(), Some(Format::Html));
+        assert_eq!(out(FormatArg::Json, "a.html").file_format(), Some(Format::Html));
     }
 }

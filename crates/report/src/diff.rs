@@ -1,12 +1,11 @@
-//! Before and after, shown: the diff chart (an arrow per kernel from where
-//! it was to where it is) and the diff as a table, Markdown or JSON.
+//! Before and after, drawn: the diff chart, an arrow per kernel from where
+//! it was to where it is.
 //!
-//! The comparison itself is `roofline_core::diff`; this module only draws
-//! and formats it.
+//! The comparison itself is `roofline_core::diff`; its table is the diff
+//! document's (`documents/diff.rs`); this module only draws it.
 
 use std::fmt::Write as _;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use roofline_core::diff::{Diff, DiffRow, RowKind, Side};
 use roofline_core::roofline::KernelAnalysis;
 use roofline_core::schema::AnalysisDocument;
@@ -213,110 +212,4 @@ pub fn diff_chart(
     }
     let boxes = c.label_boxes.clone();
     (c.finish("diff-chart", &format!("Before and after chart, {} rows", diff.rows.len())), boxes)
-}
-
-fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
-    v.map(f).unwrap_or_else(|| "-".into())
-}
-
-fn arrow(b: String, a: String) -> String {
-    format!("{b} -> {a}")
-}
-
-/// The cells of one row: kernel, change, time, intensity, % of roof, bound.
-pub fn row_cells(r: &DiffRow) -> [String; 6] {
-    let b = r.before.as_ref();
-    let a = r.after.as_ref();
-    let time =
-        arrow(opt(b.and_then(|s| s.duration_s), format_seconds), opt(a.and_then(|s| s.duration_s), format_seconds))
-            + &r.time_change_pct().map(|p| format!(" ({p:+.1}%)")).unwrap_or_default();
-    let int = |s: Option<&Side>| opt(s.and_then(|s| s.headline_intensity()), |(_, i)| format_si(i, Unit::FlopPerByte));
-    let pct =
-        arrow(opt(b.and_then(|s| s.pct_of_roof), format_percent), opt(a.and_then(|s| s.pct_of_roof), format_percent))
-            + &r.pct_of_roof_change().map(|d| format!(" ({d:+.1} pt)")).unwrap_or_default();
-    let bound = |s: Option<&Side>| opt(s.and_then(|s| s.bound), |b| b.label().to_string());
-    [
-        r.name.clone(),
-        row_summary(r),
-        time,
-        arrow(int(b), int(a)) + &r.intensity_ratio().map(|x| format!(" (x{})", format_plain(x))).unwrap_or_default(),
-        pct,
-        arrow(bound(b), bound(a)),
-    ]
-}
-
-const HEADER: [&str; 6] = ["kernel", "change", "time", "intensity (DRAM)", "% of roof", "bound"];
-
-/// The diff as a terminal table.
-pub fn diff_text(diff: &Diff) -> String {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(160)
-        .set_header(HEADER);
-    for r in &diff.rows {
-        t.add_row(row_cells(r).into_iter().enumerate().map(|(i, c)| {
-            let cell = Cell::new(c);
-            if (2..=4).contains(&i) {
-                cell.set_alignment(CellAlignment::Right)
-            } else {
-                cell
-            }
-        }));
-    }
-    let mut s = t.to_string();
-    s.push('\n');
-    for note in &diff.notes {
-        s.push_str(&format!("note: {note}\n"));
-    }
-    s
-}
-
-/// The diff as Markdown.
-pub fn diff_markdown(diff: &Diff) -> String {
-    let cell = |s: &str| s.replace('|', "\\|");
-    let mut s = String::from("### Before and after\n\n| kernel | change | time | intensity (DRAM) | % of roof | bound |\n|---|---|---:|---:|---:|---|\n");
-    for r in &diff.rows {
-        let c = row_cells(r);
-        let _ = writeln!(s, "| {} |", c.iter().map(|x| cell(x)).collect::<Vec<_>>().join(" | "));
-    }
-    for note in &diff.notes {
-        let _ = write!(s, "\n> note: {}\n", cell(note));
-    }
-    s
-}
-
-/// The diff as CSV (one row per line of the diff, raw SI numbers).
-pub fn diff_csv(diff: &Diff) -> Result<String, crate::ExportError> {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "kernel",
-        "kind",
-        "time_before_s",
-        "time_after_s",
-        "speedup",
-        "intensity_before_flop_per_byte",
-        "intensity_after_flop_per_byte",
-        "pct_of_roof_before",
-        "pct_of_roof_after",
-    ])?;
-    let num = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_default();
-    for r in &diff.rows {
-        let b = r.before.as_ref();
-        let a = r.after.as_ref();
-        let kind = serde_json::to_value(r.kind)?.as_str().unwrap_or_default().to_string();
-        w.write_record([
-            r.name.clone(),
-            kind,
-            num(b.and_then(|s| s.duration_s)),
-            num(a.and_then(|s| s.duration_s)),
-            num(r.speedup()),
-            num(b.and_then(|s| s.headline_intensity()).map(|x| x.1)),
-            num(a.and_then(|s| s.headline_intensity()).map(|x| x.1)),
-            num(b.and_then(|s| s.pct_of_roof)),
-            num(a.and_then(|s| s.pct_of_roof)),
-        ])?;
-    }
-    let bytes = w.into_inner().map_err(|e| crate::ExportError::Io { path: "csv".into(), source: e.into_error() })?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -24,9 +24,11 @@ use roofline_core::units::{format_percent, format_seconds, format_si, Unit};
 /// Size of a chart, in CSS pixels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChartOptions {
+    /// Width of the whole chart.
     pub width: f64,
     /// Height of the plot area; the legend and notes add to it.
     pub plot_height: f64,
+    /// The chart's title (default: one naming the machine).
     pub title: Option<String>,
 }
 
@@ -105,13 +107,18 @@ pub fn short_label(name: &str, max_chars: usize) -> String {
 /// An axis-aligned box in pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rect {
+    /// Left edge.
     pub x: f64,
+    /// Top edge.
     pub y: f64,
+    /// Width.
     pub w: f64,
+    /// Height.
     pub h: f64,
 }
 
 impl Rect {
+    /// Whether the two boxes share any area.
     pub fn overlaps(&self, o: &Rect) -> bool {
         self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
     }
@@ -971,12 +978,13 @@ pub fn point_title(a: &KernelAnalysis, level: MemLevel) -> String {
     if let Some(sh) = a.time_share {
         s.push_str(&format!(" ({} of GPU time)", format_percent(100.0 * sh)));
     }
+    let unit = crate::documents::analysis::rate_unit(a);
     match a.achieved_flops_per_s {
-        Some(v) => s.push_str(&format!("\nachieved: {}", format_si(v, Unit::FlopPerSecond))),
+        Some(v) => s.push_str(&format!("\nachieved: {}", format_si(v, unit))),
         None => s.push_str("\nno time: drawn at the roof it could reach"),
     }
     if let Some(r) = a.attainable_flops_per_s {
-        s.push_str(&format!("\nroof: {}", format_si(r, Unit::FlopPerSecond)));
+        s.push_str(&format!("\nroof: {}", format_si(r, unit)));
     }
     if let Some(p) = a.pct_of_roof {
         s.push_str(&format!(" ({} of roof)", format_percent(p)));

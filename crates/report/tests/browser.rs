@@ -11,9 +11,13 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use roofline_core::diff::{diff, Pairing};
-use roofline_report::html::{diff_html, report_html};
-use roofline_report::samples;
-use roofline_report::svg::ChartOptions;
+use roofline_report::{render, DiffDocument, Format, RenderOptions};
+
+mod samples;
+
+fn html<D: roofline_report::Describe + serde::Serialize>(doc: &D) -> String {
+    render(doc, Format::Html, &RenderOptions::default()).unwrap()
+}
 
 fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("ROOFLINE_CHROMIUM") {
@@ -103,12 +107,11 @@ fn html_report_loads_hovers_and_sorts_in_chromium() {
         }
         return;
     };
-    let opts = ChartOptions::default();
-    check_page(&browser, "hierarchical.html", &report_html(&samples::hierarchical_h200(), &opts).unwrap());
+    check_page(&browser, "hierarchical.html", &html(&samples::hierarchical_h200()));
     let (b, a) = (samples::seed_000_before(), samples::seed_000_after());
-    check_page(&browser, "fusion-before.html", &report_html(&b, &opts).unwrap());
+    check_page(&browser, "fusion-before.html", &html(&b));
     let d = diff(&b, &a, &[]).unwrap();
-    check_page(&browser, "fusion-diff.html", &diff_html(&b, &a, &d, &opts).unwrap());
+    check_page(&browser, "fusion-diff.html", &html(&DiffDocument { before: &b, after: &a, diff: &d }));
     let d = diff(&b, &a, &[Pairing::parse("scale+add=fused").unwrap()]).unwrap();
-    check_page(&browser, "fusion-diff-paired.html", &diff_html(&b, &a, &d, &opts).unwrap());
+    check_page(&browser, "fusion-diff-paired.html", &html(&DiffDocument { before: &b, after: &a, diff: &d }));
 }

@@ -9,9 +9,9 @@ use roofline_core::estimate::parse_kernel_spec;
 use roofline_core::machine::{FlopKind, Machine};
 use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
 
-use roofline_report::diff::{diff_chart, diff_svg};
-use roofline_report::samples;
-use roofline_report::svg::{roofline_chart, roofline_svg, ChartOptions, Rect};
+use roofline_report::{diff_chart, diff_svg, roofline_chart, roofline_svg, ChartOptions, Rect};
+
+mod samples;
 
 fn no_overlaps(labels: &[Vec<Rect>]) -> Result<(), String> {
     for (i, a) in labels.iter().enumerate() {

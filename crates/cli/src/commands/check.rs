@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use roofline_core::check::{check, CheckReport, Rules};
-use roofline_report::{write_atomic, Format};
+use roofline_core::check::{check, Rules};
+use roofline_report::CheckDocument;
 
-use crate::analysis_file::{extension, read_analysis_file};
+use crate::analysis_file::read_analysis_file;
 use crate::error::bad_input;
 use crate::output::Output;
 
@@ -110,89 +110,12 @@ fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
     Ok((rules, baseline))
 }
 
-fn text(report: &CheckReport) -> String {
-    let mut s = String::new();
-    let width = report.outcomes.iter().map(|o| o.kernel.chars().count()).max().unwrap_or(0);
-    let rule_w = report.outcomes.iter().map(|o| o.rule.len()).max().unwrap_or(0);
-    for o in &report.outcomes {
-        s.push_str(&format!(
-            "{}  {:<width$}  {:<rule_w$}  {}\n",
-            if o.passed { "pass" } else { "FAIL" },
-            o.kernel,
-            o.rule,
-            o.detail
-        ));
-    }
-    for n in &report.notes {
-        s.push_str(&format!("note: {n}\n"));
-    }
-    s
-}
-
-fn markdown(report: &CheckReport) -> String {
-    let cell = |s: &str| s.replace('|', "\\|");
-    let failed = report.failures().count();
-    let mut s = format!(
-        "### roofline check: {}\n\n| result | kernel | rule | numbers |\n|---|---|---|---|\n",
-        if failed == 0 { "passed".to_string() } else { format!("{failed} of {} failed", report.outcomes.len()) }
-    );
-    for o in &report.outcomes {
-        s.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
-            if o.passed { "pass" } else { "**FAIL**" },
-            cell(&o.kernel),
-            cell(&o.rule),
-            cell(&o.detail)
-        ));
-    }
-    for n in &report.notes {
-        s.push_str(&format!("\n> note: {}\n", cell(n)));
-    }
-    s
-}
-
-fn csv(report: &CheckReport) -> anyhow::Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(["result", "kernel", "rule", "detail"])?;
-    for o in &report.outcomes {
-        w.write_record([if o.passed { "pass" } else { "fail" }, &o.kernel, &o.rule, &o.detail])?;
-    }
-    Ok(String::from_utf8(w.into_inner()?)?)
-}
-
-fn render(report: &CheckReport, format: Format) -> anyhow::Result<String> {
-    Ok(match format {
-        Format::Table => text(report),
-        Format::Markdown => markdown(report),
-        Format::Csv => csv(report)?,
-        Format::Json => {
-            #[derive(serde::Serialize)]
-            struct Json<'a> {
-                passed: bool,
-                #[serde(flatten)]
-                report: &'a CheckReport,
-            }
-            serde_json::to_string_pretty(&Json { passed: report.passed(), report })? + "\n"
-        }
-    })
-}
-
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let (rules, baseline_path) = rules(args)?;
     let doc = read_analysis_file(&args.analysis)?;
     let baseline = baseline_path.as_deref().map(read_analysis_file).transpose()?;
     let report = check(&doc, &rules, baseline.as_ref());
-    if let Some(path) = &out.file {
-        let format = match extension(path).as_deref() {
-            Some("json") => Format::Json,
-            Some("md" | "markdown") => Format::Markdown,
-            Some("csv") => Format::Csv,
-            _ => out.format,
-        };
-        write_atomic(path, render(&report, format)?.as_bytes())?;
-        out.info(&format!("wrote {}", path.display()));
-    }
-    out.stdout(&render(&report, out.format)?)?;
+    out.document(&CheckDocument::new(&report))?;
     let failed = report.failures().count();
     if report.outcomes.is_empty() {
         out.warn("no rule applied to any kernel (see the notes): this check judged nothing");

@@ -5,12 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roofline_core::diff::{diff, Pairing};
-use roofline_report::diff::{diff_csv, diff_markdown, diff_svg, diff_text};
-use roofline_report::html::diff_html;
-use roofline_report::svg::ChartOptions;
-use roofline_report::{write_atomic, Format};
+use roofline_report::DiffDocument;
 
-use crate::analysis_file::{extension, read_analysis_file};
+use crate::analysis_file::read_analysis_file;
 use crate::error::bad_input;
 use crate::output::Output;
 
@@ -47,27 +44,8 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let before = read_analysis_file(&args.before)?;
     let after = read_analysis_file(&args.after)?;
     let d = diff(&before, &after, &pairings).map_err(bad_input)?;
-    let opts = ChartOptions { title: args.title.clone(), ..ChartOptions::default() };
-    let render = |format: Format| -> anyhow::Result<String> {
-        Ok(match format {
-            Format::Table => diff_text(&d),
-            Format::Markdown => diff_markdown(&d),
-            Format::Json => serde_json::to_string_pretty(&d)? + "\n",
-            Format::Csv => diff_csv(&d)?,
-        })
-    };
-    if let Some(path) = &out.file {
-        let body = match extension(path).as_deref() {
-            Some("html" | "htm") => diff_html(&before, &after, &d, &opts)?,
-            Some("svg") => diff_svg(&before, &after, &d, &opts),
-            Some("md" | "markdown") => render(Format::Markdown)?,
-            Some("json") => render(Format::Json)?,
-            Some("csv") => render(Format::Csv)?,
-            _ => render(out.format)?,
-        };
-        write_atomic(path, body.as_bytes())?;
-        out.info(&format!("wrote {}", path.display()));
-    }
-    out.stdout(&render(out.format)?)?;
+    let mut out = out.clone();
+    out.render.chart.title = args.title.clone();
+    out.document(&DiffDocument { before: &before, after: &after, diff: &d })?;
     Ok(ExitCode::SUCCESS)
 }

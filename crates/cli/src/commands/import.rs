@@ -137,7 +137,7 @@ pub fn report(cap: &Capture, args: &AnalysisArgs, command: &str, detail: &str, o
     );
     doc.warnings = a.warnings;
     out.info(&format!("{} launch(es) of {} kernel(s) analysed", cap.launches.len(), doc.kernels.len()));
-    out.analysis(&doc)
+    out.document(&doc)
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {

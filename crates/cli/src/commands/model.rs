@@ -75,6 +75,6 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         machine,
         analyses,
     );
-    out.analysis(&doc)?;
+    out.document(&doc)?;
     Ok(ExitCode::SUCCESS)
 }

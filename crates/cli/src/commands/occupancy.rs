@@ -10,9 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use roofline_core::gpus;
 use roofline_core::occupancy::{self, Launch, SweepAxis};
-use roofline_report::occupancy::{render, OccupancyDocument};
-use roofline_report::occupancy_chart::sweep_svg;
-use roofline_report::write_atomic;
+use roofline_report::{sweep_svg, write_atomic, OccupancyDocument};
 
 use crate::error::bad_input;
 use crate::output::Output;
@@ -119,9 +117,8 @@ fn limits_from(args: &Args) -> anyhow::Result<(occupancy::Limits, Option<String>
                 gpus::known_keys().join(", ")
             ))
         })?;
-        let l = occupancy::limits(g.cc.0, g.cc.1).ok_or_else(|| {
-            bad_input(format!("{}: compute capability {}.{} has no occupancy table", g.name, g.cc.0, g.cc.1))
-        })?;
+        let l = occupancy::limits(g.cc.major, g.cc.minor)
+            .ok_or_else(|| bad_input(format!("{}: compute capability {} has no occupancy table", g.name, g.cc)))?;
         return Ok((l, Some(g.name.to_string()), Some(g.sms)));
     }
     match &args.cc {
@@ -194,7 +191,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     }
     let doc = OccupancyDocument::new(gpu, o, best, sweeps);
-    out.document(|f| Ok(render(&doc, f)?))?;
+    out.document(&doc)?;
     Ok(ExitCode::SUCCESS)
 }
 

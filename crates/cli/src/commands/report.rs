@@ -6,12 +6,9 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_core::schema::MachineDocument;
-use roofline_report::html::report_html;
-use roofline_report::svg::{chart_notes, roofline_svg, ChartOptions};
-use roofline_report::{exporter, write_atomic, Format};
+use roofline_report::{chart_notes, ChartOptions, Format};
 
-use crate::analysis_file::{extension, read_analysis_file};
+use crate::analysis_file::read_analysis_file;
 use crate::error::bad_input;
 use crate::output::Output;
 
@@ -43,81 +40,43 @@ pub struct Args {
     pub width: u32,
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Kind {
-    Html,
-    Svg,
-    Other(Format),
-}
-
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    if let Some(path) = &args.svg {
+        if Format::from_path(path) != Some(Format::Svg) {
+            return Err(bad_input(format!("--svg {}: expected a file name ending in .svg", path.display())));
+        }
+    }
     let doc = read_analysis_file(&args.analysis)?;
     for note in chart_notes(&doc) {
         out.warn(&note);
     }
-    let opts = ChartOptions { width: args.width as f64, title: args.title.clone(), ..ChartOptions::default() };
-    let stdout_kind = match out.format {
-        Format::Table => Kind::Html,
-        f => Kind::Other(f),
+    let mut out = out.preferring(Format::Html);
+    out.render.chart = ChartOptions { width: args.width as f64, title: args.title.clone(), ..ChartOptions::default() };
+    // A page is not for a terminal: without -o it goes to a file.
+    let default_file = out.file.is_none() && out.format == Format::Html && std::io::stdout().is_terminal();
+    let target = match (&out.file, out.file_format()) {
+        (Some(path), Some(format)) => Some((path.clone(), format)),
+        _ if default_file => Some((PathBuf::from("roofline-report.html"), Format::Html)),
+        _ => None,
     };
-    let render = |kind: Kind| -> anyhow::Result<String> {
-        Ok(match kind {
-            Kind::Html => report_html(&doc, &opts)?,
-            Kind::Svg => roofline_svg(&doc, &opts),
-            Kind::Other(Format::Markdown) => markdown(&doc)?,
-            Kind::Other(f) => exporter(f).analysis(&doc)?,
-        })
-    };
-    if let Some(path) = &args.svg {
-        if extension(path).as_deref() != Some("svg") {
-            return Err(bad_input(format!("--svg {}: expected a file name ending in .svg", path.display())));
-        }
-    }
-    let file_kind = out.file.as_ref().map(|p| match extension(p).as_deref() {
-        Some("html" | "htm") => Kind::Html,
-        Some("svg") => Kind::Svg,
-        Some("md" | "markdown") => Kind::Other(Format::Markdown),
-        Some("json") => Kind::Other(Format::Json),
-        Some("csv") => Kind::Other(Format::Csv),
-        _ => stdout_kind,
-    });
     // Everything is rendered before anything is written.
-    let file_body = file_kind.map(render).transpose()?;
-    let svg_body = args.svg.as_ref().map(|_| roofline_svg(&doc, &opts));
-    if let (Some(path), Some(body)) = (&args.svg, &svg_body) {
-        write_atomic(path, body.as_bytes())?;
-        out.info(&format!("wrote {}", path.display()));
+    let mut files = Vec::new();
+    if let Some(path) = &args.svg {
+        files.extend(out.files(&doc, path, Format::Svg)?);
     }
-    match (&out.file, file_body) {
-        (Some(path), Some(body)) => {
-            write_atomic(path, body.as_bytes())?;
-            out.info(&format!("wrote {}", path.display()));
+    let stdout = match &target {
+        Some((path, format)) => {
+            files.extend(out.files(&doc, path, *format)?);
+            None
         }
-        _ if stdout_kind == Kind::Html && std::io::stdout().is_terminal() => {
-            let path = PathBuf::from("roofline-report.html");
-            write_atomic(&path, render(Kind::Html)?.as_bytes())?;
-            out.info(&format!("wrote {} (give -o FILE for another name, or redirect stdout)", path.display()));
-        }
-        _ => out.stdout(&render(stdout_kind)?)?,
+        None => Some(out.rendered(&doc, out.format)?),
+    };
+    out.write(&files)?;
+    if default_file {
+        out.info("(give -o FILE for another name, or redirect stdout)");
+    }
+    if let Some(text) = stdout {
+        out.stdout(&text)?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The kernel table and the roofs in Markdown, for a CI job summary.
-fn markdown(doc: &roofline_core::schema::AnalysisDocument) -> anyhow::Result<String> {
-    let md = exporter(Format::Markdown);
-    let mut s = md.analysis(doc)?;
-    s.push('\n');
-    s.push_str(&md.machine(&MachineDocument::new(doc.machine.clone(), doc.producer.clone()))?);
-    for note in chart_notes(doc) {
-        s.push_str(&format!("\n> note: {note}\n"));
-    }
-    s.push_str(&format!(
-        "\n<sub>Kernels from {} ({}); written by {} {}. Roof = min(compute peak, intensity x bandwidth) over the memory levels; % of roof = achieved / roof.</sub>\n",
-        doc.source.kind,
-        if doc.source.detail.is_empty() { "-" } else { &doc.source.detail },
-        doc.producer.tool,
-        doc.producer.version
-    ));
-    Ok(s)
 }

@@ -2,10 +2,15 @@
 //! ones: per memory level and precision the best benchmark becomes the
 //! primary measured roof, the others secondary roofs drawn beneath it.
 
-use roofline_core::machine::{Ceiling, ClockBasis, Machine, MemLevel, Origin, Provenance, Resource};
+use roofline_core::arch::InstOp;
+use roofline_core::machine::{Ceiling, ClockBasis, FlopKind, Machine, MemLevel, Origin, Pipe, Provenance, Resource};
+use roofline_core::stats::Spread;
 use roofline_core::units::{format_si, Unit};
 
-use super::suite::{BenchResult, Sweep, What};
+use super::suite::{AtomicSpace, BenchResult, Curve, Sweep, What};
+
+/// A figure more than this factor above its theoretical roof is rejected.
+pub const PLAUSIBLE_MARGIN: f64 = 1.05;
 
 fn clock_of(r: &BenchResult) -> ClockBasis {
     match &r.clock {
@@ -22,42 +27,47 @@ fn provenance(r: &BenchResult) -> Provenance {
     Provenance::new(Origin::Measured, format!("benchmark {}: {}, {}, {}", r.id, r.label, r.size, r.method))
 }
 
-/// Rejects a result faster than the hardware can go: above the theoretical
-/// roof of its level or kind (scaled to `max_sm_mhz` for compute roofs
-/// quoted at a lower clock) by more than 5%. Such a figure means the kernel
-/// did less work than counted (loads hoisted out of a loop, say).
-pub fn plausible(r: &BenchResult, theoretical: &Machine, max_sm_mhz: Option<f64>) -> Result<(), String> {
-    let (bound, what) = if let Some(level) = r.what.level() {
+/// The theoretical ceiling a result is judged against, and what to call it.
+fn bound_of<'a>(r: &BenchResult, theoretical: &'a Machine) -> Option<(&'a Ceiling, String)> {
+    if let Some(level) = r.what.level() {
         // L2 has no theoretical roof; it cannot outrun the SMs' L1/shared.
         let roof = if level == MemLevel::L2 { MemLevel::L1 } else { level };
-        match theoretical.bandwidth().find(|b| b.resource == Resource::Memory(roof) && !b.secondary) {
-            Some(b) => (b.rate, format!("the theoretical {} bandwidth", roof.label())),
-            None => return Ok(()),
-        }
-    } else if let Some(kind) = r.what.kind() {
-        match theoretical.compute().find(|c| c.resource == Resource::Compute(kind) && !c.secondary) {
-            Some(c) => {
-                let scale = match (max_sm_mhz, c.clock.sm_mhz) {
-                    (Some(max), Some(at)) if at > 0.0 && max > at => max / at,
-                    _ => 1.0,
-                };
-                (c.rate * scale, format!("the theoretical {} peak", kind.label()))
-            }
-            None => return Ok(()),
-        }
-    } else {
-        return Ok(());
-    };
-    if r.rate.median > 1.05 * bound {
-        let unit = if r.unit == "B/s" { Unit::BytePerSecond } else { Unit::FlopPerSecond };
-        return Err(format!(
-            "{} is {} but {what} is {}: the kernel must have done less work than counted, so the figure is rejected",
-            r.id,
-            format_si(r.rate.median, unit),
-            format_si(bound, unit)
-        ));
+        let c = theoretical.bandwidth().find(|b| b.resource == Resource::Memory(roof) && !b.secondary)?;
+        return Some((c, format!("the theoretical {} bandwidth", roof.label())));
     }
-    Ok(())
+    if let Some(kind) = r.what.kind() {
+        let c = theoretical.compute().find(|c| c.resource == Resource::Compute(kind) && !c.secondary)?;
+        return Some((c, format!("the theoretical {} peak", kind.label())));
+    }
+    let op = r.what.inst_op()?;
+    let c = theoretical
+        .instruction()
+        .find(|c| c.resource == Resource::Instruction(op.pipe()) && c.name == op.mnemonic())?;
+    Some((c, format!("the theoretical {} rate", op.mnemonic())))
+}
+
+/// Judges a figure against the theoretical roof of its level, kind or
+/// instruction (scaled to `max_sm_mhz` for roofs quoted at a lower clock).
+/// More than [`PLAUSIBLE_MARGIN`] above a confirmed roof is an error: the
+/// kernel must have done less work than counted (loads hoisted out of a
+/// loop, say). Above an unconfirmed roof it is a warning, since the table
+/// row may be the one that is wrong.
+pub fn plausible(r: &BenchResult, theoretical: &Machine, max_sm_mhz: Option<f64>) -> Result<Option<String>, String> {
+    let Some((c, what)) = bound_of(r, theoretical) else { return Ok(None) };
+    let scale = match (r.what.level(), max_sm_mhz, c.clock.sm_mhz) {
+        (None, Some(max), Some(at)) if at > 0.0 && max > at => max / at,
+        _ => 1.0,
+    };
+    let bound = c.rate * scale;
+    if r.rate.median <= PLAUSIBLE_MARGIN * bound {
+        return Ok(None);
+    }
+    let text = format!("{} is {} but {what} is {}", r.id, format_si(r.rate.median, r.unit), format_si(bound, r.unit));
+    if c.provenance.confirmed {
+        Err(text)
+    } else {
+        Ok(Some(format!("{text}, an unconfirmed figure: the table row may be wrong")))
+    }
 }
 
 /// Adds measured ceilings from `results` to `theoretical` (kept as is), and
@@ -65,6 +75,7 @@ pub fn plausible(r: &BenchResult, theoretical: &Machine, max_sm_mhz: Option<f64>
 pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: &[Sweep]) -> Machine {
     let mut m = theoretical.clone();
     let mut levels: Vec<_> = results.iter().filter_map(|r| r.what.level()).collect();
+    levels.sort();
     levels.dedup();
     for level in levels {
         let mut rs: Vec<&BenchResult> = results.iter().filter(|r| r.what.level() == Some(level)).collect();
@@ -100,6 +111,7 @@ pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: 
             m.ceilings.push(c);
         }
     }
+    m.ceilings.extend(instruction_ceilings(results));
     for s in sweeps {
         if let Some(r) = &s.ridge {
             m.notes.push(format!(
@@ -113,13 +125,128 @@ pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: 
             ));
         }
     }
+    for r in results {
+        if let Some(c) = &r.curve {
+            if let (Some(knee), true) = (c.knee, r.what.unit() == Unit::InstPerSecond) {
+                m.notes.push(format!(
+                    "{}: 90% of its best rate first reached at {knee} {} ({} points measured)",
+                    r.id,
+                    c.axis,
+                    c.points.len()
+                ));
+            }
+        }
+    }
     m
+}
+
+/// FLOPs per warp instruction of a CUDA-core FMA benchmark.
+fn flops_per_inst(kind: FlopKind) -> f64 {
+    match kind {
+        FlopKind::Fp16 => 128.0, // HFMA2: 32 threads x 2 lanes x 2 FLOPs
+        _ => 64.0,               // FFMA, DFMA: 32 threads x 2 FLOPs
+    }
+}
+
+fn scaled(s: Spread, by: f64) -> Spread {
+    Spread { median: s.median * by, min: s.min * by, max: s.max * by, mean: s.mean * by, stddev: s.stddev * by, ..s }
+}
+
+/// A variant measured as a point of a curve, as a secondary roof.
+fn point_ceiling(r: &BenchResult, pipe: Pipe, name: String, c: &Curve, x: f64) -> Option<Ceiling> {
+    let p = c.at(x)?;
+    let mut clock = clock_of(r);
+    clock.sm_mhz = p.sm_mhz.or(clock.sm_mhz);
+    let prov = Provenance::new(
+        Origin::Measured,
+        format!("benchmark {}: {} at {x} {}, {}, {}", r.id, r.label, c.axis, r.size, r.method),
+    );
+    Some(
+        Ceiling::new(Resource::Instruction(pipe), name, p.rate.median, prov)
+            .with_clock(clock)
+            .with_spread(Some(p.rate))
+            .secondary(),
+    )
+}
+
+/// The measured instruction roofs: per pipe the best benchmark is the
+/// primary roof and the other instructions of the pipe are secondary,
+/// with the conflicted and contended variants of the sweeps beside them;
+/// the issue roof is the highest warp-instruction rate any benchmark reached.
+fn instruction_ceilings(results: &[BenchResult]) -> Vec<Ceiling> {
+    let mut out: Vec<Ceiling> = Vec::new();
+    for r in results {
+        let (Some(pipe), Some(mn)) = (r.what.pipe(), r.what.mnemonic()) else { continue };
+        let spread = match r.what {
+            What::Fma(kind) => scaled(r.rate, 1.0 / flops_per_inst(kind)),
+            _ if r.unit == Unit::InstPerSecond => r.rate,
+            _ => continue,
+        };
+        let mut prov = provenance(r);
+        if let What::Fma(kind) = r.what {
+            prov.source.push_str(&format!("; FLOP/s / {} FLOPs per warp instruction", flops_per_inst(kind)));
+        }
+        out.push(
+            Ceiling::new(Resource::Instruction(pipe), format!("{mn} (measured)"), spread.median, prov)
+                .with_clock(clock_of(r))
+                .with_spread(Some(spread)),
+        );
+        let Some(c) = &r.curve else { continue };
+        let best_x = c.points.iter().max_by(|a, b| a.rate.median.total_cmp(&b.rate.median)).map(|p| p.x);
+        for p in &c.points {
+            if Some(p.x) == best_x {
+                continue;
+            }
+            let name = match r.what {
+                What::SharedInst(_) if Some(p.x) == c.points.last().map(|l| l.x) => {
+                    format!("{mn}, {}-way bank conflicts (measured)", p.x)
+                }
+                What::Atomic(space) => {
+                    let all = if space == AtomicSpace::Global { "the whole grid" } else { "the whole block" };
+                    if Some(p.x) == c.points.last().map(|l| l.x) && c.points.len() > 2 {
+                        format!("{mn}, {all} on one address (measured)")
+                    } else {
+                        format!("{mn}, {} threads per address (measured)", p.x)
+                    }
+                }
+                What::LoadIssue => format!("{} (measured)", p.label),
+                _ => continue,
+            };
+            out.extend(point_ceiling(r, pipe, name, c, p.x));
+        }
+    }
+    // Per pipe, the fastest is the primary roof.
+    let pipes: Vec<Pipe> =
+        Pipe::ALL.into_iter().filter(|p| out.iter().any(|c| c.resource == Resource::Instruction(*p))).collect();
+    for p in pipes {
+        let best = out
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.resource == Resource::Instruction(p))
+            .max_by(|a, b| a.1.rate.total_cmp(&b.1.rate))
+            .map(|(i, _)| i);
+        for (i, c) in out.iter_mut().enumerate() {
+            if c.resource == Resource::Instruction(p) {
+                c.secondary = Some(i) != best;
+            }
+        }
+    }
+    if let Some(top) = out.iter().filter(|c| !c.secondary).max_by(|a, b| a.rate.total_cmp(&b.rate)) {
+        let mut issue = top.clone();
+        issue.resource = Resource::Instruction(Pipe::Issue);
+        issue.name = format!("{} (measured, {})", InstOp::Any.mnemonic(), top.name.trim_end_matches(" (measured)"));
+        issue.provenance.source =
+            format!("the highest warp-instruction rate of any benchmark: {}", top.provenance.source);
+        issue.secondary = false;
+        out.push(issue);
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::suite::{Launch, SweepPoint};
+    use crate::bench::suite::{LaunchShape, SweepPoint};
     use roofline_core::machine::FlopKind;
     use roofline_core::stats::Spread;
 
@@ -128,17 +255,18 @@ mod tests {
             id: id.into(),
             label: id.into(),
             what,
-            unit: "B/s".into(),
+            unit: what.unit(),
             rate: Spread::from_samples(&[rate * 0.99, rate, rate * 1.01]).unwrap(),
             run_medians: vec![rate],
             seconds: Spread::from_samples(&[1e-3]).unwrap(),
             work_per_launch: 1.0,
-            launch: Launch { grid: 1, block: 1, width: None, shared_bytes: None, unroll: None },
+            launch: LaunchShape::new(1, 1),
             size: "s".into(),
             clock: None,
             method: "m".into(),
             verified: "v".into(),
             search: vec![],
+            curve: None,
             wall_s: 0.0,
         }
     }
@@ -169,11 +297,40 @@ mod tests {
         let mut m = theo.clone();
         m.ceilings[1].resource = Resource::Memory(MemLevel::L1);
         let e = plausible(&res("l1.shared", What::SharedRead, 121e12), &m, None).unwrap_err();
-        assert!(e.contains("less work than counted"), "{e}");
-        assert!(plausible(&res("l1.shared", What::SharedRead, 32e12), &m, None).is_ok());
+        assert!(e.contains("121 TB/s") && e.contains("theoretical L1/shared bandwidth"), "{e}");
+        assert_eq!(plausible(&res("l1.shared", What::SharedRead, 32e12), &m, None), Ok(None));
         assert!(plausible(&res("fp32.fma", What::Fma(FlopKind::Fp32), 65.9e12), &theo, None).is_ok());
         assert!(plausible(&res("l2.read", What::L2Read, 1e15), &theo, None).is_ok(), "no L1 roof to compare with");
         assert!(plausible(&res("l2.read", What::L2Read, 114e12), &m, None).is_err(), "L2 above the L1 roof");
+    }
+
+    #[test]
+    fn instruction_figures_are_judged_against_their_own_instruction() {
+        use crate::bench::suite::IntOp;
+        let attrs = roofline_core::gpus::find("h200").unwrap().attributes();
+        let theo = roofline_core::peaks::theoretical_machine(&attrs).unwrap();
+        let g = 132.0 * 1980e6;
+        // IMAD's roof is 2 per clock and SM, not FFMA's 4.
+        let e = plausible(&res("int.imad", What::Int(IntOp::Imad), 2.2 * g), &theo, Some(1980.0)).unwrap_err();
+        assert!(e.contains("theoretical IMAD rate"), "{e}");
+        assert_eq!(plausible(&res("int.imad", What::Int(IntOp::Imad), 2.0 * g), &theo, Some(1980.0)), Ok(None));
+        // Above an unconfirmed row: a warning, not a rejection.
+        let w = plausible(&res("lsu.ldg", What::LoadIssue, 1.5 * g), &theo, None).unwrap().unwrap();
+        assert!(w.contains("unconfirmed"), "{w}");
+    }
+
+    #[test]
+    fn fma_benchmarks_also_give_instruction_roofs() {
+        let theo = Machine::simple("t", FlopKind::Fp32, 66.9e12, 4.8e12);
+        let rs =
+            vec![res("fp32.fma", What::Fma(FlopKind::Fp32), 64e12), res("fp16.fma", What::Fma(FlopKind::Fp16), 128e12)];
+        let m = measured_machine(&theo, &rs, &[]);
+        let ffma = m.roof(Resource::Instruction(Pipe::Fma)).unwrap();
+        assert_eq!((ffma.name.as_str(), ffma.rate), ("FFMA (measured)", 1e12));
+        assert_eq!(m.roof(Resource::Instruction(Pipe::Fp16)).unwrap().rate, 1e12);
+        let issue = m.roof(Resource::Instruction(Pipe::Issue)).unwrap();
+        assert_eq!(issue.rate, 1e12);
+        assert!(issue.name.starts_with("any instruction (measured"), "{}", issue.name);
     }
 
     #[test]

@@ -2,6 +2,11 @@
 //! 000's fusion on its Tesla T4, and a hierarchical (DRAM/L2/L1) example on
 //! an H200 whose measured roofs are the peer figures recorded in the
 //! project's reference notes (not measured by this code).
+//!
+//! Shared by the tests, the example and the unit tests (`#[path]`); not
+//! part of the library.
+
+#![allow(dead_code)]
 
 use roofline_core::estimate::parse_kernel_spec;
 use roofline_core::gpus;
@@ -99,4 +104,74 @@ pub fn hierarchical_h200() -> AnalysisDocument {
         ],
         "hierarchical example",
     )
+}
+
+/// INT8 work on the H200: a tensor-core GEMM judged against the INT8 roof
+/// (OP/s), beside an FP32 kernel (FLOP/s).
+pub fn int8_h200() -> AnalysisDocument {
+    doc(
+        known_machine("h200"),
+        &[
+            "igemm: flops=549755813888 dram=0.4GB l2=4GB kind=tensor_int8 time=0.5ms",
+            "vecadd: flops=1 bytes=12 elements=268435456 time=0.95ms",
+        ],
+        "INT8 example",
+    )
+}
+
+/// The example kernels of the tour on the H200: seed 000's fusion and an
+/// FMA loop at three intensities (paper FLOPs and bytes, times chosen).
+pub fn tour_kernels() -> AnalysisDocument {
+    doc(
+        h200_measured(),
+        &[
+            "scale: flops=1 bytes=8 elements=16777216 time=0.031ms",
+            "add: flops=1 bytes=12 elements=16777216 time=0.046ms",
+            "fused: flops=2 bytes=16 elements=16777216 time=0.062ms",
+            "fma_loop_x1: flops=2 bytes=8 elements=16777216 time=0.031ms",
+            "fma_loop_x16: flops=32 bytes=8 elements=16777216 time=0.032ms",
+            "fma_loop_x256: flops=512 bytes=8 elements=16777216 time=0.15ms",
+        ],
+        "tour example kernels",
+    )
+}
+
+/// Benchmark results as `roofline bench` shows them: a bandwidth, an FP32
+/// and an INT8 rate with spreads and clocks, a failure and an FP32 sweep.
+/// The figures are made up for the views, not measured.
+pub fn bench_results() -> roofline_report::BenchResults {
+    use roofline_core::stats::Spread;
+    use roofline_core::units::Unit;
+    use roofline_report::{BenchResults, BenchRow, IntensitySweep, MeasuredRidge, Quantity, SweepStep, Value};
+    let spread = |m: f64| Spread::from_samples(&[0.98 * m, m, 1.01 * m]).expect("samples");
+    let row = |id: &str, m: f64, unit: Unit, launch: &str| BenchRow {
+        id: id.into(),
+        rate: Value::new(m, Quantity::Si(unit))
+            .origin(Origin::Measured)
+            .spread(Some(spread(m)))
+            .clock(Some(ClockBasis::sm(1980.0, "median of NVML samples, 1965-1980 MHz"))),
+        run_medians: vec![0.99 * m, m],
+        launch: launch.into(),
+    };
+    BenchResults {
+        results: vec![
+            row("dram.copy", 4.3e12, Unit::BytePerSecond, "1056 blocks x 512 threads, 16-byte accesses"),
+            row("fp32.fma", 60.8e12, Unit::FlopPerSecond, "264 blocks x 1024 threads"),
+            row("tensor.int8", 1.62e15, Unit::OpPerSecond, "cuBLASLt, algorithm 3 of 8"),
+        ],
+        failures: vec![("tensor.fp8".into(), "=cuBLASLt has no FP8 algorithm for this shape".into())],
+        sweeps: vec![IntensitySweep {
+            kind: FlopKind::Fp32,
+            points: [(1u32, 0.25, 1.1e12), (16, 4.0, 17.0e12), (256, 64.0, 58.0e12)]
+                .into_iter()
+                .map(|(iters, intensity, f)| SweepStep {
+                    iters,
+                    intensity,
+                    rate: spread(f),
+                    bytes_per_s: f / intensity,
+                })
+                .collect(),
+            ridge: Some(MeasuredRidge { bandwidth: 4.4e12, peak: 58.0e12, intensity: 58.0 / 4.4, knee: Some(64.0) }),
+        }],
+    }
 }
