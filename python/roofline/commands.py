@@ -23,7 +23,9 @@ from typing import Any, List, Mapping, Optional, Sequence, Union
 
 from . import _binary
 from ._binary import PathLike, RooflineError, RooflineFailure
-from .documents import Analysis, CheckResult, Diff, Document, MachineDocument, Merged, Timeline, from_dict, load
+from .documents import (
+    Analysis, CheckResult, Diff, Document, MachineDocument, Merged, Timeline, _untagged_kind, from_dict, load,
+)
 
 Documentish = Union[PathLike, Document]
 
@@ -86,15 +88,16 @@ def run(
     cwd: Optional[PathLike] = None,
     env: Optional[Mapping[str, str]] = None,
     input: Optional[str] = None,
-) -> Union[Document, List[Document], str]:
+) -> Any:
     """Runs ``roofline ARGS`` and returns what it wrote.
 
     The binary is asked for a JSON file (``-o``, unless ``args`` has one);
     the result is the document in it (:class:`Analysis`,
     :class:`MachineDocument`, ...), with ``.text`` holding what the binary
     printed on stdout (its table, in English) and ``.stderr`` its messages;
-    several documents (``--all-devices``) come as a list. A command that
-    writes no document returns its stdout as a string.
+    several documents (``--all-devices``) come as a list; JSON that is not a
+    document (``peaks --list``) comes back parsed, as plain lists and dicts.
+    A command that writes no file returns its stdout as a string.
 
     A non-zero exit raises :class:`RooflineUsageError` (2: bad usage or
     input) or :class:`RooflineFailure` (1), carrying the binary's message,
@@ -115,13 +118,14 @@ def run(
             target = Path(user_out) if cwd is None or Path(user_out).is_absolute() else Path(cwd) / user_out
             argv = args
         done = _binary.execute(argv, echo=echo, timeout=timeout, cwd=cwd, env=env, input=input)
-        docs: List[Document] = []
+        docs: List[Any] = []
         if target.suffix.lower() == ".json":
             for raw in _read_written(target):
-                docs.append(from_dict(raw, path=None if user_out is None else target, text=done.stdout,
-                                      stderr=done.stderr, input=f"roofline {args[0]} output"))
-    result: Union[Document, List[Document], str, None]
-    result = docs[0] if len(docs) == 1 else (docs if docs else None)
+                if isinstance(raw, Mapping) and ("schema" in raw or _untagged_kind(raw)):
+                    raw = from_dict(raw, path=None if user_out is None else target, text=done.stdout,
+                                    stderr=done.stderr, input=f"roofline {args[0]} output")
+                docs.append(raw)  # other JSON (a list of GPUs, say) comes back as it was written
+    result: Any = docs[0] if len(docs) == 1 else (docs if docs else None)
     if done.returncode != 0:
         raise _binary.error_for(done.returncode, argv, done.stderr, done.stdout, document=result)
     return done.stdout if result is None else result
@@ -308,12 +312,12 @@ def tour(out_dir: PathLike = "roofline-tour", *, echo: bool = True, **flags: Any
     ``.text`` its printed summary."""
     flags, runner = _split(dict(flags))
     args = ["tour", "--out-dir", os.fspath(out_dir)] + flag_args(flags)
-    text = run(args, echo=echo, **runner)
+    result = run(args, echo=echo, **runner)
+    text = result.text if isinstance(result, Document) else result if isinstance(result, str) else ""
     cwd = runner.get("cwd")
     path = Path(out_dir) if cwd is None or Path(out_dir).is_absolute() else Path(cwd) / out_dir
     path = path / "analysis.json"
-    doc = from_dict(json.loads(path.read_text(encoding="utf-8")), path=path, input=str(path),
-                    text=text if isinstance(text, str) else "")
+    doc = from_dict(json.loads(path.read_text(encoding="utf-8")), path=path, input=str(path), text=text)
     return _expect(doc, Analysis, "tour")
 
 

@@ -662,7 +662,9 @@ _CLASSES: Dict[str, Type[Document]] = {
     "timeline": Timeline,
     "merged": Merged,
     "merge": Merged,
-    "occupancy": Document,  # `roofline occupancy -o`: every field an attribute
+    # Kinds with no fields of their own here: every field is still an attribute.
+    "occupancy": Document,  # `roofline occupancy -o`
+    "tour": Document,  # `roofline tour -o`: banner, machine, analysis, method, files
 }
 _KIND_OF = {MachineDocument: "machine", Analysis: "analysis", Diff: "diff", CheckResult: "check",
             Timeline: "timeline", Merged: "merged"}

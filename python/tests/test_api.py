@@ -321,7 +321,8 @@ def test_run_returns_the_document_and_the_binarys_text():
     assert isinstance(a, roofline.Analysis) and len(a.kernels) == 4
     assert "kernel" in a.text and "% of roof" in a.text  # the binary's table
     assert "4 launch(es) of 4 kernel(s) analysed" in a.stderr
-    assert roofline.run(["peaks", "--list"]).startswith("GPUs in the built-in table")
+    gpus = roofline.run(["peaks", "--list"])  # JSON that is not a document: plain data
+    assert isinstance(gpus, list) and "h200" in {g["key"] for g in gpus}
 
 
 def test_run_keeps_a_file_the_caller_names(tmp_path):
@@ -424,7 +425,8 @@ def test_report_formats(tmp_path, tour_analysis):
     page = roofline.report(a, format="html")
     assert page.lstrip().lower().startswith("<!doctype html") and "<svg" in page
     md = roofline.report(tour_analysis, format="markdown")
-    assert md.startswith("### Roofline of") and a.kernels[0].display_name in md
+    assert md.startswith("#") and "Roofline of" in md
+    assert all(k.display_name in md.replace("\\_", "_") for k in a.kernels)
     svg = roofline.report(a, format="svg", title="My chart")
     assert svg.startswith("<svg") and "My chart" in svg
     out = tmp_path / "r.html"
