@@ -12,8 +12,10 @@
 # 2. measures this GPU's roofs (`roofline bench --quick`) for the recipe to judge against;
 # 3. runs examples/pytorch/recipe.py for each change in $RECIPE_CHANGES
 #    (default fused-adamw; `RECIPE_CHANGES=compile` for torch.compile, or both
-#    when the 10-minute limit allows): one training step profiled before and
-#    after, program view, diff, gate;
+#    when the 10-minute limit allows), the step picked by $RECIPE_SELECT
+#    (nvtx, the default: its NVTX range; profiler-range: the whole step, every
+#    thread): one training step profiled before and after, program view,
+#    diff, gate;
 # 4. runs the recipe's pytest gate on those outputs and the API tests with the GPU;
 # 5. records a CUPTI timeline through the Python API when the binary has `timeline`.
 # Writes under $OUT: python-recipe-h200.tgz (every output and log) and
@@ -34,6 +36,7 @@ rm -rf "$W"; mkdir -p "$W"
 cat "$W/env.txt"
 
 RECIPE_CHANGES=${RECIPE_CHANGES:-fused-adamw}
+RECIPE_SELECT=${RECIPE_SELECT:-nvtx}   # or profiler-range: the whole step, backward included (slower)
 RECIPE_TIMEOUT=${RECIPE_TIMEOUT:-300}
 step() { # name, seconds allowed, then the command; logs to $W/NAME.out/.err, times it
   local name=$1 limit=$2; shift 2
@@ -60,7 +63,7 @@ else
   [ -s "$W/machine.json" ] && machine=(--machine "$W/machine.json")
   for change in $RECIPE_CHANGES; do
     step "recipe-$change" "$RECIPE_TIMEOUT" python "$ROOT/examples/pytorch/recipe.py" --out "$W/$change" \
-      --change "$change" "${machine[@]}"
+      --change "$change" --select "$RECIPE_SELECT" "${machine[@]}"
     [ -s "$W/$change/after.json" ] && ROOFLINE_RECIPE_DIR=$W/$change \
       step "pytest-recipe-$change" 90 python -m pytest -rs -q -p no:cacheprovider "$ROOT/examples/pytorch/test_recipe.py"
   done
