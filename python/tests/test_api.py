@@ -565,3 +565,31 @@ def test_timeout_s_is_pythons_and_timeout_is_the_binarys(tmp_path, monkeypatch):
         roofline.timeline(["./app"], timeout="5m", timeout_s=0.5, echo=False)
     assert time.monotonic() - started < 10
     assert e.value.command[:3] == ["timeline", "--timeout", "5m"]
+
+
+def test_profile_of_a_program_that_fails_carries_what_was_profiled(tmp_path):
+    """A stand-in ncu replays the H200 capture of a program that exited with status 3."""
+    ncu = tmp_path / "ncu"
+    ncu.write_text(f"""#!/bin/sh
+if [ "$1" = "--query-metrics" ]; then exit 1; fi
+printf '%s\\n' "$@" > "{tmp_path / 'args'}"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --log-file) log="$2"; shift 2;;
+    --csv|--nvtx) shift;;
+    --page|--print-units|--clock-control|--metrics|--nvtx-include|--launch-count) shift 2;;
+    *) break;;
+  esac
+done
+cp "{FIXTURES / 'ncu' / 'h200_seed000_exit3.csv'}" "$log"
+exit 3
+""")
+    ncu.chmod(ncu.stat().st_mode | stat.S_IXUSR)
+    with pytest.raises(roofline.RooflineFailure) as e:
+        roofline.profile(["./app", "--size", "4096"], ncu=ncu, nvtx_include="step 0/", launch_count=5, echo=False)
+    assert e.value.exit_code == 1
+    assert isinstance(e.value.document, roofline.Analysis) and e.value.document.kernels
+    assert any("exited with status 3" in w for w in e.value.document.warnings)
+    args = (tmp_path / "args").read_text().split("\n")
+    assert args[args.index("--nvtx-include") + 1] == "step 0/" and args[args.index("--launch-count") + 1] == "5"
+    assert args[-4:-1] == ["./app", "--size", "4096"]
