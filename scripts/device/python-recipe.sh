@@ -4,7 +4,7 @@
 # Run from the repository root on the device machine (python3 3.12 with
 # PyTorch, no Rust, no network), carrying the wheels built here:
 #   scripts/build-wheel.sh .carry/wheels          # here: the roofline wheel
-#   pip download pytest -d .carry/wheels           # here: pytest's wheels, if the device lacks pytest
+#   pip download pytest --only-binary=:all: --python-version 3.12 -d .carry/wheels   # if the device lacks pytest
 #   run: bash scripts/device/python-recipe.sh      carry: [".carry"]
 #
 # 1. installs the roofline wheel (offline, from .carry/wheels) into a venv
@@ -56,8 +56,8 @@ if [ -z "$wheel" ]; then
 else
   step install 120 "$V/bin/pip" install --no-index --no-deps "$wheel"
   "$V/bin/python" -c "import pytest" 2>/dev/null || step install-pytest 60 "$V/bin/pip" install --no-index --find-links .carry/wheels pytest
-  step which 30 sh -c "command -v roofline; roofline --version; python -c 'import roofline; print(roofline.__file__, roofline.binary(), roofline.inject_library())'" 
   export PATH=$V/bin:$PATH
+  step which 30 sh -c "command -v roofline; roofline --version; python -c 'import roofline; print(roofline.__file__, roofline.binary(), roofline.inject_library())'"
   step bench 90 roofline bench --quick -o "$W/machine.json"
   machine=()
   [ -s "$W/machine.json" ] && machine=(--machine "$W/machine.json")
