@@ -23,6 +23,9 @@ pub enum FormatArg {
     Csv,
     Markdown,
     Html,
+    /// The chart drawn in the terminal (`report`, `tour`).
+    #[value(alias = "terminal")]
+    Chart,
 }
 
 impl From<FormatArg> for Format {
@@ -33,6 +36,7 @@ impl From<FormatArg> for Format {
             FormatArg::Csv => Format::Csv,
             FormatArg::Markdown => Format::Markdown,
             FormatArg::Html => Format::Html,
+            FormatArg::Chart => Format::Chart,
         }
     }
 }
