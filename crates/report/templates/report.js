@@ -746,5 +746,12 @@
     if (el) { var r = el.getBoundingClientRect(); setHover(kOf(el)); var d = detailFor(el); if (d) showTip(d, r.right, r.bottom); }
   }
   var kk = /^#kernel=(\d+)$/.exec(location.hash);
-  if (kk) togglePin(kk[1]);
+  if (kk) {
+    togglePin(kk[1]);
+    var row = document.querySelector('tbody[data-k="' + kk[1] + '"], tr[data-k="' + kk[1] + '"]');
+    if (row) row.scrollIntoView({ block: "center" });
+  }
+  // A link to a detail panel opens it.
+  var target = location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
+  if (target && target.tagName === "DETAILS") target.open = true;
 })();

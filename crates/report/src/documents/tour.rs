@@ -236,7 +236,11 @@ impl Describe for TourDocument {
     }
 
     fn subtitle(&self) -> String {
-        self.banner.clone()
+        format!(
+            "{} example kernels under the roofs of {}, measured by `roofline bench --quick`",
+            self.analysis.kernels.len(),
+            self.machine.machine.name
+        )
     }
 
     fn sections(&self) -> Vec<Section> {
