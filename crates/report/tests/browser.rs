@@ -29,9 +29,9 @@ use std::time::{Duration, Instant};
 
 use roofline_core::diff::{diff, Pairing};
 use roofline_core::machine::Origin;
-use roofline_core::schema::{AnalysisDocument, MachineDocument, Producer};
+use roofline_core::schema::AnalysisDocument;
 use roofline_core::Kernel;
-use roofline_report::{render, DiffDocument, Format, Fusion, IntensityStep, RenderOptions, TourDocument, TOUR_SCHEMA};
+use roofline_report::{render, DiffDocument, Format, RenderOptions, TourDocument};
 
 mod samples;
 
@@ -168,27 +168,8 @@ fn check_without_javascript(browser: &Path, name: &str, html: &str) {
 }
 
 fn tour() -> TourDocument {
-    let analysis = samples::tour_capture();
-    TourDocument {
-        schema: TOUR_SCHEMA,
-        banner: "No GPU here (a test): showing the bundled data of an H200.".into(),
-        machine: MachineDocument::new(analysis.machine.clone(), Producer::new("samples")),
-        bench: Some(samples::bench_results()),
-        fusion: Fusion::from_analysis(
-            &analysis,
-            "fusion (seed 000)",
-            &["scale", "add"],
-            "fused",
-            "paper: 0.083 -> 0.125",
-        ),
-        intensity_steps: IntensityStep::series(&analysis, &[1, 4, 16, 64, 256, 1024, 4096], |i| {
-            format!("fma_loop_x{i}")
-        }),
-        method: "bundled capture".into(),
-        files: vec!["out/report.html".into()],
-        seconds: 1.0,
-        analysis,
-    }
+    let iters = [1, 4, 16, 64, 256, 1024, 4096];
+    samples::tour(samples::tour_capture(), &iters, "No GPU here (a test): showing the bundled data of an H200.")
 }
 
 /// A kernel whose name would end the embedded script and open a comment.

@@ -11,8 +11,8 @@ use roofline_core::occupancy::{calculate, limits, max_potential_block_size, swee
 use roofline_core::schema::{read_analysis, read_machine, AnalysisDocument, MachineDocument, Producer};
 use roofline_core::{analyze, Kernel};
 use roofline_report::{
-    csv_tables, render, BenchDocument, CheckDocument, Describe, DiffDocument, Format, Fusion, IntensityStep, KnownGpus,
-    OccupancyDocument, RenderOptions, TerminalOptions, TourDocument, TOUR_SCHEMA,
+    csv_tables, render, BenchDocument, CheckDocument, Describe, DiffDocument, Format, KnownGpus, OccupancyDocument,
+    RenderOptions, TerminalOptions, TourDocument,
 };
 use serde::Serialize;
 
@@ -118,25 +118,7 @@ fn occupancy() -> OccupancyDocument {
 }
 
 fn tour() -> TourDocument {
-    let analysis = samples::tour_kernels();
-    TourDocument {
-        schema: TOUR_SCHEMA,
-        banner: "No GPU here (a test): showing sample data.".into(),
-        machine: MachineDocument::new(analysis.machine.clone(), Producer::new("samples")),
-        bench: Some(samples::bench_results()),
-        fusion: Fusion::from_analysis(
-            &analysis,
-            "fusion (seed 000)",
-            &["scale", "add"],
-            "fused",
-            "paper: 0.083 -> 0.125",
-        ),
-        intensity_steps: IntensityStep::series(&analysis, &[1, 16, 256], |i| format!("fma_loop_x{i}")),
-        method: "samples built in code".into(),
-        files: vec!["out/report.html".into(), "out/analysis.json".into()],
-        seconds: 1.5,
-        analysis,
-    }
+    samples::tour(samples::tour_kernels(), &[1, 16, 256], "No GPU here (a test): showing sample data.")
 }
 
 #[test]

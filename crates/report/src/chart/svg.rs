@@ -252,25 +252,23 @@ impl Canvas {
         let p = f.plot;
         let (tx, ty) = (f.x.ticks(), f.y.ticks());
         let _ = writeln!(self.body, "<g class=\"grid\" stroke-width=\"1\">");
-        for (v, colour) in tx.minor.iter().map(|v| (v, "#f1f1f1")).chain(tx.major.iter().map(|v| (v, "#e0e0e0"))) {
-            let x = f.px(*v);
-            let _ = writeln!(
-                self.body,
-                "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{colour}\"/>",
-                n(x),
-                n(p.y),
-                n(p.y + p.h)
-            );
-        }
-        for (v, colour) in ty.minor.iter().map(|v| (v, "#f1f1f1")).chain(ty.major.iter().map(|v| (v, "#e0e0e0"))) {
-            let y = f.py(*v);
-            let _ = writeln!(
-                self.body,
-                "<line x1=\"{1}\" y1=\"{0}\" x2=\"{2}\" y2=\"{0}\" stroke=\"{colour}\"/>",
-                n(y),
-                n(p.x),
-                n(p.x + p.w)
-            );
+        // Vertical lines at the x ticks, horizontal ones at the y ticks.
+        let lines = [(&tx, true), (&ty, false)];
+        for (ticks, vertical) in lines {
+            for (v, colour) in
+                ticks.minor.iter().map(|v| (v, "#f1f1f1")).chain(ticks.major.iter().map(|v| (v, "#e0e0e0")))
+            {
+                let (x1, y1, x2, y2) =
+                    if vertical { (f.px(*v), p.y, f.px(*v), p.y + p.h) } else { (p.x, f.py(*v), p.x + p.w, f.py(*v)) };
+                let _ = writeln!(
+                    self.body,
+                    "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{colour}\"/>",
+                    n(x1),
+                    n(y1),
+                    n(x2),
+                    n(y2)
+                );
+            }
         }
         let _ = writeln!(self.body, "</g>");
         let _ = writeln!(

@@ -246,6 +246,15 @@ fn notes(notes: &[Note]) -> String {
     each_note(notes, marks, escape)
 }
 
+/// Lines as a list of a class; nothing for none.
+fn list(class: &str, lines: &[String]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let items: String = lines.iter().map(|l| format!("<li>{}</li>", escape(l))).collect();
+    format!("<ul class=\"{class}\">{items}</ul>")
+}
+
 /// Entries as detail panels (`<details>`): the heading and verdict as the
 /// summary, then the lines, the action and the workings.
 fn items(items: &[Item]) -> String {
@@ -267,22 +276,13 @@ fn items(items: &[Item]) -> String {
                 let _ = write!(s, "<p class=\"full-name\">{}</p>", escape(full));
             }
         }
-        if !i.lines.is_empty() {
-            s.push_str("<ul class=\"evidence\">");
-            for l in &i.lines {
-                let _ = write!(s, "<li>{}</li>", escape(l));
-            }
-            s.push_str("</ul>");
-        }
+        s.push_str(&list("evidence", &i.lines));
         if let Some(a) = &i.action {
             let _ = write!(s, "<p class=\"next\">next: {}</p>", escape(a));
         }
         if !i.workings.is_empty() {
-            s.push_str("<p class=\"workings-title\">How the numbers were obtained</p><ul class=\"workings\">");
-            for w in &i.workings {
-                let _ = write!(s, "<li>{}</li>", escape(w));
-            }
-            s.push_str("</ul>");
+            s.push_str("<p class=\"workings-title\">How the numbers were obtained</p>");
+            s.push_str(&list("workings", &i.workings));
         }
         s.push_str("</div></details>\n");
     }

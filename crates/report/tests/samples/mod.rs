@@ -181,6 +181,31 @@ pub fn tour_kernels() -> AnalysisDocument {
     )
 }
 
+/// The tour's document over an analysis of its example kernels (the FMA
+/// loop at the iterations given), with the sample benchmark results.
+pub fn tour(analysis: AnalysisDocument, iters: &[u32], banner: &str) -> roofline_report::TourDocument {
+    use roofline_core::schema::MachineDocument;
+    use roofline_report::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
+    TourDocument {
+        schema: TOUR_SCHEMA,
+        banner: banner.into(),
+        machine: MachineDocument::new(analysis.machine.clone(), Producer::new("samples")),
+        bench: Some(bench_results()),
+        fusion: Fusion::from_analysis(
+            &analysis,
+            "fusion (seed 000)",
+            &["scale", "add"],
+            "fused",
+            "paper: 0.083 -> 0.125",
+        ),
+        intensity_steps: IntensityStep::series(&analysis, iters, |i| format!("fma_loop_x{i}")),
+        method: "samples built in code".into(),
+        files: vec!["out/report.html".into(), "out/analysis.json".into()],
+        seconds: 1.5,
+        analysis,
+    }
+}
+
 /// Benchmark results as `roofline bench` shows them: a bandwidth, an FP32
 /// and an INT8 rate with spreads and clocks, a failure and an FP32 sweep.
 /// The figures are made up for the views, not measured.
