@@ -30,7 +30,9 @@
 //! A new document (a timeline, a program view, merged ranks) implements
 //! [`Describe`] (and `serde::Serialize` for JSON) and gets every format.
 //! The charts are SVG drawn by hand ([`roofline_svg`], [`diff_svg`],
-//! [`sweep_svg`]); [`write_atomic`] writes a file whole or not at all.
+//! [`sweep_svg`]); the roofline is a model, a label layout and renderers
+//! in [`chart`] (also drawn in a terminal, [`Format::Chart`]);
+//! [`write_atomic`] writes a file whole or not at all.
 
 #![warn(missing_docs)]
 

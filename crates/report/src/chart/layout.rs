@@ -29,7 +29,7 @@ const WIDTHS: [u16; 95] = [
     334, 260, 334, 584, // {|}~
 ];
 
-/// The font the charts ask for: faces with the widths of [`WIDTHS`] first.
+/// The font the charts ask for: the faces whose widths [`text_width`] uses first.
 pub const FONT_FAMILY: &str = "Arial, Helvetica, 'Liberation Sans', sans-serif";
 
 /// Width of `text` at `size` px, with a margin for a wider fallback face.
