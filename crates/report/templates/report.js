@@ -102,25 +102,34 @@
       if (e.key === "Enter" || e.key === " ") { e.preventDefault(); togglePin(k); }
     });
   });
-  all("table tr[data-k], table tbody[data-k], details.detail[data-k]").forEach(function (el) {
-    var k = kOf(el);
-    el.addEventListener("mouseenter", function () { setHover(k); });
-    el.addEventListener("mouseleave", function () { setHover(null); });
-    if (el.tagName !== "DETAILS") {
-      el.addEventListener("click", function (e) {
-        if (e.target.closest("a, button, summary")) return;
-        togglePin(k);
-      });
-    }
+  // Table rows and detail panels: one listener each for the whole page
+  // (a table may hold many thousands of kernels).
+  var ROWS = "table tr[data-k], table tbody[data-k], details.detail[data-k]";
+  document.addEventListener("mouseover", function (e) {
+    var el = e.target.closest && e.target.closest(ROWS);
+    if (el && kOf(el) !== hover) setHover(kOf(el));
+  });
+  document.addEventListener("mouseout", function (e) {
+    var el = e.target.closest && e.target.closest(ROWS);
+    var to = e.relatedTarget && e.relatedTarget.closest ? e.relatedTarget.closest(ROWS) : null;
+    if (el && to !== el && hover === kOf(el)) setHover(to ? kOf(to) : null);
+  });
+  document.addEventListener("click", function (e) {
+    var el = e.target.closest && e.target.closest("table tr[data-k], table tbody[data-k]");
+    if (el && !e.target.closest("a, button, summary")) togglePin(kOf(el));
   });
   // The kernel's colour beside its name in the table.
+  var colours = {};
+  all(".chart .key-entry").forEach(function (e) {
+    var dot = e.querySelector("circle");
+    if (dot) colours[kOf(e)] = dot.getAttribute("fill");
+  });
   all("table tr[data-k], table tbody[data-k]").forEach(function (el) {
-    var dot = document.querySelector('.chart .key-entry[data-k="' + kOf(el) + '"] circle');
-    var cell = el.querySelector("td");
-    if (!dot || !cell) return;
+    var colour = colours[kOf(el)], cell = el.querySelector("td");
+    if (!colour || !cell) return;
     var s = document.createElement("span");
     s.className = "swatch";
-    s.style.background = dot.getAttribute("fill");
+    s.style.background = colour;
     cell.insertBefore(s, cell.firstChild);
   });
   all('a[href^="#detail-"]').forEach(function (a) {

@@ -10,7 +10,7 @@
 //! never drawn at an infinite or a zero coordinate. At most
 //! [`MAX_CHART_KERNELS`] kernels are drawn (those with the most time).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use roofline_core::machine::{Ceiling, FlopKind, MemLevel, Origin, Resource};
 use roofline_core::roofline::{KernelAnalysis, Limiter};
@@ -29,6 +29,8 @@ pub const MAX_KERNEL_LABELS: usize = 24;
 pub const ALWAYS_LABELLED: usize = 5;
 /// The longest kernel label, in characters.
 pub const LABEL_CHARS: usize = 34;
+/// Siblings sharing a name beyond this many are told apart by their IDs.
+const MAX_WORD_SEARCH: usize = 64;
 
 /// Colours of kernels by rank (Okabe-Ito first, then more hues that stay
 /// apart for common colour-vision deficiencies; repeats past twelve, where
@@ -268,11 +270,22 @@ pub fn unique_labels(kernels: &[KernelAnalysis]) -> Vec<String> {
         let parts = idents.iter().flat_map(|w| w.split('_')).filter(|w| !w.is_empty());
         idents.iter().copied().chain(parts).filter(|w| seen.insert(w.to_string())).map(str::to_string).collect()
     };
-    let mut groups: std::collections::BTreeMap<&str, Vec<usize>> = std::collections::BTreeMap::new();
+    let mut groups: HashMap<&str, Vec<usize>> = HashMap::with_capacity(base.len());
     for (i, b) in base.iter().enumerate() {
         groups.entry(b.as_str()).or_default().push(i);
     }
-    for members in groups.values().filter(|m| m.len() > 1) {
+    // In the kernels' order, so the labels do not depend on hashing.
+    let mut shared: Vec<&Vec<usize>> = groups.values().filter(|m| m.len() > 1).collect();
+    shared.sort_by_key(|m| m[0]);
+    for members in shared {
+        if members.len() > MAX_WORD_SEARCH {
+            // Words that tell apart hundreds of siblings are no easier to read
+            // than their IDs, and the search grows with the square.
+            for &i in members {
+                out[i] = format!("{} [{}]", base[i], kernels[i].kernel.id);
+            }
+            continue;
+        }
         let sets: Vec<Vec<String>> = members.iter().map(|&i| words(&kernels[i].kernel.name)).collect();
         for (n, &i) in members.iter().enumerate() {
             let others: BTreeSet<&str> = sets
@@ -299,15 +312,21 @@ pub fn unique_labels(kernels: &[KernelAnalysis]) -> Vec<String> {
     // Any label still shared (a tag equal to another kernel's name) gets
     // the kernel's ID, then its position.
     for pass in 0..2 {
-        let mut seen: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(out.len());
         for l in &out {
-            *seen.entry(l.clone()).or_default() += 1;
+            *seen.entry(l.as_str()).or_default() += 1;
         }
-        for (i, l) in out.iter_mut().enumerate() {
-            if seen[l.as_str()] > 1 {
-                let id = &kernels[i].kernel.id;
-                *l = if pass == 0 && !id.is_empty() { format!("{l} [{id}]") } else { format!("{l} #{}", i + 1) };
-            }
+        let shared: Vec<usize> = (0..out.len()).filter(|&i| seen[out[i].as_str()] > 1).collect();
+        if shared.is_empty() {
+            break;
+        }
+        for i in shared {
+            let id = &kernels[i].kernel.id;
+            out[i] = if pass == 0 && !id.is_empty() {
+                format!("{} [{id}]", out[i])
+            } else {
+                format!("{} #{}", out[i], i + 1)
+            };
         }
     }
     out
@@ -443,7 +462,7 @@ fn add_tab(tabs: &mut Vec<String>, t: &str) {
 pub fn build(doc: &AnalysisDocument, title: Option<&str>) -> Model {
     let m = &doc.machine;
     let labels = unique_labels(&doc.kernels);
-    let mut notes = chart_notes(doc);
+    let mut notes = notes_with(doc, &labels);
 
     // The kernels that can be drawn, by time.
     let mut order: Vec<usize> = (0..doc.kernels.len()).collect();
@@ -708,6 +727,10 @@ pub fn build(doc: &AnalysisDocument, title: Option<&str>) -> Model {
 /// the machine has no ceiling for. The kernels with no FLOPs are named in
 /// one note (the first few, then how many more).
 pub fn chart_notes(doc: &AnalysisDocument) -> Vec<String> {
+    notes_with(doc, &unique_labels(&doc.kernels))
+}
+
+fn notes_with(doc: &AnalysisDocument, labels: &[String]) -> Vec<String> {
     let mut notes = Vec::new();
     let m = &doc.machine;
     if m.compute().all(|c| c.rate <= 0.0) {
@@ -719,9 +742,8 @@ pub fn chart_notes(doc: &AnalysisDocument) -> Vec<String> {
     if m.bandwidth().all(|b| b.rate <= 0.0) {
         notes.push(format!("{} has no bandwidth ceiling: no slanted roof is drawn", m.name));
     }
-    let labels = unique_labels(&doc.kernels);
     let mut no_flops = Vec::new();
-    for (a, label) in doc.kernels.iter().zip(&labels) {
+    for (a, label) in doc.kernels.iter().zip(labels) {
         if !a.missing_ceilings.is_empty() {
             notes.push(format!(
                 "{} has no ceiling for {} FLOPs: {} is judged without {}; add the ceiling (roofline bench, or a machine JSON)",

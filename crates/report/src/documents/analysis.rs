@@ -89,11 +89,13 @@ impl Describe for AnalysisDocument {
     }
 
     fn point_details(&self) -> Vec<PointDetail> {
-        let labels = unique_labels(&self.kernels);
+        // The points drawn: at most the chart's kernels.
+        let m = model::build(self, None);
         let mut out = Vec::new();
-        for (i, a) in self.kernels.iter().enumerate() {
+        for mark in &m.marks {
+            let (i, a) = (mark.k, &self.kernels[mark.k]);
             for p in a.levels.iter().filter(|p| p.intensity.is_some()) {
-                let (title, mut lines) = point_lines(a, &labels[i], p.level);
+                let (title, mut lines) = point_lines(a, &mark.label, p.level);
                 if let Some(d) = &a.diagnosis {
                     lines.push(format!("next move: {}", d.next_move_text()));
                 }
@@ -306,7 +308,7 @@ fn verdict(a: &KernelAnalysis) -> (String, Option<String>) {
     }
 }
 
-fn kernel_item(doc: &AnalysisDocument, i: usize, label: &str) -> Item {
+fn kernel_item(doc: &AnalysisDocument, i: usize, label: &str, with_workings: bool) -> Item {
     let a = &doc.kernels[i];
     let (verdict, next) = verdict(a);
     let tone = a.diagnosis.as_ref().map(|d| position_tone(d.position));
@@ -316,7 +318,7 @@ fn kernel_item(doc: &AnalysisDocument, i: usize, label: &str) -> Item {
         lines: a.diagnosis.as_ref().map(Diagnosis::evidence_lines).unwrap_or_default(),
         action: next,
         link: Some(("data-k", i.to_string())),
-        workings: workings(doc, a),
+        workings: if with_workings { workings(doc, a) } else { Vec::new() },
     }
 }
 
@@ -420,9 +422,21 @@ fn workings(doc: &AnalysisDocument, a: &KernelAnalysis) -> Vec<String> {
     w
 }
 
+/// Kernels whose detail panels spell out their formulas (those with the
+/// most time): past this, a page of 100,000 kernels would carry hundreds
+/// of megabytes of the same arithmetic.
+const MAX_WORKINGS: usize = 500;
+
 fn diagnosis_section(doc: &AnalysisDocument) -> Section {
     let labels = unique_labels(&doc.kernels);
-    let items: Vec<Item> = (0..doc.kernels.len()).map(|i| kernel_item(doc, i, &labels[i])).collect();
+    let mut by_time: Vec<usize> = (0..doc.kernels.len()).collect();
+    let share = |i: usize| doc.kernels[i].time_share.filter(|s| s.is_finite()).unwrap_or(0.0);
+    by_time.sort_by(|&a, &b| share(b).total_cmp(&share(a)).then(a.cmp(&b)));
+    let mut with_workings = vec![false; doc.kernels.len()];
+    for &i in by_time.iter().take(MAX_WORKINGS) {
+        with_workings[i] = true;
+    }
+    let items: Vec<Item> = (0..doc.kernels.len()).map(|i| kernel_item(doc, i, &labels[i], with_workings[i])).collect();
     Section::new("diagnosis", "diagnosis").with_some((!items.is_empty()).then_some(items))
 }
 

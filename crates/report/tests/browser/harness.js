@@ -81,11 +81,12 @@
     count("keyEntriesLinked");
   });
   all("table tbody.group[data-k], table tr[data-k]").slice(0, 12).forEach(function (row) {
-    var k = row.getAttribute("data-k");
-    mouse(row, "mouseenter", 0, 0);
+    var k = row.getAttribute("data-k"), cell = row.querySelector("td");
+    mouse(cell, "mouseover", 0, 0);
     if (document.querySelector('.chart .kernel[data-k="' + k + '"]') && !hl('.chart .kernel[data-k="' + k + '"]')) fail("row " + k + " does not highlight its points");
     if (document.querySelector('.key-entry[data-k="' + k + '"]') && !hl('.key-entry[data-k="' + k + '"]')) fail("row " + k + " does not highlight its key entry");
-    mouse(row, "mouseleave", 0, 0);
+    mouse(cell, "mouseout", 0, 0, { relatedTarget: document.body });
+    if (hl('.chart .kernel[data-k="' + k + '"]')) fail("row " + k + ": the highlight stays after leaving it");
     count("rowsLinked");
   });
   // A click pins a kernel: its row and its detail panel; Escape lets go.
