@@ -114,6 +114,15 @@
     var to = e.relatedTarget && e.relatedTarget.closest ? e.relatedTarget.closest(ROWS) : null;
     if (el && to !== el && hover === kOf(el)) setHover(to ? kOf(to) : null);
   });
+  // Keyboard focus on a row's link or in a panel does what a hover does.
+  document.addEventListener("focusin", function (e) {
+    var el = e.target.closest && e.target.closest(ROWS);
+    if (el) setHover(kOf(el));
+  });
+  document.addEventListener("focusout", function (e) {
+    var el = e.target.closest && e.target.closest(ROWS);
+    if (el && hover === kOf(el)) setHover(null);
+  });
   document.addEventListener("click", function (e) {
     var el = e.target.closest && e.target.closest("table tr[data-k], table tbody[data-k]");
     if (el && !e.target.closest("a, button, summary")) togglePin(kOf(el));

@@ -87,6 +87,12 @@
     if (document.querySelector('.key-entry[data-k="' + k + '"]') && !hl('.key-entry[data-k="' + k + '"]')) fail("row " + k + " does not highlight its key entry");
     mouse(cell, "mouseout", 0, 0, { relatedTarget: document.body });
     if (hl('.chart .kernel[data-k="' + k + '"]')) fail("row " + k + ": the highlight stays after leaving it");
+    var link = row.querySelector("a");
+    if (link && document.querySelector('.chart .kernel[data-k="' + k + '"]')) {
+      link.focus();
+      if (!hl('.chart .kernel[data-k="' + k + '"]')) fail("row " + k + ": keyboard focus on its name does not highlight its points");
+      link.blur();
+    }
     count("rowsLinked");
   });
   // A click pins a kernel: its row and its detail panel; Escape lets go.
@@ -165,6 +171,19 @@
         fail(when + ": \"" + labels[i].textContent + "\" leaves the plot");
       }
     });
+    // The kernels with the most time (of those with a point in view) are named.
+    var cur = (svg.getAttribute("data-current") || svg.getAttribute("data-view") || "").split(" ").map(parseFloat);
+    if (cur.length === 4) {
+      var inView = function (k) {
+        return all('.pt[data-k="' + k + '"]', svg).some(function (pt) {
+          var x = Math.log10(+pt.getAttribute("data-x")), y = Math.log10(+pt.getAttribute("data-y"));
+          return shown(pt) && x >= cur[0] && x <= cur[1] && y >= cur[2] && y <= cur[3];
+        });
+      };
+      var ranked = all(".klabel", svg).filter(function (t) { return shown(t.parentNode) && inView(t.getAttribute("data-k")) && getComputedStyle(t).display !== "none"; });
+      ranked.sort(function (a, b) { return +a.getAttribute("data-prio") - +b.getAttribute("data-prio"); });
+      ranked.slice(0, 5).forEach(function (t) { if (!shown(t)) fail(when + ": " + t.textContent + ", among the five kernels with the most time, is not named"); });
+    }
     var names = all(".klabel", svg).filter(shown).map(function (t) { return t.textContent; });
     names.forEach(function (n, i) { if (names.indexOf(n) !== i) fail(when + ": two kernels are labelled " + n); });
     var keys = all(".key-entry", svg).map(function (t) { return t.textContent; });
