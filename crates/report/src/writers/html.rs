@@ -425,6 +425,16 @@ mod tests {
         assert_eq!(fill("x{{A}}y{{B}}z{{C}}", &slots), "x{{B}}ybz{{C}}");
     }
 
+    /// Issue 16, item 12: `<!--` was written as `<\!--`, which is not JSON.
+    #[test]
+    fn comment_openers_in_strings_keep_the_embedded_json_valid() {
+        let names = ["<!--", "</script><!--<script>", "--><!-- x", "a\u{2028}b"];
+        let s = script_json(&names).unwrap();
+        let back: Vec<String> = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, names);
+        assert!(!s.contains('<') && !s.contains('>'), "{s}");
+    }
+
     #[test]
     fn script_json_cannot_close_the_script() {
         let s = script_json(&"</script><!--").unwrap();
