@@ -25,6 +25,9 @@ pub enum FormatArg {
     Html,
     /// Chrome trace-event JSON (Perfetto, chrome://tracing): `timeline` only.
     Trace,
+    /// The chart drawn in the terminal (`report`, `tour`).
+    #[value(alias = "terminal")]
+    Chart,
 }
 
 impl From<FormatArg> for Format {
@@ -38,6 +41,7 @@ impl From<FormatArg> for Format {
             // Only `timeline` writes traces (main refuses it elsewhere); its
             // document, where one is asked for, is JSON.
             FormatArg::Trace => Format::Json,
+            FormatArg::Chart => Format::Chart,
         }
     }
 }

@@ -181,6 +181,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         cap.warnings.push(format!("{n}; the {} launch(es) profiled before that are analysed", cap.launches.len()));
     }
     let command_line = format!("roofline profile -- {}", args.command.join(" "));
-    report(&cap, &args.analysis, &command_line, &args.command.join(" "), out)?;
+    let created = Some(super::bench::now_rfc3339());
+    report(&cap, &args.analysis, &command_line, &args.command.join(" "), created, out)?;
     Ok(if exit_note.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -482,7 +482,7 @@ pub fn render(doc: &TimelineDocument, format: Format, top: usize) -> anyhow::Res
         ]
     };
     match format {
-        Format::Html | Format::Svg => Err(crate::error::bad_input(
+        Format::Html | Format::Svg | Format::Chart => Err(crate::error::bad_input(
             "timeline writes table, json, csv, markdown or trace (--format trace -o trace.json); for a page, use `roofline report` on an analysis",
         )),
         Format::Json => Ok(serde_json::to_string(doc)? + "\n"),
