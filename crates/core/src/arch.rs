@@ -8,7 +8,7 @@
 //! project's reference notes; rows not confirmed there are marked so and
 //! printed as estimates.
 
-use crate::machine::FlopKind;
+use crate::machine::{FlopKind, Pipe};
 
 /// Results (FMA counts as one result) per clock per SM for one kind.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -140,6 +140,63 @@ pub fn rates(major: u32, minor: u32) -> Option<ArchRates> {
     })
 }
 
+/// How many warp instructions one pipe of an SM issues per clock: the flat
+/// roofs of the instruction roofline (Ding and Williams), per SM.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PipeRate {
+    pub pipe: Pipe,
+    pub warp_inst_per_clock_per_sm: f64,
+    pub confirmed: bool,
+    /// Where the figure comes from.
+    pub source: &'static str,
+}
+
+const GUIDE: &str = "CUDA programming guide throughput table";
+
+/// The per-pipe issue rates the tool knows for a compute capability.
+///
+/// Results per clock per SM from the programming guide's arithmetic
+/// throughput table, divided by 32 threads per warp: FP32 (the FMA pipe),
+/// FP64, half2 (one instruction is two results), 32-bit integer add, logic
+/// and compare (the ALU), special functions (the XU). Four schedulers issue
+/// one instruction each per clock. Loads and stores: 32 LD/ST lanes per SM,
+/// one 32-bit shared-memory wavefront (128 B) per clock. On the H200 the
+/// FMA, LSU and HMMA pipes' peaks implied by Nsight Compute's utilisation
+/// counters agree (4, 1 and 2 warp instructions per clock per SM;
+/// tests/fixtures/ncu/h200_seed000_full.csv). Rows the tool has not checked
+/// are unconfirmed; tensor and atomic pipes have no row (their rate depends
+/// on the instruction shape and, for atomics, on L2).
+pub fn pipe_rates(major: u32, minor: u32) -> Vec<PipeRate> {
+    let Some(flops) = rates(major, minor) else { return Vec::new() };
+    let hopper = (major, minor) == (9, 0);
+    let per_warp = |kind: FlopKind, results_per_inst: f64| {
+        flops.rate(kind).map(|r| (r.fma_per_clock_per_sm / results_per_inst / 32.0, r.confirmed))
+    };
+    let mut out = Vec::new();
+    let mut push = |pipe: Pipe, v: f64, confirmed: bool, source: &'static str| {
+        out.push(PipeRate { pipe, warp_inst_per_clock_per_sm: v, confirmed, source });
+    };
+    if major >= 7 {
+        push(Pipe::Issue, 4.0, hopper, "4 warp schedulers x 1 instruction per clock");
+    }
+    if let Some((v, c)) = per_warp(FlopKind::Fp32, 1.0) {
+        push(Pipe::Fma, v, c, GUIDE);
+    }
+    if let Some((v, c)) = per_warp(FlopKind::Fp64, 1.0) {
+        push(Pipe::Fp64, v, c, GUIDE);
+    }
+    if let Some((v, c)) = per_warp(FlopKind::Fp16, 2.0) {
+        push(Pipe::Fp16, v, c, GUIDE);
+    }
+    if major >= 7 {
+        push(Pipe::Alu, 2.0, hopper, GUIDE);
+        push(Pipe::Xu, 0.5, hopper, GUIDE);
+        push(Pipe::Lsu, 1.0, hopper, "32 LD/ST lanes per SM");
+        push(Pipe::Shared, 1.0, hopper, "128 B per clock per SM: one 32-bit warp access");
+    }
+    out
+}
+
 /// Parses "9.0" or "90" or "sm_90" into (major, minor).
 pub fn parse_capability(s: &str) -> Option<(u32, u32)> {
     let t = s.trim().trim_start_matches("sm_").trim_start_matches("compute_");
@@ -161,6 +218,21 @@ mod tests {
         assert_eq!(h.rate(Fp32).unwrap().fma_per_clock_per_sm, 128.0);
         assert_eq!(h.rate(TensorBf16).unwrap().fma_per_clock_per_sm, 2048.0);
         assert!(rates(4, 0).is_none());
+    }
+
+    #[test]
+    fn hopper_pipe_rates_match_the_counters_calibration() {
+        let p = |pipe: Pipe| pipe_rates(9, 0).into_iter().find(|r| r.pipe == pipe).unwrap();
+        assert_eq!(p(Pipe::Fma).warp_inst_per_clock_per_sm, 4.0);
+        assert_eq!(p(Pipe::Fp64).warp_inst_per_clock_per_sm, 2.0);
+        assert_eq!(p(Pipe::Fp16).warp_inst_per_clock_per_sm, 4.0);
+        assert_eq!(p(Pipe::Alu).warp_inst_per_clock_per_sm, 2.0);
+        assert_eq!(p(Pipe::Xu).warp_inst_per_clock_per_sm, 0.5);
+        assert_eq!(p(Pipe::Lsu).warp_inst_per_clock_per_sm, 1.0);
+        assert_eq!(p(Pipe::Issue).warp_inst_per_clock_per_sm, 4.0);
+        assert!(p(Pipe::Fma).confirmed);
+        assert!(!pipe_rates(8, 0).iter().find(|r| r.pipe == Pipe::Alu).unwrap().confirmed);
+        assert!(pipe_rates(4, 0).is_empty());
     }
 
     #[test]

@@ -6,11 +6,12 @@
 //! FLOPs, bytes and durations add up; percentages are duration-weighted.
 
 use roofline_core::kernel::{short_id, Kernel};
-use roofline_core::machine::Origin;
+use roofline_core::machine::{FlopKind, Origin};
+use roofline_core::roofline::level_caveats;
 
 use crate::csv::{Capture, Launch};
 use crate::demangle::display_name;
-use crate::points::{bytes, duration, evidence, flops, ByteConvention};
+use crate::points::{bytes, duration, evidence, flops, fp16_accounting, ByteConvention};
 
 /// Launches that belong to one kernel.
 #[derive(Debug, Clone)]
@@ -61,6 +62,11 @@ pub fn kernel_of(launches: &[&Launch], conv: ByteConvention, name: &str, id: Str
     }
     k.duration_s = timed.then_some(time);
     k.evidence = evidence(launches);
+    k.evidence.fp16 = fp16_accounting(launches, &k.flops);
+    if k.evidence.fp16.as_ref().is_some_and(|f| f.constant_moves.is_some()) {
+        k.flops.remove(&FlopKind::Fp16);
+    }
+    k.unmeasured = level_caveats(&k.bytes, &k.evidence, conv == ByteConvention::Nersc);
     k
 }
 

@@ -12,9 +12,10 @@
 
 use std::collections::BTreeMap;
 
-use roofline_core::kernel::Evidence;
+use roofline_core::diagnosis::CONSTANT_MOVES_MAX_SHARE_PCT;
+use roofline_core::kernel::{ConstantMoves, Evidence, Fp16Accounting, Fp16Packing, MoveDetection, PipeUse};
 use roofline_core::machine::{
-    Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Provenance, Resource,
+    Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Pipe, Provenance, Resource,
 };
 
 use crate::csv::Launch;
@@ -132,6 +133,7 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         (Slot::LimitBarriers, "barriers"),
     ];
     let vals: Vec<(f64, &str)> = limits.iter().filter_map(|(s, n)| first(launches, *s).map(|v| (v, *n))).collect();
+    let blocks_per_sm = vals.iter().map(|v| v.0).reduce(f64::min);
     // Limits are in blocks per SM; one that is not binding reads as the
     // hardware's block limit, so a tie with "blocks per SM" is that limit.
     let theoretical = weighted(launches, Slot::OccupancyTheoretical);
@@ -188,6 +190,25 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         excessive_sectors: total(launches, Slot::ExcessiveSectors),
         stalls: stalls.into_iter().filter(|(_, (_, w))| *w > 0.0).map(|(r, (n, w))| (r, n / w)).collect(),
         counter_pct_of_roof: None,
+        shared_wavefronts: total(launches, Slot::SharedWavefronts),
+        waves: first(launches, Slot::Waves),
+        sm_count: first(launches, Slot::SmCount),
+        blocks_per_sm,
+        sm_active_pct: sm_active_pct(launches),
+        sm_clock_hz: weighted(launches, Slot::SmClock),
+        max_sm_clock_hz: first(launches, Slot::MaxSmClock).map(as_hz),
+        global_load_sectors: total(launches, Slot::GlobalLoadSectors),
+        global_store_sectors: total(launches, Slot::GlobalStoreSectors),
+        dram_read_bytes: total(launches, Slot::DramReadBytes),
+        dram_write_bytes: total(launches, Slot::DramWriteBytes),
+        l2_read_sectors: total(launches, Slot::L2ReadSectors),
+        l2_write_sectors: total(launches, Slot::L2WriteSectors),
+        tma_load_sectors: total(launches, Slot::TmaLoadSectors),
+        async_copy_instructions: total(launches, Slot::AsyncCopyInstructions),
+        wgmma_pct: pipe_pct(launches, "tensor_op_gmma"),
+        warp_instructions: total(launches, Slot::WarpInstructions),
+        pipes: pipes(launches),
+        fp16: None,
     };
     // The occupancy calculator turns the launch shape into the advice ncu
     // does not give: how many registers or bytes fewer fit another block.
@@ -196,6 +217,168 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         roofline_core::occupancy::annotate_evidence(&mut ev, major, minor);
     }
     ev
+}
+
+/// A clock the CSV gave in kHz (device attributes) as Hz; a value already
+/// in Hz (a units row that scaled it) is kept.
+fn as_hz(v: f64) -> f64 {
+    if v > 1e11 {
+        v / 1e3
+    } else {
+        v
+    }
+}
+
+/// % of the elapsed cycles the average SM was active, duration-weighted.
+fn sm_active_pct(launches: &[&Launch]) -> Option<f64> {
+    let mut num = 0.0;
+    let mut den = 0.0;
+    for l in launches {
+        if let (Some(a), Some(e)) = (l.get(Slot::SmCyclesActive), l.get(Slot::Cycles).filter(|e| *e > 0.0)) {
+            let w = duration(l).unwrap_or(1e-9);
+            num += w * 100.0 * a / e;
+            den += w;
+        }
+    }
+    (den > 0.0).then(|| num / den)
+}
+
+/// Duration-weighted utilisation of one Nsight Compute pipe.
+fn pipe_pct(launches: &[&Launch], name: &str) -> Option<f64> {
+    let mut num = 0.0;
+    let mut den = 0.0;
+    for l in launches {
+        if let Some(p) = l.pipes.get(name).and_then(|p| p.pct_of_peak) {
+            let w = duration(l).unwrap_or(1e-9);
+            num += w * p;
+            den += w;
+        }
+    }
+    (den > 0.0).then(|| num / den)
+}
+
+/// Nsight Compute's pipes as the instruction roofline names them. The
+/// tensor pipe is the busiest of its instruction families.
+const PIPES: &[(&str, Pipe)] = &[
+    ("alu", Pipe::Alu),
+    ("fma", Pipe::Fma),
+    ("fma_type_fp16", Pipe::Fp16),
+    ("fp64", Pipe::Fp64),
+    ("xu", Pipe::Xu),
+    ("lsu", Pipe::Lsu),
+    ("tensor_op_hmma", Pipe::Tensor),
+    ("tensor_op_gmma", Pipe::Tensor),
+    ("tensor_op_dmma", Pipe::Tensor),
+    ("tensor_op_imma", Pipe::Tensor),
+];
+
+/// Warp instructions of one pipe in one launch: the count when collected,
+/// else ncu's % of peak x the architecture's issue rate x the SMs' active
+/// cycles (what `--set full` exports).
+fn pipe_instructions(l: &Launch, name: &str, pipe: Pipe) -> Option<f64> {
+    let p = l.pipes.get(name)?;
+    if let Some(n) = p.warp_instructions {
+        return Some(n);
+    }
+    let (major, minor) = roofline_core::arch::parse_capability(&l.cc)?;
+    let rate = roofline_core::arch::pipe_rates(major, minor).into_iter().find(|r| r.pipe == pipe)?;
+    // The tensor families have no table rate; their counts need `.sum`.
+    if pipe == Pipe::Tensor {
+        return None;
+    }
+    Some(
+        p.pct_of_peak? / 100.0
+            * rate.warp_inst_per_clock_per_sm
+            * l.get(Slot::SmCyclesActive)?
+            * l.get(Slot::SmCount)?,
+    )
+}
+
+/// Per pipe: utilisation (duration-weighted; the tensor pipe takes its
+/// busiest family) and warp instructions (summed), over launches. Also the
+/// issue slots, shared-memory instructions and atomics.
+fn pipes(launches: &[&Launch]) -> BTreeMap<Pipe, PipeUse> {
+    let mut out: BTreeMap<Pipe, PipeUse> = BTreeMap::new();
+    for &(name, pipe) in PIPES {
+        let pct = pipe_pct(launches, name);
+        let counts: Vec<f64> = launches.iter().filter_map(|l| pipe_instructions(l, name, pipe)).collect();
+        let count = (!counts.is_empty()).then(|| counts.iter().sum::<f64>());
+        if pct.is_none() && count.is_none() {
+            continue;
+        }
+        let e = out.entry(pipe).or_default();
+        if let Some(p) = pct {
+            e.pct_of_peak = Some(e.pct_of_peak.map_or(p, |q| q.max(p)));
+        }
+        if let Some(n) = count {
+            e.warp_instructions = Some(e.warp_instructions.unwrap_or(0.0) + n);
+        }
+    }
+    let sum_of = |slots: &[Slot]| -> Option<f64> {
+        let v: Vec<f64> = slots.iter().filter_map(|s| total(launches, *s)).collect();
+        (!v.is_empty()).then(|| v.iter().sum())
+    };
+    let issue = weighted(launches, Slot::IssueActive);
+    let issued = total(launches, Slot::WarpInstructions);
+    if issue.is_some() || issued.is_some() {
+        out.insert(Pipe::Issue, PipeUse { pct_of_peak: issue, warp_instructions: issued });
+    }
+    if let Some(n) = sum_of(&[Slot::SharedLoadInstructions, Slot::SharedStoreInstructions]).filter(|n| *n > 0.0) {
+        out.insert(Pipe::Shared, PipeUse { pct_of_peak: None, warp_instructions: Some(n) });
+    }
+    if let Some(n) = sum_of(&[
+        Slot::GlobalReductionInstructions,
+        Slot::GenericAtomicAluInstructions,
+        Slot::GenericAtomicCasInstructions,
+    ])
+    .filter(|n| *n > 0.0)
+    {
+        out.insert(Pipe::GlobalAtomic, PipeUse { pct_of_peak: None, warp_instructions: Some(n) });
+    }
+    if let Some(n) = total(launches, Slot::SharedAtomicInstructions).filter(|n| *n > 0.0) {
+        out.insert(Pipe::SharedAtomic, PipeUse { pct_of_peak: None, warp_instructions: Some(n) });
+    }
+    out
+}
+
+/// How the FP16 FLOPs of a kernel's launches are counted, and whether its
+/// HFMA instructions are constant moves rather than FP16 work.
+///
+/// `flops` holds the kernel's FLOPs per kind as Nsight Compute counts them
+/// (FP16 as packed half2). Constant moves are recognised by their pattern:
+/// HFMA without a single HADD or HMUL, beside FP32, FP64 or tensor work,
+/// under [`CONSTANT_MOVES_MAX_SHARE_PCT`] of the kernel's FLOPs, and, when
+/// the pipe counters are there, no FP16 instruction on the FMA pipe (on the
+/// H200 the HFMA2.MMA moves execute on the tensor pipe:
+/// `sm__inst_executed_pipe_tensor_op_hmma` counts them exactly, while
+/// `sm__inst_executed_pipe_fma_type_fp16` stays at 0).
+pub fn fp16_accounting(launches: &[&Launch], flops: &BTreeMap<FlopKind, f64>) -> Option<Fp16Accounting> {
+    let sum = |s: Slot| launches.iter().filter_map(|l| l.get(s)).sum::<f64>();
+    let (hfma, hadd, hmul) = (sum(Slot::Hfma), sum(Slot::Hadd), sum(Slot::Hmul));
+    if hfma + hadd + hmul <= 0.0 {
+        return None;
+    }
+    let packed = 4.0 * hfma + 2.0 * hadd + 2.0 * hmul;
+    let scalar = packed / 2.0;
+    let total: f64 = flops.values().sum();
+    let other: f64 = flops.iter().filter(|(k, _)| **k != FlopKind::Fp16).map(|(_, v)| v).sum();
+    let fp16_on_fma_pipe = pipe_pct(launches, "fma_type_fp16").is_some_and(|p| p > 0.0);
+    let moves = hfma > 0.0
+        && hadd == 0.0
+        && hmul == 0.0
+        && other > 0.0
+        && 100.0 * packed < CONSTANT_MOVES_MAX_SHARE_PCT * total
+        && !fp16_on_fma_pipe;
+    Some(Fp16Accounting {
+        packed_flops: packed,
+        scalar_flops: scalar,
+        packing: Fp16Packing::Unknown,
+        constant_moves: moves.then_some(ConstantMoves {
+            thread_instructions: hfma,
+            flops_as_counted: 4.0 * hfma,
+            detected_by: MoveDetection::Pattern,
+        }),
+    })
 }
 
 /// Tensor kinds whose per-cycle peak ncu reports at the 2:4 sparse rate on
@@ -222,6 +405,7 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
         name: "counter peaks (Nsight Compute)".into(),
         gpu: GpuFacts {
             compute_capability: launches.iter().map(|l| l.cc.clone()).find(|c| !c.is_empty()),
+            sms: first(launches, Slot::SmCount).filter(|n| *n > 0.0).map(|n| n as u32),
             sm_clock_mhz: sm_clock.map(|c| c / 1e6),
             mem_clock_mhz: weighted(launches, Slot::DramClock).map(|c| c / 1e6),
             ..GpuFacts::default()

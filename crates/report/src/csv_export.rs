@@ -114,7 +114,7 @@ impl Exporter for CsvExporter {
                 None => String::new(),
             });
             row.push(a.diagnosis.as_ref().map(|d| d.position.label().to_string()).unwrap_or_default());
-            row.push(a.diagnosis.as_ref().map(|d| d.next_move.clone()).unwrap_or_default());
+            row.push(a.diagnosis.as_ref().map(|d| d.next_move_text()).unwrap_or_default());
             w.write_record(&row)?;
         }
         finish(w)

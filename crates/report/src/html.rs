@@ -147,7 +147,7 @@ fn kernel_table(doc: &AnalysisDocument) -> String {
         let bound = a.bound.map(|b| b.label()).unwrap_or("-");
         let _ = write!(s, "<td data-v=\"{bound}\" class=\"bound-{bound}\">{bound}</td>");
         let (pos, next) = match &a.diagnosis {
-            Some(d) => (d.position.label().to_string(), d.next_move.clone()),
+            Some(d) => (d.position.label().to_string(), d.next_move_text()),
             None if !a.missing_ceilings.is_empty() => (
                 format!("no {} ceiling", a.missing_ceilings.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")),
                 "add the missing ceiling (roofline bench, or a machine JSON)".into(),
@@ -300,7 +300,7 @@ pub fn report_html(doc: &AnalysisDocument, opts: &ChartOptions) -> Result<String
     for (i, a) in doc.kernels.iter().enumerate() {
         let mut extra = Vec::new();
         if let Some(d) = &a.diagnosis {
-            extra.push(format!("next move: {}", d.next_move));
+            extra.push(format!("next move: {}", d.next_move_text()));
         }
         for p in &a.levels {
             if p.intensity.is_some() {
@@ -325,7 +325,7 @@ pub fn report_html(doc: &AnalysisDocument, opts: &ChartOptions) -> Result<String
             crate::table::roofs_line(&doc.machine)
         )),
     );
-    slots.insert("WARNINGS", warnings(&doc.warnings, &crate::svg::chart_notes(doc)));
+    slots.insert("WARNINGS", warnings(&doc.warning_lines(), &crate::svg::chart_notes(doc)));
     slots.insert("CHARTS", format!("<div class=\"chart\">{chart}</div>"));
     slots.insert("TABLE_HEADING", "Kernels".into());
     slots.insert(

@@ -73,11 +73,11 @@ impl Exporter for MarkdownExporter {
                 a.pct_of_roof.map(format_percent).unwrap_or_else(|| "-".into()),
                 a.bound.map(|b| b.label()).unwrap_or("-"),
                 a.diagnosis.as_ref().map(|d| d.position.label()).unwrap_or("-"),
-                cell(a.diagnosis.as_ref().map(|d| d.next_move.as_str()).unwrap_or("-")),
+                cell(&a.diagnosis.as_ref().map(|d| d.next_move_text()).unwrap_or_else(|| "-".into())),
             ));
         }
         for w in &doc.warnings {
-            s.push_str(&format!("\n> warning: {}\n", cell(w)));
+            s.push_str(&format!("\n> warning: {}\n", cell(&w.to_string())));
         }
         Ok(s)
     }

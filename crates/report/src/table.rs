@@ -225,9 +225,9 @@ pub fn analysis_text(doc: &AnalysisDocument) -> String {
                 a.kernel.display_name,
                 a.kernel.id,
                 d.position.label(),
-                d.evidence.join("; ")
+                d.evidence_lines().join("; ")
             ));
-            s.push_str(&format!("    next: {}\n", d.next_move));
+            s.push_str(&format!("    next: {}\n", d.next_move_text()));
         }
     }
     if let Some(c) = &doc.source.byte_convention {

@@ -123,7 +123,7 @@ pub fn report(cap: &Capture, args: &AnalysisArgs, command: &str, detail: &str, o
     let convention = opts.convention;
     let a = analyse(cap, &opts);
     for w in &a.warnings {
-        out.warn(w);
+        out.warn(&w.to_string());
     }
     let mut doc = AnalysisDocument::new(
         Producer::new(command),

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roofline_ncu::runner::{find_ncu, metric_list, parse_progress, Filters, Progress, Run};
-use roofline_ncu::{read_capture, CsvError};
+use roofline_ncu::{read_capture, CsvError, ProgramExit};
 use roofline_report::write_atomic;
 
 use super::import::{report, AnalysisArgs};
@@ -147,14 +147,15 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     }
     let _ = std::fs::remove_file(&log_file);
-    let exit_note = if status.success() {
-        None
-    } else {
-        Some(match status.code() {
-            Some(c) => format!("{program} exited with status {c}"),
-            None => format!("{program} was stopped by a signal ({status})"),
-        })
-    };
+    let exit = (!status.success()).then(|| ProgramExit {
+        program: program.to_string(),
+        status: status.code(),
+        signal: status.code().is_none().then(|| status.to_string()),
+    });
+    let exit_note = exit.as_ref().map(|e| match e.status {
+        Some(c) => format!("{program} exited with status {c}"),
+        None => format!("{program} was stopped by a signal ({status})"),
+    });
     let cap = match cap {
         Ok(c) => c,
         Err(e @ CsvError::CounterPermission { .. }) => {
@@ -166,9 +167,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     };
     let mut cap = cap;
-    if let Some(n) = &exit_note {
-        cap.warnings.push(format!("{n}; the {} launch(es) profiled before that are analysed", cap.launches.len()));
-    }
+    cap.program_exit = exit;
     let command_line = format!("roofline profile -- {}", args.command.join(" "));
     report(&cap, &args.analysis, &command_line, &args.command.join(" "), out)?;
     Ok(if exit_note.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
