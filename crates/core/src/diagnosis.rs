@@ -580,11 +580,21 @@ impl Waste {
 /// Block slots left idle by the launch shape: a grid under one wave, or a
 /// tail wave. (finding, advice) when at least IDLE_SLOTS_PCT are idle.
 fn launch_shape(ev: &Evidence) -> Option<(Finding, Advice)> {
-    let waves = ev.waves.filter(|w| *w > 0.0 && w.is_finite())?;
+    // Waves from the grid and the slots when both are known (ncu prints
+    // `launch__waves_per_multiprocessor` with two decimals only).
+    let slots_known = match (ev.sm_count, ev.blocks_per_sm) {
+        (Some(s), Some(b)) if s > 0.0 && b > 0.0 => Some(s * b),
+        _ => None,
+    };
+    let waves = match (ev.grid_size, slots_known) {
+        (Some(g), Some(s)) => Some(g / s),
+        _ => ev.waves,
+    }
+    .filter(|w| *w > 0.0 && w.is_finite())?;
     if waves < 1.0 {
         let idle = 100.0 * (1.0 - waves);
         let blocks = ev.grid_size?;
-        let slots = blocks / waves;
+        let slots = slots_known.unwrap_or(blocks / waves);
         return (idle >= IDLE_SLOTS_PCT).then_some((
             Finding::GridBelowOneWave { blocks, slots, idle_pct: idle },
             Advice::FillTheGpu { blocks, slots },
@@ -713,7 +723,7 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
         }
     }
     let busy = busiest_pipe(a);
-    if let Some((pipe, p, of_counter)) = busy {
+    if let Some((pipe, p, of_counter)) = busy.filter(|b| b.1 >= LATENCY_PCT) {
         evidence.push(Finding::BusyPipe { pipe, pct: p, of_counter });
     }
     if let Some(issue) = a.instructions.as_ref().and_then(|i| i.pipe(Pipe::Issue)).and_then(|p| p.utilisation()) {
@@ -736,6 +746,9 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
         (Some(c), Some(w)) if w > 0.0 => Some(100.0 * c / w),
         _ => None,
     };
+    if let Some(c) = ev.shared_bank_conflicts.filter(|c| *c > 0.0) {
+        evidence.push(Finding::BankConflicts { conflicts: c, share_pct: conflicts_share });
+    }
 
     // A profiler's speed-of-light figures and pipe counters veto
     // "latency-bound": an SM busy with non-FLOP work is not idle.
@@ -803,11 +816,8 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
                     evidence.push(Finding::ShortLaunch { seconds_per_launch: s });
                     moves.push(Advice::LongerLaunches { seconds_per_launch: s });
                 }
-                if let (Some(share), Some(c)) = (conflicts_share, ev.shared_bank_conflicts) {
-                    if share >= WASTE_SHARE_PCT {
-                        evidence.push(Finding::BankConflicts { conflicts: c, share_pct: Some(share) });
-                        moves.push(Advice::AvoidBankConflicts { share_pct: share });
-                    }
+                if let Some(share) = conflicts_share.filter(|s| *s >= WASTE_SHARE_PCT) {
+                    moves.push(Advice::AvoidBankConflicts { share_pct: share });
                 }
                 if let Some((pipe, p, _)) = busy.filter(|b| b.1 >= BUSY_PIPE_PCT) {
                     moves.push(Advice::PipeWork { pipe, pct: p });
@@ -846,11 +856,8 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
                 } else {
                     moves.push(Advice::InstructionMix);
                 }
-                if let (Some(share), Some(c)) = (conflicts_share, ev.shared_bank_conflicts) {
-                    if share >= WASTE_SHARE_PCT {
-                        evidence.push(Finding::BankConflicts { conflicts: c, share_pct: Some(share) });
-                        moves.push(Advice::AvoidBankConflicts { share_pct: share });
-                    }
+                if let Some(share) = conflicts_share.filter(|s| *s >= WASTE_SHARE_PCT) {
+                    moves.push(Advice::AvoidBankConflicts { share_pct: share });
                 }
                 if matches!(dominant, Some(FlopKind::Fp32 | FlopKind::Fp16))
                     && machine.compute().any(|c| c.resource.flop_kind().is_some_and(FlopKind::is_tensor))

@@ -196,7 +196,8 @@ pub struct InstructionAnalysis {
     pub levels: Vec<InstructionLevel>,
     /// Per pipe the kernel used: its rate against its roof.
     pub pipes: Vec<PipePoint>,
-    /// The pipe closest to its roof (the issue slots are reported apart).
+    /// The pipe closest to its roof (the issue slots are reported apart, and
+    /// tensor work is judged on the FLOP roofline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binding: Option<Pipe>,
     /// True when the FLOP roofline does not explain the kernel's time (no
@@ -532,7 +533,11 @@ pub fn level_caveats(
             (Some(w), _) if !l2_counts_writes && w >= UNCOUNTED_SHARE_PCT => {
                 out.insert(MemLevel::L2, LevelCaveat::L2WritesNotCounted { write_share_pct: w });
             }
-            (_, Some(&d)) if short(l2b, d) => {
+            // With the directions counted, fewer L2 than DRAM bytes is DRAM
+            // fetching more than the SMs asked for (random access), not a
+            // miscount.
+            (Some(_), _) => {}
+            (None, Some(&d)) if short(l2b, d) => {
                 out.insert(
                     MemLevel::L2,
                     LevelCaveat::BelowLevelBeyond { bytes: l2b, beyond: MemLevel::Dram, beyond_bytes: d },
@@ -590,9 +595,12 @@ fn instruction_analysis(machine: &Machine, a: &KernelAnalysis) -> Option<Instruc
             counter_pct: u.pct_of_peak,
         });
     }
+    // The issue slots are reported apart; the tensor pipe's instruction
+    // rate says little (one HGMMA is a whole tile of FLOPs): tensor work is
+    // judged on the FLOP roofline.
     let binding = pipes
         .iter()
-        .filter(|p| p.pipe != Pipe::Issue)
+        .filter(|p| p.pipe != Pipe::Issue && p.pipe != Pipe::Tensor)
         .filter_map(|p| p.utilisation().map(|u| (p.pipe, u)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(p, _)| p);

@@ -10,7 +10,7 @@ use roofline_core::machine::{FlopKind, Origin};
 use roofline_core::roofline::level_caveats;
 
 use crate::csv::{Capture, Launch};
-use crate::demangle::display_name;
+use crate::demangle::display_names;
 use crate::points::{bytes, duration, evidence, flops, fp16_accounting, ByteConvention};
 
 /// Launches that belong to one kernel.
@@ -100,9 +100,12 @@ pub fn group(cap: &Capture, conv: ByteConvention, per_launch: bool) -> Vec<Group
             }
         }
     }
+    let all_names: Vec<&str> = order.iter().map(|(k, _)| k.name.as_str()).collect();
+    let displays = display_names(&all_names);
     order
         .into_iter()
-        .map(|(k, idx)| {
+        .zip(displays)
+        .map(|((k, idx), display)| {
             let mut tags = Vec::new();
             if many_proc {
                 tags.push(format!("pid {}", k.process));
@@ -116,7 +119,7 @@ pub fn group(cap: &Capture, conv: ByteConvention, per_launch: bool) -> Vec<Group
             if many_stream {
                 tags.push(format!("stream {}", k.stream));
             }
-            let mut display = display_name(&k.name);
+            let mut display = display;
             let mut id_source = k.name.clone();
             if !tags.is_empty() {
                 display = format!("{display} [{}]", tags.join(", "));
