@@ -314,6 +314,17 @@ fn pct(x: f64) -> String {
     format_percent(x)
 }
 
+/// A share of traffic or time: small ones keep two significant digits
+/// ("0.010%"), so that a tiny share does not read as zero.
+fn share(x: f64) -> String {
+    if x > 0.0 && x < 0.1 {
+        let digits = (1.0 - x.log10().floor()) as usize;
+        format!("{x:.digits$}%")
+    } else {
+        format_percent(x)
+    }
+}
+
 fn code_of<T: Serialize>(t: &T) -> String {
     serde_json::to_value(t)
         .ok()
@@ -368,21 +379,21 @@ impl Finding {
             }
             Finding::SectorUse { access, bytes_per_sector, wasted_share_pct } => {
                 let share = match wasted_share_pct {
-                    Some(s) => format!("; the unused bytes are {} of the global sectors", pct(*s)),
+                    Some(s) => format!("; the unused bytes are {} of the global sectors", share(*s)),
                     None => "; their share of the traffic is not in this capture".to_string(),
                 };
                 format!("{} {bytes_per_sector:.1} of 32 bytes used per sector{share}", access.label())
             }
             Finding::ExcessSectors { sectors, share_pct } => {
-                let share = share_pct.map(|s| format!(", {} of the global sectors", pct(s))).unwrap_or_default();
+                let of = share_pct.map(|s| format!(", {} of the global sectors", share(s))).unwrap_or_default();
                 format!(
-                    "{sectors:.0} excess L2 sectors ({}) from uncoalesced global accesses{share}",
+                    "{sectors:.0} excess L2 sectors ({}) from uncoalesced global accesses{of}",
                     format_si(32.0 * sectors, Unit::Byte)
                 )
             }
             Finding::BankConflicts { conflicts, share_pct } => {
-                let share = share_pct.map(|s| format!(", {} of shared-memory wavefronts", pct(s))).unwrap_or_default();
-                format!("{conflicts:.0} shared-memory bank conflicts{share}")
+                let of = share_pct.map(|s| format!(", {} of shared-memory wavefronts", share(s))).unwrap_or_default();
+                format!("{conflicts:.0} shared-memory bank conflicts{of}")
             }
             Finding::GridBelowOneWave { blocks, slots, idle_pct } => format!(
                 "grid of {blocks:.0} blocks under one wave of {slots:.0} block slots (SMs x resident blocks per SM): {} of the slots idle",
@@ -932,5 +943,241 @@ mod tests {
         assert_eq!(run(500e9, 1e6, 1.0).position, Position::UnderFlatRoof);
         // 5% of everything -> latency-bound.
         assert_eq!(run(1e9, 12e9, 2.4).position, Position::LatencyBound);
+    }
+
+    /// A memory-bound kernel on the 100 GB/s machine at `pct` % of DRAM.
+    fn memory_kernel(pct: f64) -> Kernel {
+        let mut k = Kernel::named("k", Origin::Counter);
+        k.flops.insert(FlopKind::Fp32, 1e9);
+        k.bytes.insert(MemLevel::Dram, 12e9);
+        k.duration_s = Some(12e9 / (pct / 100.0 * 100e9));
+        k
+    }
+
+    fn diagnose_kernel(k: &Kernel) -> Diagnosis {
+        let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        analyze_kernel(&m, k).diagnosis.unwrap()
+    }
+
+    #[test]
+    fn on_the_roof_starts_at_75_percent() {
+        assert_eq!(diagnose_kernel(&memory_kernel(75.1)).position, Position::OnDiagonal);
+        assert_eq!(diagnose_kernel(&memory_kernel(74.9)).position, Position::UnderDiagonal);
+        assert_eq!(run(751e9, 1e6, 1.0).position, Position::OnRoof);
+        assert_eq!(run(749e9, 1e6, 1.0).position, Position::UnderFlatRoof);
+    }
+
+    #[test]
+    fn latency_bound_is_under_30_percent_of_everything() {
+        assert_eq!(diagnose_kernel(&memory_kernel(29.9)).position, Position::LatencyBound);
+        assert_eq!(diagnose_kernel(&memory_kernel(30.1)).position, Position::UnderDiagonal);
+        // The profiler's speed of light vetoes it.
+        let mut k = memory_kernel(10.0);
+        k.evidence.sm_throughput_pct = Some(30.1);
+        assert_eq!(diagnose_kernel(&k).position, Position::UnderDiagonal);
+        k.evidence.sm_throughput_pct = Some(29.9);
+        assert_eq!(diagnose_kernel(&k).position, Position::LatencyBound);
+    }
+
+    /// A kernel at 60% of DRAM whose loads use `bps` bytes per sector and
+    /// are `load_share` of its global sectors.
+    fn wasteful(bps: f64, load_share: f64) -> Diagnosis {
+        let mut k = memory_kernel(60.0);
+        k.evidence.global_load_bytes_per_sector = Some(bps);
+        k.evidence.global_store_bytes_per_sector = Some(32.0);
+        k.evidence.global_load_sectors = Some(load_share * 1e6);
+        k.evidence.global_store_sectors = Some((1.0 - load_share) * 1e6);
+        diagnose_kernel(&k)
+    }
+
+    #[test]
+    fn coalescing_advice_needs_ten_percent_of_the_traffic() {
+        // Loads use 4 of 32 bytes: 87.5% of their sectors are wasted.
+        // 11.3% of the sectors -> 9.9% of the traffic wasted; 11.6% -> 10.15%.
+        let below = wasteful(4.0, 0.099 / 0.875);
+        assert!(!below.advises("coalesce") && !below.advises("check_coalescing"), "{below:?}");
+        let share = |d: &Diagnosis| {
+            d.evidence.iter().find_map(|f| match f {
+                Finding::SectorUse { wasted_share_pct, .. } => *wasted_share_pct,
+                _ => None,
+            })
+        };
+        assert!((share(&below).unwrap() - 9.9).abs() < 1e-9);
+        let above = wasteful(4.0, 0.1015 / 0.875);
+        assert!(above.advises("coalesce"), "{above:?}");
+        assert!((share(&above).unwrap() - 10.15).abs() < 1e-9);
+    }
+
+    #[test]
+    fn wasteful_means_under_24_bytes_per_sector() {
+        // All loads: the waste is their own share.
+        assert!(wasteful(23.9, 1.0).advises("coalesce"));
+        assert!(!wasteful(24.1, 1.0).advises("coalesce"));
+    }
+
+    #[test]
+    fn without_sector_counts_the_advice_is_conditional() {
+        let mut k = memory_kernel(60.0);
+        k.evidence.global_load_bytes_per_sector = Some(4.0);
+        k.evidence.global_store_bytes_per_sector = Some(32.0);
+        let d = diagnose_kernel(&k);
+        assert!(d.advises("check_coalescing") && !d.advises("coalesce"), "{d:?}");
+        // One direction only: it is all the traffic.
+        k.evidence.global_store_bytes_per_sector = None;
+        assert!(diagnose_kernel(&k).advises("coalesce"));
+    }
+
+    #[test]
+    fn a_grid_under_one_wave_is_named_from_ten_percent_idle() {
+        let mut k = memory_kernel(50.0);
+        k.evidence.sm_count = Some(100.0);
+        k.evidence.blocks_per_sm = Some(2.0);
+        k.evidence.grid_size = Some(181.0); // 90.5% of 200 slots
+        assert!(!diagnose_kernel(&k).has("grid_below_one_wave"));
+        k.evidence.grid_size = Some(179.0); // 89.5%
+        let d = diagnose_kernel(&k);
+        assert!(d.advises("fill_the_gpu"), "{d:?}");
+        let grid = d.evidence.iter().find_map(|f| match f {
+            Finding::GridBelowOneWave { blocks, slots, idle_pct } => Some((*blocks, *slots, *idle_pct)),
+            _ => None,
+        });
+        let (blocks, slots, idle) = grid.expect("the grid finding");
+        assert_eq!((blocks, slots), (179.0, 200.0));
+        assert!((idle - 10.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_tail_wave_is_named_from_ten_percent_idle() {
+        let mut k = memory_kernel(50.0);
+        k.evidence.sm_count = Some(100.0);
+        k.evidence.blocks_per_sm = Some(1.0);
+        // 2.1 waves: the third keeps 10% busy, 0.9 / 3 = 30% of the slot time idle.
+        k.evidence.grid_size = Some(210.0);
+        let d = diagnose_kernel(&k);
+        let tail = d.evidence.iter().find_map(|f| match f {
+            Finding::TailWave { waves, last_wave_pct, idle_pct } => Some((*waves, *last_wave_pct, *idle_pct)),
+            _ => None,
+        });
+        let (w, last, idle) = tail.expect("a tail wave");
+        assert!((w - 2.1).abs() < 1e-12 && (last - 10.0).abs() < 1e-9 && (idle - 30.0).abs() < 1e-9);
+        assert!(d.advises("balance_waves"));
+        // 9.7 waves: 0.3 / 10 = 3% idle: not named.
+        k.evidence.grid_size = Some(970.0);
+        assert!(!diagnose_kernel(&k).has("tail_wave"));
+        // 1.7 waves: 0.3 / 2 = 15%; 1.8 waves: 10%, 1.81 waves: 9.5%.
+        k.evidence.grid_size = Some(181.0);
+        assert!(!diagnose_kernel(&k).has("tail_wave"));
+        k.evidence.grid_size = Some(179.0);
+        assert!(diagnose_kernel(&k).has("tail_wave"));
+    }
+
+    #[test]
+    fn launches_under_10_us_are_too_short_to_ramp_up() {
+        let mut k = memory_kernel(50.0);
+        k.launches = (k.duration_s.unwrap() / 9.9e-6).round() as u64;
+        k.duration_s = Some(9.9e-6 * k.launches as f64);
+        assert!(diagnose_kernel(&k).advises("longer_launches"));
+        k.duration_s = Some(10.1e-6 * k.launches as f64);
+        k.bytes.insert(MemLevel::Dram, 0.5 * 100e9 * k.duration_s.unwrap());
+        assert!(!diagnose_kernel(&k).advises("longer_launches"));
+    }
+
+    #[test]
+    fn the_catch_all_is_left_only_when_the_counters_name_nothing() {
+        let d = diagnose_kernel(&memory_kernel(50.0));
+        assert_eq!(d.next_moves, vec![Advice::MoreBytesInFlight]);
+        let mut k = memory_kernel(50.0);
+        k.evidence.occupancy_theoretical_pct = Some(49.9);
+        assert_eq!(diagnose_kernel(&k).next_moves, vec![Advice::LowOccupancy { occupancy_pct: 49.9 }]);
+        k.evidence.occupancy_theoretical_pct = Some(50.1);
+        assert_eq!(diagnose_kernel(&k).next_moves, vec![Advice::MoreBytesInFlight]);
+    }
+
+    /// A compute-bound kernel at 40% of FP32 whose busiest pipe is at `pct`.
+    fn with_pipe(pipe: Pipe, pct: f64, bound_by_memory: bool) -> Diagnosis {
+        let mut k = if bound_by_memory { memory_kernel(40.0) } else { Kernel::named("k", Origin::Counter) };
+        if !bound_by_memory {
+            k.flops.insert(FlopKind::Fp32, 400e9);
+            k.bytes.insert(MemLevel::Dram, 1e6);
+            k.duration_s = Some(1.0);
+        }
+        k.evidence.pipes.insert(pipe, crate::kernel::PipeUse { pct_of_peak: Some(pct), warp_instructions: None });
+        diagnose_kernel(&k)
+    }
+
+    #[test]
+    fn a_busy_pipe_is_named_from_50_percent() {
+        assert!(with_pipe(Pipe::Alu, 50.1, false).advises("pipe_work"));
+        assert!(!with_pipe(Pipe::Alu, 49.9, false).advises("pipe_work"));
+        assert!(with_pipe(Pipe::Alu, 49.9, false).advises("instruction_mix"));
+    }
+
+    #[test]
+    fn a_kernel_below_its_roof_with_a_pipe_at_75_percent_is_pipe_bound() {
+        let d = with_pipe(Pipe::Xu, 75.1, true);
+        assert_eq!(d.position, Position::PipeBound);
+        assert_eq!(d.next_moves, vec![Advice::PipeWork { pipe: Pipe::Xu, pct: 75.1 }]);
+        assert!(d.next_move_text().contains("special functions"));
+        assert_eq!(with_pipe(Pipe::Xu, 74.9, true).position, Position::UnderDiagonal);
+        // A compute-bound kernel keeps the FLOP frame, with the pipe's advice.
+        let d = with_pipe(Pipe::Lsu, 80.0, false);
+        assert_eq!(d.position, Position::UnderFlatRoof);
+        assert!(d.advises("pipe_work"));
+    }
+
+    #[test]
+    fn every_pipe_has_its_own_advice() {
+        let texts: Vec<String> = Pipe::ALL.iter().map(|p| pipe_advice(*p, 80.0)).collect();
+        for (i, a) in texts.iter().enumerate() {
+            for b in &texts[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn the_clock_is_named_from_3_percent_below_the_maximum() {
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        m.ceilings[0].clock.sm_mhz = Some(1980.0);
+        let mut k = Kernel::named("k", Origin::Counter);
+        k.flops.insert(FlopKind::Fp32, 800e9);
+        k.bytes.insert(MemLevel::Dram, 1e6);
+        k.duration_s = Some(1.0);
+        k.evidence.max_sm_clock_hz = Some(1.98e9);
+        // A GEMM at 1.70 GHz loses 14% to the clock alone.
+        k.evidence.sm_clock_hz = Some(1.70e9);
+        let d = analyze_kernel(&m, &k).diagnosis.unwrap();
+        let (loss, gap) = d
+            .evidence
+            .iter()
+            .find_map(|f| match f {
+                Finding::ClockBelowMax { loss_pct, gap_share_pct, .. } => Some((*loss_pct, *gap_share_pct)),
+                _ => None,
+            })
+            .expect("the clock finding");
+        assert!((loss - 100.0 * (1.0 - 1.70 / 1.98)).abs() < 1e-9 && (loss - 14.14).abs() < 0.01);
+        // 80% of a roof quoted at 1.98 GHz: the 20-point gap is 14.1 points clock.
+        assert!((gap.unwrap() - 100.0 * loss / 20.0).abs() < 1e-9);
+        assert!(d.advises("clock"));
+        k.evidence.sm_clock_hz = Some(1.98e9 * 0.971);
+        assert!(!analyze_kernel(&m, &k).diagnosis.unwrap().has("clock_below_max"));
+        k.evidence.sm_clock_hz = Some(1.98e9 * 0.969);
+        assert!(analyze_kernel(&m, &k).diagnosis.unwrap().has("clock_below_max"));
+    }
+
+    #[test]
+    fn findings_and_advice_render_from_their_codes() {
+        let f = Finding::SectorUse { access: Access::Store, bytes_per_sector: 8.0, wasted_share_pct: Some(0.01) };
+        assert_eq!(f.code(), "sector_use");
+        assert_eq!(
+            f.text(),
+            "store 8.0 of 32 bytes used per sector; the unused bytes are 0.010% of the global sectors"
+        );
+        let a = Advice::Coalesce { access: Access::Load, bytes_per_sector: 4.0, wasted_share_pct: 77.8 };
+        assert_eq!(a.code(), "coalesce");
+        assert!(a.text().starts_with("loads use only 4.0 of every 32-byte sector, wasting 78% of the global sectors"));
+        let v = serde_json::to_value(&f).unwrap();
+        assert_eq!(v["code"], "sector_use");
+        assert_eq!(serde_json::from_value::<Finding>(v).unwrap(), f);
     }
 }
