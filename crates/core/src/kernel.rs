@@ -301,10 +301,12 @@ pub struct ConstantMoves {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MoveDetection {
-    /// HFMA without any HADD or HMUL, a small share beside FP32, FP64 or
-    /// tensor work, and (when the pipe counters are there) no FP16 work on
-    /// the FMA pipe.
+    /// HFMA without any HADD or HMUL, beside more FP32, FP64 or tensor
+    /// work, under a small share of the kernel's FLOPs (no pipe counters).
     Pattern,
+    /// The same, with the pipe counters showing no FP16 instruction on the
+    /// FMA pipe: the HFMA ran as HFMA2.MMA on the tensor pipe.
+    PipeCounters,
 }
 
 impl Evidence {

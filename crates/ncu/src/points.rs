@@ -346,12 +346,13 @@ fn pipes(launches: &[&Launch]) -> BTreeMap<Pipe, PipeUse> {
 ///
 /// `flops` holds the kernel's FLOPs per kind as Nsight Compute counts them
 /// (FP16 as packed half2). Constant moves are recognised by their pattern:
-/// HFMA without a single HADD or HMUL, beside FP32, FP64 or tensor work,
-/// under [`CONSTANT_MOVES_MAX_SHARE_PCT`] of the kernel's FLOPs, and, when
-/// the pipe counters are there, no FP16 instruction on the FMA pipe (on the
-/// H200 the HFMA2.MMA moves execute on the tensor pipe:
-/// `sm__inst_executed_pipe_tensor_op_hmma` counts them exactly, while
-/// `sm__inst_executed_pipe_fma_type_fp16` stays at 0).
+/// HFMA without a single HADD or HMUL, beside more FP32, FP64 or tensor
+/// work. Then either the pipe counters show no FP16 instruction on the FMA
+/// pipe (on the H200 the HFMA2.MMA moves execute on the tensor pipe:
+/// `sm__inst_executed_pipe_tensor_op_hmma` counts them exactly while
+/// `sm__inst_executed_pipe_fma_type_fp16` stays at 0), or, without pipe
+/// counters, the HFMA are under [`CONSTANT_MOVES_MAX_SHARE_PCT`] of the
+/// kernel's FLOPs.
 pub fn fp16_accounting(launches: &[&Launch], flops: &BTreeMap<FlopKind, f64>) -> Option<Fp16Accounting> {
     let sum = |s: Slot| launches.iter().filter_map(|l| l.get(s)).sum::<f64>();
     let (hfma, hadd, hmul) = (sum(Slot::Hfma), sum(Slot::Hadd), sum(Slot::Hmul));
@@ -362,13 +363,12 @@ pub fn fp16_accounting(launches: &[&Launch], flops: &BTreeMap<FlopKind, f64>) ->
     let scalar = packed / 2.0;
     let total: f64 = flops.values().sum();
     let other: f64 = flops.iter().filter(|(k, _)| **k != FlopKind::Fp16).map(|(_, v)| v).sum();
-    let fp16_on_fma_pipe = pipe_pct(launches, "fma_type_fp16").is_some_and(|p| p > 0.0);
-    let moves = hfma > 0.0
-        && hadd == 0.0
-        && hmul == 0.0
-        && other > 0.0
-        && 100.0 * packed < CONSTANT_MOVES_MAX_SHARE_PCT * total
-        && !fp16_on_fma_pipe;
+    let fp16_pipe = pipe_pct(launches, "fma_type_fp16");
+    let (small, detected_by) = match fp16_pipe {
+        Some(p) => (p == 0.0, MoveDetection::PipeCounters),
+        None => (100.0 * packed < CONSTANT_MOVES_MAX_SHARE_PCT * total, MoveDetection::Pattern),
+    };
+    let moves = hfma > 0.0 && hadd == 0.0 && hmul == 0.0 && other > packed && small;
     Some(Fp16Accounting {
         packed_flops: packed,
         scalar_flops: scalar,
@@ -376,7 +376,7 @@ pub fn fp16_accounting(launches: &[&Launch], flops: &BTreeMap<FlopKind, f64>) ->
         constant_moves: moves.then_some(ConstantMoves {
             thread_instructions: hfma,
             flops_as_counted: 4.0 * hfma,
-            detected_by: MoveDetection::Pattern,
+            detected_by,
         }),
     })
 }

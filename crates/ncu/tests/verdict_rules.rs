@@ -166,6 +166,22 @@ fn hfma_are_taken_for_constant_moves_only_under_5_percent_of_the_flops() {
 }
 
 #[test]
+fn with_pipe_counters_hfma_that_never_reach_the_fma_pipe_are_constant_moves() {
+    use roofline_core::kernel::MoveDetection;
+    let a = analyse(&capture("h200_seed000_full.csv"), &Options::default());
+    let moves = |a: &roofline_ncu::Analysis| {
+        kernel(a, "fma_loop").kernel.evidence.fp16.as_ref().unwrap().constant_moves.as_ref().map(|m| m.detected_by)
+    };
+    assert_eq!(moves(&a), Some(MoveDetection::PipeCounters));
+    // The same HFMA with FP16 instructions on the FMA pipe are FP16 work.
+    let mut t = Table::load("h200_seed000_full.csv");
+    t.set_kernel("fma_loop", "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_active", 0.5);
+    let a = t.analyse(&Options::default());
+    assert_eq!(moves(&a), None);
+    assert!(kernel(&a, "fma_loop").kernel.flops.contains_key(&FlopKind::Fp16));
+}
+
+#[test]
 fn fp16_is_counted_in_the_roofs_unit_with_both_bounds_said_once() {
     let mut t = Table::load("h200_seed000_metrics.csv");
     let p = "smsp__sass_thread_inst_executed_op_";
