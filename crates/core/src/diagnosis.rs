@@ -658,11 +658,8 @@ fn clock_finding(machine: &Machine, a: &KernelAnalysis) -> Option<Finding> {
 fn busiest_pipe(a: &KernelAnalysis) -> Option<(Pipe, f64, bool)> {
     let ia = a.instructions.as_ref()?;
     let p = ia.binding_point()?;
-    match (p.pct_of_roof, p.counter_pct) {
-        (Some(x), _) => Some((p.pipe, x, false)),
-        (None, Some(c)) => Some((p.pipe, c, true)),
-        _ => None,
-    }
+    let u = p.utilisation()?;
+    Some((p.pipe, u, p.pct_of_roof.is_none_or(|r| r < u)))
 }
 
 /// Diagnoses a kernel that ran (needs a duration and a roof).
@@ -774,13 +771,19 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
     }
     let mut moves = Vec::new();
     let position = if latency {
+        // A grid that leaves most of the GPU idle is the first thing to fix.
+        let grid_first = matches!(&shape, Some((Finding::GridBelowOneWave { idle_pct, .. }, _)) if *idle_pct >= 50.0);
+        if let (true, Some((f, m))) = (grid_first, &shape) {
+            evidence.push(f.clone());
+            moves.push(m.clone());
+        }
         moves.push(Advice::WaitOnLatency);
         if let Some(limiter) = &ev.occupancy_limiter {
             if ev.occupancy_theoretical_pct.is_some_and(|o| o < 100.0) {
                 moves.push(Advice::OccupancyLimited { limiter: limiter.clone(), hint: ev.occupancy_hint.clone() });
             }
         }
-        if let Some((f, m)) = &shape {
+        if let (false, Some((f, m))) = (grid_first, &shape) {
             evidence.push(f.clone());
             moves.push(m.clone());
         }

@@ -253,9 +253,14 @@ pub struct PipePoint {
 }
 
 impl PipePoint {
-    /// How busy the pipe was: % of its roof, else the profiler's figure.
+    /// How busy the pipe was: the larger of its % of roof and the
+    /// profiler's figure (which counts busy cycles, so an instruction that
+    /// holds a pipe for two cycles, IMAD on Hopper's FMA-heavy half, shows).
     pub fn utilisation(&self) -> Option<f64> {
-        self.pct_of_roof.or(self.counter_pct)
+        match (self.pct_of_roof, self.counter_pct) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
     }
 }
 

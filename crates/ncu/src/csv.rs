@@ -16,8 +16,8 @@ use std::io::{BufRead, Read};
 use roofline_core::machine::FlopKind;
 
 use crate::metrics::{
-    Slot, Via, COLUMNS, PIPE_COUNT_SUFFIX, PIPE_PCT_SUFFIX, PIPE_PREFIX, SLOT_COUNT, STALL_PREFIX, STALL_SUFFIX,
-    TENSOR_PREFIX,
+    Slot, Via, COLUMNS, PIPE_COUNT_SUFFIX, PIPE_CYCLES_PREFIX, PIPE_CYCLES_SUFFIX, PIPE_PCT_SUFFIX, PIPE_PREFIX,
+    SLOT_COUNT, STALL_PREFIX, STALL_SUFFIX, TENSOR_PREFIX,
 };
 
 /// One kernel launch as ncu reported it.
@@ -66,6 +66,8 @@ pub struct PipeCount {
     pub pct_of_peak: Option<f64>,
     /// Warp instructions.
     pub warp_instructions: Option<f64>,
+    /// % of the SMs' active cycles the pipe was busy.
+    pub cycles_pct: Option<f64>,
 }
 
 impl Launch {
@@ -236,6 +238,14 @@ pub fn tensor_kind(suffix: &str) -> Option<FlopKind> {
     }
 }
 
+/// Which figure of a pipe a column holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum PipeColumn {
+    Pct,
+    Count,
+    Cycles,
+}
+
 /// Where each needed value sits in a row.
 struct Plan {
     id: Option<usize>,
@@ -255,8 +265,8 @@ struct Plan {
     /// has a total column (`src_fp16`) its per-destination ones are left out.
     tensor: Vec<(FlopKind, usize, Option<usize>)>,
     stalls: Vec<(String, usize)>,
-    /// Pipe columns: (pipe, column, whether the % column (else the count)).
-    pipes: Vec<(String, usize, bool)>,
+    /// Pipe columns: (pipe, column, which figure).
+    pipes: Vec<(String, usize, PipeColumn)>,
     width: usize,
 }
 
@@ -278,10 +288,14 @@ impl Plan {
         for (i, n) in names.iter().enumerate() {
             if let Some(rest) = n.strip_prefix(PIPE_PREFIX) {
                 if let Some(pipe) = rest.strip_suffix(PIPE_PCT_SUFFIX) {
-                    pipes.push((pipe.to_string(), i, true));
+                    pipes.push((pipe.to_string(), i, PipeColumn::Pct));
                 } else if let Some(pipe) = rest.strip_suffix(PIPE_COUNT_SUFFIX).filter(|p| !p.contains('.')) {
-                    pipes.push((pipe.to_string(), i, false));
+                    pipes.push((pipe.to_string(), i, PipeColumn::Count));
                 }
+                continue;
+            }
+            if let Some(pipe) = n.strip_prefix(PIPE_CYCLES_PREFIX).and_then(|r| r.strip_suffix(PIPE_CYCLES_SUFFIX)) {
+                pipes.push((pipe.to_string(), i, PipeColumn::Cycles));
                 continue;
             }
             if let Some(rest) = n.strip_prefix(TENSOR_PREFIX) {
@@ -508,13 +522,13 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
             }
         }
         let mut pipes: BTreeMap<String, PipeCount> = BTreeMap::new();
-        for (pipe, col, is_pct) in &plan.pipes {
+        for (pipe, col, which) in &plan.pipes {
             if let Some(v) = rec.get(*col).and_then(parse_value) {
                 let e = pipes.entry(pipe.clone()).or_default();
-                if *is_pct {
-                    e.pct_of_peak = Some(v);
-                } else {
-                    e.warp_instructions = Some(v);
+                match which {
+                    PipeColumn::Pct => e.pct_of_peak = Some(v),
+                    PipeColumn::Count => e.warp_instructions = Some(v),
+                    PipeColumn::Cycles => e.cycles_pct = Some(v),
                 }
             }
         }

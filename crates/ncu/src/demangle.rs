@@ -27,6 +27,9 @@ pub fn demangle(name: &str) -> String {
     name.to_string()
 }
 
+/// Template arguments this short (in their short form) are shown whole.
+pub const SHORT_ARGS_MAX: usize = 12;
+
 /// The most a display name runs to before it is cut with an ellipsis.
 pub const DISPLAY_MAX: usize = 64;
 
@@ -343,7 +346,21 @@ pub fn display_names(names: &[&str]) -> Vec<String> {
     distinct.sort();
     distinct.dedup();
     let default: Vec<String> = distinct.iter().map(|n| display_name(n)).collect();
-    let mut chosen: Vec<String> = default.clone();
+    // Short template arguments are shown whole (`dot_kernel<double>`).
+    let mut chosen: Vec<String> = distinct
+        .iter()
+        .zip(&default)
+        .map(|(n, d)| {
+            let stripped = strip_signature(n);
+            let args: Vec<String> = template_args(&stripped).iter().map(|a| short_arg(a)).collect();
+            let whole = args.join(", ");
+            if args.is_empty() || whole.chars().count() > SHORT_ARGS_MAX || !d.ends_with("<…>") {
+                d.clone()
+            } else {
+                format!("{}<{whole}>", d.trim_end_matches("<…>"))
+            }
+        })
+        .collect();
     for (i, name) in distinct.iter().enumerate() {
         let siblings: Vec<usize> = (0..distinct.len()).filter(|&j| j != i && default[j] == default[i]).collect();
         if siblings.is_empty() || template_args(&strip_signature(name)).is_empty() {
@@ -419,7 +436,7 @@ mod tests {
                 "for_each_kernel<add>",
                 "for_each_kernel<triad>",
                 "for_each_kernel<init_arrays>",
-                "dot_kernel<…>"
+                "dot_kernel<double>"
             ]
         );
     }
@@ -473,6 +490,12 @@ mod tests {
         assert_eq!(d[0], d[1]);
         assert_ne!(d[2], d[3], "a cut that merges two names is told apart by the ID");
         assert!(d[2].contains(&roofline_core::kernel::short_id(&n)));
+    }
+
+    #[test]
+    fn template_arguments_of_up_to_12_characters_are_shown_whole() {
+        let names = ["void k<float, float>(float*)", "void j<double, float>(float*)", "void i<c10::Half>(int)"];
+        assert_eq!(display_names(&names), ["k<float, float>", "j<…>", "i<Half>"]);
     }
 
     #[test]

@@ -215,6 +215,13 @@ pub const COLUMNS: &[(Slot, &str, Via)] = &[
 pub const PIPE_PREFIX: &str = "sm__inst_executed_pipe_";
 pub const PIPE_PCT_SUFFIX: &str = ".avg.pct_of_peak_sustained_active";
 pub const PIPE_COUNT_SUFFIX: &str = ".sum";
+/// Cycles a pipe was busy: `sm__pipe_<pipe>_cycles_active.avg.pct_of_peak_sustained_active`.
+/// Above the instruction utilisation when instructions occupy the pipe for
+/// several cycles (IMAD on Hopper's half-width FMA-heavy pipe). Hopper's
+/// `shared` pipe here is the datapath FP64 and tensor instructions share,
+/// not shared memory.
+pub const PIPE_CYCLES_PREFIX: &str = "sm__pipe_";
+pub const PIPE_CYCLES_SUFFIX: &str = "_cycles_active.avg.pct_of_peak_sustained_active";
 
 /// Prefix and suffix of the tensor-core operation counters
 /// (`sm__ops_path_tensor_src_bf16_dst_fp32.sum`): one per input type.
@@ -385,6 +392,7 @@ mod tests {
                 || m.starts_with(TENSOR_PREFIX)
                 || m.starts_with(STALL_PREFIX)
                 || m.starts_with(PIPE_PREFIX)
+                || m.starts_with(PIPE_CYCLES_PREFIX) && m.ends_with(PIPE_CYCLES_SUFFIX)
                 || m == "sm__cycles_elapsed.avg"
                 || m == "smsp__cycles_elapsed.avg.per_second";
             assert!(used, "{m} is collected but never read");

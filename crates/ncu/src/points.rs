@@ -243,12 +243,17 @@ fn sm_active_pct(launches: &[&Launch]) -> Option<f64> {
     (den > 0.0).then(|| num / den)
 }
 
-/// Duration-weighted utilisation of one Nsight Compute pipe.
+/// Duration-weighted utilisation of one Nsight Compute pipe: the larger of
+/// its instruction rate and its busy cycles, as % of peak.
 fn pipe_pct(launches: &[&Launch], name: &str) -> Option<f64> {
     let mut num = 0.0;
     let mut den = 0.0;
     for l in launches {
-        if let Some(p) = l.pipes.get(name).and_then(|p| p.pct_of_peak) {
+        let busy = l.pipes.get(name).and_then(|p| match (p.pct_of_peak, p.cycles_pct) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        });
+        if let Some(p) = busy {
             let w = duration(l).unwrap_or(1e-9);
             num += w * p;
             den += w;
