@@ -530,3 +530,209 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
     }
     m
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csv::PipeCount;
+    use crate::metrics::SLOT_COUNT;
+
+    /// A launch of cc 9.0 with these slot values.
+    fn launch(values: &[(Slot, f64)]) -> Launch {
+        let mut v = [None; SLOT_COUNT];
+        for &(s, x) in values {
+            v[s as usize] = Some(x);
+        }
+        Launch {
+            id: "0".into(),
+            process_id: "1".into(),
+            process_name: "p".into(),
+            host: "h".into(),
+            kernel_name: "k".into(),
+            context: "1".into(),
+            stream: "7".into(),
+            device: "0".into(),
+            cc: "9.0".into(),
+            block: String::new(),
+            grid: String::new(),
+            values: v,
+            tensor: BTreeMap::new(),
+            stalls: BTreeMap::new(),
+            pipes: BTreeMap::new(),
+            line: 1,
+        }
+    }
+
+    fn with_pipe(mut l: Launch, name: &str, pct: Option<f64>, count: Option<f64>, cycles: Option<f64>) -> Launch {
+        l.pipes.insert(name.into(), PipeCount { pct_of_peak: pct, warp_instructions: count, cycles_pct: cycles });
+        l
+    }
+
+    #[test]
+    fn percentages_are_weighted_by_duration_and_counts_summed() {
+        let a =
+            launch(&[(Slot::Duration, 1e-3), (Slot::DramSol, 90.0), (Slot::Registers, 32.0), (Slot::BlockSize, 256.0)]);
+        let b =
+            launch(&[(Slot::Duration, 3e-3), (Slot::DramSol, 50.0), (Slot::Registers, 40.0), (Slot::BlockSize, 128.0)]);
+        assert_eq!(weighted(&[&a, &b], Slot::DramSol), Some((90.0 * 1e-3 + 50.0 * 3e-3) / 4e-3));
+        assert_eq!(max(&[&a, &b], Slot::Registers), Some(40.0));
+        assert_eq!(first(&[&a, &b], Slot::BlockSize), Some(256.0));
+        assert_eq!(total(&[&a, &b], Slot::Registers), Some(72.0));
+        assert_eq!(total(&[&a, &b], Slot::Hfma), None);
+        assert_eq!(weighted(&[&a, &b], Slot::Hfma), None);
+        // Launches without a duration still average (1 ns each).
+        let c = launch(&[(Slot::DramSol, 10.0)]);
+        let d = launch(&[(Slot::DramSol, 30.0)]);
+        assert_eq!(weighted(&[&c, &d], Slot::DramSol), Some(20.0));
+        assert_eq!(duration(&launch(&[(Slot::Duration, 0.0)])), None);
+        assert_eq!(duration(&launch(&[(Slot::Duration, 2e-6)])), Some(2e-6));
+    }
+
+    #[test]
+    fn sm_active_share_and_clocks() {
+        let a = launch(&[(Slot::Duration, 1.0), (Slot::SmCyclesActive, 90.0), (Slot::Cycles, 100.0)]);
+        let b = launch(&[(Slot::Duration, 3.0), (Slot::SmCyclesActive, 50.0), (Slot::Cycles, 100.0)]);
+        assert_eq!(sm_active_pct(&[&a, &b]), Some((90.0 + 3.0 * 50.0) / 4.0));
+        assert_eq!(sm_active_pct(&[&launch(&[(Slot::SmCyclesActive, 9.0)])]), None);
+        assert_eq!(sm_active_pct(&[&launch(&[(Slot::SmCyclesActive, 9.0), (Slot::Cycles, 0.0)])]), None);
+        // The device attribute is in kHz (scaled to Hz by the column); a
+        // units row that had already scaled it would give 1000x that.
+        assert_eq!(as_hz(1.98e9), 1.98e9);
+        assert_eq!(as_hz(1.98e12), 1.98e9);
+        assert_eq!(as_hz(1e11), 1e11);
+    }
+
+    #[test]
+    fn pipe_utilisation_takes_busy_cycles_and_rebuilds_counts_from_percentages() {
+        // IMAD holds the half-width FMA-heavy pipe two cycles: its busy
+        // cycles exceed its instruction rate.
+        let a = with_pipe(launch(&[(Slot::Duration, 1.0)]), "fma", Some(20.0), None, Some(35.0));
+        let b = with_pipe(launch(&[(Slot::Duration, 1.0)]), "fma", Some(40.0), None, Some(30.0));
+        assert_eq!(pipe_pct(&[&a], "fma"), Some(35.0));
+        assert_eq!(pipe_pct(&[&a, &b], "fma"), Some(37.5));
+        assert_eq!(pipe_pct(&[&a], "xu"), None);
+        let only_cycles = with_pipe(launch(&[]), "alu", None, None, Some(12.0));
+        assert_eq!(pipe_pct(&[&only_cycles], "alu"), Some(12.0));
+        // --set full: 50% of 0.5 XU instructions/clock/SM over 1000 active
+        // cycles of 132 SMs.
+        let l =
+            with_pipe(launch(&[(Slot::SmCyclesActive, 1000.0), (Slot::SmCount, 132.0)]), "xu", Some(50.0), None, None);
+        assert_eq!(pipe_instructions(&l, "xu", Pipe::Xu), Some(0.5 * 0.5 * 1000.0 * 132.0));
+        // A collected count wins; tensor families need one.
+        let l = with_pipe(l, "alu", Some(50.0), Some(7.0), None);
+        assert_eq!(pipe_instructions(&l, "alu", Pipe::Alu), Some(7.0));
+        let l = with_pipe(l, "tensor_op_hmma", Some(50.0), None, None);
+        assert_eq!(pipe_instructions(&l, "tensor_op_hmma", Pipe::Tensor), None);
+        assert_eq!(pipe_instructions(&l, "lsu", Pipe::Lsu), None);
+    }
+
+    #[test]
+    fn pipes_merge_tensor_families_and_add_issue_shared_and_atomics() {
+        let mut l = launch(&[
+            (Slot::Duration, 1.0),
+            (Slot::WarpInstructions, 1000.0),
+            (Slot::IssueActive, 60.0),
+            (Slot::SharedLoadInstructions, 30.0),
+            (Slot::SharedStoreInstructions, 10.0),
+            (Slot::GlobalReductionInstructions, 3.0),
+            (Slot::GenericAtomicAluInstructions, 2.0),
+            (Slot::GenericAtomicCasInstructions, 1.0),
+            (Slot::SharedAtomicInstructions, 5.0),
+        ]);
+        l = with_pipe(l, "tensor_op_hmma", Some(10.0), Some(100.0), None);
+        l = with_pipe(l, "tensor_op_gmma", Some(30.0), Some(50.0), None);
+        l = with_pipe(l, "alu", Some(20.0), Some(200.0), None);
+        let p = pipes(&[&l]);
+        assert_eq!(p[&Pipe::Tensor], PipeUse { pct_of_peak: Some(30.0), warp_instructions: Some(150.0) });
+        assert_eq!(p[&Pipe::Alu], PipeUse { pct_of_peak: Some(20.0), warp_instructions: Some(200.0) });
+        assert_eq!(p[&Pipe::Issue], PipeUse { pct_of_peak: Some(60.0), warp_instructions: Some(1000.0) });
+        assert_eq!(p[&Pipe::Shared].warp_instructions, Some(40.0));
+        assert_eq!(p[&Pipe::GlobalAtomic].warp_instructions, Some(6.0));
+        assert_eq!(p[&Pipe::SharedAtomic].warp_instructions, Some(5.0));
+        assert!(!p.contains_key(&Pipe::Xu));
+        // Zero shared or atomic instructions name no pipe.
+        let quiet = launch(&[(Slot::SharedLoadInstructions, 0.0), (Slot::SharedAtomicInstructions, 0.0)]);
+        assert!(pipes(&[&quiet]).is_empty());
+    }
+
+    /// FLOPs of a kernel: FP32 beside `hfma` HFMA (and `hadd` HADD).
+    fn fp16_case(fp32: f64, hfma: f64, hadd: f64, fp16_pipe: Option<f64>) -> Option<Fp16Accounting> {
+        let mut l = launch(&[(Slot::Hfma, hfma), (Slot::Hadd, hadd), (Slot::Hmul, 0.0), (Slot::Ffma, fp32 / 2.0)]);
+        if let Some(p) = fp16_pipe {
+            l = with_pipe(l, "fma_type_fp16", Some(p), None, None);
+        }
+        let f = flops(&l);
+        fp16_accounting(&[&l], &f)
+    }
+
+    #[test]
+    fn fp16_accounting_counts_packed_and_scalar_and_finds_constant_moves() {
+        assert_eq!(fp16_case(1e9, 0.0, 0.0, None), None);
+        let a = fp16_case(0.0, 1000.0, 10.0, None).unwrap();
+        assert_eq!((a.packed_flops, a.scalar_flops), (4020.0, 2010.0));
+        assert_eq!(a.packing, Fp16Packing::Unknown);
+        assert_eq!(a.constant_moves, None, "no other work beside: FP16 work");
+        // 4.9% of the FLOPs, HFMA alone, no pipe counters: moves.
+        let hfma = |pct: f64| pct / (100.0 - pct) * 1e9 / 4.0;
+        let m = fp16_case(1e9, hfma(4.9), 0.0, None).unwrap().constant_moves.unwrap();
+        assert_eq!(m.thread_instructions, hfma(4.9));
+        assert_eq!(m.flops_as_counted, 4.0 * hfma(4.9));
+        assert_eq!(m.detected_by, MoveDetection::Pattern);
+        assert_eq!(fp16_case(1e9, hfma(5.1), 0.0, None).unwrap().constant_moves, None);
+        assert_eq!(fp16_case(1e9, hfma(1.0), 1.0, None).unwrap().constant_moves, None);
+        // With pipe counters: no FP16 on the FMA pipe decides, up to the
+        // point where FP16 would be the larger share.
+        let m = fp16_case(1e9, hfma(30.0), 0.0, Some(0.0)).unwrap().constant_moves.unwrap();
+        assert_eq!(m.detected_by, MoveDetection::PipeCounters);
+        assert_eq!(fp16_case(1e9, hfma(30.0), 0.0, Some(0.01)).unwrap().constant_moves, None);
+        assert_eq!(fp16_case(1e9, 1e9 / 4.0, 0.0, Some(0.0)).unwrap().constant_moves, None);
+        assert!(fp16_case(1e9, 0.99e9 / 4.0, 0.0, Some(0.0)).unwrap().constant_moves.is_some());
+    }
+
+    #[test]
+    fn evidence_carries_launch_shape_traffic_and_clocks() {
+        let a = launch(&[
+            (Slot::Duration, 1.0),
+            (Slot::Waves, 2.5),
+            (Slot::SmCount, 132.0),
+            (Slot::LimitRegisters, 4.0),
+            (Slot::LimitBlocks, 32.0),
+            (Slot::SmClock, 1.7e9),
+            (Slot::MaxSmClock, 1.98e9),
+            (Slot::GlobalLoadSectors, 100.0),
+            (Slot::GlobalStoreSectors, 50.0),
+            (Slot::DramReadBytes, 3200.0),
+            (Slot::DramWriteBytes, 1600.0),
+            (Slot::L2ReadSectors, 10.0),
+            (Slot::L2WriteSectors, 5.0),
+            (Slot::TmaLoadSectors, 7.0),
+            (Slot::AsyncCopyInstructions, 8.0),
+            (Slot::SharedWavefronts, 9.0),
+            (Slot::WarpInstructions, 11.0),
+        ]);
+        let b = launch(&[(Slot::Duration, 1.0), (Slot::Waves, 9.0), (Slot::GlobalLoadSectors, 100.0)]);
+        let ev = evidence(&[&a, &b]);
+        assert_eq!((ev.waves, ev.sm_count, ev.blocks_per_sm), (Some(2.5), Some(132.0), Some(4.0)));
+        assert_eq!((ev.sm_clock_hz, ev.max_sm_clock_hz), (Some(1.7e9), Some(1.98e9)));
+        assert_eq!((ev.global_load_sectors, ev.global_store_sectors), (Some(200.0), Some(50.0)));
+        assert_eq!((ev.dram_read_bytes, ev.dram_write_bytes), (Some(3200.0), Some(1600.0)));
+        assert_eq!((ev.l2_read_sectors, ev.l2_write_sectors), (Some(10.0), Some(5.0)));
+        assert_eq!((ev.tma_load_sectors, ev.async_copy_instructions), (Some(7.0), Some(8.0)));
+        assert_eq!((ev.shared_wavefronts, ev.warp_instructions), (Some(9.0), Some(11.0)));
+    }
+
+    #[test]
+    fn the_counter_machine_knows_its_sms_for_the_pipe_roofs() {
+        let l = launch(&[(Slot::SmCount, 132.0), (Slot::SmClock, 1.9e9), (Slot::FfmaPeak, 16896.0)]);
+        let m = counter_machine(&[&l], ByteConvention::Ncu);
+        assert_eq!(m.gpu.sms, Some(132));
+        assert_eq!(m.gpu.sm_clock_mhz, Some(1900.0));
+        assert!((m.compute_roof(FlopKind::Fp32).unwrap().rate - 2.0 * 16896.0 * 1.9e9).abs() < 1.0);
+        let fp16 = launch(&[(Slot::SmClock, 1e9), (Slot::HfmaPeak, 100.0), (Slot::DfmaPeak, 50.0)]);
+        let m = counter_machine(&[&fp16], ByteConvention::Ncu);
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b;
+        assert!(close(m.compute_roof(FlopKind::Fp16).unwrap().rate, 4.0 * 100.0 * 1e9));
+        assert!(close(m.compute_roof(FlopKind::Fp64).unwrap().rate, 2.0 * 50.0 * 1e9));
+        assert_eq!(m.gpu.sms, None);
+    }
+}
