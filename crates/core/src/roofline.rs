@@ -684,6 +684,70 @@ mod tests {
     }
 
     #[test]
+    fn a_mix_of_kinds_is_judged_against_the_time_weighted_peak() {
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        m.ceilings.push(Ceiling::new(
+            crate::machine::Resource::Compute(FlopKind::TensorBf16),
+            "BF16 tensor",
+            1e13,
+            Provenance::new(Origin::User, "x"),
+        ));
+        m.ceilings.push(Ceiling::new(
+            crate::machine::Resource::Compute(FlopKind::Fp64),
+            "FP64",
+            0.0,
+            Provenance::new(Origin::User, "x"),
+        ));
+        let mut k = kernel(1e9, 1e3, Some(1.0));
+        k.flops.insert(FlopKind::TensorBf16, 1e9);
+        k.flops.insert(FlopKind::Fp16, 5e8);
+        k.flops.insert(FlopKind::Fp64, 1e6);
+        k.flops.insert(FlopKind::TensorFp8, 0.0);
+        let a = analyze_kernel(&m, &k);
+        // 2e9 FLOPs in 1e-3 + 1e-4 s at the two peaks.
+        let peak = a.compute_roof_flops_per_s.unwrap();
+        assert!((peak - 2e9 / (1e9 / 1e12 + 1e9 / 1e13)).abs() < 1e-3, "{peak}");
+        assert_eq!(a.compute_roof_name.as_deref(), Some("mix of FP32 + BF16 tensor"));
+        // No roof for FP16, a zero one for FP64; zero FLOPs of FP8 are no work.
+        assert_eq!(a.missing_ceilings, vec![FlopKind::Fp64, FlopKind::Fp16]);
+        assert_eq!(a.total_flops, 1e9 + 1e9 + 5e8 + 1e6);
+        assert_eq!(a.limiter, Some(Limiter::Compute));
+        assert_eq!(a.bound, Some(Bound::Compute));
+        assert!((a.pct_of_roof.unwrap() - 100.0 * a.total_flops / peak).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_headline_intensity_is_the_limiting_levels() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        let mut m2 = m.clone();
+        m2.ceilings.push(Ceiling::new(
+            crate::machine::Resource::Memory(MemLevel::L2),
+            "L2",
+            1e9,
+            Provenance::new(Origin::User, "x"),
+        ));
+        let mut k = kernel(1e9, 1e9, Some(1.0));
+        k.bytes.insert(MemLevel::L2, 4e9);
+        let a = analyze_kernel(&m2, &k);
+        assert_eq!(a.limiter, Some(Limiter::Bandwidth(MemLevel::L2)));
+        assert_eq!(a.headline_intensity(), Some(0.25));
+        // Compute-bound: the DRAM intensity.
+        let a = analyze_kernel(&m, &kernel(1e12, 1e9, Some(2.0)));
+        assert_eq!(a.limiter, Some(Limiter::Compute));
+        assert_eq!(a.headline_intensity(), Some(1000.0));
+        assert_eq!(Bound::Memory.label(), "memory");
+        assert_eq!(Bound::Compute.label(), "compute");
+    }
+
+    #[test]
+    fn time_shares_add_up_over_the_kernels_that_ran() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        let ks = [kernel(1.0, 1.0, Some(1.0)), kernel(1.0, 1.0, Some(3.0)), kernel(1.0, 1.0, None)];
+        let a = analyze(&m, &ks);
+        assert_eq!(a.iter().map(|x| x.time_share).collect::<Vec<_>>(), [Some(0.25), Some(0.75), None]);
+    }
+
+    #[test]
     fn zero_flop_kernel_is_judged_by_bandwidth() {
         let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
         let a = analyze_kernel(&m, &kernel(0.0, 100e9, Some(2.0)));
