@@ -789,10 +789,7 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
         }
         moves.push(Advice::MoreIndependentWork);
         Position::LatencyBound
-    } else if judged < ON_ROOF_PCT
-        && (bound == Bound::Memory || a.total_flops <= 0.0)
-        && busy.is_some_and(|(_, p, _)| p >= ON_ROOF_PCT && p > judged)
-    {
+    } else if judged < ON_ROOF_PCT && bound == Bound::Memory && busy.is_some_and(|(_, p, _)| p >= ON_ROOF_PCT) {
         let (pipe, p, _) = busy.expect("checked above");
         moves.push(Advice::PipeWork { pipe, pct: p });
         Position::PipeBound
@@ -1182,5 +1179,317 @@ mod tests {
         let v = serde_json::to_value(&f).unwrap();
         assert_eq!(v["code"], "sector_use");
         assert_eq!(serde_json::from_value::<Finding>(v).unwrap(), f);
+    }
+
+    #[test]
+    fn positions_have_their_labels() {
+        let labels = [
+            (Position::OnDiagonal, "on the diagonal"),
+            (Position::UnderDiagonal, "under the diagonal"),
+            (Position::OnRoof, "on the roof"),
+            (Position::UnderFlatRoof, "under the flat roof"),
+            (Position::PipeBound, "pipe-bound"),
+            (Position::LatencyBound, "latency-bound"),
+        ];
+        for (p, l) in labels {
+            assert_eq!(p.label(), l);
+        }
+    }
+
+    #[test]
+    fn small_shares_keep_two_significant_digits() {
+        assert_eq!(share(0.01), "0.010%");
+        assert_eq!(share(0.0075), "0.0075%");
+        assert_eq!(share(0.05), "0.050%");
+        assert_eq!(share(0.1), "0.1%");
+        assert_eq!(share(0.0), "0.0%");
+        assert_eq!(share(12.3), "12%");
+    }
+
+    #[test]
+    fn thresholds_hold_at_their_exact_values() {
+        // At exactly 75% a kernel is on its roof; at exactly 30% it is not latency-bound.
+        assert_eq!(diagnose_kernel(&memory_kernel(75.0)).position, Position::OnDiagonal);
+        assert_eq!(diagnose_kernel(&memory_kernel(30.0)).position, Position::UnderDiagonal);
+        // 24 useful bytes per sector is not wasteful; 10% of the traffic is.
+        assert!(!wasteful(24.0, 1.0).advises("coalesce"));
+        assert!(wasteful(16.0, 0.2).advises("coalesce"));
+        // 50% occupancy is not low.
+        let mut k = memory_kernel(50.0);
+        k.evidence.occupancy_theoretical_pct = Some(50.0);
+        assert!(!diagnose_kernel(&k).advises("low_occupancy"));
+        // A tail that idles exactly 10% is named; 2.0 waves have no tail.
+        k.evidence.sm_count = Some(100.0);
+        k.evidence.blocks_per_sm = Some(1.0);
+        k.evidence.grid_size = Some(450.0); // 4.5 waves: 0.5 / 5
+        assert!(diagnose_kernel(&k).has("tail_wave"));
+        k.evidence.grid_size = Some(200.0);
+        assert!(!diagnose_kernel(&k).has("tail_wave"));
+        // No grid at all names nothing.
+        k.evidence.grid_size = Some(0.0);
+        assert!(!diagnose_kernel(&k).has("grid_below_one_wave"));
+    }
+
+    #[test]
+    fn without_the_slot_count_the_profilers_waves_are_used() {
+        let mut k = memory_kernel(50.0);
+        k.evidence.waves = Some(0.5);
+        k.evidence.grid_size = Some(100.0);
+        let d = diagnose_kernel(&k);
+        assert!(d.advises("fill_the_gpu"));
+        assert!(d.next_moves.contains(&Advice::FillTheGpu { blocks: 100.0, slots: 200.0 }));
+        k.evidence.waves = Some(1.5);
+        let tail = diagnose_kernel(&k);
+        assert!(tail.evidence.iter().any(|f| matches!(f, Finding::TailWave { waves, .. } if *waves == 1.5)));
+    }
+
+    #[test]
+    fn a_store_only_waste_of_a_kernel_that_loads_nothing_is_all_its_traffic() {
+        // ncu reports 0 bytes per sector for a direction with no accesses.
+        let mut k = memory_kernel(60.0);
+        k.evidence.global_load_bytes_per_sector = Some(0.0);
+        k.evidence.global_store_bytes_per_sector = Some(8.0);
+        let d = diagnose_kernel(&k);
+        assert!(d.next_moves.contains(&Advice::Coalesce {
+            access: Access::Store,
+            bytes_per_sector: 8.0,
+            wasted_share_pct: 75.0
+        }));
+        // Sector counts that are both zero give no share.
+        k.evidence.global_load_bytes_per_sector = Some(4.0);
+        k.evidence.global_load_sectors = Some(0.0);
+        k.evidence.global_store_sectors = Some(0.0);
+        assert!(diagnose_kernel(&k).advises("check_coalescing"));
+    }
+
+    #[test]
+    fn ncu_excess_sectors_carry_their_share() {
+        let mut k = memory_kernel(60.0);
+        k.evidence.global_load_bytes_per_sector = Some(4.0);
+        k.evidence.excessive_sectors = Some(700.0);
+        // One direction: the share is the loads' own waste.
+        let d = diagnose_kernel(&k);
+        assert!(d.evidence.contains(&Finding::ExcessSectors { sectors: 700.0, share_pct: Some(87.5) }));
+        k.evidence.global_load_sectors = Some(800.0);
+        k.evidence.global_store_sectors = Some(200.0);
+        let d = diagnose_kernel(&k);
+        assert!(d.evidence.contains(&Finding::ExcessSectors { sectors: 700.0, share_pct: Some(70.0) }));
+        assert!(d.evidence_lines().iter().any(|l| l.contains("700 excess L2 sectors (22.4 kB)") && l.contains("70%")));
+    }
+
+    #[test]
+    fn bank_conflicts_are_weighed_by_the_wavefronts() {
+        let mut k = memory_kernel(50.0);
+        k.evidence.shared_bank_conflicts = Some(99.0);
+        k.evidence.shared_wavefronts = Some(1000.0);
+        let d = diagnose_kernel(&k);
+        assert!(d.evidence.contains(&Finding::BankConflicts { conflicts: 99.0, share_pct: Some(9.9) }));
+        assert!(!d.advises("avoid_bank_conflicts"));
+        k.evidence.shared_bank_conflicts = Some(100.0);
+        assert!(diagnose_kernel(&k).next_moves.contains(&Advice::AvoidBankConflicts { share_pct: 10.0 }));
+        // Compute-bound kernels get the advice too.
+        let mut c = Kernel::named("k", Origin::Counter);
+        c.flops.insert(FlopKind::Fp32, 400e9);
+        c.bytes.insert(MemLevel::Dram, 1e6);
+        c.duration_s = Some(1.0);
+        c.evidence.shared_bank_conflicts = Some(500.0);
+        c.evidence.shared_wavefronts = Some(1000.0);
+        assert!(diagnose_kernel(&c).advises("avoid_bank_conflicts"));
+        c.evidence.shared_wavefronts = Some(0.0);
+        let d = diagnose_kernel(&c);
+        assert!(!d.advises("avoid_bank_conflicts"));
+        assert!(d.evidence.contains(&Finding::BankConflicts { conflicts: 500.0, share_pct: None }));
+    }
+
+    #[test]
+    fn a_busy_pipe_or_the_profilers_sm_throughput_vetoes_latency_bound() {
+        let mut k = memory_kernel(10.0);
+        k.evidence.pipes.insert(Pipe::Lsu, crate::kernel::PipeUse { pct_of_peak: Some(30.0), warp_instructions: None });
+        assert_ne!(diagnose_kernel(&k).position, Position::LatencyBound);
+        k.evidence.pipes.insert(Pipe::Lsu, crate::kernel::PipeUse { pct_of_peak: Some(29.9), warp_instructions: None });
+        let d = diagnose_kernel(&k);
+        assert_eq!(d.position, Position::LatencyBound);
+        assert!(!d.has("busy_pipe"), "a pipe under 30% is not evidence");
+        k.evidence.dram_throughput_pct = Some(30.0);
+        assert_ne!(diagnose_kernel(&k).position, Position::LatencyBound);
+    }
+
+    #[test]
+    fn a_grid_that_idles_most_of_the_gpu_is_the_first_latency_move() {
+        let mut k = memory_kernel(5.0);
+        k.evidence.sm_count = Some(100.0);
+        k.evidence.blocks_per_sm = Some(4.0);
+        k.evidence.grid_size = Some(100.0); // 75% idle
+        let d = diagnose_kernel(&k);
+        assert_eq!(d.position, Position::LatencyBound);
+        assert_eq!(d.next_moves[0], Advice::FillTheGpu { blocks: 100.0, slots: 400.0 });
+        k.evidence.grid_size = Some(300.0); // 25% idle: after the latency reading
+        let d = diagnose_kernel(&k);
+        assert_eq!(d.next_moves[0], Advice::WaitOnLatency);
+        assert_eq!(d.next_moves[1], Advice::FillTheGpu { blocks: 300.0, slots: 400.0 });
+        assert_eq!(d.next_moves.last(), Some(&Advice::MoreIndependentWork));
+        k.evidence.grid_size = Some(200.0); // exactly half
+        assert_eq!(diagnose_kernel(&k).next_moves[0], Advice::FillTheGpu { blocks: 200.0, slots: 400.0 });
+    }
+
+    #[test]
+    fn the_issue_slots_are_named_from_75_percent() {
+        let mut k = memory_kernel(50.0);
+        k.evidence
+            .pipes
+            .insert(Pipe::Issue, crate::kernel::PipeUse { pct_of_peak: Some(75.0), warp_instructions: None });
+        let d = diagnose_kernel(&k);
+        assert!(d.evidence.contains(&Finding::IssueBusy { pct: 75.0 }));
+        k.evidence
+            .pipes
+            .insert(Pipe::Issue, crate::kernel::PipeUse { pct_of_peak: Some(74.9), warp_instructions: None });
+        assert!(!diagnose_kernel(&k).has("issue_busy"));
+    }
+
+    #[test]
+    fn a_level_beyond_dram_gets_its_own_advice_on_the_diagonal() {
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        m.ceilings.push(crate::machine::Ceiling::new(
+            crate::machine::Resource::Memory(MemLevel::L2),
+            "L2",
+            50e9,
+            crate::machine::Provenance::new(Origin::User, "x"),
+        ));
+        let mut k = memory_kernel(10.0);
+        k.bytes.insert(MemLevel::L2, 40e9 * k.duration_s.unwrap());
+        k.evidence.global_load_bytes_per_sector = Some(4.0);
+        k.evidence.global_store_bytes_per_sector = Some(32.0);
+        let d = analyze_kernel(&m, &k).diagnosis.unwrap();
+        assert_eq!(d.position, Position::OnDiagonal);
+        assert_eq!(d.next_moves[0], Advice::CloserLevel { level: MemLevel::L2 });
+        // The waste whose share is unknown follows as a conditional move.
+        assert_eq!(d.next_moves[1], Advice::CheckCoalescing { access: Access::Load, bytes_per_sector: 4.0 });
+        let d = diagnose_kernel(&memory_kernel(90.0));
+        assert_eq!(d.next_moves, vec![Advice::RaiseIntensity]);
+    }
+
+    #[test]
+    fn compute_bound_kernels_get_advice_for_their_kind_and_machine() {
+        let tensor_machine = || {
+            let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+            m.ceilings.push(crate::machine::Ceiling::new(
+                crate::machine::Resource::Compute(FlopKind::TensorBf16),
+                "BF16 tensor",
+                1e15,
+                crate::machine::Provenance::new(Origin::User, "x"),
+            ));
+            m
+        };
+        let fp32 = |sm: Option<f64>| {
+            let mut k = Kernel::named("k", Origin::Counter);
+            k.flops.insert(FlopKind::Fp32, 400e9);
+            k.bytes.insert(MemLevel::Dram, 1e6);
+            k.duration_s = Some(1.0);
+            k.evidence.sm_throughput_pct = sm;
+            k
+        };
+        let plain = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        let d = analyze_kernel(&plain, &fp32(None)).diagnosis.unwrap();
+        assert_eq!(d.next_moves, vec![Advice::InstructionMix]);
+        let d = analyze_kernel(&tensor_machine(), &fp32(None)).diagnosis.unwrap();
+        assert_eq!(d.next_moves, vec![Advice::InstructionMix, Advice::UseTensorCores]);
+        // SM busy without pipe counters to say with what.
+        let d = analyze_kernel(&plain, &fp32(Some(60.0))).diagnosis.unwrap();
+        assert_eq!(d.next_moves, vec![Advice::SmBusyNotFlops { pct: 60.0 }]);
+        let d = analyze_kernel(&plain, &fp32(Some(59.9))).diagnosis.unwrap();
+        assert_eq!(d.next_moves, vec![Advice::InstructionMix]);
+        // A tensor kernel below its peak.
+        let mut t = Kernel::named("t", Origin::Counter);
+        t.flops.insert(FlopKind::TensorBf16, 4e14);
+        t.bytes.insert(MemLevel::Dram, 1e6);
+        t.duration_s = Some(1.0);
+        t.evidence.sm_count = Some(100.0);
+        t.evidence.blocks_per_sm = Some(1.0);
+        t.evidence.grid_size = Some(150.0);
+        let d = analyze_kernel(&tensor_machine(), &t).diagnosis.unwrap();
+        assert_eq!(d.position, Position::UnderFlatRoof);
+        assert_eq!(d.next_moves[0], Advice::FeedTensorCores);
+        assert!(d.advises("balance_waves"), "{d:?}");
+        assert!(!d.advises("use_tensor_cores"));
+    }
+
+    #[test]
+    fn the_clock_is_not_named_for_dram_bound_kernels_nor_against_counter_peaks() {
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        m.gpu.sm_clock_mhz = Some(1980.0);
+        let mut k = memory_kernel(50.0);
+        k.evidence.sm_clock_hz = Some(1.5e9);
+        k.evidence.max_sm_clock_hz = Some(1.98e9);
+        assert!(!analyze_kernel(&m, &k).diagnosis.unwrap().has("clock_below_max"));
+        // A compute-bound kernel, the maximum from the machine's own clock.
+        let mut c = Kernel::named("k", Origin::Counter);
+        c.flops.insert(FlopKind::Fp32, 400e9);
+        c.bytes.insert(MemLevel::Dram, 1e6);
+        c.duration_s = Some(1.0);
+        c.evidence.sm_clock_hz = Some(1.5e9);
+        let d = analyze_kernel(&m, &c).diagnosis.unwrap();
+        assert_eq!(d.position, Position::UnderFlatRoof);
+        assert!(d.has("clock_below_max") && d.advises("clock"));
+        // No roof clock: no share of the gap.
+        assert!(d.evidence.iter().any(|f| matches!(f, Finding::ClockBelowMax { gap_share_pct: None, .. })));
+        // Counter peaks are at the kernel's own clock, not a maximum.
+        m.ceilings[0].provenance.origin = Origin::Counter;
+        assert!(!analyze_kernel(&m, &c).diagnosis.unwrap().has("clock_below_max"));
+        // Above the max-clock roof there is no gap to share.
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        m.ceilings[0].clock.sm_mhz = Some(1980.0);
+        c.flops.insert(FlopKind::Fp32, 999e9);
+        c.evidence.max_sm_clock_hz = Some(1.98e9);
+        let d = analyze_kernel(&m, &c).diagnosis.unwrap();
+        assert!(d
+            .evidence
+            .iter()
+            .any(|f| matches!(f, Finding::ClockBelowMax { gap_share_pct: Some(g), .. } if *g == 100.0)));
+    }
+
+    #[test]
+    fn the_two_main_stalls_are_named_in_order() {
+        let mut k = memory_kernel(5.0);
+        k.evidence.stalls = [
+            ("wait".to_string(), 2.0),
+            ("long_scoreboard".to_string(), 40.0),
+            ("barrier".to_string(), 0.0),
+            ("mio".to_string(), 1.0),
+        ]
+        .into();
+        let d = diagnose_kernel(&k);
+        let top = d.evidence.iter().find_map(|f| match f {
+            Finding::Stalls { top } => Some(top.clone()),
+            _ => None,
+        });
+        let top = top.expect("stalls");
+        assert_eq!(top.iter().map(|s| s.reason.as_str()).collect::<Vec<_>>(), ["long_scoreboard", "wait"]);
+        assert_eq!(top[0].cycles_per_instruction, 40.0);
+        k.evidence.stalls = [("barrier".to_string(), 0.0)].into();
+        assert!(!diagnose_kernel(&k).has("stalls"));
+    }
+
+    #[test]
+    fn the_mix_finding_names_its_benchmarks() {
+        let between = Finding::PctOfMixRoof {
+            pct: 95.0,
+            bytes_per_s: 4.2e12,
+            read_share_pct: 60.0,
+            lower: "dram.copy".into(),
+            upper: "dram.add".into(),
+        };
+        assert!(
+            between.text().ends_with("interpolated between the dram.copy and dram.add benchmarks"),
+            "{}",
+            between.text()
+        );
+        let at = Finding::PctOfMixRoof {
+            pct: 95.0,
+            bytes_per_s: 4.2e12,
+            read_share_pct: 100.0,
+            lower: "dram.read".into(),
+            upper: "dram.read".into(),
+        };
+        assert!(at.text().ends_with("the dram.read benchmark"), "{}", at.text());
     }
 }
