@@ -569,6 +569,23 @@ mod tests {
     }
 
     #[test]
+    fn kinds_without_flops_are_left_out() {
+        let l = launch(&[(Slot::Dadd, 0.0), (Slot::Dmul, 0.0), (Slot::Dfma, 0.0), (Slot::Ffma, 2.0)]);
+        let f = flops(&l);
+        assert_eq!(f.get(&FlopKind::Fp32), Some(&4.0));
+        assert!(!f.contains_key(&FlopKind::Fp64), "{f:?}");
+        assert!(!f.contains_key(&FlopKind::Fp16), "no FP16 counters at all");
+    }
+
+    #[test]
+    fn the_byte_conventions_name_their_counters() {
+        assert!(ByteConvention::Ncu.describe().starts_with("Nsight Compute's chart convention"));
+        assert!(ByteConvention::Ncu.describe().contains("32 B x lts__lts2xbar_cycles_active.sum"));
+        assert!(ByteConvention::Nersc.describe().starts_with("NERSC's hierarchical convention"));
+        assert!(ByteConvention::Nersc.describe().contains("lts__t_bytes.sum"));
+    }
+
+    #[test]
     fn percentages_are_weighted_by_duration_and_counts_summed() {
         let a =
             launch(&[(Slot::Duration, 1e-3), (Slot::DramSol, 90.0), (Slot::Registers, 32.0), (Slot::BlockSize, 256.0)]);
