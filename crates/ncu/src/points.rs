@@ -569,6 +569,37 @@ mod tests {
     }
 
     #[test]
+    fn shared_memory_conflicts_stalls_and_sector_use_are_combined_over_launches() {
+        let mut a = launch(&[
+            (Slot::Duration, 1.0),
+            (Slot::SharedStatic, 1024.0),
+            (Slot::SharedDynamic, 4096.0),
+            (Slot::BankConflictsLoad, 3.0),
+            (Slot::BankConflictsStore, 4.0),
+            (Slot::BytesPerSectorLoad, 8.0),
+        ]);
+        a.stalls.insert("wait".into(), 2.0);
+        let mut b = launch(&[
+            (Slot::Duration, 3.0),
+            (Slot::BankConflictsLoad, 5.0),
+            (Slot::BytesPerSectorLoad, 0.0),
+            (Slot::BytesPerSectorStore, 16.0),
+        ]);
+        b.stalls.insert("wait".into(), 6.0);
+        let ev = evidence(&[&a, &b]);
+        assert_eq!(ev.shared_mem_per_block, Some(5120.0));
+        assert_eq!(ev.shared_bank_conflicts, Some(12.0));
+        assert_eq!(ev.stalls["wait"], (2.0 * 1.0 + 6.0 * 3.0) / 4.0);
+        // The launch without loads does not dilute the loads' sector use.
+        assert_eq!(ev.global_load_bytes_per_sector, Some(8.0));
+        assert_eq!(ev.global_store_bytes_per_sector, Some(16.0));
+        let none = evidence(&[&launch(&[(Slot::Duration, 1.0)])]);
+        assert_eq!((none.shared_mem_per_block, none.shared_bank_conflicts), (None, None));
+        let only_dynamic = evidence(&[&launch(&[(Slot::SharedDynamic, 100.0)])]);
+        assert_eq!(only_dynamic.shared_mem_per_block, Some(100.0));
+    }
+
+    #[test]
     fn kinds_without_flops_are_left_out() {
         let l = launch(&[(Slot::Dadd, 0.0), (Slot::Dmul, 0.0), (Slot::Dfma, 0.0), (Slot::Ffma, 2.0)]);
         let f = flops(&l);
