@@ -188,7 +188,8 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         global_store_bytes_per_sector: sectors(Slot::BytesPerSectorStore),
         shared_bank_conflicts: conflicts,
         excessive_sectors: total(launches, Slot::ExcessiveSectors),
-        stalls: stalls.into_iter().filter(|(_, (_, w))| *w > 0.0).map(|(r, (n, w))| (r, n / w)).collect(),
+        // Every launch weighs more than zero (1 ns without a duration).
+        stalls: stalls.into_iter().map(|(r, (n, w))| (r, n / w)).collect(),
         counter_pct_of_roof: None,
         shared_wavefronts: total(launches, Slot::SharedWavefronts),
         waves: first(launches, Slot::Waves),
