@@ -179,6 +179,11 @@ pub enum Finding {
         last_wave_pct: f64,
         idle_pct: f64,
     },
+    /// The average SM was active only this share of the elapsed cycles
+    /// (measured: the tail and the grid as they were, not as computed).
+    SmsIdle {
+        active_pct: f64,
+    },
     /// A launch too short for memory traffic to ramp up.
     ShortLaunch {
         seconds_per_launch: f64,
@@ -403,6 +408,10 @@ impl Finding {
                 "{waves:.2} waves: the last one keeps {} of the block slots busy, {} of the slot time is idle",
                 pct(*last_wave_pct),
                 pct(*idle_pct)
+            ),
+            Finding::SmsIdle { active_pct } => format!(
+                "the SMs were active {} of the elapsed time, idle the rest (ncu: sm__cycles_active / sm__cycles_elapsed)",
+                pct(*active_pct)
             ),
             Finding::ShortLaunch { seconds_per_launch } => format!(
                 "{} per launch: too short for memory traffic to ramp up (under {})",
@@ -745,6 +754,9 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
     };
     if let Some(c) = &clock {
         evidence.push(c.clone());
+    }
+    if let Some(a) = ev.sm_active_pct.filter(|a| *a <= 100.0 - IDLE_SLOTS_PCT) {
+        evidence.push(Finding::SmsIdle { active_pct: a });
     }
     let waste = Waste::of(ev);
     let shape = launch_shape(ev);
@@ -1491,5 +1503,16 @@ mod tests {
             upper: "dram.read".into(),
         };
         assert!(at.text().ends_with("the dram.read benchmark"), "{}", at.text());
+    }
+
+    #[test]
+    fn sms_idle_a_tenth_of_the_time_are_named() {
+        let mut k = memory_kernel(50.0);
+        k.evidence.sm_active_pct = Some(90.0);
+        let d = diagnose_kernel(&k);
+        assert!(d.evidence.contains(&Finding::SmsIdle { active_pct: 90.0 }));
+        assert!(d.evidence_lines().iter().any(|l| l.starts_with("the SMs were active 90% of the elapsed time")));
+        k.evidence.sm_active_pct = Some(90.1);
+        assert!(!diagnose_kernel(&k).has("sms_idle"));
     }
 }
