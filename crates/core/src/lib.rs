@@ -7,7 +7,8 @@
 //! device attributes ([`peaks`], [`arch`], [`gpus`]), paper estimates
 //! ([`estimate`]), the occupancy calculator ([`occupancy`]), statistics
 //! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
-//! ([`diff`]) and the versioned JSON documents ([`schema`]).
+//! ([`diff`]), the versioned JSON documents ([`schema`]) and their typed
+//! warnings ([`warning`]).
 
 pub mod arch;
 pub mod check;
@@ -23,6 +24,7 @@ pub mod roofline;
 pub mod schema;
 pub mod stats;
 pub mod units;
+pub mod warning;
 
 pub use kernel::Kernel;
 pub use machine::{Ceiling, FlopKind, Machine, MemLevel, Origin, Pipe, Provenance, Resource};

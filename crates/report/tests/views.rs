@@ -346,7 +346,7 @@ fn hostile() -> AnalysisDocument {
         m.clone(),
         analyze(&m, &[k]),
     );
-    doc.warnings.push(format!("a warning about {name}"));
+    doc.warnings.push(roofline_core::warning::Warning::Profiler { message: format!("a warning about {name}") });
     doc
 }
 

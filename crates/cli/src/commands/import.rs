@@ -132,7 +132,7 @@ pub fn report(
     let convention = opts.convention;
     let a = analyse(cap, &opts);
     for w in &a.warnings {
-        out.warn(w);
+        out.warn(&w.to_string());
     }
     let mut producer = Producer::new(command);
     producer.created = created;

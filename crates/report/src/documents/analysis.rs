@@ -128,7 +128,7 @@ pub(crate) fn date(doc: &AnalysisDocument) -> Option<String> {
 pub(crate) fn position_tone(p: Position) -> Tone {
     match p {
         Position::OnRoof | Position::OnDiagonal => Tone::Good,
-        Position::UnderDiagonal | Position::UnderFlatRoof => Tone::Fair,
+        Position::UnderDiagonal | Position::UnderFlatRoof | Position::PipeBound => Tone::Fair,
         Position::LatencyBound => Tone::Poor,
     }
 }
