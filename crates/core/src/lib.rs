@@ -7,7 +7,8 @@
 //! device attributes ([`peaks`], [`arch`], [`gpus`]), paper estimates
 //! ([`estimate`]), the occupancy calculator ([`occupancy`]), statistics
 //! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
-//! ([`diff`]) and the versioned JSON documents ([`schema`]).
+//! ([`diff`]), where a whole program's time goes ([`program`]) and the
+//! versioned JSON documents ([`schema`]).
 
 pub mod arch;
 pub mod check;
@@ -19,6 +20,7 @@ pub mod kernel;
 pub mod machine;
 pub mod occupancy;
 pub mod peaks;
+pub mod program;
 pub mod roofline;
 pub mod schema;
 pub mod stats;

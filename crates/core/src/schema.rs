@@ -12,6 +12,7 @@
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::machine::Machine;
+use crate::program::{ProgramOptions, ProgramView};
 use crate::roofline::KernelAnalysis;
 
 pub const MACHINE_SCHEMA: &str = "roofline.machine/v2";
@@ -86,11 +87,33 @@ pub struct AnalysisDocument {
     /// Things the reader must know (missing metrics, suspect values).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Where the program's GPU time goes and what is worth fixing, derived
+    /// from `kernels` (absent when no kernel has a duration). Written for
+    /// readers of the JSON; filled in on reading when a file lacks it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<ProgramView>,
 }
 
 impl AnalysisDocument {
     pub fn new(producer: Producer, source: AnalysisSource, machine: Machine, kernels: Vec<KernelAnalysis>) -> Self {
-        AnalysisDocument { schema: ANALYSIS_SCHEMA.into(), producer, source, machine, kernels, warnings: Vec::new() }
+        let mut doc = AnalysisDocument {
+            schema: ANALYSIS_SCHEMA.into(),
+            producer,
+            source,
+            machine,
+            kernels,
+            warnings: Vec::new(),
+            program: None,
+        };
+        doc.set_program(&ProgramOptions::default());
+        doc
+    }
+
+    /// Derives the program view from the kernels again, with `opts` (a
+    /// target other than the roof itself, more or fewer top entries).
+    pub fn set_program(&mut self, opts: &ProgramOptions) {
+        let view = ProgramView::from_kernels(&self.kernels, opts);
+        self.program = view.is_timed().then_some(view);
     }
 }
 
@@ -193,8 +216,14 @@ fn upgrade_machine_v1(machine: &mut serde_json::Value) {
     obj.entry("ceilings").or_insert(serde_json::Value::Array(ceilings));
 }
 
+/// Reads an analysis; a file without a program view (v1, or written before
+/// it existed) gets one derived from its kernels.
 pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, DocumentError> {
-    read(text, input, ANALYSIS_SCHEMA)
+    let mut doc: AnalysisDocument = read(text, input, ANALYSIS_SCHEMA)?;
+    if doc.program.is_none() {
+        doc.set_program(&ProgramOptions::default());
+    }
+    Ok(doc)
 }
 
 #[cfg(test)]
