@@ -108,7 +108,10 @@ pub fn format_seconds(seconds: f64) -> String {
         return "n/a s".into();
     }
     let s = seconds.abs();
-    let (scale, symbol) = if s == 0.0 || s >= 1.0 {
+    if s == 0.0 {
+        return "0 s".into();
+    }
+    let (scale, symbol) = if s >= 1.0 {
         (1.0, "s")
     } else if s >= 1e-3 {
         (1e-3, "ms")

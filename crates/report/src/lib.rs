@@ -57,7 +57,9 @@ pub use view::{
     spread_text, value_text, Basis, Block, Cell, ChartKind, ChartRef, Column, ColumnKind, Describe, Fact, Item, Note,
     NoteKind, PointDetail, Quantity, Row, Section, Show, Table, Tone, Value,
 };
-pub use writers::{csv_tables, render, CsvTable, Format, RenderOptions, TerminalOptions};
+pub use writers::{
+    csv_tables, render, ColorChoice, CsvTable, Format, RenderOptions, TerminalOptions, MIN_WIDTH, PIPE_WIDTH,
+};
 
 /// An output could not be produced.
 #[derive(Debug, thiserror::Error)]

@@ -46,6 +46,9 @@ pub(crate) fn gpu_error(e: GpuError) -> anyhow::Error {
     match e {
         GpuError::DeviceOutOfRange { .. } => bad_input(e),
         GpuError::Other(ref m) if m.starts_with("no benchmark matches") => bad_input(e),
+        GpuError::NoDriver | GpuError::NoDevice(_) => anyhow::anyhow!(
+            "{e}; `roofline bench` measures a local GPU. Without one: `roofline peaks --gpu NAME` gives the theoretical roofs of a GPU from the built-in table, and `roofline tour` shows measured H200 data"
+        ),
         other => anyhow::Error::new(other),
     }
 }

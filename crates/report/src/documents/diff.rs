@@ -52,7 +52,8 @@ fn diff_table(diff: &Diff) -> Table {
             Column::text("kernel", "kernel"),
             Column::text("kind", "kind").show(Show::Data),
             Column::mixed("speedup", "change").help("time before / time after"),
-            Column::change("time", "time", Quantity::Si(Unit::Second), Quantity::Change),
+            // At a glance the change column says it ("1.50x faster").
+            Column::change("time", "time", Quantity::Si(Unit::Second), Quantity::Change).show(Show::Wide),
             Column::change("intensity_dram", "intensity (DRAM)", Quantity::Si(Unit::FlopPerByte), Quantity::Factor),
             Column::change("pct_of_roof", "% of roof", Quantity::Percent, Quantity::PercentPoints),
             Column::text("bound", "bound"),

@@ -39,6 +39,13 @@ pub trait Describe {
     /// The document, once, as sections of typed cells, in reading order.
     fn sections(&self) -> Vec<Section>;
 
+    /// The name of the table scripts want first (CSV on stdout, and the
+    /// `-o FILE.csv` file itself), when it is not the first in reading
+    /// order: an analysis leads with its summary, but its CSV with kernels.
+    fn main_table(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The SVG of a chart one of its sections refers to.
     fn chart_svg(&self, _chart: ChartKind, _opts: &ChartOptions) -> Option<String> {
         None
@@ -77,6 +84,13 @@ pub enum Show {
     Readers,
     /// CSV only: the raw columns scripts want (full names, per-level bytes).
     Data,
+    /// The default (narrow) terminal view only: what fits a screen at a
+    /// glance (the top kernels by time, the next moves of the top three),
+    /// where the other writers show the whole of it.
+    Glance,
+    /// The pages (Markdown and HTML) only: what the terminal says another
+    /// way (a banner that goes to stderr there).
+    Pages,
 }
 
 /// What a writer is, for [`Show`].
@@ -102,6 +116,8 @@ impl Show {
             (Show::Wide, _) => true,
             (Show::Readers, a) => a != Audience::Data,
             (Show::Data, a) => a == Audience::Data,
+            (Show::Glance, a) => a == Audience::Terminal { wide: false },
+            (Show::Pages, a) => a == Audience::Page,
         }
     }
 }

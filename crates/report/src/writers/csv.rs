@@ -197,6 +197,10 @@ pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> Result<Vec<CsvTable>, Exp
         let header = ["section", "field", "part", "value", "unit", "origin"].map(String::from).to_vec();
         out.push(write("facts", header, facts)?);
     }
+    if let Some(i) = doc.main_table().and_then(|name| out.iter().position(|t| t.name == name)) {
+        let main = out.remove(i);
+        out.insert(0, main);
+    }
     Ok(out)
 }
 

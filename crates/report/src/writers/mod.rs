@@ -19,7 +19,7 @@ use crate::view::{Audience, Block, Cell, Column, ColumnKind, Describe, Item, Not
 use crate::ExportError;
 
 pub use self::csv::CsvTable;
-pub use self::terminal::TerminalOptions;
+pub use self::terminal::{ColorChoice, TerminalOptions, MIN_WIDTH, PIPE_WIDTH};
 
 /// The output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
