@@ -109,6 +109,14 @@ impl Output {
         Ok(self)
     }
 
+    /// Whether this run draws a chart: an HTML or SVG page on stdout or in
+    /// the `-o` file. Flags that only shape the chart (`--title`,
+    /// `--width`) are refused otherwise, rather than ignored.
+    pub fn draws_chart(&self) -> bool {
+        let chart = |f: Option<Format>| matches!(f, Some(Format::Html | Format::Svg));
+        chart(Some(self.format)) || chart(self.file_format())
+    }
+
     /// The same settings writing to another file (one per GPU).
     pub fn with_file(&self, file: Option<PathBuf>) -> Output {
         Output { file, ..self.clone() }

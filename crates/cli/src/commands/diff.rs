@@ -40,6 +40,11 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    if args.title.is_some() && !out.draws_chart() {
+        return Err(bad_input(
+            "--title names the chart, which this output has none of: write .html or .svg (-o), or --format html",
+        ));
+    }
     let pairings = args.pairings.iter().map(|p| Pairing::parse(p)).collect::<Result<Vec<_>, _>>().map_err(bad_input)?;
     let before = read_analysis_file(&args.before)?;
     let after = read_analysis_file(&args.after)?;

@@ -35,9 +35,15 @@ pub struct Args {
     #[arg(long)]
     pub title: Option<String>,
 
-    /// Width of the chart in pixels.
-    #[arg(long, default_value_t = 960, value_parser = clap::value_parser!(u32).range(480..=4000))]
-    pub width: u32,
+    /// Width of the chart in pixels [default: 960].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(480..=4000))]
+    pub width: Option<u32>,
+}
+
+impl Args {
+    fn chart_width(&self) -> u32 {
+        self.width.unwrap_or(960)
+    }
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
@@ -46,12 +52,26 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             return Err(bad_input(format!("--svg {}: expected a file name ending in .svg", path.display())));
         }
     }
+    let page = out.preferring(Format::Html);
+    if !page.draws_chart() && args.svg.is_none() {
+        let given: Vec<&str> = [(args.title.is_some(), "--title"), (args.width.is_some(), "--width")]
+            .iter()
+            .filter_map(|(g, f)| g.then_some(*f))
+            .collect();
+        if !given.is_empty() {
+            return Err(bad_input(format!(
+                "{} shape(s) the chart, which this output has none of: write .html or .svg (-o), or --format html",
+                given.join(" and ")
+            )));
+        }
+    }
     let doc = read_analysis_file(&args.analysis)?;
     for note in chart_notes(&doc) {
         out.warn(&note);
     }
     let mut out = out.preferring(Format::Html);
-    out.render.chart = ChartOptions { width: args.width as f64, title: args.title.clone(), ..ChartOptions::default() };
+    out.render.chart =
+        ChartOptions { width: args.chart_width() as f64, title: args.title.clone(), ..ChartOptions::default() };
     // A page is not for a terminal: without -o it goes to a file.
     let default_file = out.file.is_none() && out.format == Format::Html && std::io::stdout().is_terminal();
     let target = match (&out.file, out.file_format()) {
