@@ -219,6 +219,28 @@ impl Output {
         Ok(())
     }
 
+    /// As [`Output::document`], with a shorter version of the document for
+    /// the formats people read (terminal, Markdown, HTML, SVG) when there is
+    /// one (`page`: the kernels with the most time of a huge analysis); JSON
+    /// and CSV get the whole of it.
+    pub fn document_for_people<D: Describe + Serialize, P: Describe + Serialize>(
+        &self,
+        doc: &D,
+        page: Option<&P>,
+    ) -> anyhow::Result<()> {
+        let Some(page) = page else { return self.document(doc) };
+        let whole = |f: Format| matches!(f, Format::Json | Format::Csv);
+        let files = match (&self.file, self.file_format()) {
+            (Some(path), Some(f)) if whole(f) => self.files(doc, path, f)?,
+            (Some(path), Some(f)) => self.files(page, path, f)?,
+            _ => Vec::new(),
+        };
+        let text =
+            if whole(self.format) { self.rendered(doc, self.format)? } else { self.rendered(page, self.format)? };
+        self.write(&files)?;
+        self.stdout(&text)
+    }
+
     /// Renders the document for the `-o` file and for stdout, then writes
     /// the file and prints.
     pub fn document<D: Describe + Serialize>(&self, doc: &D) -> anyhow::Result<()> {

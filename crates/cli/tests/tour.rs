@@ -36,8 +36,8 @@ fn bundled_tour_says_so_first_and_its_report_holds_the_figures() {
     let (stdout, stderr) = tour(&["--bundled", "--wide"], dir.path());
     // The notice is a message (stderr); the data says "bundled" in its summary.
     let first = stderr.lines().next().unwrap();
-    assert!(first.starts_with("No GPU here") && first.contains("bundled data") && first.contains("H200"), "{first}");
-    assert!(!stdout.contains("No GPU here"), "{stdout}");
+    assert!(first.starts_with("Showing the bundled data") && first.contains("H200"), "{first}");
+    assert!(!stdout.contains("bundled data of"), "{stdout}");
     let data = stdout.lines().find(|l| l.starts_with("data: ")).unwrap();
     assert!(data.contains("bundled") && data.contains("H200"), "{data}");
 

@@ -45,9 +45,10 @@ use std::io::Write;
 use std::path::Path;
 
 pub use diff::{diff_chart, diff_svg};
+pub use documents::analysis::{page_view, PAGE_KERNELS};
 pub use documents::bench::{BenchDocument, BenchResults, BenchRow, IntensitySweep, MeasuredRidge, SweepStep};
 pub use documents::check::CheckDocument;
-pub use documents::diff::DiffDocument;
+pub use documents::diff::{page_diff, DiffDocument};
 pub use documents::gpus::KnownGpus;
 pub use documents::occupancy::{OccupancyDocument, OCCUPANCY_SCHEMA};
 pub use documents::tour::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};

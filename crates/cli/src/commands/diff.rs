@@ -51,6 +51,8 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let d = diff(&before, &after, &pairings).map_err(bad_input)?;
     let mut out = out.clone();
     out.render.chart.title = args.title.clone();
-    out.document(&DiffDocument { before: &before, after: &after, diff: &d })?;
+    let page = roofline_report::page_diff(&d);
+    let page_doc = page.as_ref().map(|p| DiffDocument { before: &before, after: &after, diff: p });
+    out.document_for_people(&DiffDocument { before: &before, after: &after, diff: &d }, page_doc.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -46,6 +46,9 @@ impl Args {
     }
 }
 
+/// Chart notes printed on stderr at most; the page holds them all.
+const CHART_NOTES_SHOWN: usize = 10;
+
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.svg {
         if Format::from_path(path) != Some(Format::Svg) {
@@ -65,9 +68,17 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             )));
         }
     }
-    let doc = read_analysis_file(&args.analysis)?;
-    for note in chart_notes(&doc) {
-        out.warn(&note);
+    let whole = read_analysis_file(&args.analysis)?;
+    // A page shows the kernels with the most time of a huge analysis; JSON and CSV all of them.
+    let page = roofline_report::page_view(&whole);
+    let page_doc = page.as_ref().unwrap_or(&whole);
+    let doc_for = |f: Format| if matches!(f, Format::Json | Format::Csv) { &whole } else { page_doc };
+    let notes = chart_notes(page_doc);
+    for note in notes.iter().take(CHART_NOTES_SHOWN) {
+        out.warn(note);
+    }
+    if notes.len() > CHART_NOTES_SHOWN {
+        out.warn(&format!("{} more such notes are on the page", notes.len() - CHART_NOTES_SHOWN));
     }
     let mut out = out.preferring(Format::Html);
     out.render.chart =
@@ -82,14 +93,14 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     // Everything is rendered before anything is written.
     let mut files = Vec::new();
     if let Some(path) = &args.svg {
-        files.extend(out.files(&doc, path, Format::Svg)?);
+        files.extend(out.files(page_doc, path, Format::Svg)?);
     }
     let stdout = match &target {
         Some((path, format)) => {
-            files.extend(out.files(&doc, path, *format)?);
+            files.extend(out.files(doc_for(*format), path, *format)?);
             None
         }
-        None => Some(out.rendered(&doc, out.format)?),
+        None => Some(out.rendered(doc_for(out.format), out.format)?),
     };
     out.write(&files)?;
     if default_file {

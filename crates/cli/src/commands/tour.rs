@@ -177,11 +177,19 @@ fn bundled(args: &Args, why: &str) -> anyhow::Result<Tour> {
     write_atomic(&capture_file, BUNDLED_CAPTURE.as_bytes())?;
     let analysis = ncu_analysis(&cap, &machine.machine, "bundled capture of the example kernels (data/h200/tour/)");
     Ok(Tour {
-        banner: format!(
-            "No GPU here ({why}): showing the bundled data of an {BUNDLED_ABOUT}. Run `roofline tour` on a machine with an NVIDIA GPU to measure your own."
-        ),
+        banner: if args.bundled {
+            format!("Showing the bundled data of an {BUNDLED_ABOUT} (--bundled was given).")
+        } else {
+            format!(
+                "No GPU here ({why}): showing the bundled data of an {BUNDLED_ABOUT}. Run `roofline tour` on a machine with an NVIDIA GPU to measure your own."
+            )
+        },
         bundled: true,
-        data: format!("bundled, no GPU here: {BUNDLED_DATA}"),
+        data: if args.bundled {
+            format!("bundled (--bundled): {BUNDLED_DATA}")
+        } else {
+            format!("bundled, no GPU here: {BUNDLED_DATA}")
+        },
         machine,
         analysis,
         method: "roofs: `roofline bench --quick` on the H200; kernels: Nsight Compute counters (FLOPs per precision, bytes at DRAM, L2 and L1, duration from the same run)".into(),

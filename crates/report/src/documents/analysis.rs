@@ -106,6 +106,44 @@ fn limiter_text(a: &KernelAnalysis) -> String {
     }
 }
 
+/// How many kernels a page (HTML, SVG) shows at most: the chart, the table
+/// and the details of the kernels with the most time. A browser does not
+/// lay out 100,000 rows and 300,000 points usefully; the JSON and CSV keep
+/// every kernel.
+pub const PAGE_KERNELS: usize = 2000;
+
+/// The analysis a page shows when it has more than [`PAGE_KERNELS`]
+/// kernels: those with the most GPU time, the program view of all of them,
+/// and a warning that says how many are left out and where they are.
+/// `None` when the analysis fits.
+pub fn page_view(doc: &AnalysisDocument) -> Option<AnalysisDocument> {
+    if doc.kernels.len() <= PAGE_KERNELS {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..doc.kernels.len()).collect();
+    let time = |i: &usize| doc.kernels[*i].kernel.duration_s.filter(|d| d.is_finite()).unwrap_or(-1.0);
+    order.sort_by(|a, b| time(b).total_cmp(&time(a)));
+    let (shown, rest) = order.split_at(PAGE_KERNELS);
+    let share: f64 = rest.iter().filter_map(|&i| doc.kernels[i].time_share).sum();
+    let mut page = AnalysisDocument {
+        kernels: shown.iter().map(|&i| doc.kernels[i].clone()).collect(),
+        warnings: doc.warnings.clone(),
+        ..AnalysisDocument::new(doc.producer.clone(), doc.source.clone(), doc.machine.clone(), Vec::new())
+    };
+    page.schema = doc.schema.clone();
+    page.program = doc.program.clone();
+    page.warnings.insert(
+        0,
+        format!(
+            "This page shows the {PAGE_KERNELS} kernels with the most GPU time; the other {} ({} of the GPU time) are in the analysis JSON and CSV. The summary counts all {}.",
+            rest.len(),
+            format_percent(100.0 * share),
+            doc.kernels.len()
+        ),
+    );
+    Some(page)
+}
+
 /// How many kernels the narrow terminal view lists, most time first.
 pub const GLANCE_KERNELS: usize = 20;
 

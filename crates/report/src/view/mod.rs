@@ -491,10 +491,12 @@ pub struct Basis {
     pub origin: Option<Origin>,
     /// False for an unconfirmed (estimated) figure.
     pub confirmed: bool,
-    /// The spread of repeated measurements.
-    pub spread: Option<Spread>,
+    /// The spread of repeated measurements (boxed, as the clock: most
+    /// values have neither, and a table of 100,000 rows holds millions of
+    /// values).
+    pub spread: Option<Box<Spread>>,
     /// The clock it assumes or ran at.
-    pub clock: Option<ClockBasis>,
+    pub clock: Option<Box<ClockBasis>>,
 }
 
 impl Default for Basis {
@@ -517,13 +519,13 @@ impl Value {
 
     /// With the spread of its samples.
     pub fn spread(mut self, spread: Option<Spread>) -> Value {
-        self.basis.spread = spread;
+        self.basis.spread = spread.map(Box::new);
         self
     }
 
     /// With the clock it assumes or ran at.
     pub fn clock(mut self, clock: Option<ClockBasis>) -> Value {
-        self.basis.clock = clock;
+        self.basis.clock = clock.map(Box::new);
         self
     }
 

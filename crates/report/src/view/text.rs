@@ -74,7 +74,7 @@ pub(crate) fn provenance_line(v: &Value) -> String {
         parts.push(origin_text(v));
     }
     if v.basis.spread.is_some() {
-        parts.push(spread_text(v.basis.spread.as_ref(), v.unit));
+        parts.push(spread_text(v.basis.spread.as_deref(), v.unit));
     }
     if v.basis.clock.is_some() {
         parts.push(clock_text(v));

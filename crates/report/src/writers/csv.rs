@@ -122,8 +122,8 @@ fn row(t: &Table, cells: &[Cell]) -> Vec<String> {
                     r.push(v.map(|v| v.unit.symbol().to_string()).unwrap_or_default());
                 }
                 if provenance {
-                    let spread = v.and_then(|v| v.basis.spread);
-                    let clock = v.and_then(|v| v.basis.clock.as_ref());
+                    let spread = v.and_then(|v| v.basis.spread.as_deref().copied());
+                    let clock = v.and_then(|v| v.basis.clock.as_deref());
                     r.extend([
                         v.and_then(|v| v.basis.origin).map(|o| o.label().to_string()).unwrap_or_default(),
                         v.map(|v| v.basis.confirmed.to_string()).unwrap_or_default(),

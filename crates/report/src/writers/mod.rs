@@ -192,7 +192,7 @@ pub(crate) fn slot_text(slot: Slot, cell: &Cell, name: &dyn Fn(&str, &str) -> St
     match (slot, cell) {
         (Slot::Main(_), c) => crate::view::text::cell_text(c, name),
         (Slot::Origin(_), Cell::Value(v)) => origin_text(v),
-        (Slot::Spread(_), Cell::Value(v)) => crate::view::spread_text(v.basis.spread.as_ref(), v.unit),
+        (Slot::Spread(_), Cell::Value(v)) => crate::view::spread_text(v.basis.spread.as_deref(), v.unit),
         (Slot::Clock(_), Cell::Value(v)) => clock_text(v),
         _ => "-".into(),
     }
