@@ -7,8 +7,9 @@
 //! device attributes ([`peaks`], [`arch`], [`gpus`]), paper estimates
 //! ([`estimate`]), the occupancy calculator ([`occupancy`]), statistics
 //! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
-//! ([`diff`]), the versioned JSON documents ([`schema`]) and their typed
-//! warnings ([`warning`]).
+//! ([`diff`]), where a whole program's time goes ([`program`]), the
+//! versioned JSON documents ([`schema`]) and their typed warnings
+//! ([`warning`]).
 
 pub mod arch;
 pub mod check;
@@ -20,6 +21,7 @@ pub mod kernel;
 pub mod machine;
 pub mod occupancy;
 pub mod peaks;
+pub mod program;
 pub mod roofline;
 pub mod schema;
 pub mod stats;

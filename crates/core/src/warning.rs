@@ -53,6 +53,9 @@ pub enum Warning {
     },
     /// A note of the capture reader about its input (names the input).
     Capture { message: String },
+    /// A page (HTML, SVG) shows only the kernels with the most GPU time;
+    /// the JSON and CSV hold them all.
+    PageShowsTop { shown: u64, left_out: u64, left_out_time_pct: f64 },
     /// Text from a document written before warnings were typed.
     Legacy { text: String },
 }
@@ -107,6 +110,10 @@ impl Warning {
                 format!("{how}; the {launches_analysed} launch(es) profiled before that are analysed")
             }
             Warning::Capture { message } => message.clone(),
+            Warning::PageShowsTop { shown, left_out, left_out_time_pct } => format!(
+                "This page shows the {shown} kernels with the most GPU time; the other {left_out} ({left_out_time_pct:.1}% of the GPU time) are in the analysis JSON and CSV. The summary counts all {}.",
+                shown + left_out
+            ),
             Warning::Legacy { text } => text.clone(),
         }
     }

@@ -12,4 +12,5 @@ pub(crate) mod diff;
 pub(crate) mod gpus;
 pub(crate) mod machine;
 pub(crate) mod occupancy;
+pub(crate) mod program;
 pub(crate) mod tour;
