@@ -21,12 +21,15 @@ struct Run {
     stderr: String,
 }
 
+/// The visible effect a flag must have on a run (in its folder).
+type Effect = Box<dyn Fn(&Run, &Path) -> bool>;
+
 /// What a flag must do.
 enum Expect {
     /// Exit 0, and the check holds (the flag's visible effect).
-    Works(Box<dyn Fn(&Run, &Path) -> bool>),
+    Works(Effect),
     /// Exit 1 (the run was stopped, as the flag asks), and the check holds.
-    Stops(Box<dyn Fn(&Run, &Path) -> bool>),
+    Stops(Effect),
     /// Exit 2 with a message.
     Refused,
     /// Exit 1 with a message about the missing GPU (or driver): the flag
