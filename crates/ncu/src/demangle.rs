@@ -287,6 +287,34 @@ fn candidates(name: &str) -> Vec<String> {
     owners
 }
 
+/// The template argument that names the code a kernel runs, for a kernel
+/// whose arguments are too long to show: the lambda's owner, else the
+/// innermost class template outside `std` (`BinaryFunctor<float, float,
+/// float, MulFunctor<float>>` -> `MulFunctor<float>`; `ReduceOp<float,
+/// MeanOps<...>>` -> `MeanOps<float>`). Plain numbers, types without
+/// arguments (`c10::BFloat16`) and `std::` containers name no code.
+fn naming_arg(name: &str) -> Option<String> {
+    fn walk(arg: &str, owner: &mut Option<String>, innermost: &mut Option<String>) {
+        if let Some(o) = lambda_owner(arg) {
+            owner.get_or_insert(o);
+            return;
+        }
+        let args = template_args(arg);
+        let t = arg.trim();
+        if !args.is_empty() && !t.starts_with("std::") && !t.starts_with("cuda::std::") {
+            *innermost = Some(short_arg(arg));
+        }
+        for a in args {
+            walk(&a, owner, innermost);
+        }
+    }
+    let (mut owner, mut innermost) = (None, None);
+    for a in template_args(&strip_signature(name)) {
+        walk(&a, &mut owner, &mut innermost);
+    }
+    owner.or(innermost)
+}
+
 /// A demangled name without its return type and parameter list.
 fn strip_signature(name: &str) -> String {
     let full = demangle(name);
@@ -354,10 +382,15 @@ pub fn display_names(names: &[&str]) -> Vec<String> {
             let stripped = strip_signature(n);
             let args: Vec<String> = template_args(&stripped).iter().map(|a| short_arg(a)).collect();
             let whole = args.join(", ");
-            if args.is_empty() || whole.chars().count() > SHORT_ARGS_MAX || !d.ends_with("<…>") {
+            if !d.ends_with("<…>") || args.is_empty() {
                 d.clone()
-            } else {
+            } else if whole.chars().count() <= SHORT_ARGS_MAX {
                 format!("{}<{whole}>", d.trim_end_matches("<…>"))
+            } else if let Some(code) = naming_arg(n) {
+                let base = &stripped[..top_level(&stripped, '<').unwrap_or(stripped.len())];
+                labelled(base, &code)
+            } else {
+                d.clone()
             }
         })
         .collect();
@@ -368,11 +401,18 @@ pub fn display_names(names: &[&str]) -> Vec<String> {
         }
         let mine = candidates(name);
         let theirs: Vec<Vec<String>> = siblings.iter().map(|&j| candidates(distinct[j])).collect();
-        let label = mine.iter().find(|c| theirs.iter().all(|t| !t.contains(c))).cloned().or_else(|| {
-            // No single label is unique to this kernel: the first position
-            // where it differs from every sibling.
-            (0..mine.len()).find(|&p| theirs.iter().all(|t| t.get(p) != Some(&mine[p]))).map(|p| mine[p].clone())
-        });
+        let unique = |c: &String| theirs.iter().all(|t| !t.contains(c));
+        // What names the code (the innermost functor or lambda owner) first,
+        // then any argument that names a class, then numbers and plain types.
+        let label = naming_arg(name)
+            .filter(|c| unique(c))
+            .or_else(|| mine.iter().filter(|c| c.contains('<')).find(|c| unique(c)).cloned())
+            .or_else(|| mine.iter().find(|c| unique(c)).cloned())
+            .or_else(|| {
+                // No single label is unique to this kernel: the first position
+                // where it differs from every sibling.
+                (0..mine.len()).find(|&p| theirs.iter().all(|t| t.get(p) != Some(&mine[p]))).map(|p| mine[p].clone())
+            });
         if let Some(l) = label {
             let stripped = strip_signature(name);
             let base = &stripped[..top_level(&stripped, '<').unwrap_or(stripped.len())];
@@ -456,6 +496,21 @@ mod tests {
         "void at::native::vectorized_elementwise_kernel<4, at::native::AbsFunctor<c10::BFloat16>, std::array<char *, 2>>(int, T2, T3)",
         "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char *, 3>>(int, T2, T3)",
     ];
+
+    #[test]
+    fn a_vector_width_never_names_a_kernel_when_a_functor_does() {
+        // Two instantiations that differ in their vector width and their
+        // functor (inside a wrapper): the functor names them, not `<4>`/`<2>`.
+        let mul = "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float>>, std::array<char *, 3>>(int, T2, T3)";
+        let fill = "void at::native::vectorized_elementwise_kernel<2, at::native::FillFunctor<long>, std::array<char *, 1>>(int, T2, T3)";
+        let d = display_names(&[mul, fill]);
+        assert_eq!(
+            d,
+            ["vectorized_elementwise_kernel<MulFunctor<float>>", "vectorized_elementwise_kernel<FillFunctor<long>>"]
+        );
+        // Alone in its capture, a kernel is still named by its functor.
+        assert_eq!(display_names(&[mul]), ["vectorized_elementwise_kernel<MulFunctor<float>>"]);
+    }
 
     #[test]
     fn pytorch_elementwise_kernels_are_told_apart_by_their_functor() {

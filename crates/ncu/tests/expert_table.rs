@@ -182,7 +182,7 @@ fn no_coalescing_advice_where_wasted_sectors_are_under_a_tenth_of_the_traffic() 
     assert!(weighed >= 25, "the full captures weigh waste on {weighed} kernels");
     // The two kernels whose waste is real keep their advice.
     let a = analysis("pytorch_full_a");
-    for name in ["at::elementwise_kernel<…>", "at::<…>::vectorized_layer_norm_kernel<unnamed>"] {
+    for name in ["elementwise_kernel<gpu_kernel_impl_nocast>", "at::<…>::vectorized_layer_norm_kernel<unnamed>"] {
         assert!(by_name(&a, name).diagnosis.as_ref().unwrap().advises("coalesce"), "{name}");
     }
 }
@@ -225,15 +225,19 @@ fn fp32_loops_are_judged_against_fp32_alone_and_hfma2_against_fp16() {
         assert_eq!(k.compute_roof_name.as_deref(), Some("FP32 (measured)"), "{name}");
         assert!(k.diagnosis.as_ref().unwrap().has("fp16_constant_moves"), "{name}: constant moves reported apart");
     }
-    let k = by_name(&a, "hfma2_loop");
+    // The `--set full` capture predates the eight-chain kernel: the table
+    // says so. The re-capture of the eight-chain kernel (`roofline profile`
+    // on the H200, results/h200-2026-11-30-verify) is the one held to 90%.
+    let old = by_name(&a, "hfma2_loop");
+    assert_eq!(old.compute_roof_name.as_deref(), Some("FP16 (measured)"));
+    let row = rows().into_iter().find(|r| r.kernel == "hfma2_loop").unwrap();
+    assert!(old.pct_of_roof.unwrap() >= 90.0 || row.reason.contains("PREDATES"), "{}", row.reason);
+    let now = analysis("seed000_fp16_8chains_profile");
+    let k = by_name(&now, "hfma2_loop");
     assert_eq!(k.compute_roof_name.as_deref(), Some("FP16 (measured)"));
     let pct = k.pct_of_roof.unwrap();
-    if pct < 90.0 {
-        // The committed capture predates the eight-chain kernel: the table
-        // must say so until the H200 re-capture replaces it.
-        let row = rows().into_iter().find(|r| r.kernel == "hfma2_loop").unwrap();
-        assert!(row.reason.contains("PREDATES"), "hfma2_loop at {pct:.1}% with no word on why: {}", row.reason);
-    }
+    assert!(pct >= 90.0, "a pure __hfma2 loop at {pct:.1}% of the FP16 roof");
+    assert_eq!(position(k), Position::OnRoof);
 }
 
 #[test]

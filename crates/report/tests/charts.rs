@@ -426,7 +426,7 @@ fn the_terminal_chart_has_a_key_and_fits_its_width() {
         let plot_lines: Vec<&str> = text.lines().take_while(|l| !l.starts_with("kernels")).collect();
         assert!(plot_lines.iter().all(|l| l.chars().count() <= width), "wider than {width}:\n{text}");
         assert!(text.contains('⠀') || text.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)), "no braille");
-        assert!(text.contains("  A  native::elementwise_kernel"), "{text}");
+        assert!(text.contains("  A  elementwise_kernel<gpu_kernel_imp"), "{text}");
         assert!(text.contains("roofs:\n") && text.contains("BF16 tensor (measured) 854 TFLOP/s"), "{text}");
     }
     let colour = terminal::render(&doc, &model::build(&doc, None), 100, true);
