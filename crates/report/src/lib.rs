@@ -6,7 +6,8 @@
 //! ([`svg`]), before/after charts and tables ([`diff`]) and the
 //! self-contained HTML report ([`html`]). They share one trait,
 //! [`Exporter`], so a command asks for a format and never formats by hand.
-//! [`write_atomic`] writes a file whole or not at all.
+//! [`write_atomic`] ([`output_file`]) writes a file whole or not at all,
+//! without replacing devices, symlinks, owners, modes or the run's inputs.
 
 pub mod csv_export;
 pub mod diff;
@@ -15,14 +16,14 @@ pub mod json;
 pub mod markdown;
 pub mod occupancy;
 pub mod occupancy_chart;
+pub mod output_file;
 pub mod samples;
 pub mod svg;
 pub mod table;
 
-use std::io::Write;
-use std::path::Path;
-
 use roofline_core::schema::{AnalysisDocument, MachineDocument};
+
+pub use crate::output_file::write_atomic;
 
 /// The output formats every command offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -63,28 +64,4 @@ pub fn exporter(format: Format) -> Box<dyn Exporter> {
         Format::Csv => Box::new(csv_export::CsvExporter),
         Format::Markdown => Box::new(markdown::MarkdownExporter),
     }
-}
-
-/// Writes `contents` to `path` through a temporary file in the same folder
-/// and a rename, so readers never see a half-written file and a failure
-/// leaves nothing behind.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ExportError> {
-    let io = |source| ExportError::Io { path: path.display().to_string(), source };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(contents)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(e));
-    }
-    Ok(())
 }
