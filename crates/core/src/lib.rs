@@ -7,9 +7,11 @@
 //! device attributes ([`peaks`], [`arch`], [`gpus`]), paper estimates
 //! ([`estimate`]), the occupancy calculator ([`occupancy`]), statistics
 //! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
-//! ([`diff`]) and the versioned JSON documents ([`schema`]).
+//! ([`diff`]), the versioned JSON documents ([`schema`]) and the range every
+//! number of a document keeps to ([`bounds`]).
 
 pub mod arch;
+pub mod bounds;
 pub mod check;
 pub mod diagnosis;
 pub mod diff;

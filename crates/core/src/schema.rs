@@ -7,6 +7,11 @@
 //! before anything else so that a file of another version fails with a
 //! message, not a confusing missing-field error. docs/schema.md documents
 //! every field.
+//!
+//! The same checks run on what is read and on what is about to be written
+//! ([`check_analysis`], [`check_machine`]): every number finite and within
+//! [`crate::bounds`], durations and roofs positive, FLOPs and bytes not
+//! negative. So every document the tool writes, it reads back.
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
@@ -105,6 +110,8 @@ pub enum DocumentError {
     NoSchema { input: String, expected: &'static str },
     #[error("{input}: is a {found} document, expected {expected}; {fix}")]
     WrongSchema { input: String, found: String, expected: &'static str, fix: String },
+    #[error("{input}: {field} = {value}: {problem}; write the document again with roofline, or correct that field")]
+    Value { input: String, field: String, value: String, problem: String },
     #[error(
         "{input}: a {expected} document with a bad field ({source}); write it again with this version of roofline"
     )]
@@ -137,6 +144,72 @@ fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'static str) ->
     serde_json::from_value(value).map_err(|source| DocumentError::Fields { input: input.into(), expected, source })
 }
 
+fn value_error(input: &str, field: String, value: f64, problem: &str) -> DocumentError {
+    DocumentError::Value { input: input.into(), field, value: value.to_string(), problem: problem.into() }
+}
+
+fn check_ceilings(machine: &Machine, prefix: &str, input: &str) -> Result<(), DocumentError> {
+    for (i, c) in machine.compute.iter().enumerate() {
+        if c.flops_per_s <= 0.0 {
+            let field = format!("{prefix}compute[{i}].flops_per_s");
+            return Err(value_error(input, field, c.flops_per_s, "a compute roof must be greater than zero"));
+        }
+    }
+    for (i, b) in machine.bandwidth.iter().enumerate() {
+        if b.bytes_per_s <= 0.0 {
+            let field = format!("{prefix}bandwidth[{i}].bytes_per_s");
+            return Err(value_error(input, field, b.bytes_per_s, "a bandwidth roof must be greater than zero"));
+        }
+    }
+    Ok(())
+}
+
+fn range_error(input: &str, e: crate::bounds::OutOfRange) -> DocumentError {
+    let problem = e.to_string();
+    let problem = problem.split_once(": ").map(|(_, p)| p.to_string()).unwrap_or(problem);
+    DocumentError::Value { input: input.into(), field: e.path, value: e.value.to_string(), problem }
+}
+
+/// Checks a machine document: numbers in range, roofs positive.
+pub fn check_machine(doc: &MachineDocument, input: &str) -> Result<(), DocumentError> {
+    crate::bounds::check_numbers(&doc.machine).map_err(|mut e| {
+        e.path = format!("machine.{}", e.path);
+        range_error(input, e)
+    })?;
+    check_ceilings(&doc.machine, "machine.", input)
+}
+
+/// Checks an analysis document: numbers in range, roofs and durations
+/// positive, FLOPs and bytes not negative.
+pub fn check_analysis(doc: &AnalysisDocument, input: &str) -> Result<(), DocumentError> {
+    crate::bounds::check_numbers(doc).map_err(|e| range_error(input, e))?;
+    check_ceilings(&doc.machine, "machine.", input)?;
+    for (i, k) in doc.kernels.iter().enumerate() {
+        if let Some(d) = k.kernel.duration_s.filter(|d| *d <= 0.0) {
+            let field = format!("kernels[{i}].kernel.duration_s");
+            return Err(value_error(
+                input,
+                field,
+                d,
+                "a duration must be greater than zero (leave it out when unknown)",
+            ));
+        }
+        for (kind, v) in &k.kernel.flops {
+            if *v < 0.0 {
+                let field = format!("kernels[{i}].kernel.flops.{}", kind.key());
+                return Err(value_error(input, field, *v, "FLOPs cannot be negative"));
+            }
+        }
+        for (level, v) in &k.kernel.bytes {
+            if *v < 0.0 {
+                let field = format!("kernels[{i}].kernel.bytes.{}", level.key());
+                return Err(value_error(input, field, *v, "bytes cannot be negative"));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads a machine from a machine document, or the machine embedded in an
 /// analysis document.
 pub fn read_machine(text: &str, input: &str) -> Result<MachineDocument, DocumentError> {
@@ -145,12 +218,18 @@ pub fn read_machine(text: &str, input: &str) -> Result<MachineDocument, Document
             let a = read_analysis(text, input)?;
             Ok(MachineDocument::new(a.machine, a.producer))
         }
-        other => other,
+        Ok(doc) => {
+            check_machine(&doc, input)?;
+            Ok(doc)
+        }
+        Err(e) => Err(e),
     }
 }
 
 pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, DocumentError> {
-    read(text, input, ANALYSIS_SCHEMA)
+    let doc = read(text, input, ANALYSIS_SCHEMA)?;
+    check_analysis(&doc, input)?;
+    Ok(doc)
 }
 
 #[cfg(test)]
