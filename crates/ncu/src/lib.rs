@@ -63,10 +63,34 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
         warnings.push(format!("missing metrics, the rest is analysed: {}", missing.join("; ")));
     }
     let total_time: f64 = groups.iter().filter_map(|g| g.kernel.duration_s).sum();
-    let zero = cap.launches.iter().filter(|l| points::duration(l).is_none()).count();
-    if zero > 0 {
+    let mut partly_timed: Vec<String> = Vec::new();
+    let mut untimed_kernels = 0usize;
+    for g in &groups {
+        let launches: Vec<&Launch> = g.launches.iter().map(|&i| &cap.launches[i]).collect();
+        let (_, left_out) = aggregate::timed_launches(&launches);
+        if !left_out.is_empty() {
+            let lines: Vec<String> = left_out.iter().take(3).map(|l| l.line.to_string()).collect();
+            partly_timed.push(format!(
+                "{} ({} of {} launches, line {}{})",
+                g.kernel.display_name,
+                left_out.len(),
+                launches.len(),
+                lines.join(", "),
+                if left_out.len() > 3 { ", ..." } else { "" }
+            ));
+        } else if g.kernel.duration_s.is_none() {
+            untimed_kernels += 1;
+        }
+    }
+    if !partly_timed.is_empty() {
         warnings.push(format!(
-            "{zero} launch(es) have no positive gpu__time_duration.sum: no rates for them (FLOPs and bytes still count)"
+            "launches with no positive gpu__time_duration.sum (zero, n/a or missing) are left out of their kernel's point, so that its FLOPs and bytes are divided by the time of the same launches: {}",
+            partly_timed.join("; ")
+        ));
+    }
+    if untimed_kernels > 0 {
+        warnings.push(format!(
+            "{untimed_kernels} kernel(s) have no positive gpu__time_duration.sum in any launch: no rates for them (their FLOPs and bytes still place them)"
         ));
     }
     let mut kernels = Vec::with_capacity(groups.len());
