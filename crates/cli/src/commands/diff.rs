@@ -8,7 +8,7 @@ use roofline_core::diff::{diff, Pairing};
 use roofline_report::diff::{diff_csv, diff_markdown, diff_svg, diff_text};
 use roofline_report::html::diff_html;
 use roofline_report::svg::ChartOptions;
-use roofline_report::{write_atomic, Format};
+use roofline_report::Format;
 
 use crate::analysis_file::{extension, read_analysis_file};
 use crate::error::bad_input;
@@ -43,6 +43,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    out.protect_inputs(&[], &[("BEFORE", &args.before), ("AFTER", &args.after)])?;
     let pairings = args.pairings.iter().map(|p| Pairing::parse(p)).collect::<Result<Vec<_>, _>>().map_err(bad_input)?;
     let before = read_analysis_file(&args.before)?;
     let after = read_analysis_file(&args.after)?;
@@ -65,8 +66,10 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             Some("csv") => render(Format::Csv)?,
             _ => render(out.format)?,
         };
-        write_atomic(path, body.as_bytes())?;
-        out.info(&format!("wrote {}", path.display()));
+        let written = out.write_file("-o", path, body.as_bytes());
+        out.stdout(&render(out.format)?)?;
+        written?;
+        return Ok(ExitCode::SUCCESS);
     }
     out.stdout(&render(out.format)?)?;
     Ok(ExitCode::SUCCESS)

@@ -51,6 +51,8 @@ enum Kind {
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    let svg: Vec<(&str, &std::path::Path)> = args.svg.iter().map(|p| ("--svg", p.as_path())).collect();
+    out.protect_inputs(&svg, &[("ANALYSIS", &args.analysis)])?;
     let doc = read_analysis_file(&args.analysis)?;
     for note in chart_notes(&doc) {
         out.warn(&note);
@@ -85,16 +87,13 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let file_body = file_kind.map(render).transpose()?;
     let svg_body = args.svg.as_ref().map(|_| roofline_svg(&doc, &opts));
     if let (Some(path), Some(body)) = (&args.svg, &svg_body) {
-        write_atomic(path, body.as_bytes())?;
-        out.info(&format!("wrote {}", path.display()));
+        out.write_file("--svg", path, body.as_bytes())?;
     }
     match (&out.file, file_body) {
-        (Some(path), Some(body)) => {
-            write_atomic(path, body.as_bytes())?;
-            out.info(&format!("wrote {}", path.display()));
-        }
+        (Some(path), Some(body)) => out.write_file("-o", path, body.as_bytes())?,
         _ if stdout_kind == Kind::Html && std::io::stdout().is_terminal() => {
             let path = PathBuf::from("roofline-report.html");
+            out.protect_inputs(&[("the default report file", &path)], &[("ANALYSIS", &args.analysis)])?;
             write_atomic(&path, render(Kind::Html)?.as_bytes())?;
             out.info(&format!("wrote {} (give -o FILE for another name, or redirect stdout)", path.display()));
         }
