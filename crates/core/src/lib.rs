@@ -9,6 +9,7 @@
 //! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
 //! ([`diff`]), the versioned JSON documents ([`schema`]) and the range every
 //! number of a document keeps to ([`bounds`]).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod arch;
 pub mod bounds;

@@ -246,6 +246,18 @@ mod tests {
     }
 
     #[test]
+    fn numbers_read_back_exactly() {
+        // Found by the csv_reader fuzz target on a real H200 capture: a
+        // duration-weighted occupancy of 100.00000000000001 read back as 100.
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        m.gpu.sm_clock_mhz = Some(100.00000000000001);
+        m.compute[0].flops_per_s = 74.70000000000002;
+        let doc = MachineDocument::new(m, Producer::new("test"));
+        let text = serde_json::to_string_pretty(&doc).unwrap();
+        assert_eq!(read_machine(&text, "m.json").unwrap(), doc);
+    }
+
+    #[test]
     fn other_version_is_named() {
         let text = r#"{"schema":"roofline.machine/v9","machine":{}}"#;
         let e = read_machine(text, "old.json").unwrap_err().to_string();

@@ -676,7 +676,7 @@ impl Skipped {
 /// number of launches, not the size of the file.
 pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError> {
     let guard = Guard { inner: reader, lines: 0, since_newline: 0, pending: None };
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, guard);
+    let mut reader = std::io::BufReader::with_capacity(64 << 10, guard);
     let io_err = |source: std::io::Error| match guarded(&source) {
         Some(g) => guard_error(g, input),
         None => CsvError::Io { input: input.into(), source },
@@ -732,7 +732,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .buffer_capacity(1 << 20)
+        .buffer_capacity(64 << 10)
         .from_reader(std::io::Cursor::new(header_line.clone()).chain(reader));
     let mut rec = csv::ByteRecord::new();
     match rdr.read_byte_record(&mut rec) {

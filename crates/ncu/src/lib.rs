@@ -7,6 +7,7 @@
 //! kernel; [`analyse`] places every kernel under its roofs with
 //! `roofline_core::roofline`, against the counters' own peaks and, when
 //! given, a measured machine.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod aggregate;
 pub mod csv;

@@ -8,6 +8,7 @@
 //! [`Exporter`], so a command asks for a format and never formats by hand.
 //! [`write_atomic`] ([`output_file`]) writes a file whole or not at all,
 //! without replacing devices, symlinks, owners, modes or the run's inputs.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod csv_export;
 pub mod diff;
