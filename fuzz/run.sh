@@ -4,33 +4,47 @@
 #
 #   fuzz/run.sh TARGET SECONDS [JOBS]
 #
-# TARGET is csv_reader, documents, units or kernel_spec (see README.md).
+# TARGET is csv_reader, documents, units or kernel_spec (see README.md);
+# JOBS > 1 runs libFuzzer's -fork mode with that many processes. Extra
+# cargo-fuzz flags come from $FUZZ_FLAGS (for example --no-trace-compares).
 # The corpus (fuzz/corpus/TARGET) is seeded by fuzz/seed.sh; a crash stops
-# the campaign, leaves its input in fuzz/artifacts/TARGET and exits 1.
+# the campaign, leaves its input in fuzz/artifacts/TARGET and exits non-zero.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-target=${1:?target}
-seconds=${2:?seconds}
-jobs=${3:-1}
-case $target in
-  csv_reader) max_len=8192 ;;
-  documents) max_len=65536 ;;
-  *) max_len=4096 ;;
-esac
-[ -d "fuzz/corpus/$target" ] || fuzz/seed.sh
-mkdir -p "fuzz/artifacts/$target" fuzz/logs
-log="fuzz/logs/$target-$(date -u +%Y%m%dT%H%M%SZ).log"
-status=0
-if [ "$jobs" -gt 1 ]; then
-  fork=(-fork="$jobs")
-else
-  fork=()
-fi
-cargo fuzz run -s none --release "$target" "fuzz/corpus/$target" -- \
-  -max_len="$max_len" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-  -print_final_stats=1 "${fork[@]}" > "$log" 2>&1 || status=$?
-runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | awk '{s+=$1} END {print s+0}')
-[ "$runs" != 0 ] || runs=$(grep -o '^Done [0-9]* runs' "$log" | grep -o '[0-9]*' | awk '{s+=$1} END {print s+0}')
-crashes=$(ls "fuzz/artifacts/$target" | wc -l)
-echo "$(date -u +%FT%TZ) target=$target seconds=$seconds jobs=$jobs executions=$runs exit=$status artifacts=$crashes log=$log" | tee -a "${FUZZ_LOG:-fuzz/campaigns.log}"
-exit "$status"
+
+main() {
+  cd "$(dirname "$0")/.."
+  local target=${1:?target} seconds=${2:?seconds} jobs=${3:-1} max_len
+  case $target in
+    csv_reader) max_len=8192 ;;
+    documents) max_len=65536 ;;
+    *) max_len=4096 ;;
+  esac
+  [ -d "fuzz/corpus/$target" ] || fuzz/seed.sh
+  mkdir -p "fuzz/artifacts/$target" fuzz/logs
+  local log
+  log="fuzz/logs/$target-$(date -u +%Y%m%dT%H%M%SZ).log"
+  local fork=()
+  [ "$jobs" -le 1 ] || fork=(-fork="$jobs")
+  local status=0
+  # shellcheck disable=SC2086
+  cargo fuzz run -s none --release ${FUZZ_FLAGS:-} "$target" "fuzz/corpus/$target" -- \
+    -max_len="$max_len" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 "${fork[@]}" > "$log" 2>&1 || status=$?
+  local runs
+  if [ "$jobs" -le 1 ]; then
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+  else
+    # Fork mode: the parent's last status line carries the total.
+    runs=$(grep -o '^#[0-9]*: cov' "$log" | tail -1 | grep -o '[0-9]*' || true)
+  fi
+  local crashes
+  crashes=$(find "fuzz/artifacts/$target" -type f | wc -l)
+  echo "$(date -u +%FT%TZ) target=$target seconds=$seconds jobs=$jobs flags=${FUZZ_FLAGS:-none} executions=${runs:-0} exit=$status artifacts=$crashes log=$log" |
+    tee -a "${FUZZ_LOG:-fuzz/campaigns.log}"
+  return "$status"
+}
+
+# The whole script is read before it runs: editing it does not disturb a
+# campaign in progress.
+main "$@"
+exit $?

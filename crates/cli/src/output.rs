@@ -15,6 +15,9 @@ use roofline_report::{exporter, write_atomic, Format};
 use crate::error::bad_input;
 use crate::streams;
 
+/// What to do when a document about to be written breaks the range checks.
+const UNPLACEABLE: &str = "nothing was written: the input values behind this number are too large, too small or zero where they cannot be (see the warnings above); correct them";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
     Table,
@@ -126,7 +129,7 @@ impl Output {
     }
 
     pub fn machine(&self, doc: &MachineDocument) -> anyhow::Result<()> {
-        check_machine(doc, "the machine to write").map_err(bad_input)?;
+        check_machine(doc, "the machine to write").map_err(|e| bad_input(format!("{e}; {UNPLACEABLE}")))?;
         self.emit(|f| Ok(exporter(f).machine(doc)?), || Ok(exporter(self.format).machine(doc)?))
     }
 
@@ -136,7 +139,7 @@ impl Output {
     }
 
     pub fn analysis(&self, doc: &AnalysisDocument) -> anyhow::Result<()> {
-        check_analysis(doc, "the analysis to write").map_err(bad_input)?;
+        check_analysis(doc, "the analysis to write").map_err(|e| bad_input(format!("{e}; {UNPLACEABLE}")))?;
         self.emit(|f| Ok(exporter(f).analysis(doc)?), || Ok(exporter(self.format).analysis(doc)?))
     }
 }

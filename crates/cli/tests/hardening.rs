@@ -236,6 +236,28 @@ fn output_to_a_fifo_writes_into_it_instead_of_replacing_it() {
 }
 
 #[test]
+fn output_to_dev_stdout_comes_before_the_data_on_stdout() {
+    if !Path::new("/dev/stdout").exists() {
+        return skip("no /dev/stdout");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let both = dir.path().join("both.txt");
+    let cmd = format!(
+        "ln -s /dev/stdout '{link}'; '{bin}' model --gpu h200 --kernel 'k: flops=1 bytes=12 time=1us' --format csv -o '{link}' -q > '{both}'",
+        link = dir.path().join("out.json").display(),
+        bin = bin().display(),
+        both = both.display()
+    );
+    let o = Process::new("sh").args(["-c", &cmd]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&both).unwrap();
+    // The JSON file first (through the link), then the CSV on stdout.
+    let json_at = text.find("roofline.analysis/v1").expect("the -o file is missing");
+    let csv_at = text.find("id,name").expect("the stdout data are missing");
+    assert!(json_at < csv_at, "{text}");
+}
+
+#[test]
 fn output_through_a_symlink_replaces_the_file_it_points_to() {
     let dir = tempfile::tempdir().unwrap();
     let real = dir.path().join("real.json");
@@ -505,6 +527,27 @@ fn a_counter_of_1e308_is_refused_with_its_line_and_column() {
     let (code, _, err) = import_json(&p, &[]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("dram__bytes.sum") && err.contains("line 6"), "{err}");
+}
+
+#[test]
+fn a_capture_whose_clocks_read_zero_gives_no_zero_roofs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Capture::load("h200_seed000_metrics.csv");
+    for r in 0..c.rows.len() {
+        c.set(r, "sm__cycles_elapsed.avg.per_second", "0");
+        c.set(r, "dram__cycles_elapsed.avg.per_second", "0");
+    }
+    let p = dir.path().join("zero-clock.csv");
+    c.write(&p);
+    let (code, doc, err) = import_json(&p, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("sm__cycles_elapsed.avg.per_second (a clock) is 0"), "{err}");
+    assert!(doc["machine"]["compute"].as_array().unwrap().is_empty());
+    assert!(doc["machine"]["bandwidth"].as_array().unwrap().iter().all(|b| b["level"] != "dram"));
+    let a = dir.path().join("a.json");
+    std::fs::write(&a, doc.to_string()).unwrap();
+    let (code, _, err) = run(&["report", s(&a), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
 }
 
 #[test]

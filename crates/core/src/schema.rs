@@ -110,8 +110,8 @@ pub enum DocumentError {
     NoSchema { input: String, expected: &'static str },
     #[error("{input}: is a {found} document, expected {expected}; {fix}")]
     WrongSchema { input: String, found: String, expected: &'static str, fix: String },
-    #[error("{input}: {field} = {value}: {problem}; write the document again with roofline, or correct that field")]
-    Value { input: String, field: String, value: String, problem: String },
+    #[error("{input}: {field} = {value}: {problem}{fix}")]
+    Value { input: String, field: String, value: String, problem: String, fix: String },
     #[error(
         "{input}: a {expected} document with a bad field ({source}); write it again with this version of roofline"
     )]
@@ -145,7 +145,27 @@ fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'static str) ->
 }
 
 fn value_error(input: &str, field: String, value: f64, problem: &str) -> DocumentError {
-    DocumentError::Value { input: input.into(), field, value: value.to_string(), problem: problem.into() }
+    DocumentError::Value {
+        input: input.into(),
+        field,
+        value: value.to_string(),
+        problem: problem.into(),
+        fix: String::new(),
+    }
+}
+
+/// The fix for a document that was read: where it came from.
+fn read_fix(e: DocumentError) -> DocumentError {
+    match e {
+        DocumentError::Value { input, field, value, problem, .. } => DocumentError::Value {
+            input,
+            field,
+            value,
+            problem,
+            fix: "; write the document again with roofline, or correct that field".into(),
+        },
+        other => other,
+    }
 }
 
 fn check_ceilings(machine: &Machine, prefix: &str, input: &str) -> Result<(), DocumentError> {
@@ -167,7 +187,7 @@ fn check_ceilings(machine: &Machine, prefix: &str, input: &str) -> Result<(), Do
 fn range_error(input: &str, e: crate::bounds::OutOfRange) -> DocumentError {
     let problem = e.to_string();
     let problem = problem.split_once(": ").map(|(_, p)| p.to_string()).unwrap_or(problem);
-    DocumentError::Value { input: input.into(), field: e.path, value: e.value.to_string(), problem }
+    DocumentError::Value { input: input.into(), field: e.path, value: e.value.to_string(), problem, fix: String::new() }
 }
 
 /// Checks a machine document: numbers in range, roofs positive.
@@ -219,7 +239,7 @@ pub fn read_machine(text: &str, input: &str) -> Result<MachineDocument, Document
             Ok(MachineDocument::new(a.machine, a.producer))
         }
         Ok(doc) => {
-            check_machine(&doc, input)?;
+            check_machine(&doc, input).map_err(read_fix)?;
             Ok(doc)
         }
         Err(e) => Err(e),
@@ -228,7 +248,7 @@ pub fn read_machine(text: &str, input: &str) -> Result<MachineDocument, Document
 
 pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, DocumentError> {
     let doc = read(text, input, ANALYSIS_SCHEMA)?;
-    check_analysis(&doc, input)?;
+    check_analysis(&doc, input).map_err(read_fix)?;
     Ok(doc)
 }
 

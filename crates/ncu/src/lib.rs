@@ -64,6 +64,19 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
         warnings.push(format!("missing metrics, the rest is analysed: {}", missing.join("; ")));
     }
     let total_time: f64 = groups.iter().filter_map(|g| g.kernel.duration_s).sum();
+    for (slot, metric) in [
+        (metrics::Slot::SmClock, "sm__cycles_elapsed.avg.per_second"),
+        (metrics::Slot::DramClock, "dram__cycles_elapsed.avg.per_second"),
+        (metrics::Slot::LtsClock, "lts__cycles_elapsed.avg.per_second"),
+        (metrics::Slot::L1Clock, "l1tex__cycles_elapsed.avg.per_second"),
+    ] {
+        let zero = cap.launches.iter().filter(|l| l.get(slot) == Some(0.0)).count();
+        if zero > 0 {
+            warnings.push(format!(
+                "{metric} (a clock) is 0 in {zero} launch(es): no counter roof is made from it for them; a real capture never has a stopped clock, so check how the file was made"
+            ));
+        }
+    }
     let mut partly_timed: Vec<String> = Vec::new();
     let mut untimed_kernels = 0usize;
     for g in &groups {

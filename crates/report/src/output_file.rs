@@ -100,8 +100,32 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ExportError> {
     }
 }
 
+/// Whether `path` is the file this process's stdout (or stderr) writes to.
+fn same_as_stream(path: &Path, stream: std::os::fd::BorrowedFd<'_>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(target) = std::fs::metadata(path) else { return false };
+    let Ok(fd) = stream.try_clone_to_owned() else { return false };
+    match File::from(fd).metadata() {
+        Ok(m) => m.dev() == target.dev() && m.ino() == target.ino(),
+        Err(_) => false,
+    }
+}
+
 fn write_direct(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    // Append: through /dev/stdout to a file, the shell has already
+    use std::os::fd::AsFd;
+    // `-o /dev/stdout`: through the process's own stdout, so that the file
+    // and the data that follow on stdout come out in order.
+    if same_as_stream(path, std::io::stdout().as_fd()) {
+        let mut out = std::io::stdout().lock();
+        out.write_all(contents)?;
+        return out.flush();
+    }
+    if same_as_stream(path, std::io::stderr().as_fd()) {
+        let mut err = std::io::stderr().lock();
+        err.write_all(contents)?;
+        return err.flush();
+    }
+    // Append: through a /proc link to a file, the shell has already
     // truncated it for `>` and wants the end for `>>`.
     let mut f = OpenOptions::new().append(true).open(path)?;
     f.write_all(contents)?;
