@@ -127,9 +127,39 @@ fn write_direct(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     }
     // Append: through a /proc link to a file, the shell has already
     // truncated it for `>` and wants the end for `>>`.
-    let mut f = OpenOptions::new().append(true).open(path)?;
+    let mut f = open_for_writing(path)?;
     f.write_all(contents)?;
     f.flush()
+}
+
+/// Opens a device, FIFO or /proc link for writing. A FIFO that no process
+/// reads is an error at once instead of a wait that never ends.
+fn open_for_writing(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let is_fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+    if !is_fifo {
+        return OpenOptions::new().append(true).open(path);
+    }
+    let f = OpenOptions::new().append(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(|e| {
+        if e.raw_os_error() == Some(libc::ENXIO) {
+            std::io::Error::new(
+                e.kind(),
+                "it is a FIFO (named pipe) that no process is reading; start the reader first",
+            )
+        } else {
+            e
+        }
+    })?;
+    // Blocking writes from here on: a full pipe waits for its reader.
+    // SAFETY: F_GETFL/F_SETFL on a descriptor this function owns.
+    unsafe {
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags == -1 || libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(f)
 }
 
 fn replace(target: &Path, contents: &[u8]) -> std::io::Result<()> {
@@ -233,7 +263,7 @@ pub fn refuse_overwriting_inputs(outputs: &[(&str, &Path)], inputs: &[(&str, &Pa
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 
     use super::*;
 
@@ -306,6 +336,20 @@ mod tests {
         assert!(matches!(resolve(Path::new("/dev/stdout")).unwrap(), Target::Direct(_)));
         assert!(matches!(resolve(Path::new("/proc/self/fd/2")).unwrap(), Target::Direct(_)));
         assert!(matches!(resolve(Path::new("/dev/null")).unwrap(), Target::Direct(_)));
+    }
+
+    #[test]
+    fn a_fifo_nobody_reads_is_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("p");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+        if !made {
+            let _ = writeln!(std::io::stderr(), "SKIPPED: mkfifo is not available");
+            return;
+        }
+        let e = write_atomic(&fifo, b"x").unwrap_err().to_string();
+        assert!(e.contains("no process is reading"), "{e}");
+        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
     }
 
     #[test]
