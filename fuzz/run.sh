@@ -4,7 +4,7 @@
 #
 #   fuzz/run.sh TARGET SECONDS [JOBS]
 #
-# TARGET is csv_reader, documents, units or kernel_spec (see README.md);
+# TARGET is csv_reader, import, documents, units or kernel_spec (README.md);
 # JOBS > 1 runs libFuzzer's -fork mode with that many processes. Extra
 # cargo-fuzz flags come from $FUZZ_FLAGS (for example --no-trace-compares).
 # The corpus (fuzz/corpus/TARGET) is seeded by fuzz/seed.sh; a crash stops
@@ -15,7 +15,7 @@ main() {
   cd "$(dirname "$0")/.."
   local target=${1:?target} seconds=${2:?seconds} jobs=${3:-1} max_len
   case $target in
-    csv_reader) max_len=8192 ;;
+    csv_reader | import) max_len=8192 ;;
     documents) max_len=65536 ;;
     *) max_len=4096 ;;
   esac

@@ -12,7 +12,7 @@ root=$PWD
 bin=${ROOFLINE:-$root/target/debug/roofline}
 [ -x "$bin" ] || { echo "build roofline first: cargo build -p roofline (or set ROOFLINE)" >&2; exit 2; }
 c=fuzz/corpus
-mkdir -p $c/csv_reader $c/documents $c/units $c/kernel_spec
+mkdir -p $c/csv_reader $c/import $c/documents $c/units $c/kernel_spec
 
 captures=(tests/fixtures/ncu/*.csv data/h200/*.csv data/h200/tour/*.csv)
 for f in "${captures[@]}"; do
@@ -68,4 +68,5 @@ for k in "c = a + b: flops=1 bytes=12" "dgemm: flops=2e9 bytes=24e6 kind=fp64 ti
   i=$((i + 1)); printf '%s' "$k" > "$c/kernel_spec/spec$i"
 done
 cp examples/seeds/*.toml "$c/kernel_spec/"
+rm -rf "$c/import" && mkdir -p "$c/import" && cp "$c"/csv_reader/*.csv "$c/import/"
 echo "seeded: $(ls $c/csv_reader | wc -l) captures, $(ls $c/documents | wc -l) documents, $(ls $c/units | wc -l) units, $(ls $c/kernel_spec | wc -l) kernel specs" >&2

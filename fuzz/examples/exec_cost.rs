@@ -14,11 +14,17 @@ fn main() {
         let cap = read_capture(&data[..], "x").unwrap();
         read += t.elapsed();
         let t = Instant::now();
-        let a = analyse(&cap, &Options { convention: ByteConvention::Ncu, per_launch: data.len() % 2 == 1, machine: None });
+        let a =
+            analyse(&cap, &Options { convention: ByteConvention::Ncu, per_launch: data.len() % 2 == 1, machine: None });
         analysis += t.elapsed();
         let t = Instant::now();
         roofline_fuzz::written_reads_back(&roofline_fuzz::document("ncu", a.machine, a.kernels));
         round_trip += t.elapsed();
     }
-    println!("per execution: read {:?}, analyse {:?}, write and read back {:?}", read / n, analysis / n, round_trip / n);
+    println!(
+        "per execution: read {:?}, analyse {:?}, write and read back {:?}",
+        read / n,
+        analysis / n,
+        round_trip / n
+    );
 }
