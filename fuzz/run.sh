@@ -37,10 +37,14 @@ main() {
     # Fork mode: the parent's last status line carries the total.
     runs=$(grep -o '^#[0-9]*: cov' "$log" | tail -1 | grep -o '[0-9]*' || true)
   fi
+  if grep -q "libFuzzer: run interrupted" "$log"; then
+    status=interrupted
+  fi
   local crashes
   crashes=$(find "fuzz/artifacts/$target" -type f | wc -l)
   echo "$(date -u +%FT%TZ) target=$target seconds=$seconds jobs=$jobs flags=${FUZZ_FLAGS:-none} executions=${runs:-0} exit=$status artifacts=$crashes log=$log" |
     tee -a "${FUZZ_LOG:-fuzz/campaigns.log}"
+  [ "$status" = interrupted ] && return 130
   return "$status"
 }
 
