@@ -24,8 +24,3 @@ pub fn read_analysis_file(path: &Path) -> anyhow::Result<AnalysisDocument> {
     }
     Ok(doc)
 }
-
-/// The lower-case extension of a path, if any.
-pub fn extension(path: &Path) -> Option<String> {
-    path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase())
-}

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::output::{FormatArg, Output};
+use crate::output::{ColorArg, FormatArg, Output};
 
 /// Where each of your GPU kernels sits under your GPU's roofs, with measured
 /// numbers, and what to do about it.
@@ -32,14 +32,24 @@ struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
     format: FormatArg,
 
-    /// Also write the result to FILE (format from --format, or from the
-    /// extension: .json, .csv, .md); the file is written whole or not at all.
+    /// Also write the result to FILE, in the format its extension names
+    /// (.json, .csv, .md, .html, .svg, .txt; otherwise --format, and JSON
+    /// for the table); written whole or not at all.
     #[arg(short = 'o', long = "output", global = true, value_name = "FILE")]
     output: Option<std::path::PathBuf>,
 
     /// Print less on stderr.
     #[arg(short, long, global = true)]
     quiet: bool,
+
+    /// The terminal table with every column and section (the default fits
+    /// the terminal's width: one line per kernel).
+    #[arg(long, global = true)]
+    wide: bool,
+
+    /// Colour the verdicts: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    color: ColorArg,
 }
 
 #[derive(Subcommand)]
@@ -64,11 +74,24 @@ enum Command {
     Diff(commands::diff::Args),
     /// The occupancy calculator: resident blocks and warps per SM, the limiting resource, headroom, sweeps.
     Occupancy(commands::occupancy::Args),
+    /// Runs a program and records every kernel, copy and memset it runs on the GPU, without replay: time per kernel, GPU busy share, idle gaps, NVTX ranges, Chrome trace.
+    Timeline(Box<commands::timeline::Args>),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let out = Output::new(cli.format, cli.output.clone(), cli.quiet);
+    if cli.format == FormatArg::Trace && !matches!(cli.command, Command::Timeline(_)) {
+        return error::report(&error::bad_input(
+            "--format trace is for `roofline timeline` only; choose table, json, csv or markdown here",
+        ));
+    }
+    let out = Output::new(cli.format, cli.output.clone(), cli.quiet).colored(cli.color.into());
+    // `report` puts a page on stdout unless --format says otherwise.
+    let page = matches!(cli.command, Command::Report(_)) && cli.format == FormatArg::Table;
+    let out = match out.wide(cli.wide, page) {
+        Ok(out) => out,
+        Err(e) => return error::report(&e),
+    };
     let result = match &cli.command {
         Command::Tour(a) => commands::tour::run(a, &out),
         Command::Peaks(a) => commands::peaks::run(a, &out),
@@ -80,6 +103,7 @@ fn main() -> ExitCode {
         Command::Check(a) => commands::check::run(a, &out),
         Command::Diff(a) => commands::diff::run(a, &out),
         Command::Occupancy(a) => commands::occupancy::run(a, &out),
+        Command::Timeline(a) => commands::timeline::run(a, &out, cli.format == FormatArg::Trace),
     };
     match result {
         Ok(code) => code,

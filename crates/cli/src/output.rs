@@ -1,16 +1,26 @@
-//! Where results go: data on stdout in the chosen format, an optional file
-//! written atomically, messages on stderr (plain when NO_COLOR is set or
-//! stderr is not a terminal). A document is checked before anything is
-//! written (every number finite and in bounds, so that it reads back), and
-//! an `-o` file that cannot be written does not cost the data on stdout.
+//! Where results go: a document rendered on stdout in the chosen format, an
+//! optional file (format from its extension) written atomically, messages
+//! on stderr (plain when NO_COLOR is set or stderr is not a terminal).
+//!
+//! Commands build their document and hand it to [`Output::document`]; they
+//! never format by hand. An analysis or a machine is checked before
+//! anything is written ([`Output::check_analysis`]: every number finite and
+//! in bounds, so that it reads back), and an `-o` file that cannot be
+//! written does not cost the data on stdout: stdout is still written, and
+//! the file's error (which says nothing was written to it, and why) is the
+//! one returned.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use roofline_core::schema::{check_analysis, check_machine, AnalysisDocument, MachineDocument};
+use roofline_core::schema::{AnalysisDocument, MachineDocument};
 use roofline_report::output_file::refuse_overwriting_inputs;
-use roofline_report::{exporter, write_atomic, Format};
+use roofline_report::{
+    csv_tables, render, write_atomic, ChartOptions, ColorChoice, Describe, ExportError, Format, RenderOptions,
+    TerminalOptions,
+};
+use serde::Serialize;
 
 use crate::error::bad_input;
 use crate::streams;
@@ -24,6 +34,12 @@ pub enum FormatArg {
     Json,
     Csv,
     Markdown,
+    Html,
+    /// Chrome trace-event JSON (Perfetto, chrome://tracing): `timeline` only.
+    Trace,
+    /// The chart drawn in the terminal (`report`, `tour`).
+    #[value(alias = "terminal")]
+    Chart,
 }
 
 impl From<FormatArg> for Format {
@@ -33,35 +49,115 @@ impl From<FormatArg> for Format {
             FormatArg::Json => Format::Json,
             FormatArg::Csv => Format::Csv,
             FormatArg::Markdown => Format::Markdown,
+            FormatArg::Html => Format::Html,
+            // Only `timeline` writes traces (main refuses it elsewhere); its
+            // document, where one is asked for, is JSON.
+            FormatArg::Trace => Format::Json,
+            FormatArg::Chart => Format::Chart,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+impl From<ColorArg> for ColorChoice {
+    fn from(c: ColorArg) -> ColorChoice {
+        match c {
+            ColorArg::Auto => ColorChoice::Auto,
+            ColorArg::Always => ColorChoice::Always,
+            ColorArg::Never => ColorChoice::Never,
         }
     }
 }
 
 /// The output settings every command receives.
+#[derive(Debug, Clone)]
 pub struct Output {
+    /// The format on stdout.
     pub format: Format,
+    /// The `-o` file.
     pub file: Option<PathBuf>,
     pub quiet: bool,
+    /// Colour on stderr.
     pub color: bool,
+    /// The format of a `-o` file whose extension names none, when the
+    /// stdout format is the terminal table.
+    pub file_default: Format,
+    pub render: RenderOptions,
 }
 
 impl Output {
     pub fn new(format: FormatArg, file: Option<PathBuf>, quiet: bool) -> Output {
-        let color = std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal();
-        Output { format: format.into(), file, quiet, color }
+        let color = ColorChoice::Auto.enabled(std::io::stderr().is_terminal());
+        let terminal = TerminalOptions::detect(ColorChoice::Auto);
+        Output {
+            format: format.into(),
+            file,
+            quiet,
+            color,
+            file_default: Format::Json,
+            render: RenderOptions { terminal, chart: ChartOptions::default() },
+        }
     }
 
-    /// The format for the `-o` file: JSON for .json, CSV for .csv, Markdown
-    /// for .md, otherwise JSON unless --format asked for something else.
-    fn file_format(&self) -> Format {
-        let ext = self.file.as_ref().and_then(|p| p.extension()).map(|e| e.to_string_lossy().to_ascii_lowercase());
-        match ext.as_deref() {
-            Some("json") => Format::Json,
-            Some("csv") => Format::Csv,
-            Some("md") | Some("markdown") => Format::Markdown,
-            _ if self.format == Format::Table => Format::Json,
-            _ => self.format,
+    /// Colour as `choice` says, on stdout's table and on stderr.
+    pub fn colored(mut self, choice: ColorChoice) -> Output {
+        self.color = choice.enabled(std::io::stderr().is_terminal());
+        self.render.terminal.color = choice.enabled(std::io::stdout().is_terminal());
+        self
+    }
+
+    /// The wide terminal table (`--wide`), refused when nothing this run
+    /// writes is a terminal table: every other format has every column.
+    /// `page` says the command puts a page on stdout by default (`report`).
+    pub fn wide(mut self, wide: bool, page: bool) -> anyhow::Result<Output> {
+        if !wide {
+            return Ok(self);
         }
+        let table_out = self.format == Format::Table && !page;
+        if !table_out && Format::from_path(self.file.as_deref().unwrap_or(Path::new(""))) != Some(Format::Table) {
+            return Err(bad_input(
+                "--wide lays out the terminal table, which this command does not print here: --format json, csv, markdown and html already hold every column",
+            ));
+        }
+        self.render.terminal.wide = true;
+        Ok(self)
+    }
+
+    /// Whether this run draws a chart: an HTML or SVG page on stdout or in
+    /// the `-o` file. Flags that only shape the chart (`--title`,
+    /// `--width`) are refused otherwise, rather than ignored.
+    pub fn draws_chart(&self) -> bool {
+        let chart = |f: Option<Format>| matches!(f, Some(Format::Html | Format::Svg));
+        chart(Some(self.format)) || chart(self.file_format())
+    }
+
+    /// The same settings writing to another file (one per GPU).
+    pub fn with_file(&self, file: Option<PathBuf>) -> Output {
+        Output { file, ..self.clone() }
+    }
+
+    /// For a command whose natural output is a page (`report`): the
+    /// terminal table means HTML, on stdout and for files.
+    pub fn preferring(&self, format: Format) -> Output {
+        let stdout = if self.format == Format::Table { format } else { self.format };
+        Output { format: stdout, file_default: format, ..self.clone() }
+    }
+
+    /// The format of the `-o` file: its extension's (.json, .csv, .md,
+    /// .html, .svg, .txt), else --format, else the command's default.
+    pub fn file_format(&self) -> Option<Format> {
+        let path = self.file.as_ref()?;
+        Some(Format::from_path(path).unwrap_or(if self.format == Format::Table {
+            self.file_default
+        } else {
+            self.format
+        }))
     }
 
     /// A message for the user on stderr.
@@ -100,23 +196,81 @@ impl Output {
         Ok(())
     }
 
-    fn save(&self, text: impl FnOnce(Format) -> anyhow::Result<String>) -> anyhow::Result<()> {
-        if let Some(path) = &self.file {
-            let body = text(self.file_format())?;
-            self.write_file("-o", path, body.as_bytes())?;
+    /// The document in a format.
+    pub fn rendered<D: Describe + Serialize>(&self, doc: &D, format: Format) -> anyhow::Result<String> {
+        let mut opts = self.render.clone();
+        if format != self.format {
+            opts.terminal = self.file_terminal();
+        }
+        self.render_with(doc, format, &opts)
+    }
+
+    /// Files get plain text at the pipe width (wide when asked).
+    fn file_terminal(&self) -> TerminalOptions {
+        TerminalOptions { wide: self.render.terminal.wide, ..TerminalOptions::default() }
+    }
+
+    fn render_with<D: Describe + Serialize>(
+        &self,
+        doc: &D,
+        format: Format,
+        opts: &RenderOptions,
+    ) -> anyhow::Result<String> {
+        render(doc, format, opts).map_err(|e| match e {
+            // Asking a chart of a document that draws none is the user's to fix.
+            ExportError::NoChart(_) => bad_input(format!("{e}")),
+            e => e.into(),
+        })
+    }
+
+    /// The files a document makes in a format: a CSV file gets the
+    /// document's first table and its other tables go beside it
+    /// (`NAME.TABLE.csv`); other formats make one file.
+    pub fn files<D: Describe + Serialize>(
+        &self,
+        doc: &D,
+        path: &Path,
+        format: Format,
+    ) -> anyhow::Result<Vec<(PathBuf, String)>> {
+        if format != Format::Csv {
+            let opts = RenderOptions { terminal: self.file_terminal(), ..self.render.clone() };
+            return Ok(vec![(path.to_path_buf(), self.render_with(doc, format, &opts)?)]);
+        }
+        Ok(csv_tables(doc)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| (if i == 0 { path.to_path_buf() } else { beside(path, &t.name) }, t.text))
+            .collect())
+    }
+
+    /// Writes rendered files, each whole or not at all.
+    pub fn write(&self, files: &[(PathBuf, String)]) -> anyhow::Result<()> {
+        for (path, body) in files {
+            let flag = if self.file.as_deref() == Some(path.as_path()) { "-o" } else { "output file" };
+            self.write_file(flag, path, body.as_bytes())?;
         }
         Ok(())
     }
 
-    /// The `-o` file, then stdout; stdout is written even when the file
+    /// Refuses an analysis with a number out of range (exit 2, the field
+    /// named), before anything is written: every document the tool writes,
+    /// it reads back.
+    pub fn check_analysis(&self, doc: &AnalysisDocument) -> anyhow::Result<()> {
+        roofline_core::schema::check_analysis(doc, "the analysis to write")
+            .map_err(|e| bad_input(format!("{e}; {UNPLACEABLE}")))
+    }
+
+    /// As [`Output::check_analysis`], for a machine.
+    pub fn check_machine(&self, doc: &MachineDocument) -> anyhow::Result<()> {
+        roofline_core::schema::check_machine(doc, "the machine to write")
+            .map_err(|e| bad_input(format!("{e}; {UNPLACEABLE}")))
+    }
+
+    /// The `-o` files, then stdout; stdout is written even when a file
     /// cannot be, and the file's error is the one returned.
-    fn emit(
-        &self,
-        file: impl FnOnce(Format) -> anyhow::Result<String>,
-        stdout: impl FnOnce() -> anyhow::Result<String>,
-    ) -> anyhow::Result<()> {
-        let saved = self.save(file);
-        let printed = stdout().and_then(|text| self.stdout(&text));
+    pub fn deliver(&self, files: &[(PathBuf, String)], text: &str) -> anyhow::Result<()> {
+        let saved = self.write(files);
+        let printed = self.stdout(text);
         match saved {
             Err(e) => {
                 if printed.is_ok() {
@@ -128,18 +282,71 @@ impl Output {
         }
     }
 
-    pub fn machine(&self, doc: &MachineDocument) -> anyhow::Result<()> {
-        check_machine(doc, "the machine to write").map_err(|e| bad_input(format!("{e}; {UNPLACEABLE}")))?;
-        self.emit(|f| Ok(exporter(f).machine(doc)?), || Ok(exporter(self.format).machine(doc)?))
+    /// As [`Output::document`], with a shorter version of the document for
+    /// the formats people read (terminal, Markdown, HTML, SVG) when there is
+    /// one (`page`: the kernels with the most time of a huge analysis); JSON
+    /// and CSV get the whole of it.
+    pub fn document_for_people<D: Describe + Serialize, P: Describe + Serialize>(
+        &self,
+        doc: &D,
+        page: Option<&P>,
+    ) -> anyhow::Result<()> {
+        let Some(page) = page else { return self.document(doc) };
+        let whole = |f: Format| matches!(f, Format::Json | Format::Csv);
+        let files = match (&self.file, self.file_format()) {
+            (Some(path), Some(f)) if whole(f) => self.files(doc, path, f)?,
+            (Some(path), Some(f)) => self.files(page, path, f)?,
+            _ => Vec::new(),
+        };
+        let text =
+            if whole(self.format) { self.rendered(doc, self.format)? } else { self.rendered(page, self.format)? };
+        self.deliver(&files, &text)
     }
 
-    /// Any document with its own renderer: the `-o` file, then stdout.
-    pub fn document(&self, render: impl Fn(Format) -> anyhow::Result<String>) -> anyhow::Result<()> {
-        self.emit(&render, || render(self.format))
+    /// Renders the document for the `-o` file and for stdout, then writes
+    /// the file and prints.
+    pub fn document<D: Describe + Serialize>(&self, doc: &D) -> anyhow::Result<()> {
+        let files = match (&self.file, self.file_format()) {
+            (Some(path), Some(format)) => self.files(doc, path, format)?,
+            _ => Vec::new(),
+        };
+        let text = self.rendered(doc, self.format)?;
+        if self.format == Format::Csv && self.file_format() != Some(Format::Csv) {
+            let more: Vec<String> = csv_tables(doc)?.into_iter().skip(1).map(|t| t.name).collect();
+            if !more.is_empty() {
+                self.info(&format!(
+                    "stdout has the first table; {} more ({}) are written beside it with -o FILE.csv",
+                    more.len(),
+                    more.join(", ")
+                ));
+            }
+        }
+        self.deliver(&files, &text)
+    }
+}
+
+/// "out/a.csv" and "roof" -> "out/a.roof.csv".
+fn beside(path: &Path, name: &str) -> PathBuf {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    path.with_file_name(format!("{stem}.{name}.csv"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn side_tables_go_beside_the_file() {
+        assert_eq!(beside(Path::new("out/a.csv"), "roof"), PathBuf::from("out/a.roof.csv"));
     }
 
-    pub fn analysis(&self, doc: &AnalysisDocument) -> anyhow::Result<()> {
-        check_analysis(doc, "the analysis to write").map_err(|e| bad_input(format!("{e}; {UNPLACEABLE}")))?;
-        self.emit(|f| Ok(exporter(f).analysis(doc)?), || Ok(exporter(self.format).analysis(doc)?))
+    #[test]
+    fn file_format_follows_the_extension_then_the_flag() {
+        let out = |format, file: &str| Output::new(format, Some(PathBuf::from(file)), true);
+        assert_eq!(out(FormatArg::Table, "a.md").file_format(), Some(Format::Markdown));
+        assert_eq!(out(FormatArg::Table, "a.out").file_format(), Some(Format::Json));
+        assert_eq!(out(FormatArg::Csv, "a.out").file_format(), Some(Format::Csv));
+        assert_eq!(out(FormatArg::Table, "a.out").preferring(Format::Html).file_format(), Some(Format::Html));
+        assert_eq!(out(FormatArg::Json, "a.html").file_format(), Some(Format::Html));
     }
 }

@@ -70,6 +70,6 @@ fn quick_fp32_bench_on_a_gpu_writes_a_machine_with_a_measured_roof() {
     let doc = roofline_core::schema::read_machine(&text, "m.json").unwrap();
     let roof = doc.machine.compute_roof(roofline_core::FlopKind::Fp32).unwrap();
     assert_eq!(roof.provenance.origin, roofline_core::Origin::Measured);
-    assert!(roof.spread.is_some() && roof.flops_per_s > 0.0);
+    assert!(roof.spread.is_some() && roof.rate > 0.0);
     assert!(doc.measurements.is_some());
 }

@@ -232,7 +232,7 @@ fn output_to_a_fifo_writes_into_it_instead_of_replacing_it() {
     assert_eq!(code, 0, "{err}");
     assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO was replaced");
     let got = reader.join().unwrap();
-    assert!(String::from_utf8_lossy(&got).contains("roofline.analysis/v1"), "nothing came through the FIFO");
+    assert!(String::from_utf8_lossy(&got).contains("roofline.analysis/v2"), "nothing came through the FIFO");
 }
 
 #[test]
@@ -252,7 +252,7 @@ fn output_to_dev_stdout_comes_before_the_data_on_stdout() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(&both).unwrap();
     // The JSON file first (through the link), then the CSV on stdout.
-    let json_at = text.find("roofline.analysis/v1").expect("the -o file is missing");
+    let json_at = text.find("roofline.analysis/v2").expect("the -o file is missing");
     let csv_at = text.find("id,name").expect("the stdout data are missing");
     assert!(json_at < csv_at, "{text}");
 }
@@ -267,7 +267,7 @@ fn output_through_a_symlink_replaces_the_file_it_points_to() {
     let (code, _, err) = run(&["model", "--gpu", "h200", "--kernel", "k: flops=1 bytes=12", "-o", s(&link)]);
     assert_eq!(code, 0, "{err}");
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the symlink was replaced");
-    assert!(std::fs::read_to_string(&real).unwrap().contains("roofline.analysis/v1"));
+    assert!(std::fs::read_to_string(&real).unwrap().contains("roofline.analysis/v2"));
 }
 
 #[test]
@@ -290,7 +290,7 @@ fn output_keeps_the_mode_and_owner_of_the_file_it_replaces() {
     if let Some((uid, gid)) = owner {
         assert_eq!((m.uid(), m.gid()), (uid, gid));
     }
-    assert!(std::fs::read_to_string(&out).unwrap().contains("roofline.analysis/v1"));
+    assert!(std::fs::read_to_string(&out).unwrap().contains("roofline.analysis/v2"));
 }
 
 #[test]
@@ -300,7 +300,7 @@ fn output_with_a_250_character_name_is_written() {
     let out = dir.path().join(&name);
     let (code, _, err) = run(&["model", "--gpu", "h200", "--kernel", "k: flops=1 bytes=12", "-o", s(&out)]);
     assert_eq!(code, 0, "{err}");
-    assert!(std::fs::read_to_string(&out).unwrap().contains("roofline.analysis/v1"));
+    assert!(std::fs::read_to_string(&out).unwrap().contains("roofline.analysis/v2"));
 }
 
 #[test]
@@ -374,7 +374,7 @@ fn warnings_into_a_closed_stderr_pipe_do_not_panic_and_the_output_file_is_writte
     drop(child.stderr.take());
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0), "{status}");
-    assert!(std::fs::read_to_string(&out).unwrap().contains("roofline.analysis/v1"));
+    assert!(std::fs::read_to_string(&out).unwrap().contains("roofline.analysis/v2"));
 }
 
 #[test]
@@ -427,7 +427,7 @@ fn closed_stdout_is_an_error_and_the_output_file_is_still_written() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("standard output is closed"), "{err}");
-    assert!(std::fs::read_to_string(&out).unwrap().contains("roofline.analysis/v1"));
+    assert!(std::fs::read_to_string(&out).unwrap().contains("roofline.analysis/v2"));
 }
 
 // ---------------------------------------------------------------- item 5
@@ -542,8 +542,9 @@ fn a_capture_whose_clocks_read_zero_gives_no_zero_roofs() {
     let (code, doc, err) = import_json(&p, &[]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("sm__cycles_elapsed.avg.per_second (a clock) is 0"), "{err}");
-    assert!(doc["machine"]["compute"].as_array().unwrap().is_empty());
-    assert!(doc["machine"]["bandwidth"].as_array().unwrap().iter().all(|b| b["level"] != "dram"));
+    let ceilings = doc["machine"]["ceilings"].as_array().unwrap();
+    assert!(ceilings.iter().all(|c| c["resource"]["type"] != "compute"), "{ceilings:?}");
+    assert!(ceilings.iter().all(|c| c["resource"]["which"] != "dram"), "{ceilings:?}");
     let a = dir.path().join("a.json");
     std::fs::write(&a, doc.to_string()).unwrap();
     let (code, _, err) = run(&["report", s(&a), "--format", "json"]);

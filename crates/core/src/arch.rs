@@ -8,7 +8,94 @@
 //! project's reference notes; rows not confirmed there are marked so and
 //! printed as estimates.
 
-use crate::machine::FlopKind;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::machine::{FlopKind, Pipe};
+
+/// A CUDA compute capability ("9.0"): the one shape every crate uses for it.
+///
+/// Ordered as (major, minor), so `cc >= ComputeCapability::new(8, 9)` reads
+/// as "Ada or newer". In JSON it is the string "9.0".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ComputeCapability {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl ComputeCapability {
+    pub const fn new(major: u32, minor: u32) -> ComputeCapability {
+        ComputeCapability { major, minor }
+    }
+
+    /// Reads "9.0", "90", "sm_90", "sm_90a" or "compute_90".
+    pub fn parse(s: &str) -> Option<ComputeCapability> {
+        let t = s.trim().trim_start_matches("sm_").trim_start_matches("compute_");
+        let t = t.trim_end_matches('a');
+        if let Some((a, b)) = t.split_once('.') {
+            return Some(ComputeCapability::new(a.parse().ok()?, b.parse().ok()?));
+        }
+        let n: u32 = t.parse().ok()?;
+        Some(ComputeCapability::new(n / 10, n % 10))
+    }
+
+    /// The NVRTC/nvcc target: "sm_90".
+    pub fn sm(self) -> String {
+        format!("sm_{}{}", self.major, self.minor)
+    }
+}
+
+impl fmt::Display for ComputeCapability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+impl FromStr for ComputeCapability {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        ComputeCapability::parse(s)
+            .ok_or_else(|| format!("{s:?} is not a compute capability such as \"9.0\" or \"sm_90\""))
+    }
+}
+
+impl Serialize for ComputeCapability {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ComputeCapability {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Serde form of a capability as two fields, `cc_major` and `cc_minor`, for
+/// documents written before [`ComputeCapability`] existed (use with
+/// `#[serde(flatten, with = "arch::cc_fields")]`).
+pub mod cc_fields {
+    use super::ComputeCapability;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    struct Fields {
+        cc_major: u32,
+        cc_minor: u32,
+    }
+
+    pub fn serialize<S: Serializer>(cc: &ComputeCapability, s: S) -> Result<S::Ok, S::Error> {
+        Fields { cc_major: cc.major, cc_minor: cc.minor }.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ComputeCapability, D::Error> {
+        let f = Fields::deserialize(d)?;
+        Ok(ComputeCapability::new(f.cc_major, f.cc_minor))
+    }
+}
 
 /// Results (FMA counts as one result) per clock per SM for one kind.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -130,6 +217,11 @@ static TABLE: &[Row] = &[
 ];
 
 /// The table for a compute capability, or `None` if the tool does not know it.
+pub fn rates_for(cc: ComputeCapability) -> Option<ArchRates> {
+    rates(cc.major, cc.minor)
+}
+
+/// The table for a compute capability given as two numbers.
 pub fn rates(major: u32, minor: u32) -> Option<ArchRates> {
     TABLE.iter().find(|(m, n, ..)| *m == major && *n == minor).map(|(m, n, family, rates)| ArchRates {
         major: *m,
@@ -140,15 +232,161 @@ pub fn rates(major: u32, minor: u32) -> Option<ArchRates> {
     })
 }
 
-/// Parses "9.0" or "90" or "sm_90" into (major, minor).
+/// The fastest instruction of one pipe: that pipe's flat roof in the
+/// instruction roofline (Ding and Williams), per SM and clock. On the H200
+/// the FMA, LSU and HMMA peaks implied by Nsight Compute's utilisation
+/// counters agree with these (4, 1 and 2 warp instructions per clock per SM;
+/// tests/fixtures/ncu/h200_seed000_full.csv). Tensor and atomic pipes have
+/// no row: their rate depends on the instruction shape and, for atomics, on L2.
+pub fn pipe_rate(cc: ComputeCapability, pipe: Pipe) -> Option<PipeRate> {
+    pipe_rates(cc)
+        .into_iter()
+        .filter(|r| r.op.pipe() == pipe)
+        .max_by(|a, b| a.warp_inst_per_clock_per_sm.total_cmp(&b.warp_inst_per_clock_per_sm))
+}
+
+/// Parses "9.0" or "90" or "sm_90" into (major, minor); see
+/// [`ComputeCapability::parse`], which new code uses.
 pub fn parse_capability(s: &str) -> Option<(u32, u32)> {
-    let t = s.trim().trim_start_matches("sm_").trim_start_matches("compute_");
-    let t = t.trim_end_matches('a');
-    if let Some((a, b)) = t.split_once('.') {
-        return Some((a.parse().ok()?, b.parse().ok()?));
+    ComputeCapability::parse(s).map(|c| (c.major, c.minor))
+}
+
+/// A warp instruction whose throughput an instruction roof bounds, named by
+/// its SASS mnemonic. Benchmarks and theoretical tables use the same names,
+/// so a measured roof can be set beside its theoretical value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstOp {
+    /// Any instruction: what the warp schedulers can issue.
+    Any,
+    Ffma,
+    Dfma,
+    Hfma2,
+    Imad,
+    Iadd3,
+    Lop3,
+    /// The special-function unit: ex2, lg2, rsqrt, rcp, sin, cos share one rate.
+    Mufu,
+    Lds32,
+    Lds128,
+    Sts32,
+    Sts128,
+    /// A 32-bit global load per thread, coalesced, served by L1.
+    Ldg32,
+}
+
+impl InstOp {
+    pub const ALL: [InstOp; 13] = [
+        InstOp::Any,
+        InstOp::Ffma,
+        InstOp::Dfma,
+        InstOp::Hfma2,
+        InstOp::Imad,
+        InstOp::Iadd3,
+        InstOp::Lop3,
+        InstOp::Mufu,
+        InstOp::Lds32,
+        InstOp::Lds128,
+        InstOp::Sts32,
+        InstOp::Sts128,
+        InstOp::Ldg32,
+    ];
+
+    /// "IMAD", "LDS.128", "any instruction".
+    pub fn mnemonic(self) -> &'static str {
+        match self {
+            InstOp::Any => "any instruction",
+            InstOp::Ffma => "FFMA",
+            InstOp::Dfma => "DFMA",
+            InstOp::Hfma2 => "HFMA2",
+            InstOp::Imad => "IMAD",
+            InstOp::Iadd3 => "IADD3",
+            InstOp::Lop3 => "LOP3",
+            InstOp::Mufu => "MUFU",
+            InstOp::Lds32 => "LDS.32",
+            InstOp::Lds128 => "LDS.128",
+            InstOp::Sts32 => "STS.32",
+            InstOp::Sts128 => "STS.128",
+            InstOp::Ldg32 => "LDG.32",
+        }
     }
-    let n: u32 = t.parse().ok()?;
-    Some((n / 10, n % 10))
+
+    /// The pipe that executes it.
+    pub fn pipe(self) -> Pipe {
+        match self {
+            InstOp::Any => Pipe::Issue,
+            InstOp::Ffma | InstOp::Imad => Pipe::Fma,
+            InstOp::Dfma => Pipe::Fp64,
+            InstOp::Hfma2 => Pipe::Fp16,
+            InstOp::Iadd3 | InstOp::Lop3 => Pipe::Alu,
+            InstOp::Mufu => Pipe::Xu,
+            InstOp::Lds32 | InstOp::Lds128 | InstOp::Sts32 | InstOp::Sts128 => Pipe::Shared,
+            InstOp::Ldg32 => Pipe::Lsu,
+        }
+    }
+}
+
+/// Warp instructions of one kind an SM can complete per clock.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PipeRate {
+    pub op: InstOp,
+    pub warp_inst_per_clock_per_sm: f64,
+    /// False where the figure is derived from something other than a vendor table.
+    pub confirmed: bool,
+    /// Where the figure comes from.
+    pub source: &'static str,
+}
+
+const GUIDE: &str = "CUDA C++ Programming Guide, throughput of native arithmetic instructions (results per clock per SM) / 32 threads per warp instruction";
+const GUIDE_LOP: &str =
+    "CUDA C++ Programming Guide, 32-bit bitwise AND/OR/XOR row / 32 (LOP3 itself is not listed: assumed the same rate)";
+const BANKS: &str = "CUDA C++ Programming Guide, shared memory: 32 banks of 32 bits per clock; a 32-bit warp access without conflicts is one bank cycle";
+const BANKS_128: &str = "CUDA C++ Programming Guide, shared memory: 32 banks of 32 bits per clock; a 128-bit warp access moves 512 bytes, four bank cycles";
+const SCHEDULERS: &str = "NVIDIA architecture whitepapers (Volta and later): 4 SM sub-partitions, each issuing one warp instruction per clock";
+const L1_PATH: &str = "derived: the L1 data path moves 128 bytes per clock per SM, one coalesced 32-bit warp load (no vendor figure for load issue)";
+const CUDA_CORES: &str =
+    "the arithmetic table of this module (CUDA-core results per clock per SM) / 32 (/ 64 for HFMA2, two results each)";
+
+fn pr(op: InstOp, v: f64, confirmed: bool, source: &'static str) -> PipeRate {
+    PipeRate { op, warp_inst_per_clock_per_sm: v, confirmed, source }
+}
+
+/// The instruction rates of a compute capability, for the theoretical
+/// instruction roofs. Rows the programming guide's table gives for 5.0 to
+/// 9.0 are confirmed; later ones reuse Hopper's rates and are marked
+/// unconfirmed. Atomics have no vendor figure and no row.
+pub fn pipe_rates(cc: ComputeCapability) -> Vec<PipeRate> {
+    let Some(arch) = rates_for(cc) else { return Vec::new() };
+    let mut v = Vec::new();
+    let known_table = cc <= ComputeCapability::new(9, 0);
+    v.push(pr(InstOp::Any, 4.0, cc >= ComputeCapability::new(7, 0), SCHEDULERS));
+    for (kind, op, per) in [
+        (FlopKind::Fp32, InstOp::Ffma, 32.0),
+        (FlopKind::Fp64, InstOp::Dfma, 32.0),
+        (FlopKind::Fp16, InstOp::Hfma2, 64.0),
+    ] {
+        if let Some(r) = arch.rate(kind) {
+            v.push(pr(op, r.fma_per_clock_per_sm / per, r.confirmed, CUDA_CORES));
+        }
+    }
+    // Results per clock per SM: (integer add and logic, integer multiply-add, MUFU).
+    let (int_add, int_mad, mufu) = match (cc.major, cc.minor) {
+        (5, _) | (6, 1) | (6, 2) => (128.0, None, 32.0),
+        (6, 0) => (64.0, None, 16.0),
+        _ => (64.0, Some(64.0), 16.0),
+    };
+    v.push(pr(InstOp::Iadd3, int_add / 32.0, known_table, GUIDE));
+    v.push(pr(InstOp::Lop3, int_add / 32.0, false, GUIDE_LOP));
+    if let Some(m) = int_mad {
+        v.push(pr(InstOp::Imad, m / 32.0, known_table, GUIDE));
+    }
+    v.push(pr(InstOp::Mufu, mufu / 32.0, known_table, GUIDE));
+    v.push(pr(InstOp::Lds32, 1.0, true, BANKS));
+    v.push(pr(InstOp::Sts32, 1.0, true, BANKS));
+    v.push(pr(InstOp::Lds128, 0.25, true, BANKS_128));
+    v.push(pr(InstOp::Sts128, 0.25, true, BANKS_128));
+    v.push(pr(InstOp::Ldg32, arch.l1_bytes_per_clock_per_sm / 128.0, false, L1_PATH));
+    v
 }
 
 #[cfg(test)]
@@ -161,6 +399,59 @@ mod tests {
         assert_eq!(h.rate(Fp32).unwrap().fma_per_clock_per_sm, 128.0);
         assert_eq!(h.rate(TensorBf16).unwrap().fma_per_clock_per_sm, 2048.0);
         assert!(rates(4, 0).is_none());
+    }
+
+    #[test]
+    fn hopper_instruction_rates_per_sm_and_clock() {
+        let h = pipe_rates(ComputeCapability::new(9, 0));
+        let rate = |op: InstOp| h.iter().find(|r| r.op == op).map(|r| r.warp_inst_per_clock_per_sm);
+        assert_eq!(rate(InstOp::Ffma), Some(4.0));
+        assert_eq!(rate(InstOp::Dfma), Some(2.0));
+        assert_eq!(rate(InstOp::Hfma2), Some(4.0));
+        assert_eq!(rate(InstOp::Imad), Some(2.0));
+        assert_eq!(rate(InstOp::Iadd3), Some(2.0));
+        assert_eq!(rate(InstOp::Mufu), Some(0.5));
+        assert_eq!(rate(InstOp::Lds32), Some(1.0));
+        assert_eq!(rate(InstOp::Lds128), Some(0.25));
+        assert_eq!(rate(InstOp::Any), Some(4.0));
+        assert!(!h.iter().find(|r| r.op == InstOp::Ldg32).unwrap().confirmed, "no vendor figure for load issue");
+        assert!(
+            pipe_rates(ComputeCapability::new(6, 1)).iter().all(|r| r.op != InstOp::Imad),
+            "no native IMAD on Pascal"
+        );
+        assert!(pipe_rates(ComputeCapability::new(3, 5)).is_empty());
+        for op in InstOp::ALL {
+            assert!(!op.mnemonic().is_empty());
+        }
+    }
+
+    #[test]
+    fn capability_is_one_type_that_reads_every_spelling_and_orders() {
+        let h = ComputeCapability::new(9, 0);
+        for s in ["9.0", "90", "sm_90", "sm_90a", "compute_90"] {
+            assert_eq!(ComputeCapability::parse(s), Some(h), "{s}");
+        }
+        assert_eq!(h.to_string(), "9.0");
+        assert_eq!(h.sm(), "sm_90");
+        assert!(ComputeCapability::new(8, 9) < h && ComputeCapability::new(10, 0) > h);
+        assert_eq!(serde_json::to_string(&h).unwrap(), "\"9.0\"");
+        assert_eq!(serde_json::from_str::<ComputeCapability>("\"8.6\"").unwrap(), ComputeCapability::new(8, 6));
+        assert!(serde_json::from_str::<ComputeCapability>("\"x\"").is_err());
+    }
+
+    #[test]
+    fn hopper_pipe_roofs_match_the_counters_calibration() {
+        let p = |pipe: Pipe| pipe_rate(ComputeCapability::new(9, 0), pipe).unwrap();
+        assert_eq!(p(Pipe::Fma).warp_inst_per_clock_per_sm, 4.0);
+        assert_eq!(p(Pipe::Fp64).warp_inst_per_clock_per_sm, 2.0);
+        assert_eq!(p(Pipe::Fp16).warp_inst_per_clock_per_sm, 4.0);
+        assert_eq!(p(Pipe::Alu).warp_inst_per_clock_per_sm, 2.0);
+        assert_eq!(p(Pipe::Xu).warp_inst_per_clock_per_sm, 0.5);
+        assert_eq!(p(Pipe::Lsu).warp_inst_per_clock_per_sm, 1.0);
+        assert_eq!(p(Pipe::Issue).warp_inst_per_clock_per_sm, 4.0);
+        assert!(p(Pipe::Fma).confirmed);
+        assert!(pipe_rate(ComputeCapability::new(9, 0), Pipe::Tensor).is_none());
+        assert!(pipe_rate(ComputeCapability::new(3, 5), Pipe::Fma).is_none());
     }
 
     #[test]

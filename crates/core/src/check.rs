@@ -25,11 +25,13 @@
 //! max_time = "1.2 ms"
 //! ```
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::roofline::KernelAnalysis;
 use crate::schema::AnalysisDocument;
-use crate::units::{format_percent, format_seconds, parse_quantity, Unit};
+use crate::units::{format_percent, format_seconds, parse_quantity, signed, Unit};
 
 /// A check configuration could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -228,35 +230,60 @@ fn label(k: &KernelAnalysis) -> String {
     }
 }
 
-/// The kernels a rule names: by ID, full name or display name. In a
-/// per-launch analysis one name is several launches, and the rule holds
-/// each of them.
-fn named<'a>(doc: &'a AnalysisDocument, name: &str) -> Vec<&'a KernelAnalysis> {
-    let by = |f: fn(&KernelAnalysis) -> &str| doc.kernels.iter().filter(|k| f(k) == name).collect::<Vec<_>>();
-    let mut found = by(|k| &k.kernel.id);
-    if found.is_empty() {
-        found = by(|k| &k.kernel.name);
-    }
-    if found.is_empty() {
-        found = by(|k| &k.kernel.display_name);
-    }
-    found
+/// The kernels of a document by ID, full name and display name, so that
+/// matching 100,000 kernels against a baseline takes one pass, not one pass
+/// per kernel. In a per-launch analysis one name is several launches.
+struct Names<'a> {
+    doc: &'a AnalysisDocument,
+    id: HashMap<&'a str, Vec<usize>>,
+    full: HashMap<&'a str, Vec<usize>>,
+    display: HashMap<&'a str, Vec<usize>>,
 }
 
-/// The kernel of `other` that is `k` of `doc`: the same ID (stable across
-/// runs, and one per launch in a per-launch analysis), or else the same
-/// name where that name is one kernel in both documents.
-fn counterpart<'a>(k: &KernelAnalysis, doc: &AnalysisDocument, other: &'a AnalysisDocument) -> Match<'a> {
-    let by_id: Vec<&KernelAnalysis> = other.kernels.iter().filter(|o| o.kernel.id == k.kernel.id).collect();
-    if by_id.len() == 1 {
-        return Match::One(by_id[0]);
+impl<'a> Names<'a> {
+    fn new(doc: &'a AnalysisDocument) -> Names<'a> {
+        let (mut id, mut full, mut display) = (HashMap::new(), HashMap::new(), HashMap::new());
+        for (i, k) in doc.kernels.iter().enumerate() {
+            id.entry(k.kernel.id.as_str()).or_insert_with(Vec::new).push(i);
+            full.entry(k.kernel.name.as_str()).or_insert_with(Vec::new).push(i);
+            display.entry(k.kernel.display_name.as_str()).or_insert_with(Vec::new).push(i);
+        }
+        Names { doc, id, full, display }
     }
-    let count = |d: &AnalysisDocument| d.kernels.iter().filter(|o| o.kernel.name == k.kernel.name).count();
-    let by_name: Vec<&KernelAnalysis> = other.kernels.iter().filter(|o| o.kernel.name == k.kernel.name).collect();
-    match (by_name.len(), count(doc)) {
-        (0, _) => Match::None,
-        (1, 1) => Match::One(by_name[0]),
-        _ => Match::Ambiguous,
+
+    fn kernels(&self, indices: Option<&Vec<usize>>) -> Vec<&'a KernelAnalysis> {
+        indices.map(|v| v.iter().map(|&i| &self.doc.kernels[i]).collect()).unwrap_or_default()
+    }
+
+    /// The kernels a rule names: by ID, else full name, else display name;
+    /// in a per-launch analysis the rule holds each launch of that name.
+    fn named(&self, name: &str) -> Vec<&'a KernelAnalysis> {
+        [&self.id, &self.full, &self.display]
+            .into_iter()
+            .map(|map| self.kernels(map.get(name)))
+            .find(|found| !found.is_empty())
+            .unwrap_or_default()
+    }
+
+    /// How many kernels of this document have that full name.
+    fn count_of_name(&self, name: &str) -> usize {
+        self.full.get(name).map_or(0, Vec::len)
+    }
+
+    /// The kernel of this document that is `k` of `other`: the same ID
+    /// (stable across runs, and one per launch in a per-launch analysis), or
+    /// else the same name where that name is one kernel in both documents.
+    fn counterpart(&self, k: &KernelAnalysis, other: &Names<'_>) -> Match<'a> {
+        let by_id = self.kernels(self.id.get(k.kernel.id.as_str()));
+        if by_id.len() == 1 {
+            return Match::One(by_id[0]);
+        }
+        let by_name = self.kernels(self.full.get(k.kernel.name.as_str()));
+        match (by_name.len(), other.count_of_name(&k.kernel.name)) {
+            (0, _) => Match::None,
+            (1, 1) => Match::One(by_name[0]),
+            _ => Match::Ambiguous,
+        }
     }
 }
 
@@ -308,6 +335,7 @@ fn pct_rule(out: &mut Vec<Outcome>, k: &KernelAnalysis, rule: &str, min: f64) {
 pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDocument>) -> CheckReport {
     let mut outcomes = Vec::new();
     let mut notes = Vec::new();
+    let names = Names::new(doc);
     let has_own_limit = |k: &KernelAnalysis| {
         rules.kernels.iter().any(|l| {
             l.min_pct_of_roof.is_some()
@@ -336,7 +364,7 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
     }
 
     for limit in &rules.kernels {
-        let found = named(doc, &limit.name);
+        let found = names.named(&limit.name);
         if found.is_empty() {
             outcomes.push(Outcome {
                 kernel: limit.name.clone(),
@@ -367,8 +395,9 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
     }
 
     if let (Some(base), Some(max)) = (baseline, rules.max_regression_pct) {
+        let base_names = Names::new(base);
         for k in &doc.kernels {
-            let b = match counterpart(k, doc, base) {
+            let b = match base_names.counterpart(k, &names) {
                 Match::One(b) => b,
                 Match::None => {
                     notes.push(format!("{}: not in the baseline, so not checked for regression", label(k)));
@@ -391,10 +420,10 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
                         rule: "regression.time".into(),
                         passed: change <= max,
                         detail: format!(
-                            "time {} -> {} ({:+.1}%, limit +{})",
+                            "time {} -> {} ({}%, limit +{})",
                             format_seconds(tb),
                             format_seconds(t),
-                            change,
+                            signed(change, 1),
                             format_percent(max)
                         ),
                     });
@@ -408,10 +437,10 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
                         rule: "regression.pct_of_roof".into(),
                         passed: change >= -max,
                         detail: format!(
-                            "% of roof {} -> {} ({:+.1}% relative, limit -{})",
+                            "% of roof {} -> {} ({}% relative, limit -{})",
                             format_percent(pb),
                             format_percent(p),
-                            change,
+                            signed(change, 1),
                             format_percent(max)
                         ),
                     });
@@ -419,7 +448,7 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
             }
         }
         for b in &base.kernels {
-            if matches!(counterpart(b, base, doc), Match::None) {
+            if matches!(names.counterpart(b, &base_names), Match::None) {
                 notes.push(format!("{}: in the baseline but not in this analysis", label(b)));
             }
         }

@@ -9,6 +9,7 @@
 //! bandwidth with the double-data-rate formula. Rows or fields not confirmed
 //! by a datasheet or a device query are flagged and printed as estimates.
 
+use crate::arch::ComputeCapability;
 use crate::peaks::DeviceAttributes;
 
 /// One row of the table.
@@ -19,7 +20,7 @@ pub struct KnownGpu {
     pub aliases: &'static [&'static str],
     /// The vendor's name ("NVIDIA H200 SXM").
     pub name: &'static str,
-    pub cc: (u32, u32),
+    pub cc: ComputeCapability,
     pub sms: u32,
     pub boost_mhz: u32,
     pub mem_clock_mhz: u32,
@@ -39,8 +40,7 @@ impl KnownGpu {
     pub fn attributes(&self) -> DeviceAttributes {
         DeviceAttributes {
             name: self.name.to_string(),
-            cc_major: self.cc.0,
-            cc_minor: self.cc.1,
+            cc: self.cc,
             sms: self.sms,
             clock_khz: self.boost_mhz * 1000,
             mem_clock_khz: self.mem_clock_mhz * 1000,
@@ -63,7 +63,7 @@ pub static KNOWN_GPUS: &[KnownGpu] = &[
         key: "t4",
         aliases: &["tesla-t4", "tesla t4"],
         name: "Tesla T4",
-        cc: (7, 5),
+        cc: ComputeCapability::new(7, 5),
         sms: 40,
         boost_mhz: 1590,
         mem_clock_mhz: 5001,
@@ -78,7 +78,7 @@ pub static KNOWN_GPUS: &[KnownGpu] = &[
         key: "v100",
         aliases: &["v100-sxm2", "tesla-v100"],
         name: "Tesla V100 SXM2",
-        cc: (7, 0),
+        cc: ComputeCapability::new(7, 0),
         sms: 80,
         boost_mhz: 1530,
         mem_clock_mhz: 877,
@@ -93,7 +93,7 @@ pub static KNOWN_GPUS: &[KnownGpu] = &[
         key: "a100-40gb",
         aliases: &["a100", "a100-40", "a100-sxm4-40gb"],
         name: "NVIDIA A100 SXM4 40GB",
-        cc: (8, 0),
+        cc: ComputeCapability::new(8, 0),
         sms: 108,
         boost_mhz: 1410,
         mem_clock_mhz: 1215,
@@ -108,7 +108,7 @@ pub static KNOWN_GPUS: &[KnownGpu] = &[
         key: "a100-80gb",
         aliases: &["a100-80", "a100-sxm4-80gb"],
         name: "NVIDIA A100 SXM4 80GB",
-        cc: (8, 0),
+        cc: ComputeCapability::new(8, 0),
         sms: 108,
         boost_mhz: 1410,
         mem_clock_mhz: 1593,
@@ -123,7 +123,7 @@ pub static KNOWN_GPUS: &[KnownGpu] = &[
         key: "h100-sxm",
         aliases: &["h100", "h100-sxm5"],
         name: "NVIDIA H100 SXM5",
-        cc: (9, 0),
+        cc: ComputeCapability::new(9, 0),
         sms: 132,
         boost_mhz: 1980,
         mem_clock_mhz: 2619,
@@ -138,7 +138,7 @@ pub static KNOWN_GPUS: &[KnownGpu] = &[
         key: "h100-pcie",
         aliases: &["h100pcie"],
         name: "NVIDIA H100 PCIe",
-        cc: (9, 0),
+        cc: ComputeCapability::new(9, 0),
         sms: 114,
         boost_mhz: 1755,
         mem_clock_mhz: 1593,
@@ -153,7 +153,7 @@ pub static KNOWN_GPUS: &[KnownGpu] = &[
         key: "h200",
         aliases: &["h200-sxm", "nvidia-h200"],
         name: "NVIDIA H200",
-        cc: (9, 0),
+        cc: ComputeCapability::new(9, 0),
         sms: 132,
         boost_mhz: 1980,
         mem_clock_mhz: 3201,
@@ -168,7 +168,7 @@ pub static KNOWN_GPUS: &[KnownGpu] = &[
         key: "l4",
         aliases: &["nvidia-l4"],
         name: "NVIDIA L4",
-        cc: (8, 9),
+        cc: ComputeCapability::new(8, 9),
         sms: 58,
         boost_mhz: 2040,
         mem_clock_mhz: 6251,
@@ -183,7 +183,7 @@ pub static KNOWN_GPUS: &[KnownGpu] = &[
         key: "l40s",
         aliases: &["nvidia-l40s"],
         name: "NVIDIA L40S",
-        cc: (8, 9),
+        cc: ComputeCapability::new(8, 9),
         sms: 142,
         boost_mhz: 2520,
         mem_clock_mhz: 9001,
@@ -198,7 +198,7 @@ pub static KNOWN_GPUS: &[KnownGpu] = &[
         key: "rtx4090",
         aliases: &["rtx-4090", "4090", "geforce-rtx-4090"],
         name: "NVIDIA GeForce RTX 4090",
-        cc: (8, 9),
+        cc: ComputeCapability::new(8, 9),
         sms: 128,
         boost_mhz: 2520,
         mem_clock_mhz: 10501,
@@ -213,7 +213,7 @@ pub static KNOWN_GPUS: &[KnownGpu] = &[
         key: "b200",
         aliases: &["nvidia-b200"],
         name: "NVIDIA B200",
-        cc: (10, 0),
+        cc: ComputeCapability::new(10, 0),
         sms: 148,
         boost_mhz: 1965,
         mem_clock_mhz: 3746,
@@ -269,9 +269,9 @@ mod tests {
 
     fn roofs(key: &str) -> (f64, f64, f64) {
         let m = theoretical_machine(&find(key).unwrap().attributes()).unwrap();
-        let fp32 = m.compute_roof(FlopKind::Fp32).unwrap().flops_per_s / 1e12;
-        let fp64 = m.compute_roof(FlopKind::Fp64).unwrap().flops_per_s / 1e12;
-        let dram = m.bandwidth_roof(MemLevel::Dram).unwrap().bytes_per_s / 1e9;
+        let fp32 = m.compute_roof(FlopKind::Fp32).unwrap().rate / 1e12;
+        let fp64 = m.compute_roof(FlopKind::Fp64).unwrap().rate / 1e12;
+        let dram = m.bandwidth_roof(MemLevel::Dram).unwrap().rate / 1e9;
         (fp32, fp64, dram)
     }
 
@@ -302,12 +302,12 @@ mod tests {
     #[test]
     fn tensor_peaks_at_the_vendor_clock() {
         let m = theoretical_machine(&find("h200").unwrap().attributes()).unwrap();
-        let bf16 = m.compute_roof(FlopKind::TensorBf16).unwrap().flops_per_s / 1e12;
+        let bf16 = m.compute_roof(FlopKind::TensorBf16).unwrap().rate / 1e12;
         assert!((bf16 - 989.0).abs() < 1.0, "{bf16}");
-        let fp64t = m.compute_roof(FlopKind::TensorFp64).unwrap().flops_per_s / 1e12;
+        let fp64t = m.compute_roof(FlopKind::TensorFp64).unwrap().rate / 1e12;
         assert!((fp64t - 66.9).abs() < 0.1, "{fp64t}");
         let a100 = theoretical_machine(&find("a100").unwrap().attributes()).unwrap();
-        let t = a100.compute_roof(FlopKind::TensorFp16).unwrap().flops_per_s / 1e12;
+        let t = a100.compute_roof(FlopKind::TensorFp16).unwrap().rate / 1e12;
         assert!((t - 312.0).abs() < 1.0, "{t}");
     }
 

@@ -7,8 +7,10 @@
 //! device attributes ([`peaks`], [`arch`], [`gpus`]), paper estimates
 //! ([`estimate`]), the occupancy calculator ([`occupancy`]), statistics
 //! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
-//! ([`diff`]), the versioned JSON documents ([`schema`]) and the range every
-//! number of a document keeps to ([`bounds`]).
+//! ([`diff`]), where a whole program's time goes ([`program`]), the
+//! versioned JSON documents ([`schema`]), their typed warnings
+//! ([`warning`]) and the range every number of a document keeps to
+//! ([`bounds`]).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod arch;
@@ -22,11 +24,13 @@ pub mod kernel;
 pub mod machine;
 pub mod occupancy;
 pub mod peaks;
+pub mod program;
 pub mod roofline;
 pub mod schema;
 pub mod stats;
 pub mod units;
+pub mod warning;
 
 pub use kernel::Kernel;
-pub use machine::{BandwidthCeiling, ComputeCeiling, FlopKind, Machine, MemLevel, Origin, Provenance};
+pub use machine::{Ceiling, FlopKind, Machine, MemLevel, Origin, Pipe, Provenance, Resource};
 pub use roofline::{analyze, analyze_kernel, attainable, ridge_point, Bound, KernelAnalysis, Limiter};

@@ -261,38 +261,283 @@ impl ClockBasis {
     }
 }
 
-/// A flat roof: the most FLOP/s of one kind the machine can do.
+/// An execution pipe or instruction class of an SM, as the instruction
+/// roofline (Ding and Williams) and Nsight Compute's pipe counters see it.
+/// Its roof is in warp instructions per second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pipe {
+    /// Any instruction: the warp schedulers' issue slots.
+    Issue,
+    /// Integer and logic: IADD3, LOP3, shifts, comparisons (`pipe_alu`).
+    Alu,
+    /// FP32 and integer multiply-add: FFMA, FMUL, FADD, IMAD (`pipe_fma`).
+    Fma,
+    /// FP64 arithmetic (`pipe_fp64`).
+    Fp64,
+    /// Half-precision arithmetic on the CUDA cores (`pipe_fp16`).
+    Fp16,
+    /// The special-function unit: MUFU ex2, lg2, rsqrt, sin, cos (`pipe_xu`).
+    Xu,
+    /// Load/store issue: global, local and shared memory instructions (`pipe_lsu`).
+    Lsu,
+    /// Shared-memory loads and stores through the banks (LDS/STS).
+    Shared,
+    /// Atomics and reductions on global memory, executed in L2.
+    GlobalAtomic,
+    /// Atomics on shared memory.
+    SharedAtomic,
+    /// Matrix instructions (HMMA, HGMMA, DMMA) on the tensor cores.
+    Tensor,
+}
+
+impl Pipe {
+    pub const ALL: [Pipe; 11] = [
+        Pipe::Issue,
+        Pipe::Alu,
+        Pipe::Fma,
+        Pipe::Fp64,
+        Pipe::Fp16,
+        Pipe::Xu,
+        Pipe::Lsu,
+        Pipe::Shared,
+        Pipe::GlobalAtomic,
+        Pipe::SharedAtomic,
+        Pipe::Tensor,
+    ];
+
+    /// "ALU (integer)", "XU (special functions)".
+    pub fn label(self) -> &'static str {
+        match self {
+            Pipe::Issue => "issue",
+            Pipe::Alu => "ALU (integer)",
+            Pipe::Fma => "FMA (FP32, IMAD)",
+            Pipe::Fp64 => "FP64 pipe",
+            Pipe::Fp16 => "FP16 pipe",
+            Pipe::Xu => "XU (special functions)",
+            Pipe::Lsu => "LSU (load/store)",
+            Pipe::Shared => "shared memory",
+            Pipe::GlobalAtomic => "global atomics",
+            Pipe::SharedAtomic => "shared atomics",
+            Pipe::Tensor => "tensor pipe",
+        }
+    }
+
+    /// The name in JSON and on the command line ("alu", "global_atomic").
+    pub fn key(self) -> &'static str {
+        match self {
+            Pipe::Issue => "issue",
+            Pipe::Alu => "alu",
+            Pipe::Fma => "fma",
+            Pipe::Fp64 => "fp64",
+            Pipe::Fp16 => "fp16",
+            Pipe::Xu => "xu",
+            Pipe::Lsu => "lsu",
+            Pipe::Shared => "shared",
+            Pipe::GlobalAtomic => "global_atomic",
+            Pipe::SharedAtomic => "shared_atomic",
+            Pipe::Tensor => "tensor",
+        }
+    }
+}
+
+/// What a ceiling bounds: a kind of arithmetic or a memory level.
+///
+/// One enum, so that every view walks one list of ceilings instead of two
+/// parallel ones; the unit of a ceiling's rate follows from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type", content = "which")]
+pub enum Resource {
+    /// A flat roof: FLOP/s (OP/s for integer tensor work) of one kind.
+    Compute(FlopKind),
+    /// A slanted roof: bytes/s one memory level delivers.
+    Memory(MemLevel),
+    /// An instruction roof: warp instructions/s one pipe issues.
+    Instruction(Pipe),
+}
+
+impl Resource {
+    /// The unit of a rate of this resource.
+    pub fn unit(self) -> Unit {
+        match self {
+            Resource::Compute(kind) => kind.rate_unit(),
+            Resource::Memory(_) => Unit::BytePerSecond,
+            Resource::Instruction(_) => Unit::InstPerSecond,
+        }
+    }
+
+    /// "FP32", "DRAM".
+    pub fn label(self) -> &'static str {
+        match self {
+            Resource::Compute(kind) => kind.label(),
+            Resource::Memory(level) => level.label(),
+            Resource::Instruction(pipe) => pipe.label(),
+        }
+    }
+
+    /// The resource's family as JSON names it: "compute" or "memory".
+    pub fn family(self) -> &'static str {
+        match self {
+            Resource::Compute(_) => "compute",
+            Resource::Memory(_) => "memory",
+            Resource::Instruction(_) => "instruction",
+        }
+    }
+
+    /// The member of the family as JSON names it: "fp32", "dram".
+    pub fn key(self) -> &'static str {
+        match self {
+            Resource::Compute(kind) => kind.key(),
+            Resource::Memory(level) => level.key(),
+            Resource::Instruction(pipe) => pipe.key(),
+        }
+    }
+
+    /// The compute kind, for a flat roof.
+    pub fn flop_kind(self) -> Option<FlopKind> {
+        match self {
+            Resource::Compute(kind) => Some(kind),
+            _ => None,
+        }
+    }
+
+    /// The memory level, for a slanted roof.
+    pub fn mem_level(self) -> Option<MemLevel> {
+        match self {
+            Resource::Memory(level) => Some(level),
+            _ => None,
+        }
+    }
+}
+
+/// One roof: the most a machine can do of one [`Resource`] per second, with
+/// where the number came from and the clock it assumes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ComputeCeiling {
-    pub kind: FlopKind,
-    /// Display name: "FP32", "FP32 (no FMA)", "BF16 tensor (dense)".
+pub struct Ceiling {
+    pub resource: Resource,
+    /// Display name: "FP32", "FP32 (no FMA)", "DRAM", "DRAM (copy)".
     pub name: String,
-    pub flops_per_s: f64,
+    /// The rate, in [`Resource::unit`] (FLOP/s, OP/s or B/s).
+    pub rate: f64,
     pub provenance: Provenance,
     #[serde(default)]
     pub clock: ClockBasis,
     /// Spread of repeated measurements, for measured ceilings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<Spread>,
-    /// A lower ceiling under the main one for the same kind (no FMA, no
-    /// vectorisation): drawn, but never the roof a kernel is judged against.
+    /// A lower ceiling under the main one for the same resource (no FMA, no
+    /// vectorisation, copy instead of read): drawn, but never the roof a
+    /// kernel is judged against.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub secondary: bool,
+    /// For a measured memory ceiling: the streaming pattern the benchmark
+    /// ran (copy, triad, read-only ...) with its reads and writes per
+    /// element, so that a kernel can be judged against what streaming with
+    /// its own read:write mix reaches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<StreamPattern>,
 }
 
-/// A slanted roof: the most bytes/s one memory level can deliver.
+/// A streaming benchmark's access pattern: which benchmark, and how many
+/// arrays it reads and writes per element (copy: 1 read, 1 write; triad: 2
+/// reads, 1 write).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BandwidthCeiling {
-    pub level: MemLevel,
-    pub name: String,
-    pub bytes_per_s: f64,
-    pub provenance: Provenance,
-    #[serde(default)]
-    pub clock: ClockBasis,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spread: Option<Spread>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub secondary: bool,
+pub struct StreamPattern {
+    /// The benchmark's identifier ("dram.copy").
+    pub benchmark: String,
+    pub reads: u32,
+    pub writes: u32,
+}
+
+impl StreamPattern {
+    pub fn new(benchmark: impl Into<String>, reads: u32, writes: u32) -> StreamPattern {
+        StreamPattern { benchmark: benchmark.into(), reads, writes }
+    }
+
+    /// The share of the bytes that are read, 0..1 (all arrays have the same
+    /// element size in the benchmarks).
+    pub fn read_share(&self) -> f64 {
+        let total = self.reads + self.writes;
+        if total == 0 {
+            0.0
+        } else {
+            self.reads as f64 / total as f64
+        }
+    }
+
+    /// The pattern of a `bench` DRAM benchmark from its identifier, for
+    /// machine files written before ceilings carried their pattern.
+    pub fn of_benchmark(id: &str) -> Option<StreamPattern> {
+        let (reads, writes) = match id {
+            "dram.read" => (1, 0),
+            "dram.write" => (0, 1),
+            "dram.copy" => (1, 1),
+            "dram.add" | "dram.triad" => (2, 1),
+            _ => return None,
+        };
+        Some(StreamPattern::new(id, reads, writes))
+    }
+}
+
+impl Ceiling {
+    /// A primary ceiling with no clock or spread yet.
+    pub fn new(resource: Resource, name: impl Into<String>, rate: f64, provenance: Provenance) -> Ceiling {
+        Ceiling {
+            resource,
+            name: name.into(),
+            rate,
+            provenance,
+            clock: ClockBasis::default(),
+            spread: None,
+            secondary: false,
+            pattern: None,
+        }
+    }
+
+    pub fn with_clock(mut self, clock: ClockBasis) -> Ceiling {
+        self.clock = clock;
+        self
+    }
+
+    pub fn with_spread(mut self, spread: Option<Spread>) -> Ceiling {
+        self.spread = spread;
+        self
+    }
+
+    /// Names the streaming pattern a measured memory ceiling ran.
+    pub fn with_pattern(mut self, pattern: StreamPattern) -> Ceiling {
+        self.pattern = Some(pattern);
+        self
+    }
+
+    /// The streaming pattern: the field, or for older machine files the
+    /// benchmark identifier its provenance starts with ("benchmark
+    /// dram.copy: ...").
+    pub fn stream_pattern(&self) -> Option<StreamPattern> {
+        if let Some(p) = &self.pattern {
+            return Some(p.clone());
+        }
+        if self.provenance.origin != Origin::Measured {
+            return None;
+        }
+        let id = self.provenance.source.strip_prefix("benchmark ")?.split(':').next()?;
+        StreamPattern::of_benchmark(id.trim())
+    }
+
+    /// Marks the ceiling as drawn-only (see [`Ceiling::secondary`]).
+    pub fn secondary(mut self) -> Ceiling {
+        self.secondary = true;
+        self
+    }
+
+    pub fn unit(&self) -> Unit {
+        self.resource.unit()
+    }
+
+    /// "66.9 TFLOP/s".
+    pub fn formatted(&self) -> String {
+        format_si(self.rate, self.unit())
+    }
 }
 
 /// Facts about the GPU a machine describes, where known.
@@ -327,10 +572,9 @@ pub struct Machine {
     pub name: String,
     #[serde(default)]
     pub gpu: GpuFacts,
+    /// Every roof, compute and memory, primary and secondary.
     #[serde(default)]
-    pub compute: Vec<ComputeCeiling>,
-    #[serde(default)]
-    pub bandwidth: Vec<BandwidthCeiling>,
+    pub ceilings: Vec<Ceiling>,
     /// Things a reader must know: unconfirmed rows, throttling, clocks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -343,45 +587,49 @@ impl Machine {
         Machine {
             name: name.to_string(),
             gpu: GpuFacts::default(),
-            compute: vec![ComputeCeiling {
-                kind,
-                name: kind.label().to_string(),
-                flops_per_s,
-                provenance: user.clone(),
-                clock: ClockBasis::default(),
-                spread: None,
-                secondary: false,
-            }],
-            bandwidth: vec![BandwidthCeiling {
-                level: MemLevel::Dram,
-                name: MemLevel::Dram.label().to_string(),
-                bytes_per_s,
-                provenance: user,
-                clock: ClockBasis::default(),
-                spread: None,
-                secondary: false,
-            }],
+            ceilings: vec![
+                Ceiling::new(Resource::Compute(kind), kind.label(), flops_per_s, user.clone()),
+                Ceiling::new(Resource::Memory(MemLevel::Dram), MemLevel::Dram.label(), bytes_per_s, user),
+            ],
             notes: Vec::new(),
         }
     }
 
-    /// The primary (highest non-secondary) ceiling of a kind, preferring a
-    /// measured one over a theoretical one when both exist.
-    pub fn compute_roof(&self, kind: FlopKind) -> Option<&ComputeCeiling> {
-        best(self.compute.iter().filter(|c| c.kind == kind && !c.secondary), |c| (c.provenance.origin, c.flops_per_s))
+    /// The flat (compute) ceilings.
+    pub fn compute(&self) -> impl Iterator<Item = &Ceiling> {
+        self.ceilings.iter().filter(|c| matches!(c.resource, Resource::Compute(_)))
     }
 
-    /// The primary bandwidth ceiling of a level, preferring measured ones.
-    pub fn bandwidth_roof(&self, level: MemLevel) -> Option<&BandwidthCeiling> {
-        best(self.bandwidth.iter().filter(|b| b.level == level && !b.secondary), |b| {
-            (b.provenance.origin, b.bytes_per_s)
-        })
+    /// The instruction-pipe ceilings (the instruction roofline's flat roofs).
+    pub fn instruction(&self) -> impl Iterator<Item = &Ceiling> {
+        self.ceilings.iter().filter(|c| matches!(c.resource, Resource::Instruction(_)))
+    }
+
+    /// The slanted (memory) ceilings.
+    pub fn bandwidth(&self) -> impl Iterator<Item = &Ceiling> {
+        self.ceilings.iter().filter(|c| matches!(c.resource, Resource::Memory(_)))
+    }
+
+    /// The primary (highest non-secondary) ceiling of a resource, preferring
+    /// a measured one over a theoretical one when both exist.
+    pub fn roof(&self, resource: Resource) -> Option<&Ceiling> {
+        best(self.ceilings.iter().filter(|c| c.resource == resource && !c.secondary), |c| (c.provenance.origin, c.rate))
+    }
+
+    /// The primary compute ceiling of a kind (see [`Machine::roof`]).
+    pub fn compute_roof(&self, kind: FlopKind) -> Option<&Ceiling> {
+        self.roof(Resource::Compute(kind))
+    }
+
+    /// The primary bandwidth ceiling of a level (see [`Machine::roof`]).
+    pub fn bandwidth_roof(&self, level: MemLevel) -> Option<&Ceiling> {
+        self.roof(Resource::Memory(level))
     }
 
     /// Ridge point (FLOP/byte) of a compute kind against a memory level.
     pub fn ridge(&self, kind: FlopKind, level: MemLevel) -> Option<f64> {
-        let pi = self.compute_roof(kind)?.flops_per_s;
-        let beta = self.bandwidth_roof(level)?.bytes_per_s;
+        let pi = self.compute_roof(kind)?.rate;
+        let beta = self.bandwidth_roof(level)?.rate;
         Some(crate::roofline::ridge_point(pi, beta))
     }
 
@@ -389,16 +637,10 @@ impl Machine {
     /// theoretical ones): a ceiling of `other` replaces one here with the same
     /// name, others are appended.
     pub fn overlay(&mut self, other: &Machine) {
-        for c in &other.compute {
-            match self.compute.iter_mut().find(|x| x.name == c.name && x.kind == c.kind) {
+        for c in &other.ceilings {
+            match self.ceilings.iter_mut().find(|x| x.name == c.name && x.resource == c.resource) {
                 Some(x) => *x = c.clone(),
-                None => self.compute.push(c.clone()),
-            }
-        }
-        for b in &other.bandwidth {
-            match self.bandwidth.iter_mut().find(|x| x.name == b.name && x.level == b.level) {
-                Some(x) => *x = b.clone(),
-                None => self.bandwidth.push(b.clone()),
+                None => self.ceilings.push(c.clone()),
             }
         }
         self.notes.extend(other.notes.iter().cloned());
@@ -407,21 +649,8 @@ impl Machine {
     /// One line per ceiling, for logs and errors.
     pub fn summary(&self) -> String {
         let mut s = String::new();
-        for c in &self.compute {
-            s.push_str(&format!(
-                "{}: {} [{}]\n",
-                c.name,
-                format_si(c.flops_per_s, Unit::FlopPerSecond),
-                c.provenance.origin.label()
-            ));
-        }
-        for b in &self.bandwidth {
-            s.push_str(&format!(
-                "{}: {} [{}]\n",
-                b.name,
-                format_si(b.bytes_per_s, Unit::BytePerSecond),
-                b.provenance.origin.label()
-            ));
+        for c in &self.ceilings {
+            s.push_str(&format!("{}: {} [{}]\n", c.name, c.formatted(), c.provenance.origin.label()));
         }
         s
     }

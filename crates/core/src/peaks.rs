@@ -11,17 +11,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::arch::{self, ArchRates};
-use crate::machine::{
-    BandwidthCeiling, ClockBasis, ComputeCeiling, FlopKind, GpuFacts, Machine, MemLevel, Origin, Provenance,
-};
+use crate::arch::{self, ArchRates, ComputeCapability};
+use crate::machine::{Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Provenance, Resource};
 
 /// What the roofs are computed from. Clocks in kHz, as CUDA reports them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeviceAttributes {
     pub name: String,
-    pub cc_major: u32,
-    pub cc_minor: u32,
+    /// Serialised as `cc_major` and `cc_minor`, as documents always had it.
+    #[serde(flatten, with = "crate::arch::cc_fields")]
+    pub cc: ComputeCapability,
     pub sms: u32,
     /// Peak (boost) SM clock, kHz (`CU_DEVICE_ATTRIBUTE_CLOCK_RATE`).
     pub clock_khz: u32,
@@ -53,9 +52,9 @@ pub enum PeaksError {
 
 /// The theoretical machine for a set of attributes.
 pub fn theoretical_machine(attrs: &DeviceAttributes) -> Result<Machine, PeaksError> {
-    let rates = arch::rates(attrs.cc_major, attrs.cc_minor).ok_or_else(|| PeaksError::UnknownCapability {
-        major: attrs.cc_major,
-        minor: attrs.cc_minor,
+    let rates = arch::rates_for(attrs.cc).ok_or_else(|| PeaksError::UnknownCapability {
+        major: attrs.cc.major,
+        minor: attrs.cc.minor,
         known: arch::known_capabilities().join(", "),
     })?;
     Ok(build(attrs, &rates))
@@ -106,49 +105,42 @@ fn build(attrs: &DeviceAttributes, rates: &ArchRates) -> Machine {
         } else {
             rate.kind.label().to_string()
         };
-        compute.push(ComputeCeiling {
-            kind: rate.kind,
-            name,
-            flops_per_s: flops,
-            provenance: provenance.clone(),
-            clock: ClockBasis::sm(clock, clock_name),
-            spread: None,
-            secondary: false,
-        });
+        compute.push(
+            Ceiling::new(Resource::Compute(rate.kind), name, flops, provenance.clone())
+                .with_clock(ClockBasis::sm(clock, clock_name)),
+        );
         // Lower ceilings drawn under the main ones (seed 001: "compute roofs
         // with and without vectorization"): without FMA a CUDA core does
         // one FLOP per instruction, without half2 an FP16 lane does one.
         if matches!(rate.kind, FlopKind::Fp32 | FlopKind::Fp64) {
-            compute.push(ComputeCeiling {
-                kind: rate.kind,
-                name: format!("{} (no FMA)", rate.kind.label()),
-                flops_per_s: flops / 2.0,
-                provenance: Provenance {
-                    origin: Origin::Derived,
-                    source: format!("half of {}: one FLOP per instruction without FMA", rate.kind.label()),
-                    confirmed,
-                },
-                clock: ClockBasis::sm(clock, clock_name),
-                spread: None,
-                secondary: true,
-            });
+            let source = format!("half of {}: one FLOP per instruction without FMA", rate.kind.label());
+            compute.push(
+                Ceiling::new(
+                    Resource::Compute(rate.kind),
+                    format!("{} (no FMA)", rate.kind.label()),
+                    flops / 2.0,
+                    Provenance { origin: Origin::Derived, source, confirmed },
+                )
+                .with_clock(ClockBasis::sm(clock, clock_name))
+                .secondary(),
+            );
         }
         if rate.kind == FlopKind::Fp16 {
-            compute.push(ComputeCeiling {
-                kind: rate.kind,
-                name: "FP16 (no half2)".into(),
-                flops_per_s: flops / 2.0,
-                provenance: Provenance {
-                    origin: Origin::Derived,
-                    source: "half of FP16: scalar half instructions instead of half2".into(),
-                    confirmed,
-                },
-                clock: ClockBasis::sm(clock, clock_name),
-                spread: None,
-                secondary: true,
-            });
+            let source = "half of FP16: scalar half instructions instead of half2".to_string();
+            compute.push(
+                Ceiling::new(
+                    Resource::Compute(rate.kind),
+                    "FP16 (no half2)",
+                    flops / 2.0,
+                    Provenance { origin: Origin::Derived, source, confirmed },
+                )
+                .with_clock(ClockBasis::sm(clock, clock_name))
+                .secondary(),
+            );
         }
     }
+
+    let instruction = instruction_ceilings(attrs, rates, mhz, clock_unconfirmed);
 
     let mem_mhz = attrs.mem_clock_khz as f64 / 1e3;
     let dram = 2.0 * mem_mhz * 1e6 * attrs.bus_width_bits as f64 / 8.0;
@@ -168,24 +160,10 @@ fn build(attrs: &DeviceAttributes, rates: &ArchRates) -> Machine {
         l1_prov = l1_prov.unconfirmed();
     }
     let bandwidth = vec![
-        BandwidthCeiling {
-            level: MemLevel::Dram,
-            name: "DRAM".into(),
-            bytes_per_s: dram,
-            provenance: dram_prov,
-            clock: ClockBasis::mem(mem_mhz, "peak memory clock"),
-            spread: None,
-            secondary: false,
-        },
-        BandwidthCeiling {
-            level: MemLevel::L1,
-            name: "L1/shared".into(),
-            bytes_per_s: l1,
-            provenance: l1_prov,
-            clock: ClockBasis::sm(mhz, "boost clock"),
-            spread: None,
-            secondary: false,
-        },
+        Ceiling::new(Resource::Memory(MemLevel::Dram), "DRAM", dram, dram_prov)
+            .with_clock(ClockBasis::mem(mem_mhz, "peak memory clock")),
+        Ceiling::new(Resource::Memory(MemLevel::L1), "L1/shared", l1, l1_prov)
+            .with_clock(ClockBasis::sm(mhz, "boost clock")),
     ];
     let mut notes = vec![
         "L2 bandwidth has no theoretical formula from device attributes: `roofline bench` measures it".to_string(),
@@ -200,7 +178,7 @@ fn build(attrs: &DeviceAttributes, rates: &ArchRates) -> Machine {
         name: attrs.name.clone(),
         gpu: GpuFacts {
             name: Some(attrs.name.clone()),
-            compute_capability: Some(format!("{}.{}", attrs.cc_major, attrs.cc_minor)),
+            compute_capability: Some(attrs.cc.to_string()),
             sms: Some(attrs.sms),
             sm_clock_mhz: Some(mhz),
             mem_clock_mhz: Some(mem_mhz),
@@ -210,13 +188,50 @@ fn build(attrs: &DeviceAttributes, rates: &ArchRates) -> Machine {
             driver: None,
             uuid: None,
         },
-        compute,
-        bandwidth,
+        ceilings: compute.into_iter().chain(instruction).chain(bandwidth).collect(),
         notes,
     }
 }
 
-fn dram_prov_confirmed(b: &[BandwidthCeiling]) -> bool {
+/// One ceiling per instruction the architecture table gives a rate for, in
+/// warp instructions per second: SMs x rate per SM and clock x boost clock.
+/// The fastest instruction of each pipe is its primary roof; the others
+/// (IMAD beside FFMA, LDS.128 beside LDS.32) are secondary.
+fn instruction_ceilings(
+    attrs: &DeviceAttributes,
+    rates: &ArchRates,
+    mhz: f64,
+    clock_unconfirmed: bool,
+) -> Vec<Ceiling> {
+    let table = arch::pipe_rates(ComputeCapability::new(rates.major, rates.minor));
+    let mut out = Vec::new();
+    for (i, r) in table.iter().enumerate() {
+        let pipe = r.op.pipe();
+        let beaten = table.iter().enumerate().any(|(j, o)| {
+            o.op.pipe() == pipe
+                && (o.warp_inst_per_clock_per_sm > r.warp_inst_per_clock_per_sm
+                    || (o.warp_inst_per_clock_per_sm == r.warp_inst_per_clock_per_sm && j < i))
+        });
+        let mut provenance = Provenance::new(
+            Origin::Theoretical,
+            format!(
+                "{}: {} SMs x {} warp instructions/clk x {:.0} MHz ({})",
+                attrs.source, attrs.sms, r.warp_inst_per_clock_per_sm, mhz, r.source
+            ),
+        );
+        if !r.confirmed || clock_unconfirmed {
+            provenance = provenance.unconfirmed();
+        }
+        let rate = attrs.sms as f64 * r.warp_inst_per_clock_per_sm * mhz * 1e6;
+        let mut c = Ceiling::new(Resource::Instruction(pipe), r.op.mnemonic(), rate, provenance)
+            .with_clock(ClockBasis::sm(mhz, "boost clock"));
+        c.secondary = beaten;
+        out.push(c);
+    }
+    out
+}
+
+fn dram_prov_confirmed(b: &[Ceiling]) -> bool {
     b.iter().all(|c| c.provenance.confirmed)
 }
 
@@ -227,8 +242,7 @@ mod tests {
     fn t4() -> DeviceAttributes {
         DeviceAttributes {
             name: "Tesla T4".into(),
-            cc_major: 7,
-            cc_minor: 5,
+            cc: ComputeCapability::new(7, 5),
             sms: 40,
             clock_khz: 1_590_000,
             mem_clock_khz: 5_001_000,
@@ -244,17 +258,39 @@ mod tests {
     #[test]
     fn seed_000_peaks_cu_on_the_t4() {
         let m = theoretical_machine(&t4()).unwrap();
-        let fp32 = m.compute_roof(FlopKind::Fp32).unwrap().flops_per_s;
-        let dram = m.bandwidth_roof(MemLevel::Dram).unwrap().bytes_per_s;
+        let fp32 = m.compute_roof(FlopKind::Fp32).unwrap().rate;
+        let dram = m.bandwidth_roof(MemLevel::Dram).unwrap().rate;
         assert_eq!(format!("{:.0}", fp32 / 1e9), "8141");
         assert_eq!(format!("{:.0}", dram / 1e9), "320");
         assert_eq!(format!("{:.1}", fp32 / dram), "25.4");
     }
 
     #[test]
+    fn h200_instruction_roofs_from_the_architecture_table() {
+        let h200 = crate::gpus::find("h200").unwrap().attributes();
+        let m = theoretical_machine(&h200).unwrap();
+        let roof = |p: crate::machine::Pipe| m.roof(Resource::Instruction(p)).unwrap();
+        use crate::machine::Pipe;
+        // 132 SMs x 1980 MHz x warp instructions per clock and SM.
+        let g = 132.0 * 1980e6;
+        assert_eq!(roof(Pipe::Alu).rate, 2.0 * g);
+        assert_eq!(roof(Pipe::Fma).rate, 4.0 * g);
+        assert_eq!(roof(Pipe::Fma).name, "FFMA");
+        assert_eq!(roof(Pipe::Xu).rate, 0.5 * g);
+        assert_eq!(roof(Pipe::Shared).rate, g);
+        assert_eq!(roof(Pipe::Issue).rate, 4.0 * g);
+        let imad = m.instruction().find(|c| c.name == "IMAD").unwrap();
+        assert!(imad.secondary && imad.rate == 2.0 * g);
+        let lds128 = m.instruction().find(|c| c.name == "LDS.128").unwrap();
+        assert!(lds128.secondary && lds128.rate == 0.25 * g);
+        assert!(!m.instruction().find(|c| c.name == "LDG.32").unwrap().provenance.confirmed);
+        assert!(m.instruction().all(|c| c.provenance.origin == Origin::Theoretical && c.clock.sm_mhz == Some(1980.0)));
+    }
+
+    #[test]
     fn unknown_capability_lists_known_ones() {
         let mut a = t4();
-        a.cc_major = 3;
+        a.cc = ComputeCapability::new(3, 5);
         let e = theoretical_machine(&a).unwrap_err().to_string();
         assert!(e.contains("3.5") && e.contains("9.0"), "{e}");
     }

@@ -8,6 +8,7 @@
 //
 // fma_*: RL_CHAINS independent FMA chains per thread, RL_UNROLL steps per
 // loop trip, so that the loop's own instructions are a few percent at most.
+// One template serves every precision (rl_fma_chains).
 // Chains start from one of 16 seed vectors (thread index mod 16), so the host
 // can compute every thread's final values exactly (IEEE fused multiply-add).
 
@@ -38,100 +39,84 @@ extern "C" __global__ void smem_read(const uint4* __restrict__ src, u32* __restr
     out[rl_tid()] = acc0 + acc1;
 }
 
-extern "C" __global__ void fma_f32(const float* __restrict__ seeds, float* __restrict__ out, u32 iters, float a, float b) {
-    float x[RL_CHAINS];
+// One FMA step per precision: float, double and a half2 held in a u32
+// (fma.rn.f16x2: two FMAs, four FLOPs).
+struct rl_h2 { u32 v; };
+__device__ __forceinline__ float rl_fma(float x, float a, float b) { return __fmaf_rn(x, a, b); }
+__device__ __forceinline__ double rl_fma(double x, double a, double b) { return __fma_rn(x, a, b); }
+__device__ __forceinline__ rl_h2 rl_fma(rl_h2 x, rl_h2 a, rl_h2 b) {
+    rl_h2 d;
+    asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d.v) : "r"(x.v), "r"(a.v), "r"(b.v));
+    return d;
+}
+
+template <typename T>
+__device__ __forceinline__ void rl_fma_chains(const T* __restrict__ seeds, T* __restrict__ out, u32 iters, T a, T b) {
+    T x[RL_CHAINS];
     #pragma unroll
     for (int c = 0; c < RL_CHAINS; c++) x[c] = seeds[(threadIdx.x & 15) * RL_CHAINS + c];
     for (u32 i = 0; i < iters; i++) {
         #pragma unroll
         for (int u = 0; u < RL_UNROLL; u++) {
             #pragma unroll
-            for (int c = 0; c < RL_CHAINS; c++) x[c] = __fmaf_rn(x[c], a, b);
+            for (int c = 0; c < RL_CHAINS; c++) x[c] = rl_fma(x[c], a, b);
         }
     }
     #pragma unroll
     for (int c = 0; c < RL_CHAINS; c++) out[rl_tid() * RL_CHAINS + c] = x[c];
 }
 
-extern "C" __global__ void fma_f64(const double* __restrict__ seeds, double* __restrict__ out, u32 iters, double a, double b) {
-    double x[RL_CHAINS];
-    #pragma unroll
-    for (int c = 0; c < RL_CHAINS; c++) x[c] = seeds[(threadIdx.x & 15) * RL_CHAINS + c];
-    for (u32 i = 0; i < iters; i++) {
-        #pragma unroll
-        for (int u = 0; u < RL_UNROLL; u++) {
-            #pragma unroll
-            for (int c = 0; c < RL_CHAINS; c++) x[c] = __fma_rn(x[c], a, b);
-        }
+#define RL_FMA(NAME, T) \
+    extern "C" __global__ void NAME(const T* __restrict__ seeds, T* __restrict__ out, u32 iters, T a, T b) { \
+        rl_fma_chains<T>(seeds, out, iters, a, b); \
     }
-    #pragma unroll
-    for (int c = 0; c < RL_CHAINS; c++) out[rl_tid() * RL_CHAINS + c] = x[c];
-}
-
-// half2: one fma.rn.f16x2 is two FMAs (four FLOPs).
-extern "C" __global__ void fma_f16x2(const u32* __restrict__ seeds, u32* __restrict__ out, u32 iters, u32 a, u32 b) {
-    u32 x[RL_CHAINS];
-    #pragma unroll
-    for (int c = 0; c < RL_CHAINS; c++) x[c] = seeds[(threadIdx.x & 15) * RL_CHAINS + c];
-    for (u32 i = 0; i < iters; i++) {
-        #pragma unroll
-        for (int u = 0; u < RL_UNROLL; u++) {
-            #pragma unroll
-            for (int c = 0; c < RL_CHAINS; c++) asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(x[c]) : "r"(x[c]), "r"(a), "r"(b));
-        }
-    }
-    #pragma unroll
-    for (int c = 0; c < RL_CHAINS; c++) out[rl_tid() * RL_CHAINS + c] = x[c];
-}
+RL_FMA(fma_f32, float)
+RL_FMA(fma_f64, double)
+RL_FMA(fma_f16x2, rl_h2)
 
 // Intensity sweep (seed 000's practice 2): each element loaded goes through
 // `iters` FMAs and is stored. Inputs are drawn from a 256-entry table by the
-// hash, so the host can predict every output from 256 values.
-extern "C" __global__ void sweep_init_f32(float* p, u64 n, u32 seed, const float* table) {
-    for (u64 i = rl_tid(); i < n; i += rl_threads()) p[i] = table[rl_hash(i, seed) & 255];
-}
-extern "C" __global__ void sweep_init_f64(double* p, u64 n, u32 seed, const double* table) {
+// hash, so the host can predict every output from 256 values. One template
+// for both precisions.
+template <typename T>
+__device__ __forceinline__ void rl_sweep_init(T* p, u64 n, u32 seed, const T* table) {
     for (u64 i = rl_tid(); i < n; i += rl_threads()) p[i] = table[rl_hash(i, seed) & 255];
 }
 // Two vectors per thread and trip: eight (FP32) or four (FP64) independent
 // chains, and two loads in flight.
-__device__ __forceinline__ void rl_fma4(float4& v, float a, float b) {
+__device__ __forceinline__ void rl_fma_v(float4& v, float a, float b) {
     v.x = __fmaf_rn(v.x, a, b); v.y = __fmaf_rn(v.y, a, b); v.z = __fmaf_rn(v.z, a, b); v.w = __fmaf_rn(v.w, a, b);
 }
-__device__ __forceinline__ void rl_fma2(double2& v, double a, double b) { v.x = __fma_rn(v.x, a, b); v.y = __fma_rn(v.y, a, b); }
-extern "C" __global__ void sweep_f32(const float4* __restrict__ in, float4* __restrict__ out, u64 n4, u32 iters, float a, float b) {
+__device__ __forceinline__ void rl_fma_v(double2& v, double a, double b) { v.x = __fma_rn(v.x, a, b); v.y = __fma_rn(v.y, a, b); }
+template <typename V, typename T>
+__device__ __forceinline__ void rl_sweep(const V* __restrict__ in, V* __restrict__ out, u64 nv, u32 iters, T a, T b) {
     u64 s = rl_threads(), i = rl_tid();
-    for (; i + s < n4; i += 2 * s) {
-        float4 v = in[i], w = in[i + s];
-        #pragma unroll 8
-        for (u32 k = 0; k < iters; k++) { rl_fma4(v, a, b); rl_fma4(w, a, b); }
-        out[i] = v; out[i + s] = w;
-    }
-    for (; i < n4; i += s) {
-        float4 v = in[i];
-        for (u32 k = 0; k < iters; k++) rl_fma4(v, a, b);
-        out[i] = v;
-    }
-}
-extern "C" __global__ void sweep_f64(const double2* __restrict__ in, double2* __restrict__ out, u64 n2, u32 iters, double a, double b) {
-    u64 s = rl_threads(), i = rl_tid();
-    for (; i + s < n2; i += 2 * s) {
-        double2 v = in[i], w = in[i + s];
+    for (; i + s < nv; i += 2 * s) {
+        V v = in[i], w = in[i + s];
         #pragma unroll 4
-        for (u32 k = 0; k < iters; k++) { rl_fma2(v, a, b); rl_fma2(w, a, b); }
+        for (u32 k = 0; k < iters; k++) { rl_fma_v(v, a, b); rl_fma_v(w, a, b); }
         out[i] = v; out[i + s] = w;
     }
-    for (; i < n2; i += s) {
-        double2 v = in[i];
-        for (u32 k = 0; k < iters; k++) rl_fma2(v, a, b);
+    for (; i < nv; i += s) {
+        V v = in[i];
+        for (u32 k = 0; k < iters; k++) rl_fma_v(v, a, b);
         out[i] = v;
     }
 }
-extern "C" __global__ void sweep_check_f32(const float* out, u64 n, u32 seed, const float* expect, u64* bad) {
+__device__ __forceinline__ bool rl_same(float x, float y) { return __float_as_uint(x) == __float_as_uint(y); }
+__device__ __forceinline__ bool rl_same(double x, double y) { return __double_as_longlong(x) == __double_as_longlong(y); }
+template <typename T>
+__device__ __forceinline__ void rl_sweep_check(const T* out, u64 n, u32 seed, const T* expect, u64* bad) {
     for (u64 i = rl_tid(); i < n; i += rl_threads())
-        if (__float_as_uint(out[i]) != __float_as_uint(expect[rl_hash(i, seed) & 255])) rl_bad(i, bad);
+        if (!rl_same(out[i], expect[rl_hash(i, seed) & 255])) rl_bad(i, bad);
 }
-extern "C" __global__ void sweep_check_f64(const double* out, u64 n, u32 seed, const double* expect, u64* bad) {
-    for (u64 i = rl_tid(); i < n; i += rl_threads())
-        if (__double_as_longlong(out[i]) != __double_as_longlong(expect[rl_hash(i, seed) & 255])) rl_bad(i, bad);
-}
+#define RL_SWEEP(SUFFIX, T, V) \
+    extern "C" __global__ void sweep_init_##SUFFIX(T* p, u64 n, u32 seed, const T* table) { rl_sweep_init<T>(p, n, seed, table); } \
+    extern "C" __global__ void sweep_##SUFFIX(const V* __restrict__ in, V* __restrict__ out, u64 nv, u32 iters, T a, T b) { \
+        rl_sweep<V, T>(in, out, nv, iters, a, b); \
+    } \
+    extern "C" __global__ void sweep_check_##SUFFIX(const T* out, u64 n, u32 seed, const T* expect, u64* bad) { \
+        rl_sweep_check<T>(out, n, seed, expect, bad); \
+    }
+RL_SWEEP(f32, float, float4)
+RL_SWEEP(f64, double, double2)

@@ -10,7 +10,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use cudarc::driver::{result, sys, CudaContext};
+use cudarc::driver::{result, sys, CudaContext, DriverError};
+use roofline_core::arch::ComputeCapability;
 use roofline_core::machine::Machine;
 use roofline_core::peaks::{theoretical_machine, DeviceAttributes};
 use serde::{Deserialize, Serialize};
@@ -35,27 +36,32 @@ pub struct DeviceInfo {
 impl DeviceInfo {
     /// "sm_90" (or "sm_90a" when `arch_specific`).
     pub fn sm_arch(&self, arch_specific: bool) -> String {
-        let a = if arch_specific && self.attrs.cc_major >= 9 { "a" } else { "" };
-        format!("sm_{}{}{a}", self.attrs.cc_major, self.attrs.cc_minor)
+        let a = if arch_specific && self.attrs.cc.major >= 9 { "a" } else { "" };
+        format!("{}{a}", self.attrs.cc.sm())
+    }
+
+    /// The compute capability.
+    pub fn cc(&self) -> ComputeCapability {
+        self.attrs.cc
     }
 }
 
-static INIT: OnceLock<Result<(), String>> = OnceLock::new();
+/// `Err(None)`: no driver library; `Err(Some(e))`: cuInit failed.
+static INIT: OnceLock<Result<(), Option<DriverError>>> = OnceLock::new();
 
 /// Loads and initialises the driver once; `Err` if absent or broken.
 pub fn check_driver() -> Result<(), GpuError> {
     let r = INIT.get_or_init(|| {
         // SAFETY: only tries to dlopen the library; calls nothing in it.
         if !unsafe { sys::is_culib_present() } {
-            return Err(String::new());
+            return Err(None);
         }
-        result::init().map_err(|e| format!("{e:?}"))
+        result::init().map_err(Some)
     });
     match r {
         Ok(()) => Ok(()),
-        Err(e) if e.is_empty() => Err(GpuError::NoDriver),
-        Err(e) if e.contains("NO_DEVICE") => Err(GpuError::NoDevice(e.clone())),
-        Err(e) => Err(GpuError::Driver { what: "cuInit".into(), detail: e.clone() }),
+        Err(None) => Err(GpuError::NoDriver),
+        Err(Some(e)) => Err(GpuError::driver("cuInit", *e)),
     }
 }
 
@@ -109,8 +115,10 @@ pub fn query(ordinal: usize) -> Result<DeviceInfo, GpuError> {
     let total = unsafe { result::device::total_mem(dev) }.map_err(|e| GpuError::driver("cuDeviceTotalMem", e))?;
     let attrs = DeviceAttributes {
         name: name.clone(),
-        cc_major: attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? as u32,
-        cc_minor: attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)? as u32,
+        cc: ComputeCapability::new(
+            attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? as u32,
+            attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)? as u32,
+        ),
         sms: attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
         clock_khz: attr(dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE)? as u32,
         mem_clock_khz: attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)? as u32,
@@ -145,7 +153,10 @@ pub fn theoretical(info: &DeviceInfo) -> Result<Machine, GpuError> {
     if let Some(mhz) = table_row.and_then(|g| g.tensor_mhz) {
         attrs.tensor_clock_khz = Some(mhz * 1000);
     }
-    let mut m = theoretical_machine(&attrs).map_err(|e| GpuError::Other(e.to_string()))?;
+    let mut m = theoretical_machine(&attrs).map_err(|_| GpuError::UnknownCapability {
+        cc: attrs.cc.to_string(),
+        known: roofline_core::arch::known_capabilities().join(", "),
+    })?;
     if let Some(g) = table_row.filter(|g| g.tensor_mhz.is_some()) {
         m.notes.push(format!(
             "16-bit and smaller tensor roofs use the vendor's tensor clock for the {} from the built-in table ({})",
@@ -187,7 +198,7 @@ mod tests {
             Ok(n) => crate::skip_notice(&format!("a GPU is present ({n}); the no-driver path is not exercised here")),
             Err(e) => {
                 let msg = e.to_string();
-                assert!(msg.contains("--gpu NAME") || msg.contains("CUDA"), "{msg}");
+                assert!(msg.contains("CUDA") && !msg.contains("--"), "a GPU-layer message names no flag: {msg}");
             }
         }
     }

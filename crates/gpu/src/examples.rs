@@ -8,20 +8,14 @@
 //! run and checked after it, so a kernel that computes the wrong thing fails
 //! loudly instead of producing a fast, wrong point.
 
-use std::sync::Arc;
-
-use cudarc::driver::{
-    result as dres, sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, LaunchConfig,
-    PushKernelArg,
-};
-use cudarc::nvrtc::Ptx;
+use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use roofline_core::machine::{FlopKind, MemLevel, Origin};
 use roofline_core::stats::Spread;
 use roofline_core::Kernel;
 
-use crate::device;
 use crate::error::GpuError;
 use crate::nvrtc;
+use crate::session::{Reps, Session};
 
 /// The device code, shared with the nvcc host program `seed000_host.cu`.
 pub const SEED000: &str = include_str!("../../../examples/kernels/seed000.cu");
@@ -101,10 +95,11 @@ impl Plan {
     pub const TIMED: Plan = Plan { warmup: 2, timed: 10 };
 }
 
+/// The module name the example source is kept under in the session.
+const MODULE: &str = "seed000.cu";
+
 struct Runner {
-    stream: Arc<CudaStream>,
-    ctx: Arc<CudaContext>,
-    module: Arc<CudaModule>,
+    s: Session,
     plan: Plan,
 }
 
@@ -114,7 +109,7 @@ struct Runner {
 macro_rules! launch {
     ($r:expr, $f:expr, $c:expr, $name:expr; $($arg:expr),*) => {
         &mut || -> Result<(), GpuError> {
-            let mut b = $r.stream.launch_builder(&$f);
+            let mut b = $r.s.stream().launch_builder(&$f);
             $( b.arg($arg); )*
             unsafe { b.launch($c) }.map(|_| ()).map_err(|e| GpuError::driver($name, e))
         }
@@ -144,51 +139,31 @@ impl Rng {
 
 impl Runner {
     fn func(&self, name: &str) -> Result<CudaFunction, GpuError> {
-        self.module.load_function(name).map_err(|e| GpuError::driver(format!("kernel {name}"), e))
+        self.s.function(MODULE, name)
     }
 
     fn upload<T: DeviceRepr>(&self, v: &[T]) -> Result<CudaSlice<T>, GpuError> {
-        self.stream.clone_htod(v).map_err(|e| GpuError::driver("copy to device", e))
+        self.s.upload(v)
     }
 
     fn download<T: DeviceRepr + Default + Clone>(&self, s: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {
-        self.stream.clone_dtoh(s).map_err(|e| GpuError::driver("copy to host", e))
+        self.s.download(s)
     }
 
     fn alloc<T: DeviceRepr>(&self, n: usize, what: &str) -> Result<CudaSlice<T>, GpuError> {
-        // SAFETY: every buffer is poisoned or uploaded before a kernel reads it.
-        unsafe { self.stream.alloc::<T>(n) }.map_err(|e| match GpuError::driver(what, e) {
-            GpuError::OutOfMemory { what, .. } => GpuError::OutOfMemory { what, bytes: (n * size_of::<T>()) as u64 },
-            other => other,
-        })
+        self.s.alloc(n, what)
     }
 
     /// 0xFF bytes: NaN in every float format, so unwritten output fails the check.
     fn poison<T>(&self, s: &mut CudaSlice<T>) -> Result<(), GpuError> {
-        let bytes = s.num_bytes();
-        let (ptr, _g) = cudarc::driver::DevicePtrMut::device_ptr_mut(s, &self.stream);
-        // SAFETY: ptr spans `bytes` bytes of this allocation.
-        unsafe { dres::memset_d8_async(ptr, 0xFF, bytes, self.stream.cu_stream()) }
-            .map_err(|e| GpuError::driver("poisoning output", e))
+        self.s.poison(s)
     }
 
     /// Runs `launch` (warm-up, then timed launches) and returns seconds per launch.
     fn time(&self, name: &str, go: &mut dyn FnMut() -> Result<(), GpuError>) -> Result<Spread, GpuError> {
-        for _ in 0..self.plan.warmup {
-            go()?;
-        }
-        let ev =
-            || self.ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| GpuError::driver("event", e));
-        let mut secs = Vec::new();
-        for _ in 0..self.plan.timed {
-            let (a, b) = (ev()?, ev()?);
-            a.record(&self.stream).map_err(|e| GpuError::driver("event record", e))?;
-            go()?;
-            b.record(&self.stream).map_err(|e| GpuError::driver("event record", e))?;
-            b.synchronize().map_err(|e| GpuError::driver(format!("{name} (synchronize)"), e))?;
-            secs.push(a.elapsed_ms(&b).map_err(|e| GpuError::driver("event time", e))? as f64 / 1e3);
-        }
-        Spread::from_samples(&secs).map_err(|e| GpuError::Other(format!("{name}: {e}")))
+        let t = self.s.time(Reps::new(self.plan.warmup, 1, self.plan.timed), go)?;
+        let secs = t.runs.into_iter().next().unwrap_or_default();
+        Spread::from_samples(&secs).map_err(|e| GpuError::bench(name, e.to_string()))
     }
 }
 
@@ -241,15 +216,11 @@ fn check_sampled(name: &str, n: usize, rel: f64, at: impl Fn(usize) -> (f64, f64
 
 /// Runs every example kernel on `ordinal`, calling `progress` with each name.
 pub fn run(ordinal: usize, plan: Plan, progress: &mut dyn FnMut(&str)) -> Result<Vec<ExampleRun>, GpuError> {
-    let info = device::query(ordinal)?;
-    let ctx = device::open(ordinal)?;
-    let stream = ctx.default_stream();
-    let arch = info.sm_arch(false);
-    let cubin = nvrtc::compile("seed000.cu", &source(), &arch)?;
-    let module = ctx
-        .load_module(Ptx::from_binary(cubin))
-        .map_err(|e| GpuError::driver(format!("loading the {arch} CUBIN"), e))?;
-    let r = Runner { stream, ctx, module, plan };
+    nvrtc::check_nvrtc()?;
+    let mut s = Session::open(ordinal)?;
+    let options = nvrtc::options(s.arch());
+    s.compile(MODULE, &source(), &options)?;
+    let r = Runner { s, plan };
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut out = Vec::new();
     let n = N as i32;
@@ -335,7 +306,7 @@ pub fn run(ordinal: usize, plan: Plan, progress: &mut dyn FnMut(&str)) -> Result
         xf = r.upload(hf)?;
         let t = r.time(&name, launch!(r, f, cfg(fgrid, blk), name.clone(); &mut xf, &iters))?;
         xf = r.upload(hf)?;
-        let mut b1 = r.stream.launch_builder(&f);
+        let mut b1 = r.s.stream().launch_builder(&f);
         b1.arg(&mut xf).arg(&iters);
         // SAFETY: matches fma_loop_xN(float*, int).
         unsafe { b1.launch(cfg(fgrid, blk)) }.map_err(|e| GpuError::driver(name.clone(), e))?;
@@ -353,7 +324,7 @@ pub fn run(ordinal: usize, plan: Plan, progress: &mut dyn FnMut(&str)) -> Result
     let f = r.func("fma_loop_fp64")?;
     let t = r.time("fma_loop_fp64", launch!(r, f, cfg(fgrid, blk), "fma_loop_fp64"; &mut xd, &FP64_ITERS))?;
     xd = r.upload(&hd)?;
-    let mut b1 = r.stream.launch_builder(&f);
+    let mut b1 = r.s.stream().launch_builder(&f);
     b1.arg(&mut xd).arg(&FP64_ITERS);
     // SAFETY: matches fma_loop_fp64(double*, int).
     unsafe { b1.launch(cfg(fgrid, blk)) }.map_err(|e| GpuError::driver("fma_loop_fp64", e))?;

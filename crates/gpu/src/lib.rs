@@ -5,11 +5,12 @@
 //! on machines without CUDA; each library is checked for before the first
 //! call into it, and its absence is a typed [`GpuError`] with a hint, never a
 //! panic. [`device`] enumerates GPUs and reads their attributes, [`nvml`]
-//! samples clocks, [`nvrtc`] compiles the benchmark kernels for the device's
-//! own architecture, [`bench`] times them and builds the measured machine,
-//! [`examples`] runs the bundled example kernels for the main job,
-//! and [`occupancy_check`] compares the occupancy calculator with the
-//! driver's own answer.
+//! samples clocks, [`nvrtc`] compiles kernels for the device's own
+//! architecture, and a [`Session`] holds one GPU's context, stream, modules,
+//! memory and event timing. On a session, [`bench`] times the benchmark
+//! kernels and builds the measured machine, [`examples`] runs the bundled
+//! example kernels for the main job, and [`occupancy_check`] compares the
+//! occupancy calculator with the driver's own answer.
 
 pub mod bench;
 pub mod device;
@@ -18,8 +19,10 @@ pub mod examples;
 pub mod nvml;
 pub mod nvrtc;
 pub mod occupancy_check;
+pub mod session;
 
 pub use error::GpuError;
+pub use session::Session;
 
 /// Says `SKIPPED: why` on stderr for a GPU test that cannot run on this
 /// machine. It writes to the stream directly, past the test harness's output

@@ -16,6 +16,8 @@ use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
 use nvml_wrapper::Nvml;
 use serde::{Deserialize, Serialize};
 
+use crate::error::GpuError;
+
 /// One reading.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
@@ -117,11 +119,9 @@ pub struct NvmlInfo {
     pub other_processes: usize,
 }
 
-/// NVML, if it can be loaded. The error says why not.
-pub fn init() -> Result<Arc<Nvml>, String> {
-    Nvml::init().map(Arc::new).map_err(|e| {
-        format!("NVML is not available ({e}); benchmarks run anyway, but the clocks they ran at are unknown")
-    })
+/// NVML, if it can be loaded; [`GpuError::NoNvml`] says why not.
+pub fn init() -> Result<Arc<Nvml>, GpuError> {
+    Nvml::init().map(Arc::new).map_err(|e| GpuError::NoNvml { detail: e.to_string() })
 }
 
 /// A snapshot of the GPU with this UUID.
@@ -151,9 +151,10 @@ pub struct Sampler {
 }
 
 impl Sampler {
-    pub fn start(nvml: Arc<Nvml>, uuid: &str, period: Duration) -> Result<Sampler, String> {
+    /// Starts sampling; sample times count from `start` (a session's epoch,
+    /// so that they line up with its timing windows).
+    pub fn start(nvml: Arc<Nvml>, uuid: &str, period: Duration, start: Instant) -> Result<Sampler, String> {
         nvml.device_by_uuid(uuid).map_err(|e| format!("NVML does not know {uuid}: {e}"))?;
-        let start = Instant::now();
         let stop = Arc::new(AtomicBool::new(false));
         let samples = Arc::new(Mutex::new(Vec::new()));
         let (stop2, samples2, uuid) = (stop.clone(), samples.clone(), uuid.to_string());
@@ -240,7 +241,7 @@ mod tests {
     fn nvml_missing_is_a_message() {
         match init() {
             Ok(_) => crate::skip_notice("NVML is present; the missing-NVML message is not exercised"),
-            Err(e) => assert!(e.contains("clocks they ran at are unknown"), "{e}"),
+            Err(e) => assert!(e.to_string().contains("clocks they ran at are unknown"), "{e}"),
         }
     }
 }

@@ -2,6 +2,12 @@
 //! architecture (`--gpu-architecture=sm_XY`), producing CUBIN (machine code,
 //! no JIT at load time). Kernels are kept as `.cu` files in `kernels/` and
 //! embedded in the binary. A compile error carries NVRTC's log.
+//!
+//! This is the one NVRTC wrapper of the crate: the benchmarks, the example
+//! kernels and the occupancy check all compile through [`compile_with`].
+//! With `ROOFLINE_CUBIN_DIR` set, every CUBIN is also written there as
+//! `NAME.sm_XY.cubin`, so that `cuobjdump -sass` can show the machine code
+//! that was timed (scripts/device/bench-check.sh does).
 
 use std::ffi::{CStr, CString};
 
@@ -16,6 +22,18 @@ pub const COMPUTE: &str = include_str!("../kernels/compute.cu");
 pub const TENSOR_CHECK: &str = include_str!("../kernels/tensor_check.cu");
 /// Hopper and newer only (bulk copies, mbarriers).
 pub const L2_TMA: &str = include_str!("../kernels/l2_tma.cu");
+/// The instruction micro-benchmarks (INT32, MUFU, shared memory, atomics, load issue).
+pub const INSTRUCTIONS: &str = include_str!("../kernels/instructions.cu");
+
+/// The environment variable naming a folder to write every CUBIN to.
+pub const CUBIN_DIR_ENV: &str = "ROOFLINE_CUBIN_DIR";
+
+/// A compiled program: the CUBIN and NVRTC's log (ptxas's report with `-v`).
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    pub cubin: Vec<u8>,
+    pub log: String,
+}
 
 /// `Err(NoNvrtc)` when libnvrtc cannot be loaded.
 pub fn check_nvrtc() -> Result<(), GpuError> {
@@ -34,12 +52,22 @@ pub fn options(arch: &str) -> Vec<String> {
 
 /// Compiles `COMMON` + `src` to CUBIN for `arch` ("sm_90").
 pub fn compile(name: &str, src: &str, arch: &str) -> Result<Vec<u8>, GpuError> {
-    check_nvrtc()?;
     let full = format!("{COMMON}\n#line 1 \"{name}\"\n{src}");
+    compile_with(name, &full, arch, &options(arch)).map(|c| c.cubin)
+}
+
+/// Compiles `src` as it is with exactly `opts` (which must name the
+/// architecture) for `arch`, returning the CUBIN and the compiler's log.
+pub fn compile_with(name: &str, src: &str, arch: &str, opts: &[String]) -> Result<Compiled, GpuError> {
+    check_nvrtc()?;
     let fail = |detail: String, log: String| GpuError::Compile { kernel: name.into(), arch: arch.into(), detail, log };
-    let c_src = CString::new(full).map_err(|_| fail("source holds a NUL byte".into(), String::new()))?;
+    let c_src = CString::new(src).map_err(|_| fail("source holds a NUL byte".into(), String::new()))?;
     let c_name = CString::new(name).map_err(|_| fail("name holds a NUL byte".into(), String::new()))?;
-    let opts: Vec<CString> = options(arch).into_iter().map(|o| CString::new(o).expect("no NUL in options")).collect();
+    let opts: Vec<CString> = opts
+        .iter()
+        .map(|o| CString::new(o.as_str()))
+        .collect::<Result<_, _>>()
+        .map_err(|_| fail("an option holds a NUL byte".into(), String::new()))?;
     let opt_ptrs: Vec<*const std::ffi::c_char> = opts.iter().map(|o| o.as_ptr()).collect();
     let mut prog: sys::nvrtcProgram = std::ptr::null_mut();
     // SAFETY: pointers live until the calls return; prog is destroyed below.
@@ -64,11 +92,16 @@ pub fn compile(name: &str, src: &str, arch: &str) -> Result<Vec<u8>, GpuError> {
                 if r != sys::nvrtcResult::NVRTC_SUCCESS {
                     Err(fail(format!("nvrtcGetCUBIN: {r:?}"), log))
                 } else {
-                    Ok(buf)
+                    Ok(Compiled { cubin: buf, log: log.trim().to_string() })
                 }
             }
         };
         sys::nvrtcDestroyProgram(&mut prog);
+        if let (Ok(c), Some(dir)) = (&out, std::env::var_os(CUBIN_DIR_ENV)) {
+            let file = std::path::Path::new(&dir).join(format!("{}.{arch}.cubin", name.trim_end_matches(".cu")));
+            // Best effort: the dump is for inspection and never fails a run.
+            let _ = std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(file, &c.cubin));
+        }
         out
     }
 }
@@ -100,19 +133,33 @@ mod tests {
 
     #[test]
     fn sources_are_embedded_with_their_kernels() {
-        for name in ["dram_read_", "dram_write_", "dram_copy_", "dram_triad_", "dram_add_"] {
-            assert!(MEMORY.contains(&format!("void {name}##W(")), "{name}");
+        for t in ["rl_read_g", "rl_write_g", "rl_copy_g", "rl_triad_g", "rl_add_g", "rl_add_p", "rl_triad_p"] {
+            assert!(MEMORY.contains(&format!("void {t}(")), "{t}");
         }
         assert!(MEMORY.contains("void NAME##_##W##_u##NU(") && MEMORY.contains("RL_L2_ALL(l2_read, rl_ldcg)"));
-        assert!(MEMORY.contains("void dram_read_##W##_u8("));
-        for w in [4, 8, 16] {
-            assert!(MEMORY.contains(&format!("RL_MEMORY({w},")), "{w}");
+        assert!(MEMORY.contains("void l2_write(") && MEMORY.contains("void check_l2_write("));
+        for name in [
+            "smem_read",
+            "rl_fma_chains",
+            "RL_FMA(fma_f32",
+            "RL_FMA(fma_f64",
+            "RL_FMA(fma_f16x2",
+            "RL_SWEEP(f32",
+            "RL_SWEEP(f64",
+        ] {
+            assert!(COMPUTE.contains(name), "{name}");
         }
-        for name in ["smem_read", "fma_f32", "fma_f64", "fma_f16x2", "sweep_f32", "sweep_f64"] {
-            assert!(COMPUTE.contains(&format!("void {name}(")), "{name}");
+        for name in ["RL_INT(int_imad", "RL_MUFU(ex2)", "RL_SMEM(smem_lds128", "void atomic_global(", "RL_LDG(16"] {
+            assert!(INSTRUCTIONS.contains(name), "{name}");
         }
         assert!(TENSOR_CHECK.contains("void gemm_check("));
         assert!(COMMON.contains("rl_hash"));
+    }
+
+    /// The kernel names a CUBIN defines (its ELF string tables hold them).
+    fn defines(cubin: &[u8], name: &str) -> bool {
+        let needle = format!("{name}\0");
+        cubin.windows(needle.len()).any(|w| w == needle.as_bytes())
     }
 
     #[test]
@@ -122,13 +169,76 @@ mod tests {
             return;
         }
         for arch in ["sm_90", "sm_80"] {
-            for (name, src) in [("memory.cu", MEMORY), ("compute.cu", COMPUTE), ("tensor_check.cu", TENSOR_CHECK)] {
+            for (name, src) in [
+                ("memory.cu", MEMORY),
+                ("compute.cu", COMPUTE),
+                ("tensor_check.cu", TENSOR_CHECK),
+                ("instructions.cu", INSTRUCTIONS),
+            ] {
                 let cubin = compile(name, src, arch).unwrap_or_else(|e| panic!("{e}"));
                 assert_eq!(&cubin[..4], b"\x7fELF", "{name} for {arch} is a CUBIN (ELF)");
             }
         }
         let cubin = compile("l2_tma.cu", L2_TMA, "sm_90").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(&cubin[..4], b"\x7fELF");
+    }
+
+    #[test]
+    fn every_kernel_the_benchmarks_launch_is_in_its_cubin() {
+        use crate::bench::suite::What;
+        if check_nvrtc().is_err() {
+            crate::skip_notice("no NVRTC library; the kernel names were not checked against the CUBINs");
+            return;
+        }
+        let memory = compile("memory.cu", MEMORY, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        for what in [What::DramRead, What::DramWrite, What::DramCopy, What::DramTriad, What::DramAdd] {
+            for k in crate::bench::dram_kernels(what) {
+                assert!(defines(&memory, &k.name(what)), "{} is not in memory.cu", k.name(what));
+            }
+        }
+        let inst = compile("instructions.cu", INSTRUCTIONS, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        for name in [
+            "int_imad",
+            "int_iadd3",
+            "int_lop3",
+            "mufu_ex2",
+            "mufu_ref_ex2",
+            "mufu_lg2",
+            "mufu_rsqrt",
+            "mufu_sin",
+            "mufu_ref_sin",
+            "smem_lds32",
+            "smem_lds128",
+            "smem_sts32",
+            "smem_sts128",
+            "atomic_global",
+            "atomic_shared",
+            "lsu_ldg_4",
+            "lsu_ldg_8",
+            "lsu_ldg_16",
+        ] {
+            assert!(defines(&inst, name), "{name} is not in instructions.cu");
+        }
+        let compute = compile("compute.cu", COMPUTE, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        for name in ["fma_f32", "fma_f64", "fma_f16x2", "sweep_f32", "sweep_check_f64", "sweep_init_f32", "smem_read"] {
+            assert!(defines(&compute, name), "{name} is not in compute.cu");
+        }
+    }
+
+    #[test]
+    fn cubins_are_written_out_when_asked() {
+        if check_nvrtc().is_err() {
+            crate::skip_notice("no NVRTC library; the CUBIN dump was not exercised");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("roofline-cubins-{}", std::process::id()));
+        let src = "extern \"C\" __global__ void k(int* p) { p[0] = 1; }";
+        std::env::set_var(CUBIN_DIR_ENV, &dir);
+        let c = compile_with("dump_probe.cu", src, "sm_80", &options("sm_80"));
+        std::env::remove_var(CUBIN_DIR_ENV);
+        let written = std::fs::read(dir.join("dump_probe.sm_80.cubin")).expect("the CUBIN was written");
+        assert_eq!(written, c.unwrap().cubin);
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]

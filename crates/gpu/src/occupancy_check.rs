@@ -13,34 +13,21 @@
 //! CSV fixture that `roofline-core`'s tests replay on any machine.
 
 use std::collections::BTreeSet;
-use std::ffi::{c_char, CString};
 use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUfunction_attribute as FnAttr};
 use cudarc::driver::{CudaContext, CudaFunction};
+use roofline_core::arch::ComputeCapability;
 use roofline_core::occupancy::{self, Launch, Limits};
 use serde::Serialize;
 
-/// Why the check could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum CheckError {
-    #[error("no CUDA driver library (libcuda) found: install the NVIDIA driver, or run where a GPU is present")]
-    NoDriver,
-    #[error("no NVRTC library (libnvrtc) found: install the CUDA toolkit and put its lib64 folder on LD_LIBRARY_PATH")]
-    NoNvrtc,
-    #[error("no usable GPU: {0}")]
-    NoGpu(String),
-    #[error("the GPU has compute capability {0}, which the occupancy calculator does not know")]
-    UnknownCapability(String),
-    #[error("CUDA driver call failed while {what}: {error}")]
-    Driver { what: String, error: String },
-    #[error("NVRTC could not compile the register-pressure kernel ({options}): {log}")]
-    Compile { options: String, log: String },
-}
+use crate::error::GpuError;
+use crate::nvrtc;
+use crate::session::Session;
 
-fn driver(what: impl Into<String>) -> impl FnOnce(cudarc::driver::DriverError) -> CheckError {
+fn driver(what: impl Into<String>) -> impl FnOnce(cudarc::driver::DriverError) -> GpuError {
     let what = what.into();
-    move |e| CheckError::Driver { what, error: e.to_string() }
+    move |e| GpuError::driver(what, e)
 }
 
 /// One grid point: the kernel as compiled, the launch, and both answers.
@@ -71,7 +58,7 @@ impl GridRow {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DeviceFacts {
     pub name: String,
-    pub compute_capability: String,
+    pub compute_capability: ComputeCapability,
     pub driver_version: String,
     pub sms: u32,
     pub max_threads_per_sm: u32,
@@ -142,48 +129,29 @@ fn dynamic_sizes(max: u64) -> Vec<u64> {
     v.into_iter().filter(|&d| d <= max).collect()
 }
 
-fn cstr_lossy(bytes: &[c_char]) -> String {
-    let b: Vec<u8> = bytes.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
-    String::from_utf8_lossy(&b).into_owned()
-}
-
-/// Compiles the pressure kernel to a cubin for `arch` ("sm_90"); returns it
-/// with the compiler's log (ptxas's register and spill report).
-pub fn compile(arch: &str, max_regs: u32, static_floats: u32) -> Result<(Vec<u8>, String), CheckError> {
-    use cudarc::nvrtc::{result, sys};
-    let options = vec![
+/// The NVRTC options of one pressure kernel.
+fn pressure_options(arch: &str, max_regs: u32, static_floats: u32) -> Vec<String> {
+    vec![
         format!("--gpu-architecture={arch}"),
         format!("--maxrregcount={max_regs}"),
         format!("-DSTATIC_FLOATS={static_floats}"),
         "--ptxas-options=-v".to_string(),
-    ];
-    let err = |log: String| CheckError::Compile { options: options.join(" "), log };
-    let src = CString::new(KERNEL).expect("the kernel source has no NUL byte");
-    let prog = result::create_program(&src, None).map_err(|e| err(e.to_string()))?;
-    let compiled = unsafe { result::compile_program(prog, &options) };
-    let out = match compiled {
-        Err(e) => {
-            let log = unsafe { result::get_program_log(prog) }.map(|l| cstr_lossy(&l)).unwrap_or_default();
-            Err(err(format!("{e}: {log}")))
-        }
-        Ok(()) => unsafe {
-            let mut size = 0usize;
-            sys::nvrtcGetCUBINSize(prog, &mut size).result().map_err(|e| err(e.to_string()))?;
-            let mut cubin = vec![0u8; size];
-            sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr() as *mut c_char).result().map_err(|e| err(e.to_string()))?;
-            let log = result::get_program_log(prog).map(|l| cstr_lossy(&l)).unwrap_or_default();
-            Ok((cubin, log.trim().to_string()))
-        },
-    };
-    let _ = unsafe { result::destroy_program(prog) };
-    out
+    ]
 }
 
-fn attr(ctx: &Arc<CudaContext>, a: Attr) -> Result<i64, CheckError> {
+/// Compiles the pressure kernel to a cubin for `arch` ("sm_90"); returns it
+/// with the compiler's log (ptxas's register and spill report).
+pub fn compile(arch: &str, max_regs: u32, static_floats: u32) -> Result<(Vec<u8>, String), GpuError> {
+    let c =
+        nvrtc::compile_with("occupancy_pressure.cu", KERNEL, arch, &pressure_options(arch, max_regs, static_floats))?;
+    Ok((c.cubin, c.log))
+}
+
+fn attr(ctx: &Arc<CudaContext>, a: Attr) -> Result<i64, GpuError> {
     ctx.attribute(a).map(|v| v as i64).map_err(driver(format!("reading device attribute {a:?}")))
 }
 
-fn device_facts(ctx: &Arc<CudaContext>) -> Result<DeviceFacts, CheckError> {
+fn device_facts(ctx: &Arc<CudaContext>) -> Result<DeviceFacts, GpuError> {
     let major = attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
     let minor = attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
     let mut version = 0i32;
@@ -192,7 +160,7 @@ fn device_facts(ctx: &Arc<CudaContext>) -> Result<DeviceFacts, CheckError> {
         .map_err(driver("reading the driver version"))?;
     Ok(DeviceFacts {
         name: ctx.name().map_err(driver("reading the device name"))?,
-        compute_capability: format!("{major}.{minor}"),
+        compute_capability: ComputeCapability::new(major as u32, minor as u32),
         driver_version: format!("{}.{}", version / 1000, (version % 1000) / 10),
         sms: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
         max_threads_per_sm: attr(ctx, Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)? as u32,
@@ -221,36 +189,31 @@ fn table_mismatches(d: &DeviceFacts, l: &Limits) -> Vec<String> {
     pairs.iter().filter(|(_, a, b)| a != b).map(|(n, a, b)| format!("{n}: device {a}, table {b}")).collect()
 }
 
-fn fn_attr(f: &CudaFunction, a: FnAttr) -> Result<i64, CheckError> {
+fn fn_attr(f: &CudaFunction, a: FnAttr) -> Result<i64, GpuError> {
     f.get_attribute(a).map(|v| v as i64).map_err(driver(format!("reading function attribute {a:?}")))
 }
 
 /// Runs the whole grid on GPU 0. `progress` receives one line per kernel.
-pub fn run_grid(mut progress: impl FnMut(&str)) -> Result<GridReport, CheckError> {
-    if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        return Err(CheckError::NoDriver);
-    }
-    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        return Err(CheckError::NoNvrtc);
-    }
-    let ctx = CudaContext::new(0).map_err(|e| CheckError::NoGpu(e.to_string()))?;
+pub fn run_grid(mut progress: impl FnMut(&str)) -> Result<GridReport, GpuError> {
+    nvrtc::check_nvrtc()?;
+    let mut session = Session::open(0)?;
+    let ctx = session.context().clone();
     let mut device = device_facts(&ctx)?;
-    let (major, minor) = roofline_core::arch::parse_capability(&device.compute_capability)
-        .ok_or_else(|| CheckError::UnknownCapability(device.compute_capability.clone()))?;
-    let limits = occupancy::limits(major, minor)
-        .ok_or_else(|| CheckError::UnknownCapability(device.compute_capability.clone()))?;
+    let cc = device.compute_capability;
+    let limits = occupancy::limits(cc.major, cc.minor).ok_or_else(|| GpuError::UnknownCapability {
+        cc: cc.to_string(),
+        known: occupancy::known_capabilities().join(", "),
+    })?;
     device.table_mismatches = table_mismatches(&device, &limits);
-    let arch = format!("sm_{major}{minor}");
+    let arch = cc.sm();
 
     let mut rows = Vec::new();
     let mut kernels = Vec::new();
     let blocks = block_sizes();
     let variants = REGISTER_LIMITS.iter().map(|&r| (r, 0)).chain(WITH_STATIC.iter().map(|&r| (r, STATIC_FLOATS)));
     for (r, floats) in variants {
-        let (cubin, log) = compile(&arch, r, floats)?;
-        let module = ctx
-            .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))
-            .map_err(driver(format!("loading the kernel compiled with --maxrregcount={r}")))?;
+        let key = format!("occupancy_pressure_r{r}_s{floats}");
+        let (module, log) = session.compile(&key, KERNEL, &pressure_options(&arch, r, floats))?;
         let f = module.load_function("pressure").map_err(driver("finding the kernel"))?;
         let regs = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)? as u32;
         let static_smem = fn_attr(&f, FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)? as u64;

@@ -16,10 +16,12 @@ pub mod metrics;
 pub mod points;
 pub mod runner;
 
-use roofline_core::machine::Machine;
+use roofline_core::kernel::Fp16Packing;
+use roofline_core::machine::{FlopKind, Machine, MemLevel};
 use roofline_core::roofline::{analyze_kernel, KernelAnalysis};
+use roofline_core::warning::{MissingMetric, PartlyTimedKernel, Warning};
 
-pub use crate::csv::{read_capture, Capture, CsvError, Launch};
+pub use crate::csv::{read_capture, Capture, CsvError, Launch, ProgramExit};
 pub use crate::points::ByteConvention;
 
 /// How to analyse a capture.
@@ -41,7 +43,7 @@ pub struct Analysis {
     /// over all launches.
     pub machine: Machine,
     pub kernels: Vec<KernelAnalysis>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Places every kernel of a capture under its roofs.
@@ -49,19 +51,29 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
     let groups = aggregate::group(cap, opts.convention, opts.per_launch);
     let all: Vec<&Launch> = cap.launches.iter().collect();
     let overall = points::counter_machine(&all, opts.convention);
-    let mut warnings = cap.warnings.clone();
+    let mut warnings: Vec<Warning> = cap.warnings.iter().map(|m| Warning::Capture { message: m.clone() }).collect();
     for e in &cap.errors {
-        warnings.push(format!("ncu: {e}"));
+        warnings.push(Warning::Profiler { message: e.clone() });
     }
-    let mut missing: Vec<String> = Vec::new();
+    if let Some(exit) = &cap.program_exit {
+        warnings.push(Warning::ProgramFailed {
+            program: exit.program.clone(),
+            status: exit.status,
+            signal: exit.signal.clone(),
+            stopped_by: exit.stopped_by.clone(),
+            launches_analysed: cap.launches.len() as u64,
+        });
+    }
+    let mut missing: Vec<MissingMetric> = Vec::new();
     for m in cap.missing.iter().filter(|m| metrics::reported_when_missing(m.slot)) {
-        let line = format!("{} (blocks {})", m.metrics.join(" or "), m.blocks);
-        if !missing.contains(&line) {
-            missing.push(line);
+        let entry =
+            MissingMetric { metrics: m.metrics.iter().map(|s| s.to_string()).collect(), blocks: m.blocks.to_string() };
+        if !missing.contains(&entry) {
+            missing.push(entry);
         }
     }
     if !missing.is_empty() {
-        warnings.push(format!("missing metrics, the rest is analysed: {}", missing.join("; ")));
+        warnings.push(Warning::MissingMetrics { missing });
     }
     let total_time: f64 = groups.iter().filter_map(|g| g.kernel.duration_s).sum();
     for (slot, metric) in [
@@ -72,43 +84,32 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
     ] {
         let zero = cap.launches.iter().filter(|l| l.get(slot) == Some(0.0)).count();
         if zero > 0 {
-            warnings.push(format!(
-                "{metric} (a clock) is 0 in {zero} launch(es): no counter roof is made from it for them; a real capture never has a stopped clock, so check how the file was made"
-            ));
+            warnings.push(Warning::ClockStopped { metric: metric.into(), launches: zero as u64 });
         }
     }
-    let mut partly_timed: Vec<String> = Vec::new();
-    let mut untimed_kernels = 0usize;
+    let mut partly_timed: Vec<PartlyTimedKernel> = Vec::new();
+    let mut untimed_launches = 0u64;
     for g in &groups {
         let launches: Vec<&Launch> = g.launches.iter().map(|&i| &cap.launches[i]).collect();
         let (_, left_out) = aggregate::timed_launches(&launches);
         if !left_out.is_empty() {
-            let lines: Vec<String> = left_out.iter().take(3).map(|l| l.line.to_string()).collect();
-            partly_timed.push(format!(
-                "{} ({} of {} launches, line {}{})",
-                g.kernel.display_name,
-                left_out.len(),
-                launches.len(),
-                lines.join(", "),
-                if left_out.len() > 3 { ", ..." } else { "" }
-            ));
+            partly_timed.push(PartlyTimedKernel {
+                kernel: g.kernel.display_name.clone(),
+                left_out: left_out.len() as u64,
+                launches: launches.len() as u64,
+                lines: left_out.iter().take(3).map(|l| l.line).collect(),
+            });
         } else if g.kernel.duration_s.is_none() {
-            untimed_kernels += 1;
+            untimed_launches += launches.len() as u64;
         }
     }
     if !partly_timed.is_empty() {
-        warnings.push(format!(
-            "launches with no positive gpu__time_duration.sum (zero, n/a or missing) are left out of their kernel's point, so that its FLOPs and bytes are divided by the time of the same launches: {}",
-            partly_timed.join("; ")
-        ));
+        warnings.push(Warning::PartlyTimed { kernels: partly_timed });
     }
-    if untimed_kernels > 0 {
-        warnings.push(format!(
-            "{untimed_kernels} kernel(s) have no positive gpu__time_duration.sum in any launch: no rates for them (their FLOPs and bytes still place them)"
-        ));
+    if untimed_launches > 0 {
+        warnings.push(Warning::NoDuration { launches: untimed_launches });
     }
     let mut kernels = Vec::with_capacity(groups.len());
-    let mut hfma_only: Vec<String> = Vec::new();
     for g in &groups {
         let launches: Vec<&Launch> = g.launches.iter().map(|&i| &cap.launches[i]).collect();
         let own = points::counter_machine(&launches, opts.convention);
@@ -124,17 +125,9 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
         if total_time > 0.0 {
             a.time_share = a.kernel.duration_s.filter(|d| *d > 0.0).map(|d| d / total_time);
         }
-        if let Some(w) = hfma_moves(&launches, &a) {
-            hfma_only.push(w);
-        }
         kernels.push(a);
     }
-    if !hfma_only.is_empty() {
-        warnings.push(format!(
-            "FP16 from HFMA instructions alone in {}: compilers use HFMA2.MMA to move constants into registers, so this is likely not FP16 work (counted as ncu counts it)",
-            hfma_only.join(", ")
-        ));
-    }
+    warnings.extend(kernel_warnings(&kernels));
     let machine = match &opts.machine {
         Some(m) => m.clone(),
         None => {
@@ -145,28 +138,35 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
             m
         }
     };
-    if machine.compute.is_empty() && machine.bandwidth.is_empty() {
-        warnings.push(
-            "no roofs: the capture has no *.peak_sustained counters and no machine was given; give --machine FILE (from `roofline bench -o`) or --gpu NAME".into(),
-        );
+    if machine.ceilings.is_empty() {
+        warnings.push(Warning::NoRoofs);
     }
     Analysis { machine, kernels, warnings }
 }
 
-/// Compilers move constants into registers with `HFMA2.MMA`, which ncu
-/// counts as half-precision FMAs: a few FP16 FLOPs from HFMA alone, in a
-/// kernel that does mostly other work, are likely not FP16 work. Returns
-/// "kernel (N FLOP)" for such a kernel.
-fn hfma_moves(launches: &[&Launch], a: &KernelAnalysis) -> Option<String> {
-    use metrics::Slot;
-    let sum = |s: Slot| launches.iter().filter_map(|l| l.get(s)).sum::<f64>();
-    let fp16 = a.kernel.flops.get(&roofline_core::FlopKind::Fp16).copied().unwrap_or(0.0);
-    let total = a.kernel.total_flops();
-    (fp16 > 0.0 && sum(Slot::Hadd) == 0.0 && sum(Slot::Hmul) == 0.0 && fp16 < 0.05 * total).then(|| {
-        format!(
-            "{} ({})",
-            a.kernel.display_name,
-            roofline_core::units::format_si(fp16, roofline_core::units::Unit::Flop)
-        )
-    })
+/// Warnings that name kernels: constant moves, FP16 packing, points not
+/// measured at a level. Each is said once, with every kernel it concerns.
+fn kernel_warnings(kernels: &[KernelAnalysis]) -> Vec<Warning> {
+    let names = |f: &dyn Fn(&KernelAnalysis) -> bool| -> Vec<String> {
+        kernels.iter().filter(|a| f(a)).map(|a| a.kernel.display_name.clone()).collect()
+    };
+    let mut out = Vec::new();
+    let moves = names(&|a| a.kernel.evidence.fp16.as_ref().is_some_and(|f| f.constant_moves.is_some()));
+    if !moves.is_empty() {
+        out.push(Warning::Fp16ConstantMoves { kernels: moves });
+    }
+    let unknown = names(&|a| {
+        a.kernel.flops.get(&FlopKind::Fp16).is_some_and(|f| *f > 0.0)
+            && a.kernel.evidence.fp16.as_ref().is_some_and(|f| f.packing == Fp16Packing::Unknown)
+    });
+    if !unknown.is_empty() {
+        out.push(Warning::Fp16PackingUnknown { kernels: unknown });
+    }
+    for level in MemLevel::ALL {
+        let hidden = names(&|a| a.level(level).is_some_and(|p| !p.measured()));
+        if !hidden.is_empty() {
+            out.push(Warning::LevelNotMeasured { level, kernels: hidden });
+        }
+    }
+    out
 }

@@ -1,17 +1,19 @@
 //! Writes the sample analyses (seed 000's fusion, the hierarchical H200
 //! example) as analysis JSON, SVG charts and HTML pages into a folder, for
-//! looking at them and for the browser check (`scripts/browser-check.sh`).
+//! looking at them. (The screenshots of real captures come from
+//! `scripts/screenshots-html.sh`.)
 //!
 //! `cargo run -p roofline-report --example render_samples -- OUT_DIR`
 
 use std::path::PathBuf;
 
 use roofline_core::diff::{diff, Pairing};
-use roofline_report::diff::diff_svg;
-use roofline_report::html::{diff_html, report_html};
-use roofline_report::samples;
-use roofline_report::svg::{roofline_svg, ChartOptions};
-use roofline_report::write_atomic;
+use roofline_report::{
+    diff_svg, render, roofline_svg, write_atomic, ChartOptions, DiffDocument, Format, RenderOptions,
+};
+
+#[path = "../tests/samples/mod.rs"]
+mod samples;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "out/samples".into()));
@@ -22,11 +24,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, doc) in [("hierarchical", &hier), ("fusion-before", &before), ("fusion-after", &after)] {
         write_atomic(&dir.join(format!("{name}.json")), serde_json::to_string_pretty(doc)?.as_bytes())?;
         write_atomic(&dir.join(format!("{name}.svg")), roofline_svg(doc, &opts).as_bytes())?;
-        write_atomic(&dir.join(format!("{name}.html")), report_html(doc, &opts)?.as_bytes())?;
+        write_atomic(
+            &dir.join(format!("{name}.html")),
+            render(doc, Format::Html, &RenderOptions::default())?.as_bytes(),
+        )?;
     }
     let d = diff(&before, &after, &[Pairing::parse("scale+add=fused")?])?;
     write_atomic(&dir.join("fusion-diff.svg"), diff_svg(&before, &after, &d, &opts).as_bytes())?;
-    write_atomic(&dir.join("fusion-diff.html"), diff_html(&before, &after, &d, &opts)?.as_bytes())?;
+    let page =
+        render(&DiffDocument { before: &before, after: &after, diff: &d }, Format::Html, &RenderOptions::default())?;
+    write_atomic(&dir.join("fusion-diff.html"), page.as_bytes())?;
     eprintln!("wrote samples to {}", dir.display());
     Ok(())
 }

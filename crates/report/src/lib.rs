@@ -1,68 +1,92 @@
-//! `roofline-report`: everything the tool writes, one module per format.
+//! `roofline-report`: everything the tool shows, from one path:
+//! **document -> sections of typed cells -> writer**.
 //!
-//! Exporters turn the versioned documents of `roofline-core` into text:
-//! a readable table for terminals ([`table`]), JSON ([`json`]), CSV
-//! ([`csv_export`]) and Markdown ([`markdown`]); the roofline chart as SVG
-//! ([`svg`]), before/after charts and tables ([`diff`]) and the
-//! self-contained HTML report ([`html`]). They share one trait,
-//! [`Exporter`], so a command asks for a format and never formats by hand.
+//! Each document (a machine, an analysis, a diff, a check, an occupancy
+//! calculation, benchmark results, the tour) describes itself once through
+//! [`Describe`], as [`Section`]s of tables, facts, notes, diagnoses and
+//! chart references whose cells are typed: a [`Value`] carries its
+//! [`Quantity`] (unit) and its origin, spread and clock. One writer per
+//! [`Format`] renders any document from those sections: the terminal table
+//! (to a given width, colour optional), Markdown, CSV (one file per table,
+//! formula cells neutralised) and the self-contained HTML page with the
+//! charts; JSON is the document itself through serde. So a unit, a rounding
+//! or an escape is decided once for every document and every format.
+//!
+//! ```
+//! use roofline_core::machine::{FlopKind, Machine};
+//! use roofline_core::schema::{MachineDocument, Producer};
+//! use roofline_report::{render, Format, RenderOptions};
+//!
+//! let machine = Machine::simple("my GPU", FlopKind::Fp32, 1000e9, 100e9);
+//! let doc = MachineDocument::new(machine, Producer::new("example"));
+//! let text = render(&doc, Format::Table, &RenderOptions::default()).unwrap();
+//! assert!(text.contains("1000 GFLOP/s") && text.contains("DRAM 10.0 FLOP/B"));
+//! let md = render(&doc, Format::Markdown, &RenderOptions::default()).unwrap();
+//! assert!(md.contains("| FP32 | 1000 GFLOP/s | user |"));
+//! let csv = render(&doc, Format::Csv, &RenderOptions::default()).unwrap();
+//! assert!(csv.starts_with("ceiling,rate,rate_unit,"));
+//! ```
+//!
+//! A new document (a timeline, a program view, merged ranks) implements
+//! [`Describe`] (and `serde::Serialize` for JSON) and gets every format.
+//! The charts are SVG drawn by hand ([`roofline_svg`], [`diff_svg`],
+//! [`sweep_svg`]); the roofline is a model, a label layout and renderers
+//! in [`chart`] (also drawn in a terminal, [`Format::Chart`]);
 //! [`write_atomic`] ([`output_file`]) writes a file whole or not at all,
 //! without replacing devices, symlinks, owners, modes or the run's inputs.
+
+#![warn(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod csv_export;
-pub mod diff;
-pub mod html;
-pub mod json;
-pub mod markdown;
-pub mod occupancy;
-pub mod occupancy_chart;
+pub mod chart;
+mod diff;
+mod documents;
+mod occupancy_chart;
 pub mod output_file;
-pub mod samples;
-pub mod svg;
-pub mod table;
+mod view;
+mod writers;
 
-use roofline_core::schema::{AnalysisDocument, MachineDocument};
-
-pub use crate::output_file::write_atomic;
-
-/// The output formats every command offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Format {
-    #[default]
-    Table,
-    Json,
-    Csv,
-    Markdown,
-}
+pub use chart::layout::{Quad, Rect};
+pub use chart::model::chart_notes;
+pub use chart::svg::{roofline_chart, roofline_svg};
+pub use chart::ChartOptions;
+pub use diff::{diff_chart, diff_svg};
+pub use documents::analysis::{page_view, PAGE_KERNELS};
+pub use documents::bench::{BenchDocument, BenchResults, BenchRow, IntensitySweep, MeasuredRidge, SweepStep};
+pub use documents::check::CheckDocument;
+pub use documents::diff::{page_diff, DiffDocument};
+pub use documents::gpus::KnownGpus;
+pub use documents::occupancy::{OccupancyDocument, OCCUPANCY_SCHEMA};
+pub use documents::tour::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
+pub use occupancy_chart::sweep_svg;
+pub use output_file::write_atomic;
+pub use view::{
+    spread_text, value_text, Basis, Block, Cell, ChartControls, ChartKind, ChartRef, ChartTab, Column, ColumnKind,
+    Describe, Fact, Item, Note, NoteKind, PointDetail, Quantity, Row, Section, Show, Table, Tone, Value,
+};
+pub use writers::{
+    csv_tables, render, ColorChoice, CsvTable, Format, RenderOptions, TerminalOptions, MIN_WIDTH, PIPE_WIDTH,
+};
 
 /// An output could not be produced.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
+    /// The document could not be serialised.
     #[error("could not serialise to JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// A CSV table could not be written.
     #[error("could not write CSV: {0}")]
     Csv(#[from] ::csv::Error),
+    /// SVG was asked of a document that draws no chart.
+    #[error("{0} has no chart to draw (as SVG or in the terminal); write .html, .md, .json or .csv instead")]
+    NoChart(String),
+    /// A file could not be written.
     #[error("could not write {path}: {source}")]
     Io {
+        /// The file.
         path: String,
+        /// Why.
         #[source]
         source: std::io::Error,
     },
-}
-
-/// One output format for the two documents.
-pub trait Exporter {
-    fn machine(&self, doc: &MachineDocument) -> Result<String, ExportError>;
-    fn analysis(&self, doc: &AnalysisDocument) -> Result<String, ExportError>;
-}
-
-/// The exporter for a format.
-pub fn exporter(format: Format) -> Box<dyn Exporter> {
-    match format {
-        Format::Table => Box::new(table::TableExporter),
-        Format::Json => Box::new(json::JsonExporter),
-        Format::Csv => Box::new(csv_export::CsvExporter),
-        Format::Markdown => Box::new(markdown::MarkdownExporter),
-    }
 }

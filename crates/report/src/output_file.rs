@@ -209,9 +209,13 @@ fn keep_owner_and_mode(file: &File, old: &Metadata) -> std::io::Result<()> {
 #[derive(Debug, thiserror::Error)]
 #[error("{output_flag} {output}: this file is also an input of this command ({input_flag} {input}); writing it would destroy it. Give another output file name")]
 pub struct OverwritesInput {
+    /// The flag that names the output (`-o`, `--svg`).
     pub output_flag: String,
+    /// The output file as given.
     pub output: String,
+    /// The flag or argument that names the input (`FILE`, `--machine`).
     pub input_flag: String,
+    /// The input file as given.
     pub input: String,
 }
 

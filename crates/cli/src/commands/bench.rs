@@ -1,5 +1,5 @@
 //! `roofline bench`: measures the roofs of the local GPU(s) and writes a
-//! machine document (`roofline.machine/v1`) whose measured ceilings every
+//! machine document (`roofline.machine/v2`) whose measured ceilings every
 //! other command takes with `--machine FILE`.
 
 use std::io::IsTerminal;
@@ -7,11 +7,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use roofline_core::machine::{ClockBasis, Origin};
 use roofline_core::schema::{MachineDocument, Producer};
-use roofline_core::units::{format_si, Unit};
-use roofline_gpu::bench::{self, Event, Measurements, Options};
+use roofline_gpu::bench::suite::{BenchResult, Failure, Sweep};
+use roofline_gpu::bench::{self, Event, Options};
 use roofline_gpu::GpuError;
-use roofline_report::Format;
+use roofline_report::{
+    BenchDocument, BenchResults, BenchRow, IntensitySweep, MeasuredRidge, Quantity, SweepStep, Value,
+};
 
 use crate::error::bad_input;
 use crate::output::Output;
@@ -31,7 +34,8 @@ pub struct Args {
     pub quick: bool,
 
     /// Only the benchmarks whose id starts with one of these (comma-separated):
-    /// dram, l2, l1, fp64, fp32, fp16, tensor, sweep, or a full id such as tensor.bf16.
+    /// dram, l2, l1, fp64, fp32, fp16, tensor, sweep, int, sfu, shared, atomic,
+    /// lsu, or a full id such as tensor.bf16 or sfu.ex2.
     #[arg(long, value_name = "IDS", value_delimiter = ',')]
     pub only: Vec<String>,
 }
@@ -40,8 +44,10 @@ pub struct Args {
 /// unknown benchmark), 1 for a missing GPU or a failed run.
 pub(crate) fn gpu_error(e: GpuError) -> anyhow::Error {
     match e {
-        GpuError::DeviceOutOfRange { .. } => bad_input(e),
-        GpuError::Other(ref m) if m.starts_with("no benchmark matches") => bad_input(e),
+        e if e.is_usage() => bad_input(e),
+        GpuError::NoDriver | GpuError::NoDevice(_) => anyhow::anyhow!(
+            "{e}; `roofline bench` measures a local GPU. Without one: `roofline peaks --gpu NAME` gives the theoretical roofs of a GPU from the built-in table, and `roofline tour` shows measured H200 data"
+        ),
         other => anyhow::Error::new(other),
     }
 }
@@ -68,11 +74,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         let mut doc = MachineDocument::new(outcome.machine, producer);
         doc.measurements = Some(serde_json::to_value(&outcome.measurements)?);
         let file = out.file.as_ref().map(|f| if devices.len() > 1 { per_device(f, d) } else { f.clone() });
-        let o = Output { format: out.format, file, quiet: out.quiet, color: out.color };
-        o.machine(&doc)?;
-        if matches!(out.format, Format::Table | Format::Markdown) {
-            out.stdout(&results_text(&outcome.measurements, out.format == Format::Markdown))?;
-        }
+        out.check_machine(&doc)?;
+        let results = results_of(&doc);
+        out.with_file(file).document(&BenchDocument { machine: &doc, results: &results })?;
     }
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
@@ -128,81 +132,58 @@ pub(crate) fn run_device(d: usize, opts: &Options, out: &Output) -> Result<bench
     r
 }
 
-/// One row per benchmark: median, min, max, runs, clock, launch.
-pub fn results_text(m: &Measurements, markdown: bool) -> String {
-    let header = ["benchmark", "median", "min", "max", "runs (medians)", "SM clock", "launch / method"];
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    for r in &m.results {
-        let unit = if r.unit == "B/s" { Unit::BytePerSecond } else { Unit::FlopPerSecond };
-        let clock = match &r.clock {
-            Some(c) => format!("{:.0} MHz ({:.0}-{:.0})", c.sm_mhz_median, c.sm_mhz_min, c.sm_mhz_max),
-            None => "unknown".into(),
-        };
-        let launch = if r.launch.grid > 0 { r.launch.describe() } else { r.method.clone() };
-        rows.push(vec![
-            r.id.clone(),
-            format_si(r.rate.median, unit),
-            format_si(r.rate.min, unit),
-            format_si(r.rate.max, unit),
-            r.run_medians.iter().map(|v| format_si(*v, unit)).collect::<Vec<_>>().join(", "),
-            clock,
-            launch,
-        ]);
+/// What the views show of the raw runs a machine document carries in
+/// `measurements` (written by `bench` and the tour): each part read on its
+/// own, so a document from an older version shows what it has.
+pub fn results_of(doc: &MachineDocument) -> BenchResults {
+    let part = |key: &str| doc.measurements.as_ref().and_then(|m| m.get(key)).cloned();
+    let results: Vec<BenchResult> = part("results").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+    let failures: Vec<Failure> = part("failures").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+    let sweeps: Vec<Sweep> = part("sweeps").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+    BenchResults {
+        results: results.iter().map(bench_row).collect(),
+        failures: failures.into_iter().map(|f| (f.id, f.error)).collect(),
+        sweeps: sweeps
+            .into_iter()
+            .map(|sw| IntensitySweep {
+                kind: sw.kind,
+                points: sw
+                    .points
+                    .into_iter()
+                    .map(|p| SweepStep {
+                        iters: p.iters,
+                        intensity: p.intensity,
+                        rate: p.flops_per_s,
+                        bytes_per_s: p.bytes_per_s,
+                    })
+                    .collect(),
+                ridge: sw.ridge.map(|r| MeasuredRidge {
+                    bandwidth: r.bandwidth,
+                    peak: r.peak,
+                    intensity: r.intensity,
+                    knee: r.knee,
+                }),
+            })
+            .collect(),
     }
-    for f in &m.failures {
-        rows.push(vec![
-            f.id.clone(),
-            "FAILED".into(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            f.error.clone(),
-        ]);
+}
+
+/// One benchmark's record as a measured value: its unit from what it
+/// measures (B/s for a memory level, the FLOP kind's rate otherwise), its
+/// spread, and the clock NVML saw.
+fn bench_row(r: &BenchResult) -> BenchRow {
+    let unit = r.unit;
+    let clock = r.clock.as_ref().map(|c| ClockBasis {
+        sm_mhz: Some(c.sm_mhz_median),
+        mem_mhz: Some(c.mem_mhz_median),
+        basis: format!("median of {} NVML samples, SM {:.0}-{:.0} MHz", c.samples, c.sm_mhz_min, c.sm_mhz_max),
+    });
+    BenchRow {
+        id: r.id.clone(),
+        rate: Value::new(r.rate.median, Quantity::Si(unit)).origin(Origin::Measured).spread(Some(r.rate)).clock(clock),
+        run_medians: r.run_medians.clone(),
+        launch: if r.launch.grid > 0 { r.launch.describe() } else { r.method.clone() },
     }
-    let mut s = String::new();
-    if markdown {
-        s.push_str(&format!("\n| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len())));
-        for r in &rows {
-            s.push_str(&format!("| {} |\n", r.join(" | ")));
-        }
-    } else {
-        let widths: Vec<usize> = (0..header.len())
-            .map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0))
-            .collect();
-        let line = |cells: Vec<&str>| {
-            cells
-                .iter()
-                .enumerate()
-                .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
-                .collect::<Vec<_>>()
-                .join("  ")
-                .trim_end()
-                .to_string()
-                + "\n"
-        };
-        s.push('\n');
-        s.push_str(&line(header.to_vec()));
-        for r in &rows {
-            s.push_str(&line(r.iter().map(|c| c.as_str()).collect()));
-        }
-    }
-    for sw in &m.sweeps {
-        s.push_str(&format!("\nintensity sweep {} (FMA per element, FLOP/byte, FLOP/s):\n", sw.kind.label()));
-        for p in &sw.points {
-            s.push_str(&format!(
-                "  {:>5}  {:>8.2} FLOP/B  {}  ({})\n",
-                p.iters,
-                p.intensity,
-                format_si(p.flops_per_s.median, Unit::FlopPerSecond),
-                format_si(p.bytes_per_s, Unit::BytePerSecond)
-            ));
-        }
-        if let Some(r) = &sw.ridge {
-            s.push_str(&format!("  measured ridge: {:.1} FLOP/B\n", r.intensity));
-        }
-    }
-    s
 }
 
 /// The current UTC time as RFC 3339, without a date library.
@@ -230,6 +211,38 @@ mod tests {
     fn per_device_file_names() {
         assert_eq!(per_device(std::path::Path::new("out/h200.json"), 1), PathBuf::from("out/h200.gpu1.json"));
         assert_eq!(per_device(std::path::Path::new("m"), 0), PathBuf::from("m.gpu0"));
+    }
+
+    /// The results behind the bundled H200 machine, as `roofline bench`
+    /// shows them, in every format.
+    #[test]
+    fn snapshot_bench_results_of_the_bundled_h200() {
+        use roofline_core::units::Unit;
+        use roofline_report::{csv_tables, render, Format, RenderOptions};
+        let doc = roofline_core::schema::read_machine(
+            include_str!("../../../../data/h200/tour/machine.json"),
+            "data/h200/tour/machine.json",
+        )
+        .unwrap();
+        let results = results_of(&doc);
+        let raw = doc.measurements.as_ref().unwrap()["results"].as_array().unwrap().len();
+        assert!(raw > 10 && results.results.len() == raw, "every benchmark of the bundled run");
+        assert_eq!(results.sweeps.len(), 2);
+        let tensor_int8 = results.results.iter().find(|r| r.id == "tensor.int8");
+        assert!(tensor_int8.is_none_or(|r| r.rate.unit == Quantity::Si(Unit::OpPerSecond)));
+        let bench = BenchDocument { machine: &doc, results: &results };
+        let opts = RenderOptions::default();
+        insta::assert_snapshot!("bench_h200_terminal", render(&bench, Format::Table, &opts).unwrap());
+        insta::assert_snapshot!("bench_h200_markdown", render(&bench, Format::Markdown, &opts).unwrap());
+        let csv: Vec<String> =
+            csv_tables(&bench).unwrap().into_iter().map(|t| format!("## {}\n{}", t.name, t.text)).collect();
+        insta::assert_snapshot!("bench_h200_csv", csv.join("\n"));
+        let html = render(&bench, Format::Html, &opts).unwrap();
+        insta::assert_snapshot!("bench_h200_html", &html[html.find("<main>").unwrap()..html.find("</main>").unwrap()]);
+        // JSON is the machine document itself, raw runs included.
+        let json: serde_json::Value = serde_json::from_str(&render(&bench, Format::Json, &opts).unwrap()).unwrap();
+        assert_eq!(json["schema"], "roofline.machine/v2");
+        assert!(json["measurements"]["results"].is_array());
     }
 
     #[test]

@@ -7,10 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use roofline_core::check::{check, nothing_to_judge, pct, CheckReport, Rules};
-use roofline_report::Format;
+use roofline_core::check::{check, nothing_to_judge, pct, Rules};
+use roofline_report::CheckDocument;
 
-use crate::analysis_file::{extension, read_analysis_file};
+use crate::analysis_file::read_analysis_file;
 use crate::error::bad_input;
 use crate::input_file::read_text;
 use crate::output::Output;
@@ -39,7 +39,7 @@ Exit codes:
   2  bad input: unreadable analysis or config, unknown keys, bad flag values,
      or an analysis with nothing to judge (no kernel has a duration)")]
 pub struct Args {
-    /// The analysis to check (roofline.analysis/v1 JSON).
+    /// The analysis to check (roofline.analysis/v2 JSON).
     #[arg(value_name = "ANALYSIS")]
     pub analysis: PathBuf,
 
@@ -102,75 +102,13 @@ fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
     };
     rules.baseline = baseline.as_ref().map(|p| p.display().to_string());
     let input = args.config.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "command line".into());
+    if rules.min_time_share_pct > 0.0 && rules.min_pct_of_roof.is_none() {
+        return Err(bad_input(format!(
+            "{input}: --min-time-share (min_time_share_pct) only chooses the kernels --min-pct-of-roof holds; give --min-pct-of-roof (min_pct_of_roof) too"
+        )));
+    }
     rules.validate(&input).map_err(bad_input)?;
     Ok((rules, baseline))
-}
-
-fn text(report: &CheckReport) -> String {
-    let mut s = String::new();
-    let width = report.outcomes.iter().map(|o| o.kernel.chars().count()).max().unwrap_or(0);
-    let rule_w = report.outcomes.iter().map(|o| o.rule.len()).max().unwrap_or(0);
-    for o in &report.outcomes {
-        s.push_str(&format!(
-            "{}  {:<width$}  {:<rule_w$}  {}\n",
-            if o.passed { "pass" } else { "FAIL" },
-            o.kernel,
-            o.rule,
-            o.detail
-        ));
-    }
-    for n in &report.notes {
-        s.push_str(&format!("note: {n}\n"));
-    }
-    s
-}
-
-fn markdown(report: &CheckReport) -> String {
-    let cell = |s: &str| s.replace('|', "\\|");
-    let failed = report.failures().count();
-    let mut s = format!(
-        "### roofline check: {}\n\n| result | kernel | rule | numbers |\n|---|---|---|---|\n",
-        if failed == 0 { "passed".to_string() } else { format!("{failed} of {} failed", report.outcomes.len()) }
-    );
-    for o in &report.outcomes {
-        s.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
-            if o.passed { "pass" } else { "**FAIL**" },
-            cell(&o.kernel),
-            cell(&o.rule),
-            cell(&o.detail)
-        ));
-    }
-    for n in &report.notes {
-        s.push_str(&format!("\n> note: {}\n", cell(n)));
-    }
-    s
-}
-
-fn csv(report: &CheckReport) -> anyhow::Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(["result", "kernel", "rule", "detail"])?;
-    for o in &report.outcomes {
-        w.write_record([if o.passed { "pass" } else { "fail" }, &o.kernel, &o.rule, &o.detail])?;
-    }
-    Ok(String::from_utf8(w.into_inner()?)?)
-}
-
-fn render(report: &CheckReport, format: Format) -> anyhow::Result<String> {
-    Ok(match format {
-        Format::Table => text(report),
-        Format::Markdown => markdown(report),
-        Format::Csv => csv(report)?,
-        Format::Json => {
-            #[derive(serde::Serialize)]
-            struct Json<'a> {
-                passed: bool,
-                #[serde(flatten)]
-                report: &'a CheckReport,
-            }
-            serde_json::to_string_pretty(&Json { passed: report.passed(), report })? + "\n"
-        }
-    })
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
@@ -185,19 +123,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     }
     let baseline = baseline_path.as_deref().map(read_analysis_file).transpose()?;
     let report = check(&doc, &rules, baseline.as_ref());
-    let written = match &out.file {
-        Some(path) => {
-            let format = match extension(path).as_deref() {
-                Some("json") => Format::Json,
-                Some("md" | "markdown") => Format::Markdown,
-                Some("csv") => Format::Csv,
-                _ => out.format,
-            };
-            out.write_file("-o", path, render(&report, format)?.as_bytes())
-        }
-        None => Ok(()),
-    };
-    out.stdout(&render(&report, out.format)?)?;
+    let written = out.document(&CheckDocument::new(&report));
     let failed = report.failures().count();
     let verdict = if failed == 0 {
         format!("check passed: {} rule(s) held", report.outcomes.len())
@@ -205,6 +131,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         format!("check failed: {failed} of {} rule(s) did not hold", report.outcomes.len())
     };
     if let Err(e) = written {
+        if e.downcast_ref::<crate::streams::StdoutClosed>().is_some() {
+            return Err(e);
+        }
         // Exit 1 either way; the message says the rules' verdict apart
         // from the file that could not be written.
         return Err(e.context(format!("{verdict}, but the report file could not be written")));

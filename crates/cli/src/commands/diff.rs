@@ -5,12 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roofline_core::diff::{diff, Pairing};
-use roofline_report::diff::{diff_csv, diff_markdown, diff_svg, diff_text};
-use roofline_report::html::diff_html;
-use roofline_report::svg::ChartOptions;
-use roofline_report::Format;
+use roofline_report::DiffDocument;
 
-use crate::analysis_file::{extension, read_analysis_file};
+use crate::analysis_file::read_analysis_file;
 use crate::error::bad_input;
 use crate::output::Output;
 
@@ -44,33 +41,19 @@ pub struct Args {
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     out.protect_inputs(&[], &[("BEFORE", &args.before), ("AFTER", &args.after)])?;
+    if args.title.is_some() && !out.draws_chart() {
+        return Err(bad_input(
+            "--title names the chart, which this output has none of: write .html or .svg (-o), or --format html",
+        ));
+    }
     let pairings = args.pairings.iter().map(|p| Pairing::parse(p)).collect::<Result<Vec<_>, _>>().map_err(bad_input)?;
     let before = read_analysis_file(&args.before)?;
     let after = read_analysis_file(&args.after)?;
     let d = diff(&before, &after, &pairings).map_err(bad_input)?;
-    let opts = ChartOptions { title: args.title.clone(), ..ChartOptions::default() };
-    let render = |format: Format| -> anyhow::Result<String> {
-        Ok(match format {
-            Format::Table => diff_text(&d),
-            Format::Markdown => diff_markdown(&d),
-            Format::Json => serde_json::to_string_pretty(&d)? + "\n",
-            Format::Csv => diff_csv(&d)?,
-        })
-    };
-    if let Some(path) = &out.file {
-        let body = match extension(path).as_deref() {
-            Some("html" | "htm") => diff_html(&before, &after, &d, &opts)?,
-            Some("svg") => diff_svg(&before, &after, &d, &opts),
-            Some("md" | "markdown") => render(Format::Markdown)?,
-            Some("json") => render(Format::Json)?,
-            Some("csv") => render(Format::Csv)?,
-            _ => render(out.format)?,
-        };
-        let written = out.write_file("-o", path, body.as_bytes());
-        out.stdout(&render(out.format)?)?;
-        written?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    out.stdout(&render(out.format)?)?;
+    let mut out = out.clone();
+    out.render.chart.title = args.title.clone();
+    let page = roofline_report::page_diff(&d);
+    let page_doc = page.as_ref().map(|p| DiffDocument { before: &before, after: &after, diff: p });
+    out.document_for_people(&DiffDocument { before: &before, after: &after, diff: &d }, page_doc.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }

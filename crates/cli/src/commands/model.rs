@@ -77,6 +77,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         machine,
         analyses,
     );
-    out.analysis(&doc)?;
+    out.check_analysis(&doc)?;
+    out.document(&doc)?;
     Ok(ExitCode::SUCCESS)
 }

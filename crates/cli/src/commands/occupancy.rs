@@ -10,9 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use roofline_core::gpus;
 use roofline_core::occupancy::{self, Launch, SweepAxis};
-use roofline_report::occupancy::{render, OccupancyDocument};
-use roofline_report::occupancy_chart::sweep_svg;
-use roofline_report::write_atomic;
+use roofline_report::{sweep_svg, write_atomic, OccupancyDocument};
 
 use crate::error::bad_input;
 use crate::output::Output;
@@ -84,11 +82,11 @@ pub struct Args {
     pub verify_device: bool,
 
     /// With --verify-device: where to write the grid, one row per point.
-    #[arg(long, value_name = "FILE", default_value = "occupancy_grid.csv")]
+    #[arg(long, value_name = "FILE", default_value = "occupancy_grid.csv", requires = "verify_device")]
     pub grid_csv: PathBuf,
 
     /// With --verify-device: where to write the device facts and the counts.
-    #[arg(long, value_name = "FILE", default_value = "occupancy_grid.json")]
+    #[arg(long, value_name = "FILE", default_value = "occupancy_grid.json", requires = "verify_device")]
     pub grid_json: PathBuf,
 }
 
@@ -121,9 +119,8 @@ fn limits_from(args: &Args) -> anyhow::Result<(occupancy::Limits, Option<String>
                 gpus::known_keys().join(", ")
             ))
         })?;
-        let l = occupancy::limits(g.cc.0, g.cc.1).ok_or_else(|| {
-            bad_input(format!("{}: compute capability {}.{} has no occupancy table", g.name, g.cc.0, g.cc.1))
-        })?;
+        let l = occupancy::limits(g.cc.major, g.cc.minor)
+            .ok_or_else(|| bad_input(format!("{}: compute capability {} has no occupancy table", g.name, g.cc)))?;
         return Ok((l, Some(g.name.to_string()), Some(g.sms)));
     }
     match &args.cc {
@@ -199,7 +196,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     }
     let doc = OccupancyDocument::new(gpu, o, best, sweeps);
-    out.document(|f| Ok(render(&doc, f)?))?;
+    out.document(&doc)?;
     match cannot_run {
         Some(why) => {
             crate::streams::message(&format!("error: {why}"));

@@ -7,6 +7,7 @@ use roofline_core::gpus;
 use roofline_core::schema::{MachineDocument, Producer};
 
 use roofline_gpu::{device, nvml, GpuError};
+use roofline_report::KnownGpus;
 
 use crate::error::bad_input;
 use crate::machine_args::known_gpu_machine;
@@ -36,7 +37,7 @@ pub struct Args {
 fn live_machine(d: usize) -> Result<roofline_core::machine::Machine, GpuError> {
     let info = device::query(d)?;
     let mut m = device::theoretical(&info)?;
-    match nvml::init().and_then(|n| nvml::info(&n, &info.uuid)) {
+    match nvml::init().map_err(|e| e.to_string()).and_then(|n| nvml::info(&n, &info.uuid)) {
         Ok(n) => {
             m.gpu.driver = Some(format!("{} (CUDA {})", n.driver_version, info.cuda_driver_version));
             let mut line = format!(
@@ -64,20 +65,14 @@ fn live_machine(d: usize) -> Result<roofline_core::machine::Machine, GpuError> {
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     if args.list {
-        let mut s = String::from("GPUs in the built-in table (use with --gpu):\n");
-        for g in gpus::KNOWN_GPUS {
-            s.push_str(&format!(
-                "  {:<10} {} (compute capability {}.{}; {})\n",
-                g.key, g.name, g.cc.0, g.cc.1, g.source
-            ));
-        }
-        out.stdout(&s)?;
+        out.document(&KnownGpus::default())?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(name) = &args.gpu {
         let machine = known_gpu_machine(name)?;
         let doc = MachineDocument::new(machine, Producer::new(&format!("roofline peaks --gpu {name}")));
-        out.machine(&doc)?;
+        out.check_machine(&doc)?;
+        out.document(&doc)?;
         return Ok(ExitCode::SUCCESS);
     }
     let devices: Result<Vec<usize>, GpuError> = if args.all_devices {
@@ -104,7 +99,8 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             out.file
                 .as_ref()
                 .map(|f| if devices.len() > 1 { crate::commands::bench::per_device(f, d) } else { f.clone() });
-        Output { format: out.format, file, quiet: out.quiet, color: out.color }.machine(&doc)?;
+        out.check_machine(&doc)?;
+        out.with_file(file).document(&doc)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roofline_ncu::runner::{find_ncu, metric_list, parse_progress, private_log, Filters, Progress, Run};
-use roofline_ncu::{read_capture, CsvError};
+use roofline_ncu::{read_capture, CsvError, ProgramExit};
 
 use super::import::{report, AnalysisArgs};
 use crate::error::bad_input;
@@ -65,6 +65,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub save_csv: Option<PathBuf>,
 
+    /// Stop ncu and the program after this long (90, 90s, 5m, 1h); the kernels profiled so far are analysed.
+    #[arg(long, value_name = "DURATION", value_parser = super::timeline::parse_duration)]
+    pub timeout: Option<std::time::Duration>,
+
     #[command(flatten)]
     pub analysis: AnalysisArgs,
 
@@ -99,6 +103,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             list
         }
     };
+    // A private folder, removed on every way out (ncu's log lives there).
     let (log_dir, log_file) = private_log()?;
     let run = Run {
         ncu: ncu.clone(),
@@ -124,7 +129,8 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         args.clock_control
     ));
     let quiet = out.quiet;
-    let status = run.execute(&metrics, move |p| {
+    let limits = roofline_child::Limits { timeout: args.timeout, ..Default::default() };
+    let outcome = run.execute_with(&metrics, &limits, move |p| {
         if quiet {
             return;
         }
@@ -151,14 +157,28 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         (Some(path), Ok(bytes)) => out.write_file("--save-csv", path, &bytes),
         _ => Ok(()),
     };
-    let exit_note = if status.success() {
-        None
-    } else {
-        Some(match status.code() {
+    let status = outcome.status;
+    let exit_note = match outcome.ending {
+        roofline_child::Ending::Interrupted { signal } => {
+            Some(format!("interrupted ({}): ncu and {program} were stopped", roofline_child::signal_name(signal)))
+        }
+        roofline_child::Ending::TimedOut => Some(format!("--timeout reached: ncu and {program} were stopped")),
+        roofline_child::Ending::Finished if status.success() => None,
+        roofline_child::Ending::Finished => Some(match status.code() {
             Some(c) => format!("{program} exited with status {c}"),
             None => format!("{program} was stopped by a signal ({status})"),
-        })
+        }),
     };
+    let exit = exit_note.as_ref().map(|_| ProgramExit {
+        program: program.to_string(),
+        status: status.code(),
+        signal: status.code().is_none().then(|| status.to_string()),
+        stopped_by: match outcome.ending {
+            roofline_child::Ending::Interrupted { signal } => Some(roofline_child::signal_name(signal).to_string()),
+            roofline_child::Ending::TimedOut => Some("--timeout".to_string()),
+            roofline_child::Ending::Finished => None,
+        },
+    });
     let cap = match cap {
         Ok(c) => c,
         Err(e @ CsvError::CounterPermission { .. }) => {
@@ -170,11 +190,10 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     };
     let mut cap = cap;
-    if let Some(n) = &exit_note {
-        cap.warnings.push(format!("{n}; the {} launch(es) profiled before that are analysed", cap.launches.len()));
-    }
+    cap.program_exit = exit;
     let command_line = format!("roofline profile -- {}", args.command.join(" "));
-    let reported = report(&cap, &args.analysis, &command_line, &args.command.join(" "), out);
+    let created = Some(super::bench::now_rfc3339());
+    let reported = report(&cap, &args.analysis, &command_line, &args.command.join(" "), created, out);
     if saved.is_err() || reported.is_err() {
         let kept = log_dir.keep();
         out.warn(&format!("ncu's CSV is kept at {} (`roofline import` reads it)", kept.join("ncu.csv").display()));

@@ -1,17 +1,15 @@
 //! `roofline report`: an analysis as something to look at: a self-contained
 //! HTML page (charts, sortable kernel table, roofs and their provenance,
-//! method), Markdown for CI job summaries, or the SVG chart alone.
+//! method), Markdown for CI job summaries, the SVG chart alone, or the
+//! chart drawn in the terminal.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_core::schema::MachineDocument;
-use roofline_report::html::report_html;
-use roofline_report::svg::{chart_notes, roofline_svg, ChartOptions};
-use roofline_report::{exporter, write_atomic, Format};
+use roofline_report::{chart_notes, ChartOptions, Format};
 
-use crate::analysis_file::{extension, read_analysis_file};
+use crate::analysis_file::read_analysis_file;
 use crate::error::bad_input;
 use crate::output::Output;
 
@@ -21,11 +19,12 @@ use crate::output::Output;
   roofline report analysis.json > report.html      the same, on stdout
   roofline report analysis.json --format markdown >> \"$GITHUB_STEP_SUMMARY\"
   roofline report analysis.json -o chart.svg       the chart alone
+  roofline report analysis.json --format chart     the chart in the terminal (also: terminal)
 
 The kind of file written with -o follows its extension: .html, .md, .svg,
-.json; otherwise --format decides (markdown, json, csv; table means HTML).")]
+.json; otherwise --format decides (markdown, json, csv, chart; table means HTML).")]
 pub struct Args {
-    /// An analysis (roofline.analysis/v1 JSON, from `roofline model`,
+    /// An analysis (roofline.analysis/v2 JSON, from `roofline model`,
     /// `import` or `profile` with --format json or -o FILE.json).
     #[arg(value_name = "ANALYSIS")]
     pub analysis: PathBuf,
@@ -38,85 +37,84 @@ pub struct Args {
     #[arg(long)]
     pub title: Option<String>,
 
-    /// Width of the chart in pixels.
-    #[arg(long, default_value_t = 960, value_parser = clap::value_parser!(u32).range(480..=4000))]
-    pub width: u32,
+    /// Width of the chart in pixels [default: 960].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(480..=4000))]
+    pub width: Option<u32>,
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Kind {
-    Html,
-    Svg,
-    Other(Format),
+impl Args {
+    fn chart_width(&self) -> u32 {
+        self.width.unwrap_or(960)
+    }
 }
+
+/// Chart notes printed on stderr at most; the page holds them all.
+const CHART_NOTES_SHOWN: usize = 10;
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let svg: Vec<(&str, &std::path::Path)> = args.svg.iter().map(|p| ("--svg", p.as_path())).collect();
     out.protect_inputs(&svg, &[("ANALYSIS", &args.analysis)])?;
-    let doc = read_analysis_file(&args.analysis)?;
-    for note in chart_notes(&doc) {
-        out.warn(&note);
-    }
-    let opts = ChartOptions { width: args.width as f64, title: args.title.clone(), ..ChartOptions::default() };
-    let stdout_kind = match out.format {
-        Format::Table => Kind::Html,
-        f => Kind::Other(f),
-    };
-    let render = |kind: Kind| -> anyhow::Result<String> {
-        Ok(match kind {
-            Kind::Html => report_html(&doc, &opts)?,
-            Kind::Svg => roofline_svg(&doc, &opts),
-            Kind::Other(Format::Markdown) => markdown(&doc)?,
-            Kind::Other(f) => exporter(f).analysis(&doc)?,
-        })
-    };
     if let Some(path) = &args.svg {
-        if extension(path).as_deref() != Some("svg") {
+        if Format::from_path(path) != Some(Format::Svg) {
             return Err(bad_input(format!("--svg {}: expected a file name ending in .svg", path.display())));
         }
     }
-    let file_kind = out.file.as_ref().map(|p| match extension(p).as_deref() {
-        Some("html" | "htm") => Kind::Html,
-        Some("svg") => Kind::Svg,
-        Some("md" | "markdown") => Kind::Other(Format::Markdown),
-        Some("json") => Kind::Other(Format::Json),
-        Some("csv") => Kind::Other(Format::Csv),
-        _ => stdout_kind,
-    });
-    // Everything is rendered before anything is written.
-    let file_body = file_kind.map(render).transpose()?;
-    let svg_body = args.svg.as_ref().map(|_| roofline_svg(&doc, &opts));
-    if let (Some(path), Some(body)) = (&args.svg, &svg_body) {
-        out.write_file("--svg", path, body.as_bytes())?;
-    }
-    match (&out.file, file_body) {
-        (Some(path), Some(body)) => out.write_file("-o", path, body.as_bytes())?,
-        _ if stdout_kind == Kind::Html && std::io::stdout().is_terminal() => {
-            let path = PathBuf::from("roofline-report.html");
-            out.protect_inputs(&[("the default report file", &path)], &[("ANALYSIS", &args.analysis)])?;
-            write_atomic(&path, render(Kind::Html)?.as_bytes())?;
-            out.info(&format!("wrote {} (give -o FILE for another name, or redirect stdout)", path.display()));
+    let page = out.preferring(Format::Html);
+    if !page.draws_chart() && args.svg.is_none() {
+        let given: Vec<&str> = [(args.title.is_some(), "--title"), (args.width.is_some(), "--width")]
+            .iter()
+            .filter_map(|(g, f)| g.then_some(*f))
+            .collect();
+        if !given.is_empty() {
+            return Err(bad_input(format!(
+                "{} shape(s) the chart, which this output has none of: write .html or .svg (-o), or --format html",
+                given.join(" and ")
+            )));
         }
-        _ => out.stdout(&render(stdout_kind)?)?,
+    }
+    let whole = read_analysis_file(&args.analysis)?;
+    // A page shows the kernels with the most time of a huge analysis; JSON and CSV all of them.
+    let page = roofline_report::page_view(&whole);
+    let page_doc = page.as_ref().unwrap_or(&whole);
+    let doc_for = |f: Format| if matches!(f, Format::Json | Format::Csv) { &whole } else { page_doc };
+    let notes = chart_notes(page_doc);
+    for note in notes.iter().take(CHART_NOTES_SHOWN) {
+        out.warn(note);
+    }
+    if notes.len() > CHART_NOTES_SHOWN {
+        out.warn(&format!("{} more such notes are on the page", notes.len() - CHART_NOTES_SHOWN));
+    }
+    let mut out = out.preferring(Format::Html);
+    out.render.chart =
+        ChartOptions { width: args.chart_width() as f64, title: args.title.clone(), ..ChartOptions::default() };
+    // A page is not for a terminal: without -o it goes to a file.
+    let default_file = out.file.is_none() && out.format == Format::Html && std::io::stdout().is_terminal();
+    let target = match (&out.file, out.file_format()) {
+        (Some(path), Some(format)) => Some((path.clone(), format)),
+        _ if default_file => Some((PathBuf::from("roofline-report.html"), Format::Html)),
+        _ => None,
+    };
+    if let (true, Some((path, _))) = (default_file, &target) {
+        out.protect_inputs(&[("the default report file", path)], &[("ANALYSIS", &args.analysis)])?;
+    }
+    // Everything is rendered before anything is written.
+    let mut files = Vec::new();
+    if let Some(path) = &args.svg {
+        files.extend(out.files(page_doc, path, Format::Svg)?);
+    }
+    let stdout = match &target {
+        Some((path, format)) => {
+            files.extend(out.files(doc_for(*format), path, *format)?);
+            None
+        }
+        None => Some(out.rendered(doc_for(out.format), out.format)?),
+    };
+    out.write(&files)?;
+    if default_file {
+        out.info("(give -o FILE for another name, or redirect stdout)");
+    }
+    if let Some(text) = stdout {
+        out.stdout(&text)?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The kernel table and the roofs in Markdown, for a CI job summary.
-fn markdown(doc: &roofline_core::schema::AnalysisDocument) -> anyhow::Result<String> {
-    let md = exporter(Format::Markdown);
-    let mut s = md.analysis(doc)?;
-    s.push('\n');
-    s.push_str(&md.machine(&MachineDocument::new(doc.machine.clone(), doc.producer.clone()))?);
-    for note in chart_notes(doc) {
-        s.push_str(&format!("\n> note: {note}\n"));
-    }
-    s.push_str(&format!(
-        "\n<sub>Kernels from {} ({}); written by {} {}. Roof = min(compute peak, intensity x bandwidth) over the memory levels; % of roof = achieved / roof.</sub>\n",
-        doc.source.kind,
-        if doc.source.detail.is_empty() { "-" } else { &doc.source.detail },
-        doc.producer.tool,
-        doc.producer.version
-    ));
-    Ok(s)
 }

@@ -2,17 +2,29 @@
 //! hand, because a datasheet's figure is what the hardware could do and a
 //! streaming kernel's is what a kernel can get (seed 004).
 //!
-//! [`suite`] defines the benchmarks and their records, [`verify`] what each
-//! output must be, [`search`] the launch-shape choice, `run` and `tensor`
-//! the timing on the GPU, and [`machine`] the measured machine. [`run`]
-//! ties them together for one device.
+//! [`suite`] defines the benchmarks and their records; [`runner`] is the
+//! loop (search, check, time, judge) and talks to the hardware only through
+//! an [`executor::Executor`], so it is tested with a mock; the GPU's
+//! executor runs the workloads of `memory`, `compute`, `instructions` and
+//! [`tensor`] on a [`crate::Session`]; [`verify`] says what each output must
+//! be, [`search`] picks a candidate, and [`machine`] builds the measured
+//! machine and judges plausibility. [`run`] ties them together for one
+//! device.
 
+mod compute;
+pub mod executor;
+mod gpu;
+mod instructions;
 pub mod machine;
-pub(crate) mod run;
+mod memory;
+pub mod runner;
 pub mod search;
 pub mod suite;
 pub mod tensor;
 pub mod verify;
+
+pub use memory::{dram_candidates, dram_kernels, DramKernel};
+pub use runner::{clock_warnings, Checks, Report};
 
 use std::time::{Duration, Instant};
 
@@ -22,7 +34,8 @@ use serde::{Deserialize, Serialize};
 use crate::device::{self, DeviceInfo};
 use crate::error::GpuError;
 use crate::nvml::{self, NvmlInfo};
-use suite::{BenchResult, BenchSpec, Failure, SuiteConfig, Sweep, What};
+use crate::session::Session;
+use suite::{BenchResult, Failure, SuiteConfig, Sweep, What};
 
 /// What the caller chose.
 #[derive(Debug, Clone, Default)]
@@ -83,53 +96,26 @@ pub struct Outcome {
     pub measurements: Measurements,
 }
 
-fn summary(r: &BenchResult) -> String {
-    use roofline_core::units::{format_si, Unit};
-    let unit = if r.unit == "B/s" { Unit::BytePerSecond } else { Unit::FlopPerSecond };
-    let clock = r.clock.as_ref().map(|c| format!(" at SM {:.0} MHz", c.sm_mhz_median)).unwrap_or_default();
-    format!(
-        "{}: {} (min {}, max {}){clock}",
-        r.id,
-        format_si(r.rate.median, unit),
-        format_si(r.rate.min, unit),
-        format_si(r.rate.max, unit)
-    )
-}
-
-/// Warnings about the clocks a result ran at.
-pub fn clock_warnings(r: &BenchResult, max_sm_mhz: Option<u32>) -> Vec<String> {
-    let mut w = Vec::new();
-    let Some(c) = &r.clock else { return w };
-    if !c.throttle.is_empty() {
-        w.push(format!("{}: the GPU throttled during the measurement ({})", r.id, c.throttle.join(", ")));
-    }
-    if let Some(max) = max_sm_mhz {
-        if c.sm_mhz_median < 0.97 * max as f64 {
-            w.push(format!(
-                "{}: ran at SM {:.0} MHz, below the maximum {} MHz: the figure is for that clock",
-                r.id, c.sm_mhz_median, max
-            ));
-        }
-    }
-    w
-}
-
-/// Runs the suite on device `ordinal`.
+/// Runs the suite on device `ordinal`: opens a [`Session`], compiles the
+/// kernels, and hands the loop ([`runner::run_suite`]) the GPU executor.
 pub fn run(ordinal: usize, opts: &Options, on: &mut dyn FnMut(Event)) -> Result<Outcome, GpuError> {
     let t0 = Instant::now();
-    let info = device::query(ordinal)?;
+    let specs = suite::select(suite::suite(), &opts.only)?;
+    let session = Session::open(ordinal)?;
     crate::nvrtc::check_nvrtc()?;
-    let specs = suite::select(suite::suite(), &opts.only).map_err(GpuError::Other)?;
+    let info = session.info().clone();
     let cfg = SuiteConfig::new(opts.quick);
     let mut warnings = Vec::new();
     let (nvml_info, sampler) = match nvml::init() {
         Ok(n) => {
             let i = nvml::info(&n, &info.uuid).map_err(|e| warnings.push(e)).ok();
-            let s = nvml::Sampler::start(n, &info.uuid, Duration::from_millis(5)).map_err(|e| warnings.push(e)).ok();
+            let s = nvml::Sampler::start(n, &info.uuid, Duration::from_millis(5), session.epoch())
+                .map_err(|e| warnings.push(e))
+                .ok();
             (i, s)
         }
         Err(e) => {
-            warnings.push(e);
+            warnings.push(e.to_string());
             (None, None)
         }
     };
@@ -138,130 +124,61 @@ pub fn run(ordinal: usize, opts: &Options, on: &mut dyn FnMut(Event)) -> Result<
             warnings.push(format!("{} other process(es) use this GPU: results may be low", i.other_processes));
         }
     }
+    // Without cuBLASLt the tensor benchmarks are skipped, not failed.
+    let cublaslt = tensor::check_cublaslt();
+    if let (Err(e), true) = (&cublaslt, specs.iter().any(|s| matches!(s.what, What::Tensor(_)))) {
+        warnings.push(e.to_string());
+    }
     for w in &warnings {
         on(Event::Warning(w.clone()));
     }
     on(Event::Start { device: ordinal, name: info.name.clone(), total: specs.len() });
     let theoretical = device::theoretical(&info)?;
-    let ctx = device::open(ordinal)?;
-    let mut gpu = run::Gpu::new(ctx, info.clone(), cfg.clone(), sampler)?;
-    let max_sm = nvml_info.as_ref().map(|n| n.max_sm_mhz);
-    let mut results = Vec::new();
-    let mut sweeps = Vec::new();
-    let mut failures = Vec::new();
-    let cc = (info.attrs.cc_major, info.attrs.cc_minor);
-    // Without cuBLASLt the tensor benchmarks are skipped, not failed.
-    let cublaslt = tensor::check_cublaslt().map_err(|e| e.to_string());
-    if let (Err(e), true) = (&cublaslt, specs.iter().any(|s| matches!(s.what, What::Tensor(_)))) {
-        warnings.push(e.clone());
-        on(Event::Warning(e.clone()));
-    }
-    for spec in &specs {
-        if matches!(spec.what, What::Tensor(_)) && cublaslt.is_err() {
-            on(Event::Done { id: spec.id.clone(), summary: format!("{}: skipped (no cuBLASLt)", spec.id) });
-            continue;
-        }
-        on(Event::Begin { id: spec.id.clone(), label: spec.label.clone() });
-        let started = Instant::now();
-        let r = run_one(&mut gpu, spec, cc, &mut sweeps).and_then(|o| match o {
-            Some(mut r) => {
-                r.wall_s = started.elapsed().as_secs_f64();
-                machine::plausible(&r, &theoretical, max_sm.map(f64::from))
-                    .map_err(|detail| GpuError::Verification { bench: r.id.clone(), detail })?;
-                Ok(Some(r))
-            }
-            None => Ok(None),
-        });
-        match r {
-            Ok(Some(r)) => {
-                on(Event::Done { id: spec.id.clone(), summary: summary(&r) });
-                for w in clock_warnings(&r, max_sm) {
-                    warnings.push(w.clone());
-                    on(Event::Warning(w));
-                }
-                results.push(r);
-            }
-            Ok(None) => {
-                on(Event::Done { id: spec.id.clone(), summary: format!("{}: not on this architecture", spec.id) })
-            }
-            Err(e) => {
-                let error = e.to_string();
-                on(Event::Failed { id: spec.id.clone(), error: error.clone() });
-                failures.push(Failure { id: spec.id.clone(), error });
-                if matches!(e, GpuError::OutOfMemory { .. }) {
-                    // Free what the failed benchmark held before the next one.
-                    let _ = gpu.sync();
-                }
-            }
-        }
-    }
-    for w in gpu.warnings.drain(..) {
-        on(Event::Warning(w.clone()));
-        warnings.push(w);
-    }
-    let mut machine = machine::measured_machine(&theoretical, &results, &sweeps);
+    let mut exec = gpu::GpuExecutor::new(session, sampler, cublaslt.is_ok())?;
+    let arch = exec.session().arch().to_string();
+    let max_sm = nvml_info.as_ref().map(|n| n.max_sm_mhz as f64);
+    let report =
+        runner::run_suite(&mut exec, &specs, &cfg, Checks { theoretical: &theoretical, max_sm_mhz: max_sm }, on);
+    warnings.extend(report.warnings);
+    let mut machine = machine::measured_machine(&theoretical, &report.results, &report.sweeps);
     if let Some(n) = &nvml_info {
         machine.gpu.driver = Some(format!("{} (CUDA {})", n.driver_version, info.cuda_driver_version));
     } else {
         machine.notes.push("NVML not available: the clocks the benchmarks ran at are unknown".into());
     }
     machine.notes.extend(warnings.iter().cloned());
-    for f in &failures {
+    for f in &report.failures {
         machine.notes.push(format!("benchmark {} failed: {}", f.id, f.error));
     }
     let measurements = Measurements {
         device: info,
         nvml: nvml_info,
         nvrtc: crate::nvrtc::version().unwrap_or_default(),
-        arch: gpu.arch.clone(),
+        arch,
         config: cfg,
-        results,
-        sweeps,
-        failures,
+        results: report.results,
+        sweeps: report.sweeps,
+        failures: report.failures,
         warnings,
         seconds: t0.elapsed().as_secs_f64(),
     };
     Ok(Outcome { machine, measurements })
 }
 
-fn run_one(
-    gpu: &mut run::Gpu,
-    spec: &BenchSpec,
-    cc: (u32, u32),
-    sweeps: &mut Vec<Sweep>,
-) -> Result<Option<BenchResult>, GpuError> {
-    Ok(Some(match spec.what {
-        What::DramRead | What::DramWrite | What::DramCopy | What::DramTriad | What::DramAdd => gpu.dram(spec)?,
-        What::L2Read => gpu.l2(spec)?,
-        What::SharedRead => gpu.shared(spec)?,
-        What::Fma(k) => gpu.fma(spec, k)?,
-        What::Tensor(k) => {
-            if !tensor::available(cc, k) {
-                return Ok(None);
-            }
-            gpu.tensor(spec, k)?
-        }
-        What::Sweep(k) => {
-            let (r, s) = gpu.sweep(spec, k)?;
-            sweeps.push(s);
-            r
-        }
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::suite::Launch;
+    use crate::bench::suite::LaunchShape;
+    use roofline_core::arch::ComputeCapability;
     use roofline_core::peaks::DeviceAttributes;
     use roofline_core::schema::{read_machine, MachineDocument, Producer};
     use roofline_core::stats::Spread;
+    use roofline_core::units::Unit;
 
     fn measurements() -> Measurements {
         let attrs = DeviceAttributes {
             name: "NVIDIA H200".into(),
-            cc_major: 9,
-            cc_minor: 0,
+            cc: ComputeCapability::new(9, 0),
             sms: 132,
             clock_khz: 1_980_000,
             mem_clock_khz: 3_201_000,
@@ -276,12 +193,12 @@ mod tests {
             id: "dram.read".into(),
             label: "DRAM read-only".into(),
             what: What::DramRead,
-            unit: "B/s".into(),
+            unit: Unit::BytePerSecond,
             rate: Spread::from_samples(&[4.5e12, 4.6e12, 4.55e12]).unwrap(),
             run_medians: vec![4.55e12],
             seconds: Spread::from_samples(&[9.4e-4]).unwrap(),
             work_per_launch: 4.0 * (1u64 << 30) as f64,
-            launch: Launch { grid: 264, block: 1024, width: Some(16), shared_bytes: None, unroll: Some(8) },
+            launch: LaunchShape { width: Some(16), unroll: Some(8), ..LaunchShape::new(264, 1024) },
             size: "1 array of 4 GiB".into(),
             clock: Some(crate::nvml::ClockSummary {
                 samples: 12,
@@ -296,6 +213,7 @@ mod tests {
             method: "NVRTC sm_90 CUBIN, CUDA events".into(),
             verified: "exact".into(),
             search: vec![],
+            curve: None,
             wall_s: 0.2,
         };
         Measurements {
@@ -338,15 +256,40 @@ mod tests {
         assert_eq!(dram.clock.sm_mhz, Some(1980.0));
     }
 
+    /// On a GPU: the instruction benchmarks and L2 writes run, pass their
+    /// checks, and leave measured instruction roofs with spread and clock.
+    #[test]
+    fn live_instruction_benchmarks_leave_checked_roofs() {
+        if crate::device::device_count().is_err() {
+            crate::skip_notice("no GPU; the instruction benchmarks were not run");
+            return;
+        }
+        let only = ["int", "sfu", "shared", "atomic", "lsu", "l2.write"].map(String::from).to_vec();
+        let out = run(0, &Options { quick: true, only }, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+        let m = &out.measurements;
+        assert!(m.failures.is_empty(), "{:?}", m.failures);
+        assert_eq!(m.results.len(), 15, "{:?}", m.results.iter().map(|r| &r.id).collect::<Vec<_>>());
+        for r in &m.results {
+            assert!(r.curve.as_ref().is_some_and(|c| c.points.len() >= 4), "{} has its sweep", r.id);
+            assert!(!r.verified.is_empty());
+        }
+        use roofline_core::machine::{Pipe, Resource};
+        for p in [Pipe::Alu, Pipe::Fma, Pipe::Xu, Pipe::Shared, Pipe::GlobalAtomic, Pipe::SharedAtomic, Pipe::Lsu] {
+            let c = out.machine.roof(Resource::Instruction(p)).unwrap_or_else(|| panic!("{p:?}"));
+            assert_eq!(c.provenance.origin, roofline_core::Origin::Measured, "{p:?}");
+            assert!(c.spread.is_some(), "{p:?}");
+        }
+    }
+
     #[test]
     fn clock_below_maximum_and_throttling_are_warned() {
         let mut r = measurements().results.remove(0);
-        assert!(clock_warnings(&r, Some(1980)).is_empty());
+        assert!(clock_warnings(&r, Some(1980.0)).is_empty());
         if let Some(c) = r.clock.as_mut() {
             c.sm_mhz_median = 1755.0;
             c.throttle = vec!["software power cap".into()];
         }
-        let w = clock_warnings(&r, Some(1980));
+        let w = clock_warnings(&r, Some(1980.0));
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(w[0].contains("software power cap") && w[1].contains("1755 MHz"));
     }

@@ -2,29 +2,35 @@
 //! and the fastest wins. Ties go to the earlier candidate (wider accesses
 //! come first), so the choice is stable from run to run.
 
-use super::suite::Launch;
+use super::suite::LaunchShape;
 
-/// The candidate with the highest rate; `None` when there is none or every
-/// rate is not a number.
-pub fn best(tried: &[(Launch, f64)]) -> Option<(Launch, f64)> {
-    let mut out: Option<(Launch, f64)> = None;
-    for (l, r) in tried {
+/// The index of the highest rate; `None` when there is none or every rate
+/// is not a number. Ties keep the earlier candidate.
+pub fn best_index(rates: &[f64]) -> Option<usize> {
+    let mut out: Option<(usize, f64)> = None;
+    for (i, &r) in rates.iter().enumerate() {
         if !r.is_finite() {
             continue;
         }
-        if out.as_ref().map(|(_, b)| r > b).unwrap_or(true) {
-            out = Some((l.clone(), *r));
+        if out.map(|(_, b)| r > b).unwrap_or(true) {
+            out = Some((i, r));
         }
     }
-    out
+    out.map(|(i, _)| i)
+}
+
+/// The candidate with the highest rate (see [`best_index`]).
+pub fn best(tried: &[(LaunchShape, f64)]) -> Option<(LaunchShape, f64)> {
+    let rates: Vec<f64> = tried.iter().map(|t| t.1).collect();
+    best_index(&rates).map(|i| tried[i].clone())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn l(w: u32) -> Launch {
-        Launch { grid: 132, block: 256, width: Some(w), shared_bytes: None, unroll: None }
+    fn l(w: u32) -> LaunchShape {
+        LaunchShape { width: Some(w), ..LaunchShape::new(132, 256) }
     }
 
     #[test]
@@ -33,5 +39,6 @@ mod tests {
         assert_eq!(best(&t).unwrap().0.width, Some(8));
         assert!(best(&[]).is_none());
         assert!(best(&[(l(4), f64::NAN)]).is_none());
+        assert_eq!(best_index(&[f64::NAN, 2.0, 3.0, 3.0]), Some(2));
     }
 }

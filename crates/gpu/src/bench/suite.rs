@@ -1,11 +1,64 @@
 //! The benchmark suite: which benchmarks run, at which sizes, and the
 //! records they leave. Pure data, testable without a GPU.
 
-use roofline_core::machine::{FlopKind, MemLevel};
+use roofline_core::arch::InstOp;
+use roofline_core::machine::{FlopKind, MemLevel, Pipe};
 use roofline_core::stats::Spread;
+use roofline_core::units::Unit;
 use serde::{Deserialize, Serialize};
 
 use crate::nvml::ClockSummary;
+use crate::session::Reps;
+
+/// A 32-bit integer instruction benchmarked alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntOp {
+    Imad,
+    Iadd3,
+    Lop3,
+}
+
+/// A special-function (MUFU) instruction benchmarked alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MufuOp {
+    Ex2,
+    Lg2,
+    Rsqrt,
+    Sin,
+}
+
+/// A shared-memory load or store of one width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SmemOp {
+    Lds32,
+    Lds128,
+    Sts32,
+    Sts128,
+}
+
+impl SmemOp {
+    /// Bytes per thread and instruction.
+    pub fn width(self) -> u32 {
+        match self {
+            SmemOp::Lds32 | SmemOp::Sts32 => 4,
+            SmemOp::Lds128 | SmemOp::Sts128 => 16,
+        }
+    }
+    pub fn is_store(self) -> bool {
+        matches!(self, SmemOp::Sts32 | SmemOp::Sts128)
+    }
+}
+
+/// Where an atomic add goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AtomicSpace {
+    Global,
+    Shared,
+}
 
 /// What one benchmark measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,10 +70,17 @@ pub enum What {
     DramTriad,
     DramAdd,
     L2Read,
+    L2Write,
     SharedRead,
     Fma(FlopKind),
     Tensor(FlopKind),
     Sweep(FlopKind),
+    Int(IntOp),
+    Mufu(MufuOp),
+    SharedInst(SmemOp),
+    Atomic(AtomicSpace),
+    /// Global loads served by L1: how many warp load instructions an SM issues.
+    LoadIssue,
 }
 
 impl What {
@@ -28,7 +88,7 @@ impl What {
     pub fn level(self) -> Option<MemLevel> {
         match self {
             What::DramRead | What::DramWrite | What::DramCopy | What::DramTriad | What::DramAdd => Some(MemLevel::Dram),
-            What::L2Read => Some(MemLevel::L2),
+            What::L2Read | What::L2Write => Some(MemLevel::L2),
             What::SharedRead => Some(MemLevel::L1),
             _ => None,
         }
@@ -42,10 +102,66 @@ impl What {
         }
     }
 
+    /// The instruction an instruction benchmark times, or the FMA
+    /// instruction a CUDA-core peak is made of.
+    pub fn inst_op(self) -> Option<InstOp> {
+        Some(match self {
+            What::Fma(FlopKind::Fp32) => InstOp::Ffma,
+            What::Fma(FlopKind::Fp64) => InstOp::Dfma,
+            What::Fma(FlopKind::Fp16) => InstOp::Hfma2,
+            What::Int(IntOp::Imad) => InstOp::Imad,
+            What::Int(IntOp::Iadd3) => InstOp::Iadd3,
+            What::Int(IntOp::Lop3) => InstOp::Lop3,
+            What::Mufu(_) => InstOp::Mufu,
+            What::SharedInst(SmemOp::Lds32) => InstOp::Lds32,
+            What::SharedInst(SmemOp::Lds128) => InstOp::Lds128,
+            What::SharedInst(SmemOp::Sts32) => InstOp::Sts32,
+            What::SharedInst(SmemOp::Sts128) => InstOp::Sts128,
+            What::LoadIssue => InstOp::Ldg32,
+            _ => return None,
+        })
+    }
+
+    /// The pipe an instruction roof from this benchmark bounds.
+    pub fn pipe(self) -> Option<Pipe> {
+        match self {
+            What::Atomic(AtomicSpace::Global) => Some(Pipe::GlobalAtomic),
+            What::Atomic(AtomicSpace::Shared) => Some(Pipe::SharedAtomic),
+            _ => self.inst_op().map(InstOp::pipe),
+        }
+    }
+
+    /// The SASS the benchmark's loop is made of ("IMAD", "MUFU.EX2", "RED.E.ADD"):
+    /// the name of its measured instruction roof.
+    pub fn mnemonic(self) -> Option<&'static str> {
+        Some(match self {
+            What::Mufu(MufuOp::Ex2) => "MUFU.EX2",
+            What::Mufu(MufuOp::Lg2) => "MUFU.LG2",
+            What::Mufu(MufuOp::Rsqrt) => "MUFU.RSQ",
+            What::Mufu(MufuOp::Sin) => "MUFU.SIN",
+            What::Atomic(AtomicSpace::Global) => "RED.E.ADD",
+            What::Atomic(AtomicSpace::Shared) => "ATOMS.ADD",
+            // The best of several widths; each point is named by its own label.
+            What::LoadIssue => "LDG",
+            other => other.inst_op()?.mnemonic(),
+        })
+    }
+
+    /// The unit of the benchmark's rate.
+    pub fn unit(self) -> Unit {
+        if self.level().is_some() {
+            Unit::BytePerSecond
+        } else if let Some(k) = self.kind() {
+            k.rate_unit()
+        } else {
+            Unit::InstPerSecond
+        }
+    }
+
     /// Bytes moved per element of 4 bytes, for the DRAM kernels (reads + writes).
     pub fn arrays_touched(self) -> u64 {
         match self {
-            What::DramRead | What::DramWrite | What::L2Read | What::SharedRead => 1,
+            What::DramRead | What::DramWrite | What::L2Read | What::L2Write | What::SharedRead => 1,
             What::DramCopy => 2,
             What::DramTriad | What::DramAdd => 3,
             _ => 0,
@@ -56,7 +172,7 @@ impl What {
 /// One benchmark of the suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BenchSpec {
-    /// Stable identifier: "dram.copy", "fp32.fma", "tensor.bf16".
+    /// Stable identifier: "dram.copy", "fp32.fma", "tensor.bf16", "sfu.ex2".
     pub id: String,
     /// What a reader sees: "DRAM copy (b = a)".
     pub label: String,
@@ -89,6 +205,19 @@ pub struct SuiteConfig {
     pub gemm_n: u32,
     /// cuBLASLt algorithms tried per precision.
     pub gemm_algos: usize,
+    /// Work per launch of the instruction benchmarks, relative to the full suite's.
+    #[serde(default = "one")]
+    pub inst_scale: f64,
+    /// Timing of each point of a sweep before the best point is timed in full.
+    #[serde(default = "point_runs")]
+    pub point_runs: usize,
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn point_runs() -> usize {
+    2
 }
 
 impl SuiteConfig {
@@ -105,6 +234,8 @@ impl SuiteConfig {
                 sweep_elems: 1 << 25,
                 gemm_n: 8192,
                 gemm_algos: 3,
+                inst_scale: 0.5,
+                point_runs: 1,
             }
         } else {
             SuiteConfig {
@@ -118,8 +249,25 @@ impl SuiteConfig {
                 sweep_elems: 1 << 26,
                 gemm_n: 8192,
                 gemm_algos: 8,
+                inst_scale: 1.0,
+                point_runs: 2,
             }
         }
+    }
+
+    /// The timing of a benchmark's final measurement.
+    pub fn final_reps(&self) -> Reps {
+        Reps::new(self.warmup, self.runs, self.reps)
+    }
+
+    /// The timing of one point of a sweep.
+    pub fn point_reps(&self) -> Reps {
+        Reps::new(1, self.point_runs, 3)
+    }
+
+    /// The timing of one candidate of a launch-shape search.
+    pub fn search_reps(&self) -> Reps {
+        Reps::new(1, 1, 2)
     }
 }
 
@@ -133,6 +281,7 @@ pub fn suite() -> Vec<BenchSpec> {
         spec("dram.triad", "DRAM triad (a = b + s*c)", What::DramTriad),
         spec("dram.add", "DRAM add, seed 000 (c = a + b)", What::DramAdd),
         spec("l2.read", "L2 read (working set inside L2, ld.global.cg)", What::L2Read),
+        spec("l2.write", "L2 write (working set swept across the L2 size)", What::L2Write),
         spec("l1.shared", "L1/shared read (LDS.128)", What::SharedRead),
         spec("fp64.fma", "FP64 FMA", What::Fma(Fp64)),
         spec("fp32.fma", "FP32 FMA", What::Fma(Fp32)),
@@ -144,27 +293,51 @@ pub fn suite() -> Vec<BenchSpec> {
         spec("tensor.fp64", "FP64 tensor GEMM", What::Tensor(TensorFp64)),
         spec("sweep.fp32", "intensity sweep FP32", What::Sweep(Fp32)),
         spec("sweep.fp64", "intensity sweep FP64", What::Sweep(Fp64)),
+        spec("int.imad", "INT32 IMAD (x = x * a + y)", What::Int(IntOp::Imad)),
+        spec("int.iadd3", "INT32 IADD3 (x = x + y + k)", What::Int(IntOp::Iadd3)),
+        spec("int.lop3", "INT32 LOP3 (x = x ^ (y & k))", What::Int(IntOp::Lop3)),
+        spec("sfu.ex2", "MUFU.EX2 (ex2.approx)", What::Mufu(MufuOp::Ex2)),
+        spec("sfu.lg2", "MUFU.LG2 (lg2.approx)", What::Mufu(MufuOp::Lg2)),
+        spec("sfu.rsqrt", "MUFU.RSQ (rsqrt.approx)", What::Mufu(MufuOp::Rsqrt)),
+        spec("sfu.sin", "MUFU.SIN (sin.approx)", What::Mufu(MufuOp::Sin)),
+        spec("shared.lds32", "shared-memory LDS.32, bank conflicts swept", What::SharedInst(SmemOp::Lds32)),
+        spec("shared.lds128", "shared-memory LDS.128, bank conflicts swept", What::SharedInst(SmemOp::Lds128)),
+        spec("shared.sts32", "shared-memory STS.32, bank conflicts swept", What::SharedInst(SmemOp::Sts32)),
+        spec("shared.sts128", "shared-memory STS.128, bank conflicts swept", What::SharedInst(SmemOp::Sts128)),
+        spec("atomic.global", "global atomic add (RED), contention swept", What::Atomic(AtomicSpace::Global)),
+        spec("atomic.shared", "shared atomic add (ATOMS), contention swept", What::Atomic(AtomicSpace::Shared)),
+        spec("lsu.ldg", "global loads from L1 (LDG), bytes per instruction swept", What::LoadIssue),
     ]
 }
 
 /// Keeps the benchmarks whose id starts with one of `only` (all when empty);
 /// an unknown name is an error listing the known ones.
-pub fn select(all: Vec<BenchSpec>, only: &[String]) -> Result<Vec<BenchSpec>, String> {
+pub fn select(all: Vec<BenchSpec>, only: &[String]) -> Result<Vec<BenchSpec>, crate::GpuError> {
     if only.is_empty() {
         return Ok(all);
     }
     for o in only {
         if !all.iter().any(|s| s.id.starts_with(o.as_str())) {
             let ids: Vec<&str> = all.iter().map(|s| s.id.as_str()).collect();
-            return Err(format!("no benchmark matches '{o}'; known: {}", ids.join(", ")));
+            return Err(crate::GpuError::UnknownBenchmark { name: o.clone(), known: ids.join(", ") });
         }
     }
     Ok(all.into_iter().filter(|s| only.iter().any(|o| s.id.starts_with(o.as_str()))).collect())
 }
 
+/// How a streaming kernel walks its arrays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccessPattern {
+    /// A grid sized to the GPU loops over the arrays (grid-stride).
+    GridStride,
+    /// One pass: a grid as large as the arrays, each thread a few elements.
+    OnePass,
+}
+
 /// How a kernel was launched.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Launch {
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct LaunchShape {
     pub grid: u32,
     pub block: u32,
     /// Bytes per access per thread (4, 8, 16), where it applies.
@@ -175,9 +348,15 @@ pub struct Launch {
     /// Independent accesses per thread and loop trip, where searched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unroll: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<AccessPattern>,
 }
 
-impl Launch {
+impl LaunchShape {
+    pub fn new(grid: u32, block: u32) -> LaunchShape {
+        LaunchShape { grid, block, ..LaunchShape::default() }
+    }
+
     pub fn describe(&self) -> String {
         let mut s = format!("{} blocks x {} threads", self.grid, self.block);
         if let Some(w) = self.width {
@@ -186,10 +365,74 @@ impl Launch {
         if let Some(u) = self.unroll {
             s.push_str(&format!(", {u} in flight"));
         }
+        match self.pattern {
+            Some(AccessPattern::OnePass) => s.push_str(", one pass"),
+            Some(AccessPattern::GridStride) => s.push_str(", grid-stride"),
+            None => {}
+        }
         if let Some(b) = self.shared_bytes {
             s.push_str(&format!(", {b} B shared"));
         }
         s
+    }
+}
+
+/// One point of a benchmark's sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    /// The swept quantity (warps per SM, ways of bank conflict, bytes).
+    pub x: f64,
+    pub label: String,
+    /// Rate of the point's best run.
+    pub rate: Spread,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_mhz: Option<f64>,
+}
+
+/// A benchmark measured at several settings of one quantity: occupancy,
+/// bank conflicts, contention, working-set size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Curve {
+    /// What x is ("warps per SM").
+    pub axis: String,
+    pub points: Vec<CurvePoint>,
+    /// The lowest x whose rate reaches 90% of the best: where the curve
+    /// reaches its roof (a rising curve's ridge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knee: Option<f64>,
+}
+
+impl Curve {
+    pub fn new(axis: impl Into<String>, mut points: Vec<CurvePoint>) -> Curve {
+        points.sort_by(|a, b| a.x.total_cmp(&b.x));
+        let best = points.iter().map(|p| p.rate.median).fold(0.0, f64::max);
+        let knee = points.iter().find(|p| p.rate.median >= 0.9 * best).map(|p| p.x);
+        Curve { axis: axis.into(), points, knee }
+    }
+
+    /// The point at `x`, if measured.
+    pub fn at(&self, x: f64) -> Option<&CurvePoint> {
+        self.points.iter().find(|p| p.x == x)
+    }
+}
+
+/// Serde form of a rate unit: its symbol, as documents always had it ("B/s").
+pub mod rate_unit {
+    use roofline_core::units::Unit;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    const UNITS: [Unit; 4] = [Unit::BytePerSecond, Unit::FlopPerSecond, Unit::OpPerSecond, Unit::InstPerSecond];
+
+    pub fn serialize<S: Serializer>(u: &Unit, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(u.symbol())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Unit, D::Error> {
+        let t = String::deserialize(d)?;
+        UNITS
+            .into_iter()
+            .find(|u| u.symbol() == t)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown rate unit {t:?}")))
     }
 }
 
@@ -199,17 +442,18 @@ pub struct BenchResult {
     pub id: String,
     pub label: String,
     pub what: What,
-    /// "B/s" or "FLOP/s".
-    pub unit: String,
+    /// B/s, FLOP/s, OP/s or inst/s (warp instructions per second).
+    #[serde(with = "rate_unit")]
+    pub unit: Unit,
     /// Rate of the best run: median, min, max over its timed launches.
     pub rate: Spread,
     /// The median rate of every run, in order.
     pub run_medians: Vec<f64>,
     /// Seconds per launch of the best run.
     pub seconds: Spread,
-    /// Bytes or FLOPs per launch.
+    /// Bytes, FLOPs or warp instructions per launch.
     pub work_per_launch: f64,
-    pub launch: Launch,
+    pub launch: LaunchShape,
     /// Problem size in words ("2 arrays of 1 GiB").
     pub size: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -221,6 +465,9 @@ pub struct BenchResult {
     /// Launch shapes tried and their rates, when a search chose the shape.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub search: Vec<(String, f64)>,
+    /// The sweep, for benchmarks measured at several settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<Curve>,
     /// Wall-clock seconds the benchmark took, search and checks included.
     #[serde(default)]
     pub wall_s: f64,
@@ -312,6 +559,21 @@ mod tests {
             "tensor.fp64",
             "sweep.fp32",
             "sweep.fp64",
+            "l2.write",
+            "int.imad",
+            "int.iadd3",
+            "int.lop3",
+            "sfu.ex2",
+            "sfu.lg2",
+            "sfu.rsqrt",
+            "sfu.sin",
+            "shared.lds32",
+            "shared.lds128",
+            "shared.sts32",
+            "shared.sts128",
+            "atomic.global",
+            "atomic.shared",
+            "lsu.ldg",
         ] {
             assert!(s.iter().any(|b| b.id == id), "{id}");
         }
@@ -333,8 +595,43 @@ mod tests {
     fn select_by_prefix_and_unknown_names_listed() {
         let s = select(suite(), &["dram".into()]).unwrap();
         assert_eq!(s.len(), 5);
-        let e = select(suite(), &["dramm".into()]).unwrap_err();
+        let e = select(suite(), &["dramm".into()]).unwrap_err().to_string();
         assert!(e.contains("dram.read") && e.contains("'dramm'"), "{e}");
+        assert_eq!(select(suite(), &["sfu".into()]).unwrap().len(), 4);
+        assert_eq!(select(suite(), &["l2".into()]).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn every_instruction_benchmark_names_its_pipe_and_unit() {
+        for b in suite() {
+            match b.what.level().map(|_| ()).or(b.what.kind().map(|_| ())) {
+                Some(()) => assert_ne!(b.what.unit(), Unit::InstPerSecond, "{}", b.id),
+                None => {
+                    assert_eq!(b.what.unit(), Unit::InstPerSecond, "{}", b.id);
+                    assert!(b.what.pipe().is_some() && b.what.mnemonic().is_some(), "{}", b.id);
+                }
+            }
+        }
+        assert_eq!(What::Int(IntOp::Imad).pipe(), Some(Pipe::Fma));
+        assert_eq!(What::Int(IntOp::Lop3).pipe(), Some(Pipe::Alu));
+        assert_eq!(What::Mufu(MufuOp::Sin).mnemonic(), Some("MUFU.SIN"));
+        assert_eq!(What::Fma(FlopKind::Fp32).inst_op(), Some(InstOp::Ffma));
+    }
+
+    #[test]
+    fn curve_knee_is_where_the_rate_first_reaches_ninety_percent() {
+        let p = |x: f64, r: f64| CurvePoint {
+            x,
+            label: String::new(),
+            rate: Spread::from_samples(&[r]).unwrap(),
+            sm_mhz: None,
+        };
+        let c = Curve::new("warps per SM", vec![p(64.0, 100.0), p(4.0, 30.0), p(16.0, 91.0), p(8.0, 60.0)]);
+        assert_eq!(c.points[0].x, 4.0);
+        assert_eq!(c.knee, Some(16.0));
+        assert_eq!(c.at(8.0).unwrap().rate.median, 60.0);
+        let t = serde_json::to_string(&c).unwrap();
+        assert_eq!(serde_json::from_str::<Curve>(&t).unwrap(), c);
     }
 
     #[test]
@@ -363,21 +660,22 @@ mod tests {
             id: "dram.copy".into(),
             label: "DRAM copy".into(),
             what: What::DramCopy,
-            unit: "B/s".into(),
+            unit: Unit::BytePerSecond,
             rate: Spread::from_samples(&[4.0e12, 4.1e12]).unwrap(),
             run_medians: vec![4.05e12],
             seconds: Spread::from_samples(&[5e-4]).unwrap(),
             work_per_launch: 2.0 * (1u64 << 30) as f64,
-            launch: Launch { grid: 264, block: 1024, width: Some(16), shared_bytes: None, unroll: None },
+            launch: LaunchShape { width: Some(16), ..LaunchShape::new(264, 1024) },
             size: "2 arrays of 1 GiB".into(),
             clock: None,
             method: "NVRTC sm_90 CUBIN".into(),
             verified: "every element".into(),
             search: vec![("x".into(), 1.0)],
+            curve: None,
             wall_s: 0.5,
         };
         let t = serde_json::to_string(&r).unwrap();
         assert_eq!(serde_json::from_str::<BenchResult>(&t).unwrap(), r);
-        assert!(t.contains("\"dram_copy\""));
+        assert!(t.contains("\"dram_copy\"") && t.contains("\"unit\":\"B/s\""), "{t}");
     }
 }

@@ -1,0 +1,220 @@
+//! CSV: one file per table, raw numbers in base SI units with the unit in
+//! the column name (`time_s`, `achieved_flop_per_s`) or, where it varies
+//! by row, in a column of its own (`achieved_unit`); a value with
+//! provenance brings its origin, spread and clock as columns. The facts of
+//! a document make one more table (`section,field,part,value,unit,origin`;
+//! a fact of several values has one row per part).
+//!
+//! Text that a spreadsheet would run as a formula (starting with `=`, `+`,
+//! `-`, `@`, a tab or a carriage return) is prefixed with `'`, as OWASP
+//! recommends against CSV injection.
+
+use crate::view::text::cell_text;
+use crate::view::{Audience, Block, Cell, ColumnKind, Describe, Quantity, Table, Value};
+use crate::ExportError;
+
+use super::visible;
+
+/// One CSV file of a document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CsvTable {
+    /// The table's name ("kernel", "roof", "facts"): the suffix of its file.
+    pub name: String,
+    /// The CSV text, header first.
+    pub text: String,
+}
+
+/// Text as a spreadsheet cannot run it.
+pub(crate) fn neutralise(s: &str) -> String {
+    match s.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{s}"),
+        _ => s.to_string(),
+    }
+}
+
+fn number(v: f64) -> String {
+    if v.is_finite() {
+        // No "-0" in data either.
+        format!("{}", if v == 0.0 { 0.0 } else { v })
+    } else {
+        String::new()
+    }
+}
+
+fn with_slug(key: &str, unit: Quantity) -> String {
+    match unit.slug() {
+        "" => key.to_string(),
+        slug => format!("{key}_{slug}"),
+    }
+}
+
+fn text(cell: &Cell) -> String {
+    match cell {
+        Cell::Empty => String::new(),
+        Cell::Name { name, .. } => neutralise(name),
+        Cell::Value(v) => number(v.value),
+        // Raw numbers, "label=value" when labelled; the unit is in its column.
+        Cell::Values(vs) => neutralise(
+            &vs.iter()
+                .map(|(l, v)| if l.is_empty() { number(v.value) } else { format!("{l}={}", number(v.value)) })
+                .collect::<Vec<_>>()
+                .join(";"),
+        ),
+        c => neutralise(&cell_text(c, &|n, _| n.to_string())),
+    }
+}
+
+/// The first value in a cell, for its unit and provenance.
+fn first_value(cell: &Cell) -> Option<&Value> {
+    match cell {
+        Cell::Value(v) => Some(v),
+        Cell::Values(vs) => vs.first().map(|(_, v)| v),
+        Cell::Change { after, before, .. } => first_value(after).or_else(|| first_value(before)),
+        _ => None,
+    }
+}
+
+fn header(t: &Table) -> Vec<String> {
+    let mut h = Vec::new();
+    for c in t.columns.iter().filter(|c| c.show.shown_to(Audience::Data)) {
+        match c.kind {
+            ColumnKind::Text => h.push(c.key.clone()),
+            ColumnKind::Value { unit, provenance } => {
+                match unit {
+                    Some(u) => h.push(with_slug(&c.key, u)),
+                    None => h.extend([c.key.clone(), format!("{}_unit", c.key)]),
+                }
+                if provenance {
+                    for part in [
+                        "origin",
+                        "confirmed",
+                        "spread_median",
+                        "spread_min",
+                        "spread_max",
+                        "spread_samples",
+                        "sm_mhz",
+                        "mem_mhz",
+                        "clock_basis",
+                    ] {
+                        h.push(format!("{}_{part}", c.key));
+                    }
+                }
+            }
+            ColumnKind::Change { unit, delta } => h.extend([
+                with_slug(&format!("{}_before", c.key), unit),
+                with_slug(&format!("{}_after", c.key), unit),
+                with_slug(&format!("{}_change", c.key), delta),
+            ]),
+        }
+    }
+    h
+}
+
+fn row(t: &Table, cells: &[Cell]) -> Vec<String> {
+    let mut r = Vec::new();
+    for (c, cell) in t.columns.iter().zip(cells).filter(|(c, _)| c.show.shown_to(Audience::Data)) {
+        match c.kind {
+            ColumnKind::Text => r.push(text(cell)),
+            ColumnKind::Value { unit, provenance } => {
+                r.push(text(cell));
+                let v = first_value(cell);
+                if unit.is_none() {
+                    r.push(v.map(|v| v.unit.symbol().to_string()).unwrap_or_default());
+                }
+                if provenance {
+                    let spread = v.and_then(|v| v.basis.spread.as_deref().copied());
+                    let clock = v.and_then(|v| v.basis.clock.as_deref());
+                    r.extend([
+                        v.and_then(|v| v.basis.origin).map(|o| o.label().to_string()).unwrap_or_default(),
+                        v.map(|v| v.basis.confirmed.to_string()).unwrap_or_default(),
+                        spread.map(|s| number(s.median)).unwrap_or_default(),
+                        spread.map(|s| number(s.min)).unwrap_or_default(),
+                        spread.map(|s| number(s.max)).unwrap_or_default(),
+                        spread.map(|s| s.samples.to_string()).unwrap_or_default(),
+                        clock.and_then(|c| c.sm_mhz).map(number).unwrap_or_default(),
+                        clock.and_then(|c| c.mem_mhz).map(number).unwrap_or_default(),
+                        clock.map(|c| neutralise(&c.basis)).unwrap_or_default(),
+                    ]);
+                }
+            }
+            ColumnKind::Change { .. } => match cell {
+                Cell::Change { before, after, delta } => {
+                    r.extend([text(before), text(after), delta.as_ref().map(|d| number(d.value)).unwrap_or_default()])
+                }
+                other => r.extend([String::new(), text(other), String::new()]),
+            },
+        }
+    }
+    r
+}
+
+fn write(name: &str, header: Vec<String>, rows: Vec<Vec<String>>) -> Result<CsvTable, ExportError> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    w.write_record(&header)?;
+    for r in rows {
+        w.write_record(&r)?;
+    }
+    let bytes = w.into_inner().map_err(|e| ExportError::Csv(e.into_error().into()))?;
+    Ok(CsvTable { name: name.to_string(), text: String::from_utf8_lossy(&bytes).into_owned() })
+}
+
+/// Every table of the document, then its facts.
+pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> Result<Vec<CsvTable>, ExportError> {
+    let mut out = Vec::new();
+    let mut facts = Vec::new();
+    for section in visible(doc.sections(), Audience::Data) {
+        for b in &section.blocks {
+            match b {
+                Block::Table(t) => {
+                    out.push(write(&t.name, header(t), t.rows.iter().map(|r| row(t, &r.cells)).collect())?)
+                }
+                Block::Facts(fs) => {
+                    for f in fs.iter().filter(|f| f.show.shown_to(Audience::Data)) {
+                        let row = |part: &str, value: String, v: Option<&Value>| {
+                            vec![
+                                section.id.clone(),
+                                f.key.clone(),
+                                neutralise(part),
+                                value,
+                                v.map(|v| v.unit.symbol().to_string()).unwrap_or_default(),
+                                v.and_then(|v| v.basis.origin).map(|o| o.label().to_string()).unwrap_or_default(),
+                            ]
+                        };
+                        match &f.cell {
+                            Cell::Values(vs) => {
+                                facts.extend(vs.iter().map(|(label, v)| row(label, number(v.value), Some(v))))
+                            }
+                            Cell::Value(v) => facts.push(row("", number(v.value), Some(v))),
+                            c => facts.push(row("", text(c), None)),
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if !facts.is_empty() {
+        let header = ["section", "field", "part", "value", "unit", "origin"].map(String::from).to_vec();
+        out.push(write("facts", header, facts)?);
+    }
+    if let Some(i) = doc.main_table().and_then(|name| out.iter().position(|t| t.name == name)) {
+        let main = out.remove(i);
+        out.insert(0, main);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formulas_are_neutralised_but_numbers_are_not() {
+        for bad in ["=1+2", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx"] {
+            assert!(neutralise(bad).starts_with('\''), "{bad}");
+        }
+        assert_eq!(neutralise("vecadd"), "vecadd");
+        assert_eq!(number(-0.25), "-0.25");
+        assert_eq!(number(-0.0), "0");
+    }
+}
