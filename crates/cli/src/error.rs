@@ -1,8 +1,9 @@
 //! Exit codes and the way errors are printed.
 //!
-//! 0: success; 1: a failure (a check failed, a GPU run broke); 2: bad usage
-//! or bad input (the user can fix it). Errors print on stderr as
-//! "error: ..." with their causes, never as a panic.
+//! 0: success; 1: a failure (a check failed, a GPU run broke, an output
+//! could not be written, stdout was closed); 2: bad usage or bad input (the
+//! user can fix it). Errors print on stderr as "error: ..." with their
+//! causes, never as a panic. A broken stdout pipe (`| head`) is a clean exit.
 
 use std::process::ExitCode;
 
@@ -42,7 +43,7 @@ pub fn report(e: &anyhow::Error) -> ExitCode {
             text.push_str(&format!("\n  caused by: {c}"));
         }
     }
-    eprintln!("{text}");
+    crate::streams::message(&text);
     if is_bad_input(e) {
         ExitCode::from(2)
     } else {

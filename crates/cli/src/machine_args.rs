@@ -14,6 +14,7 @@ use roofline_core::schema::read_machine;
 use roofline_core::units::{parse_quantity, Unit};
 
 use crate::error::bad_input;
+use crate::input_file::read_text;
 
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct MachineArgs {
@@ -94,12 +95,8 @@ impl MachineArgs {
 
 /// Reads a machine (or analysis) JSON file.
 pub fn load_machine(path: &std::path::Path) -> anyhow::Result<Machine> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        bad_input(format!(
-            "--machine {}: cannot read it ({e}); expected a machine JSON from `roofline bench -o FILE`",
-            path.display()
-        ))
-    })?;
+    let text = read_text(path, "a machine JSON from `roofline bench -o FILE` or `roofline peaks -o FILE`")
+        .with_context(|| format!("--machine {}", path.display()))?;
     Ok(read_machine(&text, &path.display().to_string())?.machine)
 }
 

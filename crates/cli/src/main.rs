@@ -1,11 +1,18 @@
 //! The `roofline` binary: parses arguments and hands each command to its
 //! module under `commands/`. No analysis happens here.
+//!
+//! Nothing here prints with `print!`/`eprintln!` (which panic when a stream
+//! cannot be written): data go through `streams::data`, messages through
+//! `streams::message`.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod analysis_file;
 mod commands;
 mod error;
+mod input_file;
 mod machine_args;
 mod output;
+mod streams;
 
 use std::process::ExitCode;
 

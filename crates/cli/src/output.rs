@@ -3,12 +3,19 @@
 //! on stderr (plain when NO_COLOR is set or stderr is not a terminal).
 //!
 //! Commands build their document and hand it to [`Output::document`]; they
-//! never format by hand.
+//! never format by hand. An analysis or a machine is checked before
+//! anything is written ([`Output::check_analysis`]: every number finite and
+//! in bounds, so that it reads back), and an `-o` file that cannot be
+//! written does not cost the data on stdout: stdout is still written, and
+//! the file's error (which says nothing was written to it, and why) is the
+//! one returned.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use roofline_core::schema::{AnalysisDocument, MachineDocument};
+use roofline_report::output_file::refuse_overwriting_inputs;
 use roofline_report::{
     csv_tables, render, write_atomic, ChartOptions, ColorChoice, Describe, ExportError, Format, RenderOptions,
     TerminalOptions,
@@ -16,6 +23,10 @@ use roofline_report::{
 use serde::Serialize;
 
 use crate::error::bad_input;
+use crate::streams;
+
+/// What to do when a document about to be written breaks the range checks.
+const UNPLACEABLE: &str = "nothing was written: the input values behind this number are too large, too small or zero where they cannot be (see the warnings above); correct them";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -152,23 +163,36 @@ impl Output {
     /// A message for the user on stderr.
     pub fn info(&self, msg: &str) {
         if !self.quiet {
-            eprintln!("{msg}");
+            streams::message(msg);
         }
     }
 
     /// A warning on stderr, always shown.
     pub fn warn(&self, msg: &str) {
         if self.color {
-            eprintln!("\x1b[33mwarning:\x1b[0m {msg}");
+            streams::message(&format!("\x1b[33mwarning:\x1b[0m {msg}"));
         } else {
-            eprintln!("warning: {msg}");
+            streams::message(&format!("warning: {msg}"));
         }
     }
 
     pub fn stdout(&self, text: &str) -> anyhow::Result<()> {
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())?;
-        out.flush()?;
+        streams::data(text)
+    }
+
+    /// Refuses, before any work, to let `-o` or another output (`("--svg",
+    /// path)`) write over an input of the run (`("FILE", capture)`), or two
+    /// outputs over each other.
+    pub fn protect_inputs(&self, outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> anyhow::Result<()> {
+        let mut all: Vec<(&str, &Path)> = self.file.iter().map(|f| ("-o", f.as_path())).collect();
+        all.extend_from_slice(outputs);
+        refuse_overwriting_inputs(&all, inputs).map_err(bad_input)
+    }
+
+    /// Writes an output file other than `-o` (`--svg`, `--save-csv`), and says so.
+    pub fn write_file(&self, flag: &str, path: &Path, body: &[u8]) -> anyhow::Result<()> {
+        write_atomic(path, body).with_context(|| format!("{flag} {}: nothing was written", path.display()))?;
+        self.info(&format!("wrote {}", path.display()));
         Ok(())
     }
 
@@ -222,10 +246,40 @@ impl Output {
     /// Writes rendered files, each whole or not at all.
     pub fn write(&self, files: &[(PathBuf, String)]) -> anyhow::Result<()> {
         for (path, body) in files {
-            write_atomic(path, body.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
-            self.info(&format!("wrote {}", path.display()));
+            let flag = if self.file.as_deref() == Some(path.as_path()) { "-o" } else { "output file" };
+            self.write_file(flag, path, body.as_bytes())?;
         }
         Ok(())
+    }
+
+    /// Refuses an analysis with a number out of range (exit 2, the field
+    /// named), before anything is written: every document the tool writes,
+    /// it reads back.
+    pub fn check_analysis(&self, doc: &AnalysisDocument) -> anyhow::Result<()> {
+        roofline_core::schema::check_analysis(doc, "the analysis to write")
+            .map_err(|e| bad_input(format!("{e}; {UNPLACEABLE}")))
+    }
+
+    /// As [`Output::check_analysis`], for a machine.
+    pub fn check_machine(&self, doc: &MachineDocument) -> anyhow::Result<()> {
+        roofline_core::schema::check_machine(doc, "the machine to write")
+            .map_err(|e| bad_input(format!("{e}; {UNPLACEABLE}")))
+    }
+
+    /// The `-o` files, then stdout; stdout is written even when a file
+    /// cannot be, and the file's error is the one returned.
+    pub fn deliver(&self, files: &[(PathBuf, String)], text: &str) -> anyhow::Result<()> {
+        let saved = self.write(files);
+        let printed = self.stdout(text);
+        match saved {
+            Err(e) => {
+                if printed.is_ok() {
+                    self.warn("the -o file was not written; the results went to standard output");
+                }
+                Err(e)
+            }
+            Ok(()) => printed,
+        }
     }
 
     /// As [`Output::document`], with a shorter version of the document for
@@ -246,8 +300,7 @@ impl Output {
         };
         let text =
             if whole(self.format) { self.rendered(doc, self.format)? } else { self.rendered(page, self.format)? };
-        self.write(&files)?;
-        self.stdout(&text)
+        self.deliver(&files, &text)
     }
 
     /// Renders the document for the `-o` file and for stdout, then writes
@@ -258,7 +311,6 @@ impl Output {
             _ => Vec::new(),
         };
         let text = self.rendered(doc, self.format)?;
-        self.write(&files)?;
         if self.format == Format::Csv && self.file_format() != Some(Format::Csv) {
             let more: Vec<String> = csv_tables(doc)?.into_iter().skip(1).map(|t| t.name).collect();
             if !more.is_empty() {
@@ -269,7 +321,7 @@ impl Output {
                 ));
             }
         }
-        self.stdout(&text)
+        self.deliver(&files, &text)
     }
 }
 

@@ -85,7 +85,9 @@ pub struct Rules {
     pub max_regression_pct: Option<f64>,
 }
 
-fn pct(input: &str, field: &str, v: f64, max: f64) -> Result<f64, CheckConfigError> {
+/// Validates a percentage given on the command line or in a file: finite,
+/// from 0 to `max`.
+pub fn pct(input: &str, field: &str, v: f64, max: f64) -> Result<f64, CheckConfigError> {
     if v.is_finite() && v >= 0.0 && v <= max {
         Ok(v)
     } else {
@@ -162,6 +164,9 @@ impl Rules {
             problem: problem.into(),
         };
         let (name, v) = spec.rsplit_once('=').ok_or_else(|| bad("expected NAME=PCT, for example fused=80"))?;
+        if name.trim().is_empty() {
+            return Err(bad("the kernel name before '=' is empty; expected NAME=PCT, for example fused=80"));
+        }
         let v: f64 = v.trim().trim_end_matches('%').parse().map_err(|_| bad("the part after '=' is not a number"))?;
         Ok(KernelLimit {
             name: name.trim().into(),
@@ -225,29 +230,79 @@ fn label(k: &KernelAnalysis) -> String {
     }
 }
 
-/// The kernels of a document by full name and by display name (the first
-/// of each), so that matching 100,000 kernels against a baseline takes one
-/// pass, not one pass per kernel.
+/// The kernels of a document by ID, full name and display name, so that
+/// matching 100,000 kernels against a baseline takes one pass, not one pass
+/// per kernel. In a per-launch analysis one name is several launches.
 struct Names<'a> {
     doc: &'a AnalysisDocument,
-    full: HashMap<&'a str, usize>,
-    display: HashMap<&'a str, usize>,
+    id: HashMap<&'a str, Vec<usize>>,
+    full: HashMap<&'a str, Vec<usize>>,
+    display: HashMap<&'a str, Vec<usize>>,
 }
 
 impl<'a> Names<'a> {
     fn new(doc: &'a AnalysisDocument) -> Names<'a> {
-        let (mut full, mut display) = (HashMap::new(), HashMap::new());
+        let (mut id, mut full, mut display) = (HashMap::new(), HashMap::new(), HashMap::new());
         for (i, k) in doc.kernels.iter().enumerate() {
-            full.entry(k.kernel.name.as_str()).or_insert(i);
-            display.entry(k.kernel.display_name.as_str()).or_insert(i);
+            id.entry(k.kernel.id.as_str()).or_insert_with(Vec::new).push(i);
+            full.entry(k.kernel.name.as_str()).or_insert_with(Vec::new).push(i);
+            display.entry(k.kernel.display_name.as_str()).or_insert_with(Vec::new).push(i);
         }
-        Names { doc, full, display }
+        Names { doc, id, full, display }
     }
 
-    /// The kernel of that full name, else of that display name.
-    fn find(&self, name: &str) -> Option<&'a KernelAnalysis> {
-        self.full.get(name).or_else(|| self.display.get(name)).map(|&i| &self.doc.kernels[i])
+    fn kernels(&self, indices: Option<&Vec<usize>>) -> Vec<&'a KernelAnalysis> {
+        indices.map(|v| v.iter().map(|&i| &self.doc.kernels[i]).collect()).unwrap_or_default()
     }
+
+    /// The kernels a rule names: by ID, else full name, else display name;
+    /// in a per-launch analysis the rule holds each launch of that name.
+    fn named(&self, name: &str) -> Vec<&'a KernelAnalysis> {
+        [&self.id, &self.full, &self.display]
+            .into_iter()
+            .map(|map| self.kernels(map.get(name)))
+            .find(|found| !found.is_empty())
+            .unwrap_or_default()
+    }
+
+    /// How many kernels of this document have that full name.
+    fn count_of_name(&self, name: &str) -> usize {
+        self.full.get(name).map_or(0, Vec::len)
+    }
+
+    /// The kernel of this document that is `k` of `other`: the same ID
+    /// (stable across runs, and one per launch in a per-launch analysis), or
+    /// else the same name where that name is one kernel in both documents.
+    fn counterpart(&self, k: &KernelAnalysis, other: &Names<'_>) -> Match<'a> {
+        let by_id = self.kernels(self.id.get(k.kernel.id.as_str()));
+        if by_id.len() == 1 {
+            return Match::One(by_id[0]);
+        }
+        let by_name = self.kernels(self.full.get(k.kernel.name.as_str()));
+        match (by_name.len(), other.count_of_name(&k.kernel.name)) {
+            (0, _) => Match::None,
+            (1, 1) => Match::One(by_name[0]),
+            _ => Match::Ambiguous,
+        }
+    }
+}
+
+enum Match<'a> {
+    One(&'a KernelAnalysis),
+    None,
+    Ambiguous,
+}
+
+/// Why an analysis gives a check nothing to judge, if it does: every rule
+/// needs a kernel's duration (% of roof, time, regressions).
+pub fn nothing_to_judge(doc: &AnalysisDocument) -> Option<String> {
+    doc.kernels.iter().all(|k| k.kernel.duration_s.is_none()).then(|| {
+        format!(
+            "the analysis has no duration for any of its {} kernel(s) (source: {}), so there is no % of roof or time to check: give the kernels a time (`roofline model --kernel \"NAME: ... time=1.2ms\"`), or check an analysis from `roofline import` or `profile`",
+            doc.kernels.len(),
+            doc.source.kind
+        )
+    })
 }
 
 fn roof_name(k: &KernelAnalysis) -> String {
@@ -281,17 +336,17 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
     let mut outcomes = Vec::new();
     let mut notes = Vec::new();
     let names = Names::new(doc);
-    let named = |k: &KernelAnalysis| {
-        rules
-            .kernels
-            .iter()
-            .any(|l| l.min_pct_of_roof.is_some() && (l.name == k.kernel.name || l.name == k.kernel.display_name))
+    let has_own_limit = |k: &KernelAnalysis| {
+        rules.kernels.iter().any(|l| {
+            l.min_pct_of_roof.is_some()
+                && (l.name == k.kernel.name || l.name == k.kernel.display_name || l.name == k.kernel.id)
+        })
     };
 
     if let Some(min) = rules.min_pct_of_roof {
         let share_min = rules.min_time_share_pct / 100.0;
         for k in &doc.kernels {
-            if named(k) {
+            if has_own_limit(k) {
                 continue;
             }
             match k.time_share {
@@ -309,7 +364,8 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
     }
 
     for limit in &rules.kernels {
-        let Some(k) = names.find(&limit.name) else {
+        let found = names.named(&limit.name);
+        if found.is_empty() {
             outcomes.push(Outcome {
                 kernel: limit.name.clone(),
                 rule: "kernel.present".into(),
@@ -320,28 +376,41 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
                 ),
             });
             continue;
-        };
-        if let Some(min) = limit.min_pct_of_roof {
-            pct_rule(&mut outcomes, k, "kernel.min_pct_of_roof", min);
         }
-        if let Some(max) = limit.max_time_s {
-            let (passed, detail) = match k.kernel.duration_s {
-                Some(t) => (
-                    t <= max,
-                    format!("{} {} {}", format_seconds(t), if t <= max { "<=" } else { ">" }, format_seconds(max)),
-                ),
-                None => (false, format!("no duration, so it cannot be held to {}", format_seconds(max))),
-            };
-            outcomes.push(Outcome { kernel: label(k), rule: "kernel.max_time".into(), passed, detail });
+        for k in found {
+            if let Some(min) = limit.min_pct_of_roof {
+                pct_rule(&mut outcomes, k, "kernel.min_pct_of_roof", min);
+            }
+            if let Some(max) = limit.max_time_s {
+                let (passed, detail) = match k.kernel.duration_s {
+                    Some(t) => (
+                        t <= max,
+                        format!("{} {} {}", format_seconds(t), if t <= max { "<=" } else { ">" }, format_seconds(max)),
+                    ),
+                    None => (false, format!("no duration, so it cannot be held to {}", format_seconds(max))),
+                };
+                outcomes.push(Outcome { kernel: label(k), rule: "kernel.max_time".into(), passed, detail });
+            }
         }
     }
 
     if let (Some(base), Some(max)) = (baseline, rules.max_regression_pct) {
         let base_names = Names::new(base);
         for k in &doc.kernels {
-            let Some(b) = base_names.find(&k.kernel.name) else {
-                notes.push(format!("{}: not in the baseline, so not checked for regression", label(k)));
-                continue;
+            let b = match base_names.counterpart(k, &names) {
+                Match::One(b) => b,
+                Match::None => {
+                    notes.push(format!("{}: not in the baseline, so not checked for regression", label(k)));
+                    continue;
+                }
+                Match::Ambiguous => {
+                    notes.push(format!(
+                        "{} ({}): several kernels of this name and no kernel with its ID in the baseline, so not checked for regression",
+                        label(k),
+                        k.kernel.id
+                    ));
+                    continue;
+                }
             };
             if let (Some(t), Some(tb)) = (k.kernel.duration_s, b.kernel.duration_s) {
                 if tb > 0.0 {
@@ -379,7 +448,7 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
             }
         }
         for b in &base.kernels {
-            if names.find(&b.kernel.name).is_none() {
+            if matches!(names.counterpart(b, &base_names), Match::None) {
                 notes.push(format!("{}: in the baseline but not in this analysis", label(b)));
             }
         }
@@ -458,6 +527,26 @@ mod tests {
     }
 
     #[test]
+    fn launches_that_share_a_name_are_matched_by_id() {
+        let mut d = doc(&["k: flops=1 bytes=12 elements=1000 time=1us", "k: flops=1 bytes=12 elements=1000 time=9us"]);
+        d.kernels[0].kernel.id = "k1-0".into();
+        d.kernels[1].kernel.id = "k1-1".into();
+        let rules = Rules { baseline: Some("b.json".into()), max_regression_pct: Some(0.0), ..Rules::default() };
+        let r = check(&d, &rules, Some(&d));
+        assert!(r.passed(), "{:?}", r.outcomes);
+        assert_eq!(r.outcomes.len(), 4);
+        // Named rules hold every launch of the name.
+        let rules = Rules { kernels: vec![Rules::parse_kernel_flag("k=0").unwrap()], ..Rules::default() };
+        assert_eq!(check(&d, &rules, None).outcomes.len(), 2);
+    }
+
+    #[test]
+    fn an_analysis_without_durations_has_nothing_to_judge() {
+        assert!(nothing_to_judge(&doc(&["k: flops=1 bytes=12"])).unwrap().contains("no duration"));
+        assert!(nothing_to_judge(&app()).is_none());
+    }
+
+    #[test]
     fn unknown_key_is_named() {
         let e = Rules::from_toml("min_pct_of_rooof = 60\n", "ci.toml").unwrap_err().to_string();
         assert!(e.contains("ci.toml") && e.contains("min_pct_of_rooof") && e.contains("known keys"), "{e}");
@@ -474,6 +563,7 @@ mod tests {
         let half = Rules { baseline: Some("b".into()), ..Rules::default() };
         assert!(half.validate("c").unwrap_err().to_string().contains("needs max_regression_pct"));
         assert!(Rules::parse_kernel_flag("fused").is_err());
+        assert!(Rules::parse_kernel_flag("=50").unwrap_err().to_string().contains("name"));
         assert!(Rules::parse_kernel_flag("fused=x").is_err());
     }
 }

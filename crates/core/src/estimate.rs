@@ -88,7 +88,12 @@ pub fn parse_kernel_spec(spec: &str) -> Result<Kernel, EstimateError> {
             return Err(fail(format!("unknown key {k:?}")));
         }
     }
-    Ok(build(name, kind, flops * elements, bytes.into_iter().map(|(l, b)| (l, b * elements)).collect(), time))
+    let flops = times_elements(flops, elements, "flops").map_err(fail)?;
+    let mut total_bytes = BTreeMap::new();
+    for (level, b) in bytes {
+        total_bytes.insert(level, times_elements(b, elements, level.key()).map_err(fail)?);
+    }
+    Ok(build(name, kind, flops, total_bytes, time))
 }
 
 fn kinds() -> String {
@@ -96,10 +101,21 @@ fn kinds() -> String {
 }
 
 fn positive(v: f64, what: &str) -> Result<f64, String> {
-    if v > 0.0 && v.is_finite() {
-        Ok(v)
-    } else {
-        Err(format!("{what} must be greater than zero, got {v}"))
+    if !(v > 0.0 && v.is_finite()) {
+        return Err(format!("{what} must be greater than zero, got {v}"));
+    }
+    match crate::bounds::input_range_problem(v) {
+        None => Ok(v),
+        Some(problem) => Err(format!("{what} = {v}: {problem}")),
+    }
+}
+
+/// A per-element figure times the element count, still within range.
+fn times_elements(v: f64, elements: f64, what: &str) -> Result<f64, String> {
+    let total = v * elements;
+    match crate::bounds::input_range_problem(total) {
+        None => Ok(total),
+        Some(problem) => Err(format!("{what} x elements = {v:e} x {elements:e} = {total:e}: {problem}")),
     }
 }
 
@@ -224,13 +240,12 @@ pub fn parse_kernels_file(text: &str, input: &str) -> Result<KernelsFile, Estima
             ),
             None => None,
         };
-        out.push(build(
-            &k.name,
-            kind,
-            flops * elements,
-            bytes.into_iter().map(|(l, b)| (l, b * elements)).collect(),
-            time,
-        ));
+        let flops = times_elements(flops, elements, "flops").map_err(&fail)?;
+        let mut total_bytes = BTreeMap::new();
+        for (level, b) in bytes {
+            total_bytes.insert(level, times_elements(b, elements, &format!("bytes.{}", level.key())).map_err(&fail)?);
+        }
+        out.push(build(&k.name, kind, flops, total_bytes, time));
     }
     Ok(KernelsFile { machine: file.machine, kernels: out })
 }
@@ -257,6 +272,19 @@ mod tests {
     fn zero_and_negative_are_refused() {
         assert!(parse_kernel_spec("k: flops=0 bytes=12").unwrap_err().to_string().contains("greater than zero"));
         assert!(parse_kernel_spec("k: flops=1 bytes=-12").is_err());
+    }
+
+    #[test]
+    fn flops_times_elements_that_overflow_are_refused() {
+        let e = parse_kernel_spec("k: flops=1e300 bytes=1 elements=1e300").unwrap_err().to_string();
+        assert!(e.contains("flops"), "{e}");
+        let e = parse_kernel_spec("k: flops=1e20 bytes=1 elements=1e20").unwrap_err().to_string();
+        assert!(e.contains("flops x elements") && e.contains("above"), "{e}");
+        let e = parse_kernels_toml("[[kernel]]\nname = \"x\"\nflops = 1e20\nbytes = 1e20\nelements = 1e20\n", "k.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("k.toml") && e.contains("x elements"), "{e}");
+        assert!(parse_kernels_toml("[[kernel]]\nname = \"x\"\nflops = 1e308\nbytes = 1\n", "k.toml").is_err());
     }
 
     #[test]

@@ -8,10 +8,13 @@
 //! ([`estimate`]), the occupancy calculator ([`occupancy`]), statistics
 //! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
 //! ([`diff`]), where a whole program's time goes ([`program`]), the
-//! versioned JSON documents ([`schema`]) and their typed warnings
-//! ([`warning`]).
+//! versioned JSON documents ([`schema`]), their typed warnings
+//! ([`warning`]) and the range every number of a document keeps to
+//! ([`bounds`]).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod arch;
+pub mod bounds;
 pub mod check;
 pub mod diagnosis;
 pub mod diff;

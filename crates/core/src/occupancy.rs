@@ -188,8 +188,10 @@ impl Launch {
         self
     }
 
+    /// Static plus dynamic shared memory, bytes (`u64::MAX` when the sum
+    /// overflows: [`validate`] refuses such a launch).
     pub fn smem_total(&self) -> u64 {
-        self.smem_static + self.smem_dynamic
+        self.smem_static.saturating_add(self.smem_dynamic)
     }
 }
 
@@ -275,7 +277,7 @@ impl BlockLimits {
 }
 
 fn round_up(x: u64, unit: u64) -> u64 {
-    x.div_ceil(unit) * unit
+    x.div_ceil(unit).saturating_mul(unit)
 }
 
 /// Warps a block occupies.
@@ -314,7 +316,7 @@ pub fn register_limit(l: &Limits, regs: u32, threads: u32) -> u32 {
 
 /// Shared memory of one block as granted, bytes (with the reservation).
 pub fn smem_allocated_per_block(l: &Limits, launch: &Launch) -> u64 {
-    round_up(launch.smem_total() + l.smem_reserved_per_block, l.smem_unit)
+    round_up(launch.smem_total().saturating_add(l.smem_reserved_per_block), l.smem_unit)
 }
 
 /// The most shared memory (static + dynamic) one block may ask for, bytes.
@@ -438,6 +440,8 @@ pub enum OccupancyError {
     SharedMemory { bytes: u64, max: u64, cc: String },
     #[error("carveout {pct}%: expected a percentage from 0 to 100")]
     Carveout { pct: u32 },
+    #[error("shared memory per block: {smem_static} bytes static + {smem_dynamic} bytes dynamic overflows a 64-bit byte count; expected sizes of at most {max} bytes ({} KiB) in all on compute capability {cc}", max / 1024)]
+    SharedMemoryOverflow { smem_static: u64, smem_dynamic: u64, max: u64, cc: String },
 }
 
 /// Validates a launch against the per-block maxima.
@@ -451,6 +455,14 @@ pub fn validate(l: &Limits, launch: &Launch) -> Result<(), OccupancyError> {
     }
     if launch.registers_per_thread > l.max_registers_per_thread {
         return Err(OccupancyError::Registers { regs: launch.registers_per_thread, max: l.max_registers_per_thread });
+    }
+    if launch.smem_static.checked_add(launch.smem_dynamic).is_none() {
+        return Err(OccupancyError::SharedMemoryOverflow {
+            smem_static: launch.smem_static,
+            smem_dynamic: launch.smem_dynamic,
+            max: smem_max_per_block(l),
+            cc: l.capability(),
+        });
     }
     if launch.smem_total() > smem_max_per_block(l) {
         return Err(OccupancyError::SharedMemory {
@@ -906,6 +918,15 @@ mod tests {
         assert_eq!(regs.max_without_loss, Some(40));
         let hint = o.hint.unwrap();
         assert!(hint.contains("8 fewer registers per thread (32"), "{hint}");
+    }
+
+    #[test]
+    fn shared_memory_sizes_that_overflow_are_refused_not_wrapped() {
+        let launch = Launch::new(256, 32).with_smem(18446744073709550616, 2000);
+        let e = calculate(&h100(), &launch).unwrap_err();
+        assert!(matches!(e, OccupancyError::SharedMemoryOverflow { .. }), "{e}");
+        // The lower-level functions saturate instead of wrapping or panicking.
+        assert_eq!(block_limits(&h100(), &launch).shared_memory, 0);
     }
 
     #[test]

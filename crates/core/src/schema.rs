@@ -10,6 +10,11 @@
 //! Diagnoses and warnings are typed in v2 (a code with its numbers); the
 //! English sentences of v1 (and of the first v2 files) are kept as `legacy`
 //! entries. docs/schema.md documents every field.
+//!
+//! The same checks run on what is read and on what is about to be written
+//! ([`check_analysis`], [`check_machine`]): every number finite and within
+//! [`crate::bounds`], durations and roofs positive, FLOPs and bytes not
+//! negative. So every document the tool writes, it reads back.
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
@@ -139,6 +144,8 @@ pub enum DocumentError {
     NoSchema { input: String, expected: &'static str },
     #[error("{input}: is a {found} document, expected {expected}; {fix}")]
     WrongSchema { input: String, found: String, expected: &'static str, fix: String },
+    #[error("{input}: {field} = {value}: {problem}{fix}")]
+    Value { input: String, field: String, value: String, problem: String, fix: String },
     #[error(
         "{input}: a {expected} document with a bad field ({source}); write it again with this version of roofline"
     )]
@@ -193,6 +200,86 @@ fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'static str) ->
     serde_json::from_value(value).map_err(|source| DocumentError::Fields { input: input.into(), expected, source })
 }
 
+fn value_error(input: &str, field: String, value: f64, problem: &str) -> DocumentError {
+    DocumentError::Value {
+        input: input.into(),
+        field,
+        value: value.to_string(),
+        problem: problem.into(),
+        fix: String::new(),
+    }
+}
+
+/// The fix for a document that was read: where it came from.
+fn read_fix(e: DocumentError) -> DocumentError {
+    match e {
+        DocumentError::Value { input, field, value, problem, .. } => DocumentError::Value {
+            input,
+            field,
+            value,
+            problem,
+            fix: "; write the document again with roofline, or correct that field".into(),
+        },
+        other => other,
+    }
+}
+
+fn check_ceilings(machine: &Machine, prefix: &str, input: &str) -> Result<(), DocumentError> {
+    for (i, c) in machine.ceilings.iter().enumerate() {
+        if c.rate <= 0.0 {
+            let field = format!("{prefix}ceilings[{i}].rate");
+            return Err(value_error(input, field, c.rate, "a roof must be greater than zero"));
+        }
+    }
+    Ok(())
+}
+
+fn range_error(input: &str, e: crate::bounds::OutOfRange) -> DocumentError {
+    let problem = e.to_string();
+    let problem = problem.split_once(": ").map(|(_, p)| p.to_string()).unwrap_or(problem);
+    DocumentError::Value { input: input.into(), field: e.path, value: e.value.to_string(), problem, fix: String::new() }
+}
+
+/// Checks a machine document: numbers in range, roofs positive.
+pub fn check_machine(doc: &MachineDocument, input: &str) -> Result<(), DocumentError> {
+    crate::bounds::check_numbers(&doc.machine).map_err(|mut e| {
+        e.path = format!("machine.{}", e.path);
+        range_error(input, e)
+    })?;
+    check_ceilings(&doc.machine, "machine.", input)
+}
+
+/// Checks an analysis document: numbers in range, roofs and durations
+/// positive, FLOPs and bytes not negative.
+pub fn check_analysis(doc: &AnalysisDocument, input: &str) -> Result<(), DocumentError> {
+    crate::bounds::check_numbers(doc).map_err(|e| range_error(input, e))?;
+    check_ceilings(&doc.machine, "machine.", input)?;
+    for (i, k) in doc.kernels.iter().enumerate() {
+        if let Some(d) = k.kernel.duration_s.filter(|d| *d <= 0.0) {
+            let field = format!("kernels[{i}].kernel.duration_s");
+            return Err(value_error(
+                input,
+                field,
+                d,
+                "a duration must be greater than zero (leave it out when unknown)",
+            ));
+        }
+        for (kind, v) in &k.kernel.flops {
+            if *v < 0.0 {
+                let field = format!("kernels[{i}].kernel.flops.{}", kind.key());
+                return Err(value_error(input, field, *v, "FLOPs cannot be negative"));
+            }
+        }
+        for (level, v) in &k.kernel.bytes {
+            if *v < 0.0 {
+                let field = format!("kernels[{i}].kernel.bytes.{}", level.key());
+                return Err(value_error(input, field, *v, "bytes cannot be negative"));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads a machine from a machine document, or the machine embedded in an
 /// analysis document.
 pub fn read_machine(text: &str, input: &str) -> Result<MachineDocument, DocumentError> {
@@ -201,7 +288,11 @@ pub fn read_machine(text: &str, input: &str) -> Result<MachineDocument, Document
             let a = read_analysis(text, input)?;
             Ok(MachineDocument::new(a.machine, a.producer))
         }
-        other => other,
+        Ok(doc) => {
+            check_machine(&doc, input).map_err(read_fix)?;
+            Ok(doc)
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -282,6 +373,7 @@ fn upgrade_machine_v1(machine: &mut serde_json::Value) {
 /// it existed) gets one derived from its kernels.
 pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, DocumentError> {
     let mut doc: AnalysisDocument = read(text, input, ANALYSIS_SCHEMA)?;
+    check_analysis(&doc, input).map_err(read_fix)?;
     if doc.program.is_none() {
         doc.set_program(&ProgramOptions::default());
     }
@@ -296,6 +388,18 @@ mod tests {
     #[test]
     fn machine_round_trip() {
         let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        let doc = MachineDocument::new(m, Producer::new("test"));
+        let text = serde_json::to_string_pretty(&doc).unwrap();
+        assert_eq!(read_machine(&text, "m.json").unwrap(), doc);
+    }
+
+    #[test]
+    fn numbers_read_back_exactly() {
+        // Found by the csv_reader fuzz target on a real H200 capture: a
+        // duration-weighted occupancy of 100.00000000000001 read back as 100.
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        m.gpu.sm_clock_mhz = Some(100.00000000000001);
+        m.ceilings[0].rate = 74.70000000000002;
         let doc = MachineDocument::new(m, Producer::new("test"));
         let text = serde_json::to_string_pretty(&doc).unwrap();
         assert_eq!(read_machine(&text, "m.json").unwrap(), doc);

@@ -198,7 +198,8 @@ pub fn format_percent(p: f64) -> String {
 }
 
 /// Parses a quantity such as "4.8 TB/s", "66.9 TFLOP/s", "12", "64 MiB",
-/// "1.57 ms" into base units. A bare number is taken in base units.
+/// "1.57 ms" into base units. A bare number is taken in base units. The
+/// result is 0 or within the input range of [`crate::bounds`].
 pub fn parse_quantity(input: &str, unit: Unit) -> Result<f64, ParseQuantityError> {
     let err = |reason: String| ParseQuantityError { input: input.to_string(), expected: unit.describe(), reason };
     let text = input.trim().replace('_', "");
@@ -224,12 +225,17 @@ pub fn parse_quantity(input: &str, unit: Unit) -> Result<f64, ParseQuantityError
         return Err(err("the number is not finite".into()));
     }
     let suffix = suffix.trim();
-    if suffix.is_empty() {
-        return Ok(value);
+    let scale = if suffix.is_empty() {
+        1.0
+    } else {
+        suffix_scale(suffix, unit)
+            .ok_or_else(|| err(format!("unknown unit {suffix:?}; write e.g. {}", example_suffixes(unit))))?
+    };
+    let v = value * scale;
+    match crate::bounds::input_range_problem(v) {
+        None => Ok(v),
+        Some(problem) => Err(err(problem)),
     }
-    let scale = suffix_scale(suffix, unit)
-        .ok_or_else(|| err(format!("unknown unit {suffix:?}; write e.g. {}", example_suffixes(unit))))?;
-    Ok(value * scale)
 }
 
 fn example_suffixes(unit: Unit) -> &'static str {
@@ -399,5 +405,14 @@ mod tests {
         assert!(e.to_string().contains("unknown unit \"TX/s\""), "{e}");
         assert!(parse_quantity("fast", Unit::FlopPerSecond).is_err());
         assert!(parse_quantity("", Unit::Byte).is_err());
+    }
+
+    #[test]
+    fn quantities_outside_the_input_range_are_refused() {
+        let e = parse_quantity("1e307", Unit::Flop).unwrap_err().to_string();
+        assert!(e.contains("\"1e307\"") && e.contains("above"), "{e}");
+        assert!(parse_quantity("1e-320 s", Unit::Second).is_err());
+        assert!(parse_quantity("1e28 TB/s", Unit::BytePerSecond).is_err());
+        assert_eq!(parse_quantity("0", Unit::Byte).unwrap(), 0.0);
     }
 }

@@ -18,6 +18,19 @@ pub struct MissingMetric {
     pub blocks: String,
 }
 
+/// A kernel some of whose launches have no positive duration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartlyTimedKernel {
+    /// Its display name.
+    pub kernel: String,
+    /// Launches left out of its point.
+    pub left_out: u64,
+    /// All its launches.
+    pub launches: u64,
+    /// The capture lines of the first launches left out.
+    pub lines: Vec<u64>,
+}
+
 /// One warning of an analysis.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "code")]
@@ -26,6 +39,13 @@ pub enum Warning {
     MissingMetrics { missing: Vec<MissingMetric> },
     /// Launches without a positive duration: no rates for them.
     NoDuration { launches: u64 },
+    /// Kernels timed in some launches only: the untimed launches are left
+    /// out of the point, so that FLOPs and bytes are divided by the time of
+    /// the same launches (else the rates would be inflated).
+    PartlyTimed { kernels: Vec<PartlyTimedKernel> },
+    /// A clock counter reads 0 in some launches: no counter roof is made
+    /// from it for them.
+    ClockStopped { metric: String, launches: u64 },
     /// Kernels whose FP16 came from HFMA alone beside other work: taken for
     /// constant moves (HFMA2.MMA) and left out of the FLOPs.
     Fp16ConstantMoves { kernels: Vec<String> },
@@ -83,6 +103,29 @@ impl Warning {
             }
             Warning::NoDuration { launches } => format!(
                 "{launches} launch(es) have no positive gpu__time_duration.sum: no rates for them (FLOPs and bytes still count)"
+            ),
+            Warning::PartlyTimed { kernels } => {
+                let parts: Vec<String> = kernels
+                    .iter()
+                    .map(|k| {
+                        let lines: Vec<String> = k.lines.iter().map(|l| l.to_string()).collect();
+                        let more = if k.left_out as usize > k.lines.len() { ", ..." } else { "" };
+                        format!(
+                            "{} ({} of {} launches, line {}{more})",
+                            k.kernel,
+                            k.left_out,
+                            k.launches,
+                            lines.join(", ")
+                        )
+                    })
+                    .collect();
+                format!(
+                    "launches with no positive gpu__time_duration.sum (zero, n/a or missing) are left out of their kernel's point, so that its FLOPs and bytes are divided by the time of the same launches: {}",
+                    parts.join("; ")
+                )
+            }
+            Warning::ClockStopped { metric, launches } => format!(
+                "{metric} (a clock) is 0 in {launches} launch(es): no counter roof is made from it for them; a real capture never has a stopped clock, so check how the file was made"
             ),
             Warning::Fp16ConstantMoves { kernels } => format!(
                 "FP16 pipe: constant moves in {}: HFMA instructions alone, a small share beside other work, are what compilers emit (HFMA2.MMA) to move constants into registers; they are reported apart and not counted as FP16 FLOPs",

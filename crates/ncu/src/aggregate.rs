@@ -40,8 +40,26 @@ fn key(l: &Launch) -> Key {
     }
 }
 
-/// A kernel made of `launches` (FLOPs, bytes and time summed).
+/// The launches a kernel's point is made of. Rates divide FLOPs and bytes
+/// by time, so both must come from the same launches: when some launches of
+/// a kernel have a usable duration and others do not (zero, `n/a`,
+/// missing), the point is made of the timed ones alone; the others are
+/// returned to be reported. With no timed launch at all, the point keeps
+/// every launch's FLOPs and bytes and has no time (no rates).
+pub fn timed_launches<'a>(launches: &[&'a Launch]) -> (Vec<&'a Launch>, Vec<&'a Launch>) {
+    let (timed, untimed): (Vec<&Launch>, Vec<&Launch>) = launches.iter().partition(|l| duration(l).is_some());
+    if timed.is_empty() {
+        (untimed, Vec::new())
+    } else {
+        (timed, untimed)
+    }
+}
+
+/// A kernel made of `launches` (FLOPs, bytes and time summed), or of its
+/// timed launches alone when only some are timed ([`timed_launches`]).
 pub fn kernel_of(launches: &[&Launch], conv: ByteConvention, name: &str, id: String, display: String) -> Kernel {
+    let (launches, _) = timed_launches(launches);
+    let launches = &launches[..];
     let mut k = Kernel::named(name, Origin::Counter);
     k.id = id;
     k.display_name = display;
@@ -84,6 +102,7 @@ pub fn group(cap: &Capture, conv: ByteConvention, per_launch: bool) -> Vec<Group
     let many_dev = distinct(|l| &l.device);
     let many_ctx = distinct(|l| &l.context);
     let many_stream = distinct(|l| &l.stream);
+    let mut launch_ids: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut order: Vec<(Key, Vec<usize>)> = Vec::new();
     let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
     for (i, l) in cap.launches.iter().enumerate() {
@@ -130,6 +149,13 @@ pub fn group(cap: &Capture, conv: ByteConvention, per_launch: bool) -> Vec<Group
                 let l = &cap.launches[idx[0]];
                 display = format!("{display} #{}", l.id);
                 id = format!("{id}-{}", l.id);
+                // Captures joined together repeat launch IDs; kernel IDs stay unique.
+                let seen = launch_ids.entry(id.clone()).or_insert(0);
+                *seen += 1;
+                if *seen > 1 {
+                    id = format!("{id}.{seen}");
+                    display = format!("{display}.{seen}");
+                }
             }
             let launches: Vec<&Launch> = idx.iter().map(|&i| &cap.launches[i]).collect();
             let kernel = kernel_of(&launches, conv, &k.name, id, display);

@@ -114,6 +114,12 @@ pub struct ProgramExit {
     pub stopped_by: Option<String>,
 }
 
+/// Longest physical line of a capture, bytes. A `--set full` header is
+/// about 130 kB and C++ kernel names run to tens of kB; a longer line is
+/// not ncu's (`/dev/zero`, a binary file), and reading it would grow
+/// memory without bound.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
 /// A capture that cannot be analysed at all.
 #[derive(Debug, thiserror::Error)]
 pub enum CsvError {
@@ -127,74 +133,191 @@ pub enum CsvError {
     CounterPermission { input: String },
     #[error("{input}: this is Nsight Compute's details page (one row per metric); expected the raw page (one row per launch). Export it again with `ncu --import REPORT.ncu-rep --csv --page raw --print-units base`, or profile with `--page raw`")]
     DetailsPage { input: String },
+    #[error("{input}: this is Nsight Compute's summary (`--print-summary`: one row per kernel and metric, with minimum, maximum and average); expected the raw page (one row per launch). Export it again without --print-summary: `ncu --import REPORT.ncu-rep --csv --page raw --print-units base`, or profile with `ncu --csv --page raw --print-units base`")]
+    SummaryPage { input: String },
+    #[error("{input}: the columns are separated by {delimiter:?}, expected ',' as `ncu --csv` writes them (a spreadsheet saved it with another separator?). Export it again with `ncu --import REPORT.ncu-rep --csv --page raw --print-units base`, or save it as comma-separated")]
+    Delimiter { input: String, delimiter: char },
+    #[error("{input}: line {line}: binary data (NUL bytes), not text; expected the CSV written by `ncu --csv --page raw` (for a .ncu-rep report, give a file name ending in .ncu-rep)")]
+    Binary { input: String, line: u64 },
+    #[error("{input}: line {line} is longer than {max} bytes with no line break; expected the CSV written by `ncu --csv --page raw`", max = MAX_LINE_BYTES)]
+    LineTooLong { input: String, line: u64 },
+    #[error("{input}: column {column} has unit {unit:?}, {problem}; expected {expected}. Fix the units row (the row under the header), or export the capture again with `--print-units base`")]
+    Unit { input: String, column: String, unit: String, problem: String, expected: &'static str },
+    #[error("{input}: line {line}: {column} = {raw:?}: {problem}; correct or delete that row, or capture again")]
+    Value { input: String, line: u64, column: String, raw: String, problem: String },
     #[error("{input}: no kernel launches in it{detail}; expected the output of `ncu --csv --page raw` (a header row starting with \"ID\", one row per launch). {hint}")]
     NoLaunches { input: String, detail: String, hint: String },
 }
 
-/// Scale from a unit as ncu prints it to base SI (bytes, seconds, Hz, ...).
-/// Unknown units are dimensionless counts: factor 1.
-pub fn unit_scale(unit: &str) -> f64 {
-    let unit = unit.trim();
-    if unit.is_empty() || unit == "%" {
-        return 1.0;
-    }
-    let mut parts = unit.splitn(2, '/');
-    let num = parts.next().unwrap_or("");
-    let den = parts.next();
-    let n = word_scale(num);
-    match den {
-        // Exact inverses: 1 / 1e-9 is not 1e9 in floating point.
-        Some(d) => match d.trim() {
-            "ms" | "msecond" => n * 1e3,
-            "us" | "usecond" => n * 1e6,
-            "ns" | "nsecond" => n * 1e9,
-            d => n / word_scale(d),
-        },
-        None => n,
+/// What a unit measures, as far as the reader cares: the columns it scales
+/// must be of the right kind, or the numbers are off by a factor nobody sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dimension {
+    /// `ns`, `usecond`, `second`, ...
+    Time,
+    /// `hz`, `Ghz`, `cycle/nsecond`.
+    Frequency,
+    /// Something per unit of time other than cycles: `byte/second`.
+    Rate,
+    /// Counts, bytes, cycles, percentages, ratios, per-cycle figures.
+    Plain,
+}
+
+impl Dimension {
+    fn expected(self) -> &'static str {
+        match self {
+            Dimension::Time => "a time unit (ns, nsecond, usecond, msecond, second)",
+            Dimension::Frequency => "a frequency (hz, Khz, Mhz, Ghz, or cycle/second)",
+            Dimension::Rate => "a rate per unit of time (byte/second, Gbyte/second, hz)",
+            Dimension::Plain => {
+                "a count, bytes, cycles, a ratio or a percentage (inst, Kinst, byte, Mbyte, cycle, inst/cycle, %)"
+            }
+        }
     }
 }
 
-fn word_scale(word: &str) -> f64 {
-    let w = word.trim();
-    let time = match w {
-        "s" | "second" | "sec" => Some(1.0),
-        "ms" | "msecond" => Some(1e-3),
-        "us" | "usecond" => Some(1e-6),
-        "ns" | "nsecond" => Some(1e-9),
-        _ => None,
-    };
-    if let Some(t) = time {
-        return t;
+/// A unit as ncu prints it, read: its scale to base SI units (bytes,
+/// seconds, Hz, counts) and what it measures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NcuUnit {
+    pub scale: f64,
+    pub dimension: Dimension,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Word {
+    Time,
+    Hz,
+    Cycle,
+    Count,
+    Percent,
+}
+
+fn time_word(w: &str) -> Option<f64> {
+    Some(match w {
+        "s" | "sec" | "second" | "seconds" => 1.0,
+        "ms" | "msec" | "msecond" => 1e-3,
+        "us" | "usec" | "usecond" | "\u{b5}s" => 1e-6,
+        "ns" | "nsec" | "nsecond" => 1e-9,
+        "ps" | "psec" | "psecond" => 1e-12,
+        _ => return None,
+    })
+}
+
+/// The base words ncu prints after an optional K/M/G/T/P prefix.
+const COUNT_WORDS: [&str; 30] = [
+    "byte",
+    "bytes",
+    "inst",
+    "cycle",
+    "cycles",
+    "sector",
+    "sectors",
+    "request",
+    "requests",
+    "warp",
+    "warps",
+    "thread",
+    "threads",
+    "block",
+    "blocks",
+    "op",
+    "ops",
+    "flop",
+    "register",
+    "registers",
+    "SM",
+    "pass",
+    "passes",
+    "cluster",
+    "clusters",
+    "branch",
+    "branches",
+    "sample",
+    "samples",
+    "wavefront",
+];
+
+fn word(w: &str) -> Option<(f64, Word)> {
+    let w = w.trim();
+    if w.is_empty() {
+        return Some((1.0, Word::Count));
+    }
+    if w == "%" {
+        return Some((1.0, Word::Percent));
+    }
+    if let Some(s) = time_word(w) {
+        return Some((s, Word::Time));
     }
     let lower = w.to_ascii_lowercase();
-    if lower.ends_with("hz") {
-        return match &lower[..lower.len() - 2] {
+    if let Some(prefix) = lower.strip_suffix("hz") {
+        let s = match prefix {
+            "" => 1.0,
             "k" => 1e3,
             "m" => 1e6,
             "g" => 1e9,
             "t" => 1e12,
-            _ => 1.0,
+            _ => return None,
         };
+        return Some((s, Word::Hz));
     }
-    const BASES: [&str; 10] = ["byte", "inst", "cycle", "sector", "request", "warp", "thread", "block", "op", "flop"];
-    let mut chars = w.chars();
-    if let Some(first) = chars.next() {
-        let rest = chars.as_str();
-        let factor = match first {
-            'K' | 'k' => Some(1e3),
-            'M' => Some(1e6),
-            'G' => Some(1e9),
-            'T' => Some(1e12),
-            'P' => Some(1e15),
-            _ => None,
-        };
-        if let Some(f) = factor {
-            if BASES.contains(&rest) {
-                return f;
-            }
+    let (scale, base) = match w.chars().next() {
+        Some('K' | 'k') => (1e3, &w[1..]),
+        Some('M') => (1e6, &w[1..]),
+        Some('G') => (1e9, &w[1..]),
+        Some('T') => (1e12, &w[1..]),
+        Some('P') => (1e15, &w[1..]),
+        _ => (1.0, w),
+    };
+    for (s, b) in [(scale, base), (1.0, w)] {
+        if COUNT_WORDS.contains(&b) {
+            let kind = if b.starts_with("cycle") { Word::Cycle } else { Word::Count };
+            return Some((s, kind));
         }
     }
-    1.0
+    None
+}
+
+/// Reads a unit as ncu prints it: `byte`, `Kbyte`, `ns`, `usecond`,
+/// `Ghz`, `cycle/nsecond`, `inst/cycle`, `%`, or nothing. `None` for a unit
+/// this reader does not know: the caller names it, never guesses.
+pub fn ncu_unit(unit: &str) -> Option<NcuUnit> {
+    let unit = unit.trim();
+    let mut parts = unit.splitn(2, '/');
+    let (n, num) = word(parts.next().unwrap_or(""))?;
+    let Some(den) = parts.next() else {
+        let dimension = match num {
+            Word::Time => Dimension::Time,
+            Word::Hz => Dimension::Frequency,
+            _ => Dimension::Plain,
+        };
+        return Some(NcuUnit { scale: n, dimension });
+    };
+    if den.trim().is_empty() || den.contains('/') || unit.starts_with('/') {
+        return None;
+    }
+    let (d, den_kind) = word(den)?;
+    // Exact inverses: 1 / 1e-9 is not 1e9 in floating point.
+    let scale = match (den_kind, den.trim()) {
+        (Word::Time, "ms" | "msec" | "msecond") => n * 1e3,
+        (Word::Time, "us" | "usec" | "usecond") => n * 1e6,
+        (Word::Time, "ns" | "nsec" | "nsecond") => n * 1e9,
+        (Word::Time, "ps" | "psec" | "psecond") => n * 1e12,
+        _ => n / d,
+    };
+    let dimension = match (num, den_kind) {
+        (Word::Cycle, Word::Time) => Dimension::Frequency,
+        (Word::Count | Word::Percent, Word::Time) => Dimension::Rate,
+        (_, Word::Time | Word::Hz) | (Word::Time | Word::Hz, _) => return None,
+        _ => Dimension::Plain,
+    };
+    Some(NcuUnit { scale, dimension })
+}
+
+/// Scale from a unit as ncu prints it to base SI (bytes, seconds, Hz,
+/// counts); 1 for a unit [`ncu_unit`] does not know.
+pub fn unit_scale(unit: &str) -> f64 {
+    ncu_unit(unit).map_or(1.0, |u| u.scale)
 }
 
 /// A value as ncu prints it: `"3,209,127,424"`, `"945408"`, `"70.54"`,
@@ -240,6 +363,14 @@ pub fn tensor_kind(suffix: &str) -> Option<FlopKind> {
     }
 }
 
+/// One column that fills a slot: where, how, its unit's scale.
+#[derive(Debug, Clone, Copy)]
+struct SlotColumn {
+    col: usize,
+    via: Via,
+    scale: f64,
+}
+
 /// Which figure of a pipe a column holds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum PipeColumn {
@@ -250,7 +381,7 @@ enum PipeColumn {
 
 /// Where each needed value sits in a row.
 struct Plan {
-    id: Option<usize>,
+    names: Vec<String>,
     process_id: Option<usize>,
     process_name: Option<usize>,
     host: Option<usize>,
@@ -261,26 +392,49 @@ struct Plan {
     cc: Option<usize>,
     block: Option<usize>,
     grid: Option<usize>,
-    /// Per slot: column, how, unit scale.
-    slots: Vec<Option<(usize, Via, f64)>>,
-    /// Tensor kinds: (kind, ops column, peak column, scale), where a kind
-    /// has a total column (`src_fp16`) its per-destination ones are left out.
-    tensor: Vec<(FlopKind, usize, Option<usize>)>,
+    slots: Vec<Option<SlotColumn>>,
+    /// Tensor kinds: (kind, ops column, peak column, unit scale); where a
+    /// kind has a total column (`src_fp16`) its per-destination ones are
+    /// left out.
+    tensor: Vec<(FlopKind, usize, Option<usize>, f64)>,
     stalls: Vec<(String, usize)>,
     /// Pipe columns: (pipe, column, which figure).
     pipes: Vec<(String, usize, PipeColumn)>,
     width: usize,
 }
 
+/// What a slot's column must measure for its unit to make sense.
+fn expected_dimension(slot: Slot, via: Via) -> Dimension {
+    match (slot, via) {
+        (_, Via::PerSecond(_)) => Dimension::Rate,
+        (Slot::Duration, _) => Dimension::Time,
+        (Slot::SmClock | Slot::DramClock | Slot::LtsClock | Slot::L1Clock, _) => Dimension::Frequency,
+        _ => Dimension::Plain,
+    }
+}
+
+/// ncu's base units (`--print-units base`), for a capture without a
+/// units row: nanoseconds for durations, everything else in base SI.
+fn base_scale(slot: Slot, via: Via) -> f64 {
+    if expected_dimension(slot, via) == Dimension::Time {
+        1e-9
+    } else {
+        1.0
+    }
+}
+
 impl Plan {
     fn new(header: &csv::ByteRecord) -> Plan {
-        let names: Vec<String> = header.iter().map(|f| String::from_utf8_lossy(f).trim().to_string()).collect();
+        let names: Vec<String> = header
+            .iter()
+            .map(|f| String::from_utf8_lossy(f).trim().trim_start_matches('\u{feff}').to_string())
+            .collect();
         let find = |n: &str| names.iter().position(|c| c == n);
-        let mut slots: Vec<Option<(usize, Via, f64)>> = vec![None; SLOT_COUNT];
+        let mut slots: Vec<Option<SlotColumn>> = vec![None; SLOT_COUNT];
         for &(slot, col, via) in COLUMNS {
             if slots[slot as usize].is_none() {
                 if let Some(i) = find(col) {
-                    slots[slot as usize] = Some((i, via, 1.0));
+                    slots[slot as usize] = Some(SlotColumn { col: i, via, scale: base_scale(slot, via) });
                 }
             }
         }
@@ -320,11 +474,10 @@ impl Plan {
                 if !total.is_empty() && kind == FlopKind::TensorFp16 { total } else { cols.iter().collect() };
             for (suffix, i) in chosen {
                 let peak = find(&format!("{TENSOR_PREFIX}{suffix}.sum.peak_sustained"));
-                tensor.push((kind, *i, peak));
+                tensor.push((kind, *i, peak, 1.0));
             }
         }
         Plan {
-            id: find("ID"),
             process_id: find("Process ID"),
             process_name: find("Process Name"),
             host: find("Host Name"),
@@ -340,14 +493,77 @@ impl Plan {
             stalls,
             pipes,
             width: names.len(),
+            names,
         }
     }
 
-    fn apply_units(&mut self, units: &csv::ByteRecord) {
-        for s in self.slots.iter_mut().flatten() {
-            let u = units.get(s.0).map(|u| String::from_utf8_lossy(u).to_string()).unwrap_or_default();
-            s.2 = unit_scale(&u);
+    /// Reads the units row: each column the reader scales gets its unit's
+    /// scale; a unit it does not know, or of the wrong kind (`MB` on a
+    /// duration), is an error naming the unit and the column.
+    fn apply_units(
+        &mut self,
+        units: &csv::ByteRecord,
+        input: &str,
+        warnings: &mut Vec<String>,
+    ) -> Result<(), CsvError> {
+        let unit_of =
+            |c: usize| units.get(c).map(|u| String::from_utf8_lossy(u).trim().to_string()).unwrap_or_default();
+        let mut defaulted = Vec::new();
+        for (slot_index, s) in self.slots.iter_mut().enumerate() {
+            let Some(s) = s else { continue };
+            let slot = COLUMNS.iter().find(|c| c.0 as usize == slot_index).map(|c| c.0).unwrap_or(Slot::Duration);
+            let expected = expected_dimension(slot, s.via);
+            let unit = unit_of(s.col);
+            if unit.is_empty() && matches!(expected, Dimension::Time | Dimension::Frequency) {
+                s.scale = base_scale(slot, s.via);
+                defaulted.push(self.names[s.col].clone());
+                continue;
+            }
+            let column = self.names[s.col].clone();
+            let parsed = ncu_unit(&unit).ok_or_else(|| CsvError::Unit {
+                input: input.into(),
+                column: column.clone(),
+                unit: unit.clone(),
+                problem: "which this reader does not know".into(),
+                expected: expected.expected(),
+            })?;
+            // ncu labels some derived rates with the unit of their numerator
+            // (`derived__lts__lts2xbar_bytes.sum.per_second` in "byte").
+            let fits =
+                parsed.dimension == expected || (expected == Dimension::Rate && parsed.dimension != Dimension::Time);
+            if !fits {
+                return Err(CsvError::Unit {
+                    input: input.into(),
+                    column,
+                    unit,
+                    problem: "which does not measure what this column holds".into(),
+                    expected: expected.expected(),
+                });
+            }
+            s.scale = parsed.scale;
         }
+        for t in &mut self.tensor {
+            let unit = unit_of(t.1);
+            match ncu_unit(&unit) {
+                Some(u) if u.dimension == Dimension::Plain => t.3 = u.scale,
+                _ => {
+                    return Err(CsvError::Unit {
+                        input: input.into(),
+                        column: self.names[t.1].clone(),
+                        unit,
+                        problem: "which is not a count".into(),
+                        expected: Dimension::Plain.expected(),
+                    })
+                }
+            }
+        }
+        if !defaulted.is_empty() {
+            warnings.push(format!(
+                "{input}: no unit for {} in the units row: read in ncu's base units (nanoseconds, Hz)",
+                defaulted.join(", ")
+            ));
+        }
+        Ok(())
     }
 
     fn missing(&self) -> Vec<MissingMetric> {
@@ -370,15 +586,156 @@ fn text(rec: &csv::ByteRecord, i: Option<usize>) -> String {
     i.and_then(|i| rec.get(i)).map(|f| String::from_utf8_lossy(f).trim().to_string()).unwrap_or_default()
 }
 
+fn strip_bom(line: &[u8]) -> &[u8] {
+    line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
+}
+
 fn is_header(line: &[u8]) -> bool {
-    let l = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-    l.starts_with(b"\"ID\"") || l.starts_with(b"ID,")
+    let l = strip_bom(line);
+    l.starts_with(b"\"ID\"") || l.starts_with(b"ID,") || l.starts_with(b"ID;") || l.starts_with(b"ID\t")
+}
+
+/// Nsight Compute's `--print-summary` CSV: one row per kernel and metric,
+/// with minimum, maximum and average columns.
+fn is_summary(fields: &[&[u8]]) -> bool {
+    let has = |n: &[u8]| fields.iter().any(|f| strip_bom(f) == n);
+    has(b"Metric Name") && (has(b"Invocations") || has(b"Average") || has(b"Minimum"))
+}
+
+fn csv_fields(line: &[u8]) -> Vec<Vec<u8>> {
+    let mut r = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(line);
+    let mut rec = csv::ByteRecord::new();
+    match r.read_byte_record(&mut rec) {
+        Ok(true) => rec.iter().map(|f| f.to_vec()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A read that stopped at something that is not a text capture.
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+enum Guarded {
+    #[error("binary data (NUL bytes) at line {0}")]
+    Binary(u64),
+    #[error("line {0}, longer than {MAX_LINE_BYTES} bytes")]
+    LineTooLong(u64),
+}
+
+/// Passes a capture through, stopping at a NUL byte (a binary file,
+/// `/dev/zero`) or a line longer than [`MAX_LINE_BYTES`]: memory stays
+/// bounded whatever the input.
+struct Guard<R> {
+    inner: R,
+    /// Lines completed so far.
+    lines: u64,
+    since_newline: usize,
+    pending: Option<Guarded>,
+}
+
+impl<R: Read> Read for Guard<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(g) = self.pending.take() {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, g));
+        }
+        let n = self.inner.read(buf)?;
+        let chunk = &buf[..n];
+        let (good, bad) = match chunk.iter().position(|&b| b == 0) {
+            Some(i) => (&chunk[..i], true),
+            None => (chunk, false),
+        };
+        let newlines = good.iter().filter(|&&b| b == b'\n').count();
+        let after_last = match good.iter().rposition(|&b| b == b'\n') {
+            Some(last) => {
+                // The line that was open before this chunk ends in it.
+                let first = good.iter().position(|&b| b == b'\n').unwrap_or(0);
+                if self.since_newline + first > MAX_LINE_BYTES {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        Guarded::LineTooLong(self.lines + 1),
+                    ));
+                }
+                self.since_newline = 0;
+                good.len() - last - 1
+            }
+            None => good.len(),
+        };
+        self.lines += newlines as u64;
+        self.since_newline += after_last;
+        if self.since_newline > MAX_LINE_BYTES {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, Guarded::LineTooLong(self.lines + 1)));
+        }
+        if bad {
+            let g = Guarded::Binary(self.lines + 1);
+            if good.is_empty() {
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, g));
+            }
+            self.pending = Some(g);
+        }
+        Ok(good.len())
+    }
+}
+
+fn guarded(e: &std::io::Error) -> Option<Guarded> {
+    e.get_ref().and_then(|inner| inner.downcast_ref::<Guarded>()).copied()
+}
+
+fn guard_error(g: Guarded, input: &str) -> CsvError {
+    match g {
+        Guarded::Binary(line) => CsvError::Binary { input: input.into(), line },
+        Guarded::LineTooLong(line) => CsvError::LineTooLong { input: input.into(), line },
+    }
+}
+
+/// A value read from a column, checked: negative or out of range is bad
+/// input, named by line and column.
+fn checked(v: f64, raw: &[u8], line: u64, column: &str, input: &str) -> Result<f64, CsvError> {
+    let problem = if v < 0.0 {
+        Some("a counter cannot be negative".to_string())
+    } else {
+        roofline_core::bounds::input_range_problem(v)
+    };
+    match problem {
+        None => Ok(v),
+        Some(problem) => Err(CsvError::Value {
+            input: input.into(),
+            line,
+            column: column.into(),
+            raw: String::from_utf8_lossy(raw).chars().take(40).collect(),
+            problem,
+        }),
+    }
+}
+
+/// Lines inside a capture that are not launch rows (program output, a line
+/// a script appended), reported together.
+#[derive(Default)]
+struct Skipped {
+    count: u64,
+    examples: Vec<String>,
+}
+
+impl Skipped {
+    fn add(&mut self, line: u64, rec: &csv::ByteRecord, why: &str) {
+        self.count += 1;
+        if self.examples.len() < 3 {
+            let raw: Vec<String> = rec.iter().map(|f| String::from_utf8_lossy(f).to_string()).collect();
+            let mut text: String = raw.join(",").chars().take(60).collect();
+            if text.chars().count() == 60 {
+                text.push('…');
+            }
+            self.examples.push(format!("line {line} ({text:?}: {why})"));
+        }
+    }
 }
 
 /// Reads a capture from any reader, streaming: memory use grows with the
 /// number of launches, not the size of the file.
 pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError> {
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, reader);
+    let guard = Guard { inner: reader, lines: 0, since_newline: 0, pending: None };
+    let mut reader = std::io::BufReader::with_capacity(64 << 10, guard);
+    let io_err = |source: std::io::Error| match guarded(&source) {
+        Some(g) => guard_error(g, input),
+        None => CsvError::Io { input: input.into(), source },
+    };
     let mut cap = Capture::default();
     let mut line = Vec::new();
     let mut lines: u64 = 0;
@@ -386,7 +743,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
     // The preamble, up to the header row.
     let header_line = loop {
         line.clear();
-        let n = reader.read_until(b'\n', &mut line).map_err(|source| CsvError::Io { input: input.into(), source })?;
+        let n = reader.read_until(b'\n', &mut line).map_err(io_err)?;
         if n == 0 {
             break None;
         }
@@ -398,6 +755,13 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
         let text = String::from_utf8_lossy(&line).trim_end().to_string();
         if text.contains("ERR_NVGPUCTRPERM") {
             return Err(CsvError::CounterPermission { input: input.into() });
+        }
+        if text.contains("Metric Name") {
+            let fields = csv_fields(&line);
+            let fields: Vec<&[u8]> = fields.iter().map(Vec::as_slice).collect();
+            if is_summary(&fields) {
+                return Err(CsvError::SummaryPage { input: input.into() });
+            }
         }
         if text.starts_with("==ERROR==") {
             cap.errors.push(text);
@@ -423,39 +787,66 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .buffer_capacity(1 << 20)
-        .from_reader(std::io::Cursor::new(header_line).chain(reader));
+        .buffer_capacity(64 << 10)
+        .from_reader(std::io::Cursor::new(header_line.clone()).chain(reader));
     let mut rec = csv::ByteRecord::new();
-    let read_err = |e: csv::Error, cap: &mut Capture| {
-        cap.warnings.push(format!("{input}: stopped reading at a malformed record ({e}); launches before it are kept"));
-    };
     match rdr.read_byte_record(&mut rec) {
         Ok(true) => {}
         Ok(false) => unreachable!("the header line was found"),
         Err(e) => {
-            read_err(e, &mut cap);
-            return Err(CsvError::NoLaunches { input: input.into(), detail: String::new(), hint: String::new() });
+            if let csv::ErrorKind::Io(io) = e.kind() {
+                if let Some(g) = guarded(io) {
+                    return Err(guard_error(g, input));
+                }
+            }
+            return Err(CsvError::NoLaunches {
+                input: input.into(),
+                detail: format!(" (the header row is malformed: {e})"),
+                hint: String::new(),
+            });
         }
+    }
+    if rec.len() == 1 {
+        for delimiter in [';', '\t', '|'] {
+            if header_line.contains(&(delimiter as u8)) {
+                return Err(CsvError::Delimiter { input: input.into(), delimiter });
+            }
+        }
+    }
+    let header_fields: Vec<&[u8]> = rec.iter().collect();
+    if is_summary(&header_fields) {
+        return Err(CsvError::SummaryPage { input: input.into() });
     }
     if rec.iter().any(|f| f == b"Metric Name") && rec.iter().any(|f| f == b"Metric Value") {
         return Err(CsvError::DetailsPage { input: input.into() });
     }
     let mut plan = Plan::new(&rec);
     cap.missing = plan.missing();
-    if plan.slots.iter().flatten().any(|s| matches!(s.1, Via::PerCycle(_))) {
+    if plan.slots.iter().flatten().any(|s| matches!(s.via, Via::PerCycle(_))) {
         cap.warnings.push(format!(
             "{input}: instruction counts come from per-cycle rates printed with two decimals (a --set full export): FLOPs are accurate to about 1e-5, not exact; collect the .sum counters (`roofline profile`) for exact counts"
         ));
     }
-    let mut units_seen = false;
-    let mut bad_values: BTreeMap<&'static str, (u64, String)> = BTreeMap::new();
+    // The units row comes right after each header.
+    let mut expect_units = true;
+    let mut bad_values: BTreeMap<String, (u64, String)> = BTreeMap::new();
     let mut short_rows = 0u64;
+    let mut skipped = Skipped::default();
+    let mut stopped: Option<String> = None;
     loop {
         match rdr.read_byte_record(&mut rec) {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
-                read_err(e, &mut cap);
+                let why = match e.kind() {
+                    csv::ErrorKind::Io(io) => match guarded(io) {
+                        Some(g) if cap.launches.is_empty() => return Err(guard_error(g, input)),
+                        Some(g) => g.to_string(),
+                        None => e.to_string(),
+                    },
+                    _ => format!("a malformed record ({e})"),
+                };
+                stopped = Some(why);
                 break;
             }
         }
@@ -471,16 +862,45 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
             }
             continue;
         }
-        if !units_seen {
-            units_seen = true;
-            // The units row has an empty ID; a capture without one (hand
-            // edited) is read as base units.
+        if rec.len() == 1 && first.is_empty() {
+            continue;
+        }
+        if strip_bom(first) == b"ID" {
+            // Another capture after this one (`cat a.csv b.csv`).
+            let fields: Vec<&[u8]> = rec.iter().collect();
+            if is_summary(&fields) {
+                return Err(CsvError::SummaryPage { input: input.into() });
+            }
+            cap.warnings.push(format!(
+                "{input}: line {line_no}: a second header: the file holds several captures one after another (joined with cat?); each is read with its own header and units"
+            ));
+            plan = Plan::new(&rec);
+            for m in plan.missing() {
+                if !cap.missing.iter().any(|x| x.slot == m.slot) {
+                    cap.missing.push(m);
+                }
+            }
+            expect_units = true;
+            continue;
+        }
+        if expect_units {
+            expect_units = false;
+            // The units row has an empty ID.
             if first.is_empty() {
-                plan.apply_units(&rec);
+                plan.apply_units(&rec, input, &mut cap.warnings)?;
                 continue;
             }
+            cap.warnings.push(format!(
+                "{input}: line {line_no}: no units row under the header (ncu writes one): values are read in ncu's base units (--print-units base: gpu__time_duration.sum in nanoseconds, bytes, Hz); if the capture was exported with other units, export it again with `ncu --import REPORT --csv --page raw --print-units base`"
+            ));
         }
-        if rec.len() == 1 && first.is_empty() {
+        let id = String::from_utf8_lossy(first).trim().to_string();
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+            skipped.add(line_no, &rec, "not a launch row: no numeric ID");
+            continue;
+        }
+        if plan.kernel.is_some() && text(&rec, plan.kernel).is_empty() {
+            skipped.add(line_no, &rec, "no kernel name: cut short?");
             continue;
         }
         if rec.len() < plan.width {
@@ -489,43 +909,67 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
         let mut values = [None; SLOT_COUNT];
         let mut per_second = Vec::new();
         for (slot_index, s) in plan.slots.iter().enumerate() {
-            let Some((col, via, scale)) = *s else { continue };
+            let Some(SlotColumn { col, via, scale }) = *s else { continue };
             let Some(raw) = rec.get(col) else { continue };
             let v = parse_value(raw);
+            let column = &plan.names[col];
             if v.is_none() && !raw.is_empty() && raw != b"n/a" {
-                let name = COLUMNS.iter().find(|c| c.0 as usize == slot_index).map(|c| c.1).unwrap_or("?");
-                bad_values.entry(name).or_insert((line_no, String::from_utf8_lossy(raw).chars().take(40).collect()));
+                bad_values
+                    .entry(column.clone())
+                    .or_insert((line_no, String::from_utf8_lossy(raw).chars().take(40).collect()));
             }
+            let v = match v {
+                Some(v) => Some(checked(v, raw, line_no, column, input)?),
+                None => None,
+            };
+            let f = match via {
+                Via::Direct(f) | Via::PerSecond(f) | Via::PerCycle(f) => f,
+            };
+            let v = match v {
+                Some(v) => Some(checked(v * f * scale, raw, line_no, column, input)?),
+                None => None,
+            };
             match via {
-                Via::Direct(f) => values[slot_index] = v.map(|v| v * f * scale),
-                Via::PerSecond(f) => per_second.push((slot_index, v.map(|v| v * f * scale), Slot::Duration)),
-                Via::PerCycle(f) => per_second.push((slot_index, v.map(|v| v * f * scale), Slot::Cycles)),
+                Via::Direct(_) => values[slot_index] = v,
+                Via::PerSecond(_) => per_second.push((slot_index, v, Slot::Duration, col)),
+                Via::PerCycle(_) => per_second.push((slot_index, v, Slot::Cycles, col)),
             }
         }
-        for (slot_index, v, base) in per_second {
+        for (slot_index, v, base, col) in per_second {
             values[slot_index] = match (v, values[base as usize]) {
-                (Some(v), Some(d)) => Some(v * d),
+                (Some(v), Some(d)) => {
+                    let raw = rec.get(col).unwrap_or(b"");
+                    Some(checked(v * d, raw, line_no, &plan.names[col], input)?)
+                }
                 _ => None,
             };
         }
         let mut tensor: BTreeMap<FlopKind, TensorCount> = BTreeMap::new();
-        for &(kind, col, peak) in &plan.tensor {
-            let Some(ops) = rec.get(col).and_then(parse_value) else { continue };
+        for &(kind, col, peak, scale) in &plan.tensor {
+            let raw = rec.get(col).unwrap_or(b"");
+            let Some(ops) = parse_value(raw) else { continue };
+            let ops = checked(ops * scale, raw, line_no, &plan.names[col], input)?;
             let e = tensor.entry(kind).or_default();
             e.ops += ops;
-            if let Some(p) = peak.and_then(|p| rec.get(p)).and_then(parse_value) {
-                e.peak_per_cycle = Some(e.peak_per_cycle.map_or(p, |q: f64| q.max(p)));
+            if let Some(p) = peak.and_then(|p| rec.get(p).map(|raw| (p, raw))) {
+                if let Some(v) = parse_value(p.1) {
+                    let v = checked(v, p.1, line_no, &plan.names[p.0], input)?;
+                    e.peak_per_cycle = Some(e.peak_per_cycle.map_or(v, |q: f64| q.max(v)));
+                }
             }
         }
         let mut stalls = BTreeMap::new();
         for (reason, col) in &plan.stalls {
-            if let Some(v) = rec.get(*col).and_then(parse_value) {
-                stalls.insert(reason.clone(), v);
+            let raw = rec.get(*col).unwrap_or(b"");
+            if let Some(v) = parse_value(raw) {
+                stalls.insert(reason.clone(), checked(v, raw, line_no, &plan.names[*col], input)?);
             }
         }
         let mut pipes: BTreeMap<String, PipeCount> = BTreeMap::new();
         for (pipe, col, which) in &plan.pipes {
-            if let Some(v) = rec.get(*col).and_then(parse_value) {
+            let raw = rec.get(*col).unwrap_or(b"");
+            if let Some(v) = parse_value(raw) {
+                let v = checked(v, raw, line_no, &plan.names[*col], input)?;
                 let e = pipes.entry(pipe.clone()).or_default();
                 match which {
                     PipeColumn::Pct => e.pct_of_peak = Some(v),
@@ -535,7 +979,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
             }
         }
         cap.launches.push(Launch {
-            id: text(&rec, plan.id),
+            id,
             process_id: text(&rec, plan.process_id),
             process_name: text(&rec, plan.process_name),
             host: text(&rec, plan.host),
@@ -554,6 +998,16 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
         });
     }
     cap.bytes = rdr.position().byte().max(cap.bytes);
+    if let Some(why) = stopped {
+        cap.warnings.push(format!("{input}: stopped reading at {why}; the launches before it are kept"));
+    }
+    if skipped.count > 0 {
+        cap.warnings.push(format!(
+            "{input}: {} line(s) that are not launch rows were skipped: {}; program output or lines a script added to the capture? Launch rows start with ncu's numeric ID",
+            skipped.count,
+            skipped.examples.join(", ")
+        ));
+    }
     if short_rows > 0 {
         cap.warnings.push(format!(
             "{input}: {short_rows} row(s) have fewer columns than the header (file cut short or garbled); their missing values are treated as absent"
@@ -599,6 +1053,28 @@ mod tests {
         assert_eq!(unit_scale("%"), 1.0);
         assert_eq!(unit_scale("register/thread"), 1.0);
         assert_eq!(unit_scale("byte/sector"), 1.0);
+    }
+
+    #[test]
+    fn units_know_what_they_measure() {
+        let u = |s: &str| ncu_unit(s).unwrap();
+        assert_eq!(u("ns").dimension, Dimension::Time);
+        assert_eq!(u("psecond").scale, 1e-12);
+        assert_eq!(u("Ghz").dimension, Dimension::Frequency);
+        assert_eq!(u("cycle/nsecond"), NcuUnit { scale: 1e9, dimension: Dimension::Frequency });
+        assert_eq!(u("byte/s").dimension, Dimension::Rate);
+        assert_eq!(u("Gbyte/second"), NcuUnit { scale: 1e9, dimension: Dimension::Rate });
+        assert_eq!(u("inst/cycle").dimension, Dimension::Plain);
+        assert_eq!(u("Gcycle"), NcuUnit { scale: 1e9, dimension: Dimension::Plain });
+        assert_eq!(u("%").dimension, Dimension::Plain);
+        assert_eq!(u("").dimension, Dimension::Plain);
+    }
+
+    #[test]
+    fn unknown_units_are_not_guessed() {
+        for unit in ["minute", "MB", "fortnight", "byte/", "/s", "s/byte", "byte/cycle/s", "Xbyte", "mbyte"] {
+            assert_eq!(ncu_unit(unit), None, "{unit}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! kernel; [`analyse`] places every kernel under its roofs with
 //! `roofline_core::roofline`, against the counters' own peaks and, when
 //! given, a measured machine.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod aggregate;
 pub mod csv;
@@ -18,7 +19,7 @@ pub mod runner;
 use roofline_core::kernel::Fp16Packing;
 use roofline_core::machine::{FlopKind, Machine, MemLevel};
 use roofline_core::roofline::{analyze_kernel, KernelAnalysis};
-use roofline_core::warning::{MissingMetric, Warning};
+use roofline_core::warning::{MissingMetric, PartlyTimedKernel, Warning};
 
 pub use crate::csv::{read_capture, Capture, CsvError, Launch, ProgramExit};
 pub use crate::points::ByteConvention;
@@ -75,9 +76,38 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
         warnings.push(Warning::MissingMetrics { missing });
     }
     let total_time: f64 = groups.iter().filter_map(|g| g.kernel.duration_s).sum();
-    let zero = cap.launches.iter().filter(|l| points::duration(l).is_none()).count();
-    if zero > 0 {
-        warnings.push(Warning::NoDuration { launches: zero as u64 });
+    for (slot, metric) in [
+        (metrics::Slot::SmClock, "sm__cycles_elapsed.avg.per_second"),
+        (metrics::Slot::DramClock, "dram__cycles_elapsed.avg.per_second"),
+        (metrics::Slot::LtsClock, "lts__cycles_elapsed.avg.per_second"),
+        (metrics::Slot::L1Clock, "l1tex__cycles_elapsed.avg.per_second"),
+    ] {
+        let zero = cap.launches.iter().filter(|l| l.get(slot) == Some(0.0)).count();
+        if zero > 0 {
+            warnings.push(Warning::ClockStopped { metric: metric.into(), launches: zero as u64 });
+        }
+    }
+    let mut partly_timed: Vec<PartlyTimedKernel> = Vec::new();
+    let mut untimed_launches = 0u64;
+    for g in &groups {
+        let launches: Vec<&Launch> = g.launches.iter().map(|&i| &cap.launches[i]).collect();
+        let (_, left_out) = aggregate::timed_launches(&launches);
+        if !left_out.is_empty() {
+            partly_timed.push(PartlyTimedKernel {
+                kernel: g.kernel.display_name.clone(),
+                left_out: left_out.len() as u64,
+                launches: launches.len() as u64,
+                lines: left_out.iter().take(3).map(|l| l.line).collect(),
+            });
+        } else if g.kernel.duration_s.is_none() {
+            untimed_launches += launches.len() as u64;
+        }
+    }
+    if !partly_timed.is_empty() {
+        warnings.push(Warning::PartlyTimed { kernels: partly_timed });
+    }
+    if untimed_launches > 0 {
+        warnings.push(Warning::NoDuration { launches: untimed_launches });
     }
     let mut kernels = Vec::with_capacity(groups.len());
     for g in &groups {

@@ -406,7 +406,9 @@ fn fmt_ghz(hz: f64) -> String {
 /// over `launches` (with `--clock-control none` they differ per launch).
 pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
     let cc_major = launches.iter().find_map(|l| l.cc.split('.').next().and_then(|m| m.trim().parse::<u32>().ok()));
-    let sm_clock = weighted(launches, Slot::SmClock);
+    // A clock of 0 (a hand-edited or broken capture) gives no roof, not a
+    // roof of 0 FLOP/s.
+    let sm_clock = weighted(launches, Slot::SmClock).filter(|c| *c > 0.0);
     let mut m = Machine {
         name: "counter peaks (Nsight Compute)".into(),
         gpu: GpuFacts {
@@ -515,7 +517,9 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
         (MemLevel::L1, l1_peak, Slot::L1Clock, l1_metric, "l1tex__cycles_elapsed.avg.per_second"),
     ];
     for (level, peak, clock, metric, clock_metric) in levels {
-        if let (Some(p), Some(clk)) = (first(launches, peak).filter(|p| *p > 0.0), weighted(launches, clock)) {
+        if let (Some(p), Some(clk)) =
+            (first(launches, peak).filter(|p| *p > 0.0), weighted(launches, clock).filter(|c| *c > 0.0))
+        {
             let basis = if level == MemLevel::Dram {
                 ClockBasis::mem(clk / 1e6, "DRAM clock during the profiled kernels")
             } else {

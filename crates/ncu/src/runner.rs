@@ -149,6 +149,21 @@ pub struct Run {
     pub log_file: PathBuf,
 }
 
+/// A folder only this user can enter, for ncu's log (`ncu.csv` inside it):
+/// a fixed name in the shared temp folder (`/tmp/roofline-ncu-PID.csv`)
+/// can be planted as a symlink by another user, and ncu would write
+/// through it. The folder and the log go when the `TempDir` is dropped.
+pub fn private_log() -> Result<(tempfile::TempDir, PathBuf), RunnerError> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::Builder::new()
+        .prefix("roofline-ncu-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
+        .map_err(|source| RunnerError::Io { what: "creating a private folder for ncu's log".into(), source })?;
+    let log = dir.path().join("ncu.csv");
+    Ok((dir, log))
+}
+
 /// The base metric names this ncu knows for the local GPU
 /// (`ncu --query-metrics`), or `None` when the query fails (no GPU).
 pub fn query_known(ncu: &Path) -> Option<HashSet<String>> {
@@ -323,6 +338,19 @@ mod tests {
             Some(("vecadd".to_string(), 3))
         );
         assert_eq!(parse_progress("==PROF== Connected to process 1"), None);
+    }
+
+    #[test]
+    fn the_log_goes_in_a_private_folder_that_is_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        let (dir, log) = private_log().unwrap();
+        let folder = dir.path().to_path_buf();
+        assert_eq!(log.parent(), Some(folder.as_path()));
+        assert_ne!(folder, std::env::temp_dir());
+        assert_eq!(std::fs::metadata(&folder).unwrap().permissions().mode() & 0o777, 0o700);
+        std::fs::write(&log, "x").unwrap();
+        drop(dir);
+        assert!(!folder.exists());
     }
 
     #[test]

@@ -265,3 +265,36 @@ fn tensor_work_of_a_gemm_capture_is_split_per_input_type() {
     assert_eq!(a.kernels[2].kernel.display_name, "cutlass::Kernel2<…>");
     assert!(a.kernels[2].kernel.name.starts_with("void cutlass::Kernel2<cutlass_80_simt_sgemm"));
 }
+
+/// An endless stream of one byte, for memory-bound checks.
+struct Endless(u8);
+
+impl std::io::Read for Endless {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        buf.fill(self.0);
+        Ok(buf.len())
+    }
+}
+
+#[test]
+fn a_binary_input_is_refused_at_once() {
+    let e = read_capture(Endless(0), "/dev/zero").unwrap_err();
+    assert!(matches!(e, CsvError::Binary { line: 1, .. }), "{e}");
+    assert!(e.to_string().contains("/dev/zero") && e.to_string().contains("binary"), "{e}");
+    // After a good header, binary data stops the read with the launches so far kept.
+    let mut text = fixture_text("h200_seed000_exit3.csv").into_bytes();
+    text.extend_from_slice(b"\0\0\0garbage\n");
+    let cap = read_capture(&text[..], "tail.csv").unwrap();
+    assert_eq!(cap.launches.len(), 2);
+    assert!(cap.warnings.iter().any(|w| w.contains("binary")), "{:?}", cap.warnings);
+}
+
+#[test]
+fn a_line_without_an_end_is_refused_with_bounded_memory() {
+    let e = read_capture(Endless(b'a'), "endless.csv").unwrap_err();
+    assert!(matches!(e, CsvError::LineTooLong { line: 1, .. }), "{e}");
+    let header = fixture_text("h200_seed000_exit3.csv");
+    let cap = read_capture(std::io::Read::chain(header.as_bytes(), Endless(b'7')), "endless.csv").unwrap();
+    assert_eq!(cap.launches.len(), 2);
+    assert!(cap.warnings.iter().any(|w| w.contains("line 9, longer than")), "{:?}", cap.warnings);
+}

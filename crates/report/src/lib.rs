@@ -32,19 +32,19 @@
 //! The charts are SVG drawn by hand ([`roofline_svg`], [`diff_svg`],
 //! [`sweep_svg`]); the roofline is a model, a label layout and renderers
 //! in [`chart`] (also drawn in a terminal, [`Format::Chart`]);
-//! [`write_atomic`] writes a file whole or not at all.
+//! [`write_atomic`] ([`output_file`]) writes a file whole or not at all,
+//! without replacing devices, symlinks, owners, modes or the run's inputs.
 
 #![warn(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod chart;
 mod diff;
 mod documents;
 mod occupancy_chart;
+pub mod output_file;
 mod view;
 mod writers;
-
-use std::io::Write;
-use std::path::Path;
 
 pub use chart::layout::{Quad, Rect};
 pub use chart::model::chart_notes;
@@ -59,6 +59,7 @@ pub use documents::gpus::KnownGpus;
 pub use documents::occupancy::{OccupancyDocument, OCCUPANCY_SCHEMA};
 pub use documents::tour::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 pub use occupancy_chart::sweep_svg;
+pub use output_file::write_atomic;
 pub use view::{
     spread_text, value_text, Basis, Block, Cell, ChartControls, ChartKind, ChartRef, ChartTab, Column, ColumnKind,
     Describe, Fact, Item, Note, NoteKind, PointDetail, Quantity, Row, Section, Show, Table, Tone, Value,
@@ -88,28 +89,4 @@ pub enum ExportError {
         #[source]
         source: std::io::Error,
     },
-}
-
-/// Writes `contents` to `path` through a temporary file in the same folder
-/// and a rename, so readers never see a half-written file and a failure
-/// leaves nothing behind.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ExportError> {
-    let io = |source| ExportError::Io { path: path.display().to_string(), source };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(contents)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(e));
-    }
-    Ok(())
 }

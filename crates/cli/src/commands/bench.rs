@@ -74,6 +74,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         let mut doc = MachineDocument::new(outcome.machine, producer);
         doc.measurements = Some(serde_json::to_value(&outcome.measurements)?);
         let file = out.file.as_ref().map(|f| if devices.len() > 1 { per_device(f, d) } else { f.clone() });
+        out.check_machine(&doc)?;
         let results = results_of(&doc);
         out.with_file(file).document(&BenchDocument { machine: &doc, results: &results })?;
     }

@@ -1,15 +1,18 @@
 //! `roofline check`: thresholds on an analysis, as an exit code for CI.
-//! 0 when every rule holds, 1 when any fails (each failure listed with its
-//! numbers), 2 on bad input (unreadable analysis, unknown config keys).
+//! 0 when every rule holds; 1 when any fails (each failure listed with its
+//! numbers) or when the report could not be written to `-o` (the message
+//! says which, and whether the rules held); 2 on bad input (unreadable
+//! analysis, unknown config keys, an analysis with nothing to judge).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use roofline_core::check::{check, Rules};
+use roofline_core::check::{check, nothing_to_judge, pct, Rules};
 use roofline_report::CheckDocument;
 
 use crate::analysis_file::read_analysis_file;
 use crate::error::bad_input;
+use crate::input_file::read_text;
 use crate::output::Output;
 
 #[derive(clap::Args, Debug)]
@@ -28,7 +31,13 @@ A config file (flags given too override it):
   min_pct_of_roof = 80
   max_time = \"1.2 ms\"
 
-Exit codes: 0 all rules hold, 1 a rule failed, 2 bad input.")]
+Exit codes:
+  0  every rule held
+  1  a rule failed (\"check failed\" on stderr), or the -o file could not be
+     written (\"error: -o FILE\" on stderr, which also says whether the rules
+     held; the results are still printed on stdout)
+  2  bad input: unreadable analysis or config, unknown keys, bad flag values,
+     or an analysis with nothing to judge (no kernel has a duration)")]
 pub struct Args {
     /// The analysis to check (roofline.analysis/v2 JSON).
     #[arg(value_name = "ANALYSIS")]
@@ -64,33 +73,20 @@ fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
     let (mut rules, base_dir) = match &args.config {
         Some(path) => {
             let input = path.display().to_string();
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                bad_input(format!("{input}: cannot read it ({e}); expected a TOML file of check rules (see --help)"))
-            })?;
+            let text = read_text(path, "a TOML file of check rules (see --help)")?;
             (Rules::from_toml(&text, &input).map_err(bad_input)?, path.parent().map(Path::to_path_buf))
         }
         None => (Rules::default(), None),
     };
     // Flags go through the same validation as the file.
-    let mut flags = String::new();
     if let Some(v) = args.min_pct_of_roof {
-        flags.push_str(&format!("min_pct_of_roof = {v:?}\n"));
+        rules.min_pct_of_roof = Some(pct("command line", "--min-pct-of-roof", v, 100.0).map_err(bad_input)?);
     }
     if let Some(v) = args.min_time_share {
-        flags.push_str(&format!("min_time_share_pct = {v:?}\n"));
+        rules.min_time_share_pct = pct("command line", "--min-time-share", v, 100.0).map_err(bad_input)?;
     }
     if let Some(v) = args.max_regression {
-        flags.push_str(&format!("max_regression_pct = {v:?}\n"));
-    }
-    let from_flags = Rules::from_toml(&flags, "command line").map_err(bad_input)?;
-    if args.min_pct_of_roof.is_some() {
-        rules.min_pct_of_roof = from_flags.min_pct_of_roof;
-    }
-    if args.min_time_share.is_some() {
-        rules.min_time_share_pct = from_flags.min_time_share_pct;
-    }
-    if args.max_regression.is_some() {
-        rules.max_regression_pct = from_flags.max_regression_pct;
+        rules.max_regression_pct = Some(pct("command line", "--max-regression", v, 1e6).map_err(bad_input)?);
     }
     for k in &args.kernels {
         let limit = Rules::parse_kernel_flag(k).map_err(bad_input)?;
@@ -117,19 +113,39 @@ fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let (rules, baseline_path) = rules(args)?;
+    let mut inputs = vec![("ANALYSIS", args.analysis.as_path())];
+    inputs.extend(args.config.iter().map(|c| ("--config", c.as_path())));
+    inputs.extend(baseline_path.iter().map(|b| ("the baseline", b.as_path())));
+    out.protect_inputs(&[], &inputs)?;
     let doc = read_analysis_file(&args.analysis)?;
+    if let Some(why) = nothing_to_judge(&doc) {
+        return Err(bad_input(format!("{}: {why}", args.analysis.display())));
+    }
     let baseline = baseline_path.as_deref().map(read_analysis_file).transpose()?;
     let report = check(&doc, &rules, baseline.as_ref());
-    out.document(&CheckDocument::new(&report))?;
+    let written = out.document(&CheckDocument::new(&report));
     let failed = report.failures().count();
+    let verdict = if failed == 0 {
+        format!("check passed: {} rule(s) held", report.outcomes.len())
+    } else {
+        format!("check failed: {failed} of {} rule(s) did not hold", report.outcomes.len())
+    };
+    if let Err(e) = written {
+        if e.downcast_ref::<crate::streams::StdoutClosed>().is_some() {
+            return Err(e);
+        }
+        // Exit 1 either way; the message says the rules' verdict apart
+        // from the file that could not be written.
+        return Err(e.context(format!("{verdict}, but the report file could not be written")));
+    }
     if report.outcomes.is_empty() {
         out.warn("no rule applied to any kernel (see the notes): this check judged nothing");
     }
     if failed == 0 {
-        out.info(&format!("check passed: {} rule(s) held", report.outcomes.len()));
+        out.info(&verdict);
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("check failed: {failed} of {} rule(s) did not hold", report.outcomes.len());
+        crate::streams::message(&verdict);
         Ok(ExitCode::from(1))
     }
 }

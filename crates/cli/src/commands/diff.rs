@@ -40,6 +40,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    out.protect_inputs(&[], &[("BEFORE", &args.before), ("AFTER", &args.after)])?;
     if args.title.is_some() && !out.draws_chart() {
         return Err(bad_input(
             "--title names the chart, which this output has none of: write .html or .svg (-o), or --format html",

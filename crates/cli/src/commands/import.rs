@@ -90,17 +90,51 @@ fn read_report(path: &Path, ncu: Option<&Path>) -> anyhow::Result<Capture> {
         .args(["--import", &input, "--csv", "--page", "raw", "--print-units", "base"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| anyhow::anyhow!("could not start {}: {e}", ncu.display()))?;
-    let stdout = child.stdout.take().expect("piped stdout");
+    // ncu's messages are kept (the last 64 kB) to say why an export failed.
+    let stderr = child.stderr.take().map(|mut e| {
+        std::thread::spawn(move || {
+            let mut tail: Vec<u8> = Vec::new();
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = std::io::Read::read(&mut e, &mut buf) {
+                if n == 0 {
+                    break;
+                }
+                tail.extend_from_slice(&buf[..n]);
+                if tail.len() > 65536 {
+                    tail.drain(..tail.len() - 65536);
+                }
+            }
+            String::from_utf8_lossy(&tail).into_owned()
+        })
+    });
+    let Some(stdout) = child.stdout.take() else {
+        anyhow::bail!("could not read the output of {}", ncu.display());
+    };
     let cap = read_capture(stdout, &input);
     let status = child.wait()?;
-    let cap = cap.map_err(bad_input)?;
+    let messages = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
+    let messages = messages.trim();
     if !status.success() {
-        anyhow::bail!("{} --import {input} failed with {status}", ncu.display());
+        let said = if messages.is_empty() {
+            String::from(" and printed nothing")
+        } else {
+            format!(
+                ": {}",
+                messages.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | ")
+            )
+        };
+        anyhow::bail!(
+            "{} --import {input} failed ({status}){said}; check that the report was written completely and by an Nsight Compute this version can read, or export it to CSV where it was recorded: `ncu --import {input} --csv --page raw --print-units base > capture.csv`",
+            ncu.display()
+        );
     }
-    Ok(cap)
+    if !messages.is_empty() {
+        crate::streams::message(messages);
+    }
+    cap.map_err(bad_input)
 }
 
 /// Reads a CSV capture from a file or stdin.
@@ -147,6 +181,7 @@ pub fn report(
         a.kernels,
     );
     doc.warnings = a.warnings;
+    out.check_analysis(&doc)?;
     out.info(&format!("{} launch(es) of {} kernel(s) analysed", cap.launches.len(), doc.kernels.len()));
     out.document(&doc)
 }
@@ -159,6 +194,10 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             args.file.display()
         )));
     }
+    let mut inputs = vec![("FILE", args.file.as_path())];
+    inputs.extend(args.analysis.machine.machine.iter().map(|m| ("--machine", m.as_path())));
+    inputs.extend(args.ncu.iter().map(|n| ("--ncu", n.as_path())));
+    out.protect_inputs(&[], &inputs)?;
     let cap = if is_report(&args.file) { read_report(&args.file, args.ncu.as_deref())? } else { read_csv(&args.file)? };
     let input = args.file.display().to_string();
     report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, out)?;

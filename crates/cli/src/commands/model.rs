@@ -11,6 +11,7 @@ use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
 use roofline_core::{analyze, Kernel, Machine};
 
 use crate::error::bad_input;
+use crate::input_file::read_text;
 use crate::machine_args::{machine_from_spec, MachineArgs};
 use crate::output::Output;
 
@@ -38,13 +39,14 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    let mut inputs: Vec<(&str, &std::path::Path)> = args.files.iter().map(|f| ("FILE", f.as_path())).collect();
+    inputs.extend(args.machine.machine.iter().map(|m| ("--machine", m.as_path())));
+    out.protect_inputs(&[], &inputs)?;
     let mut kernels: Vec<Kernel> = Vec::new();
     let mut file_machine: Option<Machine> = None;
     for path in &args.files {
         let input = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            bad_input(format!("{input}: cannot read it ({e}); expected a TOML file of [[kernel]] tables"))
-        })?;
+        let text = read_text(path, "a TOML file of [[kernel]] tables")?;
         let file = parse_kernels_file(&text, &input)?;
         if let (Some(spec), None) = (&file.machine, &file_machine) {
             file_machine = Some(machine_from_spec(spec, &input)?);
@@ -75,6 +77,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         machine,
         analyses,
     );
+    out.check_analysis(&doc)?;
     out.document(&doc)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -101,11 +101,13 @@ pub fn parse_bytes(flag: &str, s: &str) -> anyhow::Result<u64> {
         } else {
             (t.as_str(), 1)
         };
-    num.parse::<u64>().map(|v| v * mult).map_err(|_| {
+    let bad = |why: &str| {
         bad_input(format!(
-            "{flag} {s:?}: expected a whole number of bytes, or K/KB/KiB (x1024), for example 49152 or 48KiB"
+            "{flag} {s:?}: {why}; expected a whole number of bytes, or K/KB/KiB (x1024), for example 49152 or 48KiB"
         ))
-    })
+    };
+    let v = num.parse::<u64>().map_err(|_| bad("not a whole number"))?;
+    v.checked_mul(mult).ok_or_else(|| bad("too large for a 64-bit byte count"))
 }
 
 fn limits_from(args: &Args) -> anyhow::Result<(occupancy::Limits, Option<String>, Option<u32>)> {
@@ -133,6 +135,7 @@ fn limits_from(args: &Args) -> anyhow::Result<(occupancy::Limits, Option<String>
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     if args.verify_device {
+        out.protect_inputs(&[("--grid-csv", &args.grid_csv), ("--grid-json", &args.grid_json)], &[])?;
         return verify_device(args, out);
     }
     let (l, gpu, sms) = limits_from(args)?;
@@ -151,14 +154,16 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             threads % 32
         ));
     }
-    if o.resident_blocks == 0 {
-        out.warn(&format!(
+    // A launch no SM can hold fails at run time ("too many resources
+    // requested for launch"): the answer is printed, and the exit code says so.
+    let cannot_run = (o.resident_blocks == 0).then(|| {
+        format!(
             "this launch cannot run on compute capability {}: no block fits ({}); {}",
             l.capability(),
             o.limiters.iter().map(|r| r.label()).collect::<Vec<_>>().join(", "),
             o.hint.clone().unwrap_or_else(|| "use fewer registers or less shared memory per block".into())
-        ));
-    }
+        )
+    });
     let mut best = occupancy::max_potential_block_size(&l, &launch);
     best.min_grid_size = sms.map(|s| s * best.resident_blocks);
     let mut axes: Vec<SweepAxis> = Vec::new();
@@ -192,7 +197,13 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     }
     let doc = OccupancyDocument::new(gpu, o, best, sweeps);
     out.document(&doc)?;
-    Ok(ExitCode::SUCCESS)
+    match cannot_run {
+        Some(why) => {
+            crate::streams::message(&format!("error: {why}"));
+            Ok(ExitCode::from(1))
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
 }
 
 fn write_text(path: &Path, text: &str) -> anyhow::Result<()> {

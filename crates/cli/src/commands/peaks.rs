@@ -71,6 +71,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     if let Some(name) = &args.gpu {
         let machine = known_gpu_machine(name)?;
         let doc = MachineDocument::new(machine, Producer::new(&format!("roofline peaks --gpu {name}")));
+        out.check_machine(&doc)?;
         out.document(&doc)?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -98,6 +99,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             out.file
                 .as_ref()
                 .map(|f| if devices.len() > 1 { crate::commands::bench::per_device(f, d) } else { f.clone() });
+        out.check_machine(&doc)?;
         out.with_file(file).document(&doc)?;
     }
     Ok(ExitCode::SUCCESS)

@@ -7,13 +7,13 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_ncu::runner::{find_ncu, metric_list, parse_progress, Filters, Progress, Run};
+use roofline_ncu::runner::{find_ncu, metric_list, parse_progress, private_log, Filters, Progress, Run};
 use roofline_ncu::{read_capture, CsvError, ProgramExit};
-use roofline_report::write_atomic;
 
 use super::import::{report, AnalysisArgs};
 use crate::error::bad_input;
 use crate::output::Output;
+use crate::streams::message;
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
@@ -81,6 +81,11 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let Some((program, program_args)) = args.command.split_first() else {
         return Err(bad_input("no program: give it after --, for example `roofline profile -- ./app`"));
     };
+    let save: Vec<(&str, &std::path::Path)> = args.save_csv.iter().map(|p| ("--save-csv", p.as_path())).collect();
+    let mut inputs: Vec<(&str, &std::path::Path)> =
+        args.analysis.machine.machine.iter().map(|m| ("--machine", m.as_path())).collect();
+    inputs.push(("PROGRAM", std::path::Path::new(program)));
+    out.protect_inputs(&save, &inputs)?;
     // Check the machine flags before a long profiling run.
     args.analysis.options()?;
     let ncu = find_ncu(args.ncu.as_deref())?;
@@ -99,8 +104,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     };
     // A private folder, removed on every way out (ncu's log lives there).
-    let log_dir = tempfile::Builder::new().prefix("roofline-ncu-").tempdir()?;
-    let log_file = log_dir.path().join("ncu.csv");
+    let (log_dir, log_file) = private_log()?;
     let run = Run {
         ncu: ncu.clone(),
         program: program.clone(),
@@ -133,27 +137,26 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         match p {
             Progress::Line(line) => {
                 if let Some((name, n)) = parse_progress(&line) {
-                    eprintln!("roofline: profiling launch {n}: {name}");
+                    message(&format!("roofline: profiling launch {n}: {name}"));
                 } else if let Some(rest) = line.strip_prefix("==PROF== ") {
-                    eprintln!("roofline: ncu: {rest}");
+                    message(&format!("roofline: ncu: {rest}"));
                 } else if line.starts_with("==ERROR==") {
-                    eprintln!("roofline: ncu: {line}");
+                    message(&format!("roofline: ncu: {line}"));
                 }
             }
-            Progress::Elapsed(t) => eprintln!("roofline: still profiling ({} s)", t.as_secs()),
+            Progress::Elapsed(t) => message(&format!("roofline: still profiling ({} s)", t.as_secs())),
         }
     })?;
     let input = format!("ncu log {}", log_file.display());
     let cap = std::fs::File::open(&log_file)
         .map_err(|e| CsvError::Io { input: input.clone(), source: e })
         .and_then(|f| read_capture(f, &input));
-    if let Some(path) = &args.save_csv {
-        if let Ok(bytes) = std::fs::read(&log_file) {
-            write_atomic(path, &bytes)?;
-            out.info(&format!("wrote ncu's CSV to {}", path.display()));
-        }
-    }
-    let _ = std::fs::remove_file(&log_file);
+    // A --save-csv that cannot be written costs neither the analysis nor
+    // ncu's CSV: the analysis is still printed and the CSV kept.
+    let saved = match (&args.save_csv, std::fs::read(&log_file)) {
+        (Some(path), Ok(bytes)) => out.write_file("--save-csv", path, &bytes),
+        _ => Ok(()),
+    };
     let status = outcome.status;
     let exit_note = match outcome.ending {
         roofline_child::Ending::Interrupted { signal } => {
@@ -190,6 +193,12 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     cap.program_exit = exit;
     let command_line = format!("roofline profile -- {}", args.command.join(" "));
     let created = Some(super::bench::now_rfc3339());
-    report(&cap, &args.analysis, &command_line, &args.command.join(" "), created, out)?;
+    let reported = report(&cap, &args.analysis, &command_line, &args.command.join(" "), created, out);
+    if saved.is_err() || reported.is_err() {
+        let kept = log_dir.keep();
+        out.warn(&format!("ncu's CSV is kept at {} (`roofline import` reads it)", kept.join("ncu.csv").display()));
+    }
+    saved?;
+    reported?;
     Ok(if exit_note.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -52,6 +52,8 @@ impl Args {
 const CHART_NOTES_SHOWN: usize = 10;
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    let svg: Vec<(&str, &std::path::Path)> = args.svg.iter().map(|p| ("--svg", p.as_path())).collect();
+    out.protect_inputs(&svg, &[("ANALYSIS", &args.analysis)])?;
     if let Some(path) = &args.svg {
         if Format::from_path(path) != Some(Format::Svg) {
             return Err(bad_input(format!("--svg {}: expected a file name ending in .svg", path.display())));
@@ -92,6 +94,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         _ if default_file => Some((PathBuf::from("roofline-report.html"), Format::Html)),
         _ => None,
     };
+    if let (true, Some((path, _))) = (default_file, &target) {
+        out.protect_inputs(&[("the default report file", path)], &[("ANALYSIS", &args.analysis)])?;
+    }
     // Everything is rendered before anything is written.
     let mut files = Vec::new();
     if let Some(path) = &args.svg {

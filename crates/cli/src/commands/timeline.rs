@@ -20,7 +20,7 @@ use anyhow::Context;
 use roofline_child::{Ending, Limits};
 use roofline_core::schema::Producer;
 use roofline_core::units::{format_percent, format_seconds};
-use roofline_report::{write_atomic, Format};
+use roofline_report::Format;
 use roofline_timeline::records::{env, KERNEL_LINE_PREFIX};
 use roofline_timeline::summary::SummaryRow;
 use roofline_timeline::trace::{write_trace, Annotations};
@@ -247,6 +247,10 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
             v.to_string_lossy()
         )));
     }
+    let mut inputs: Vec<(&str, &std::path::Path)> = vec![("PROGRAM", std::path::Path::new(program))];
+    inputs.extend(args.cupti.iter().map(|p| ("--cupti", p.as_path())));
+    inputs.extend(args.inject_lib.iter().map(|p| ("--inject-lib", p.as_path())));
+    out.protect_inputs(&[], &inputs)?;
     let inject = find_inject_lib(args.inject_lib.as_deref())?;
     let cupti = find_cupti(args.cupti.as_deref())?;
     if cupti.is_none() {
@@ -424,21 +428,22 @@ fn write_outputs(doc: &TimelineDocument, top: usize, out: &Output, as_trace: boo
     if as_trace {
         match &out.file {
             Some(path) => {
-                write_atomic(path, &trace()?).with_context(|| format!("writing {}", path.display()))?;
-                out.info(&format!("wrote the Chrome trace to {} (open it in https://ui.perfetto.dev)", path.display()));
-                out.stdout(&render(doc, Format::Table, top)?)
+                let body = String::from_utf8(trace()?)?;
+                let text = render(doc, Format::Table, top)?;
+                out.info(&format!("the Chrome trace goes to {} (open it in https://ui.perfetto.dev)", path.display()));
+                out.deliver(&[(path.clone(), body)], &text)
             }
             None => out.stdout(&String::from_utf8(trace()?)?),
         }
     } else {
         // The timeline's views are its own until it joins the document ->
         // sections path; HTML and SVG are not offered for it yet.
-        if let (Some(path), Some(format)) = (&out.file, out.file_format()) {
-            let body = render(doc, format, top)?;
-            write_atomic(path, body.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
-            out.info(&format!("wrote {}", path.display()));
-        }
-        out.stdout(&render(doc, out.format, top)?)
+        let files = match (&out.file, out.file_format()) {
+            (Some(path), Some(format)) => vec![(path.clone(), render(doc, format, top)?)],
+            _ => Vec::new(),
+        };
+        let text = render(doc, out.format, top)?;
+        out.deliver(&files, &text)
     }
 }
 

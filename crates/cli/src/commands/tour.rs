@@ -245,7 +245,7 @@ fn live(args: &Args, d: usize, out: &Output) -> anyhow::Result<Tour> {
             let quiet = out.quiet;
             let status = run.execute(&metrics, move |p| {
                 if let (false, Progress::Elapsed(t)) = (quiet, p) {
-                    eprintln!("roofline: still profiling ({} s)", t.as_secs());
+                    crate::streams::message(&format!("roofline: still profiling ({} s)", t.as_secs()));
                 }
             })?;
             let input = log_file.display().to_string();

@@ -1,0 +1,384 @@
+//! Writing an output file without destroying anything else.
+//!
+//! Every file the tool writes goes through [`write_atomic`], because the
+//! naive "write a temp file, rename it over the target" breaks in several
+//! ways that cost users data:
+//!
+//! - the temporary file has a unique, unpredictable name and is created
+//!   with O_EXCL in the target's folder (`tempfile`), so a symlink planted at
+//!   a guessable name cannot redirect the write, and a long target name
+//!   cannot push the temporary name over NAME_MAX;
+//! - a symlink is followed to the file it points to, which is replaced (the
+//!   link stays a link);
+//! - a file being replaced keeps its mode and, as far as the user may,
+//!   its owner and group;
+//! - a device, FIFO or socket (`/dev/null`, `/dev/stdout`, a named pipe)
+//!   is written into, never renamed over;
+//! - [`refuse_overwriting_inputs`] stops a command before it writes over a
+//!   file it reads (`import cap.csv -o cap.csv`).
+
+use std::fs::{File, Metadata, OpenOptions};
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+
+use crate::ExportError;
+
+/// How deep a chain of symlinks may be (Linux's own limit).
+const MAX_SYMLINKS: usize = 40;
+
+/// Where the bytes for a path go.
+#[derive(Debug, PartialEq)]
+enum Target {
+    /// A device, FIFO, socket or `/proc/self/fd` link: opened and written.
+    Direct(PathBuf),
+    /// A regular file (or none yet) at this path, after symlinks: replaced
+    /// through a temporary file in its folder.
+    Replace(PathBuf),
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> ExportError {
+    ExportError::Io { path: path.display().to_string(), source }
+}
+
+fn absolute(path: &Path) -> std::io::Result<PathBuf> {
+    if path.is_absolute() {
+        Ok(path.to_path_buf())
+    } else {
+        Ok(std::env::current_dir()?.join(path))
+    }
+}
+
+/// A link into `/proc` (`/dev/stdout` -> `/proc/self/fd/1`) names an open
+/// file of a process, not a place in a folder: it is written through.
+fn is_proc(path: &Path) -> bool {
+    let mut components = path.components();
+    components.next() == Some(Component::RootDir) && components.next() == Some(Component::Normal("proc".as_ref()))
+}
+
+fn in_proc(path: &Path) -> bool {
+    is_proc(path) || path.parent().and_then(|p| p.canonicalize().ok()).is_some_and(|p| is_proc(&p))
+}
+
+/// Follows symlinks from `path` to the file they end at (which may not
+/// exist yet), and says how to write it.
+fn resolve(path: &Path) -> std::io::Result<Target> {
+    let mut current = absolute(path)?;
+    for _ in 0..MAX_SYMLINKS {
+        let meta = match std::fs::symlink_metadata(&current) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Target::Replace(current)),
+            Err(e) => return Err(e),
+        };
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            let link = std::fs::read_link(&current)?;
+            if in_proc(&current) || is_proc(&link) {
+                return Ok(Target::Direct(current));
+            }
+            current = if link.is_absolute() { link } else { current.parent().map(|p| p.join(&link)).unwrap_or(link) };
+            continue;
+        }
+        if kind.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "it is a folder; give a file name inside it",
+            ));
+        }
+        return Ok(if kind.is_file() { Target::Replace(current) } else { Target::Direct(current) });
+    }
+    Err(std::io::Error::other(format!("more than {MAX_SYMLINKS} symlinks to follow")))
+}
+
+/// Writes `contents` to `path` whole or not at all: through a uniquely
+/// named temporary file in the same folder and a rename, so readers never
+/// see half a file and a failure leaves the old file as it was. See the
+/// module documentation for symlinks, special files, owners and modes.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ExportError> {
+    match resolve(path).map_err(|e| io_error(path, e))? {
+        Target::Direct(p) => write_direct(&p, contents).map_err(|e| io_error(path, e)),
+        Target::Replace(p) => replace(&p, contents).map_err(|e| io_error(path, e)),
+    }
+}
+
+/// Whether `path` is the file this process's stdout (or stderr) writes to.
+fn same_as_stream(path: &Path, stream: std::os::fd::BorrowedFd<'_>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(target) = std::fs::metadata(path) else { return false };
+    let Ok(fd) = stream.try_clone_to_owned() else { return false };
+    match File::from(fd).metadata() {
+        Ok(m) => m.dev() == target.dev() && m.ino() == target.ino(),
+        Err(_) => false,
+    }
+}
+
+fn write_direct(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::os::fd::AsFd;
+    // `-o /dev/stdout`: through the process's own stdout, so that the file
+    // and the data that follow on stdout come out in order.
+    if same_as_stream(path, std::io::stdout().as_fd()) {
+        let mut out = std::io::stdout().lock();
+        out.write_all(contents)?;
+        return out.flush();
+    }
+    if same_as_stream(path, std::io::stderr().as_fd()) {
+        let mut err = std::io::stderr().lock();
+        err.write_all(contents)?;
+        return err.flush();
+    }
+    // Append: through a /proc link to a file, the shell has already
+    // truncated it for `>` and wants the end for `>>`.
+    let mut f = open_for_writing(path)?;
+    f.write_all(contents)?;
+    f.flush()
+}
+
+/// Opens a device, FIFO or /proc link for writing. A FIFO that no process
+/// reads is an error at once instead of a wait that never ends.
+fn open_for_writing(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let is_fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+    if !is_fifo {
+        return OpenOptions::new().append(true).open(path);
+    }
+    let f = OpenOptions::new().append(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(|e| {
+        if e.raw_os_error() == Some(libc::ENXIO) {
+            std::io::Error::new(
+                e.kind(),
+                "it is a FIFO (named pipe) that no process is reading; start the reader first",
+            )
+        } else {
+            e
+        }
+    })?;
+    // Blocking writes from here on: a full pipe waits for its reader.
+    // SAFETY: F_GETFL/F_SETFL on a descriptor this function owns.
+    unsafe {
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags == -1 || libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(f)
+}
+
+fn replace(target: &Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let existing = std::fs::metadata(target).ok().filter(Metadata::is_file);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".roofline-")
+        .suffix(".tmp")
+        // New files get 0666 less the umask, as any created file does.
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)
+        .map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot create a temporary file in {} ({e})", dir.display()))
+        })?;
+    if let Some(old) = &existing {
+        keep_owner_and_mode(tmp.as_file(), old)?;
+    }
+    tmp.write_all(contents)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(target).map_err(|e| e.error)?;
+    // The rename itself reaches the disk with the folder.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Gives the new file the owner, group and mode of the one it replaces:
+/// the owner where the user may change it (root), the group where the user
+/// belongs to it; the mode always.
+fn keep_owner_and_mode(file: &File, old: &Metadata) -> std::io::Result<()> {
+    use std::os::unix::fs::{fchown, MetadataExt, PermissionsExt};
+    let new = file.metadata()?;
+    let differs = new.uid() != old.uid() || new.gid() != old.gid();
+    if differs && fchown(file, Some(old.uid()), Some(old.gid())).is_err() {
+        let _ = fchown(file, None, Some(old.gid()));
+    }
+    // After the chown, which clears set-user-ID bits.
+    file.set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o7777))
+}
+
+/// An output of a command that is also one of its inputs.
+#[derive(Debug, thiserror::Error)]
+#[error("{output_flag} {output}: this file is also an input of this command ({input_flag} {input}); writing it would destroy it. Give another output file name")]
+pub struct OverwritesInput {
+    /// The flag that names the output (`-o`, `--svg`).
+    pub output_flag: String,
+    /// The output file as given.
+    pub output: String,
+    /// The flag or argument that names the input (`FILE`, `--machine`).
+    pub input_flag: String,
+    /// The input file as given.
+    pub input: String,
+}
+
+/// Two paths name the same existing regular file (same device and inode:
+/// hard links, `./a` and `a`, and symlinks count as the same).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.is_file() && y.is_file() && x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+/// Refuses when an output would write over an input of the same run, or
+/// two outputs over each other. Each entry is (flag, path), for example
+/// `("-o", out)` and `("FILE", capture)`; `-` (stdin/stdout) and special
+/// files (devices, FIFOs) are not files to protect.
+pub fn refuse_overwriting_inputs(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<(), OverwritesInput> {
+    let err = |(of, o): (&str, &Path), (i_f, i): (&str, &Path)| OverwritesInput {
+        output_flag: of.into(),
+        output: o.display().to_string(),
+        input_flag: i_f.into(),
+        input: i.display().to_string(),
+    };
+    for &(of, o) in outputs {
+        if o.as_os_str() == "-" {
+            continue;
+        }
+        for &(i_f, i) in inputs {
+            if i.as_os_str() != "-" && same_file(o, i) {
+                return Err(err((of, o), (i_f, i)));
+            }
+        }
+    }
+    for (n, &(of, o)) in outputs.iter().enumerate() {
+        for &(pf, p) in &outputs[..n] {
+            if same_file(o, p) || (o == p && o.as_os_str() != "-" && !matches!(resolve(o), Ok(Target::Direct(_)))) {
+                return Err(OverwritesInput {
+                    output_flag: of.into(),
+                    output: o.display().to_string(),
+                    input_flag: format!("output {pf}"),
+                    input: p.display().to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+
+    use super::*;
+
+    #[test]
+    fn write_atomic_does_not_follow_a_symlink_planted_at_a_predictable_temp_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        // The names the old code used: `.NAME.tmp-PID`.
+        let planted = dir.path().join(format!(".out.json.tmp-{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let out = dir.path().join("out.json");
+        write_atomic(&out, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "new");
+        assert!(!std::fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn a_new_file_gets_the_usual_mode_and_no_temporary_file_is_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("new.json");
+        write_atomic(&out, b"x").unwrap();
+        // 0666 less a umask, never tempfile's 0600.
+        let mode = std::fs::metadata(&out).unwrap().mode() & 0o777;
+        assert_eq!(mode & 0o600, 0o600);
+        let probe = dir.path().join("probe");
+        File::create(&probe).unwrap();
+        assert_eq!(mode, std::fs::metadata(&probe).unwrap().mode() & 0o777);
+        std::fs::remove_file(&probe).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("d");
+        std::fs::create_dir(&sub).unwrap();
+        let e = write_atomic(&sub, b"x").unwrap_err().to_string();
+        assert!(e.contains("folder"), "{e}");
+        let e = write_atomic(&dir.path().join("missing/x.json"), b"x").unwrap_err().to_string();
+        assert!(e.contains("missing/x.json") && e.contains("temporary file"), "{e}");
+    }
+
+    #[test]
+    fn a_dangling_symlink_creates_its_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("l.json");
+        std::os::unix::fs::symlink("t.json", &link).unwrap();
+        write_atomic(&link, b"x").unwrap();
+        assert_eq!(std::fs::read(dir.path().join("t.json")).unwrap(), b"x");
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn a_symlink_loop_is_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        std::os::unix::fs::symlink("b", &a).unwrap();
+        std::os::unix::fs::symlink("a", dir.path().join("b")).unwrap();
+        assert!(write_atomic(&a, b"x").is_err());
+    }
+
+    #[test]
+    fn proc_links_are_written_through() {
+        if !Path::new("/proc/self/fd").exists() {
+            let _ = writeln!(std::io::stderr(), "SKIPPED: no /proc");
+            return;
+        }
+        assert!(matches!(resolve(Path::new("/dev/stdout")).unwrap(), Target::Direct(_)));
+        assert!(matches!(resolve(Path::new("/proc/self/fd/2")).unwrap(), Target::Direct(_)));
+        assert!(matches!(resolve(Path::new("/dev/null")).unwrap(), Target::Direct(_)));
+    }
+
+    #[test]
+    fn a_fifo_nobody_reads_is_an_error_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("p");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+        if !made {
+            let _ = writeln!(std::io::stderr(), "SKIPPED: mkfifo is not available");
+            return;
+        }
+        let e = write_atomic(&fifo, b"x").unwrap_err().to_string();
+        assert!(e.contains("no process is reading"), "{e}");
+        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    }
+
+    #[test]
+    fn mode_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("m");
+        std::fs::write(&out, "old").unwrap();
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&out, b"new").unwrap();
+        assert_eq!(std::fs::metadata(&out).unwrap().mode() & 0o7777, 0o640);
+    }
+
+    #[test]
+    fn inputs_are_protected() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.csv");
+        std::fs::write(&a, "x").unwrap();
+        let b = dir.path().join("b.json");
+        let e = refuse_overwriting_inputs(&[("-o", &a)], &[("FILE", &a)]).unwrap_err().to_string();
+        assert!(e.contains("-o") && e.contains("FILE") && e.contains("a.csv"), "{e}");
+        assert!(refuse_overwriting_inputs(&[("-o", &b)], &[("FILE", &a)]).is_ok());
+        assert!(refuse_overwriting_inputs(&[("-o", &b), ("--svg", &b)], &[]).is_err());
+        let dash = Path::new("-");
+        assert!(refuse_overwriting_inputs(&[("-o", dash)], &[("FILE", dash)]).is_ok());
+        let null = Path::new("/dev/null");
+        assert!(refuse_overwriting_inputs(&[("-o", null), ("--svg", null)], &[("FILE", null)]).is_ok());
+    }
+}

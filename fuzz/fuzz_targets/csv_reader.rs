@@ -1,0 +1,35 @@
+//! The raw ncu CSV reader alone (`read_capture`): no panic, no hang,
+//! bounded memory, and what it accepts keeps its contract: at least one
+//! launch, numeric launch IDs, every value finite, not negative and within
+//! the input range.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use roofline_core::bounds::input_in_range;
+use roofline_ncu::read_capture;
+
+fn ok(v: f64) -> bool {
+    v >= 0.0 && input_in_range(v)
+}
+
+fuzz_target!(|data: &[u8]| {
+    match read_capture(data, "fuzz.csv") {
+        Ok(cap) => {
+            assert!(!cap.launches.is_empty());
+            for l in &cap.launches {
+                assert!(!l.id.is_empty() && l.id.bytes().all(|b| b.is_ascii_digit()), "launch ID {:?}", l.id);
+                for v in l.values.iter().flatten() {
+                    assert!(ok(*v), "line {}: value {v}", l.line);
+                }
+                for t in l.tensor.values() {
+                    assert!(t.ops.is_finite() && t.ops >= 0.0, "line {}: tensor ops {}", l.line, t.ops);
+                    assert!(t.peak_per_cycle.is_none_or(ok), "line {}: tensor peak {:?}", l.line, t.peak_per_cycle);
+                }
+                for v in l.stalls.values() {
+                    assert!(ok(*v), "line {}: stall {v}", l.line);
+                }
+            }
+        }
+        Err(e) => assert!(!e.to_string().is_empty()),
+    }
+});
