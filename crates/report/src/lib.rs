@@ -50,6 +50,7 @@ pub use documents::check::CheckDocument;
 pub use documents::diff::DiffDocument;
 pub use documents::gpus::KnownGpus;
 pub use documents::occupancy::{OccupancyDocument, OCCUPANCY_SCHEMA};
+pub use documents::timeline::{TimelineView, DEFAULT_TOP as TIMELINE_TOP};
 pub use documents::tour::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 pub use occupancy_chart::sweep_svg;
 pub use svg::{chart_notes, roofline_chart, roofline_svg, ChartOptions, Rect};

@@ -19,10 +19,9 @@ use std::time::Duration;
 use anyhow::Context;
 use roofline_child::{Ending, Limits};
 use roofline_core::schema::Producer;
-use roofline_core::units::{format_percent, format_seconds};
-use roofline_report::{write_atomic, Format};
+use roofline_core::units::format_seconds;
+use roofline_report::{write_atomic, Format, TimelineView};
 use roofline_timeline::records::{env, KERNEL_LINE_PREFIX};
-use roofline_timeline::summary::SummaryRow;
 use roofline_timeline::trace::{write_trace, Annotations};
 use roofline_timeline::{read_dir, RunInfo, TimelineDocument, UnixSpan};
 
@@ -81,7 +80,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub records: Option<PathBuf>,
 
-    /// Kernels shown in the table (all of them in JSON).
+    /// Kernels listed in the tables for people (terminal, Markdown, HTML); CSV and JSON have them all.
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub top: usize,
 
@@ -413,249 +412,24 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
 }
 
 /// `--format trace` puts the trace in the `-o` file (or on stdout without
-/// one); otherwise the `-o` file gets the format of its extension, JSON by
-/// default, as with every command.
+/// one) and the tables on stdout; otherwise the document goes the way of
+/// every command's (`Output::document`): stdout in `--format`, the `-o`
+/// file in the format of its extension, JSON by default.
 fn write_outputs(doc: &TimelineDocument, top: usize, out: &Output, as_trace: bool) -> anyhow::Result<()> {
-    let trace = || -> anyhow::Result<Vec<u8>> {
-        let mut buf = Vec::new();
-        write_trace(&doc.timeline, &Annotations::new(), &mut buf)?;
-        Ok(buf)
-    };
-    if as_trace {
-        match &out.file {
-            Some(path) => {
-                write_atomic(path, &trace()?).with_context(|| format!("writing {}", path.display()))?;
-                out.info(&format!("wrote the Chrome trace to {} (open it in https://ui.perfetto.dev)", path.display()));
-                out.stdout(&render(doc, Format::Table, top)?)
-            }
-            None => out.stdout(&String::from_utf8(trace()?)?),
-        }
-    } else {
-        // The timeline's views are its own until it joins the document ->
-        // sections path; HTML and SVG are not offered for it yet.
-        if let (Some(path), Some(format)) = (&out.file, out.file_format()) {
-            let body = render(doc, format, top)?;
-            write_atomic(path, body.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
-            out.info(&format!("wrote {}", path.display()));
-        }
-        out.stdout(&render(doc, out.format, top)?)
+    let view = TimelineView { doc, top };
+    if !as_trace {
+        return out.document(&view);
     }
-}
-
-fn clean_terminal(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() { '?' } else { c }).collect()
-}
-
-fn clean_markdown(s: &str) -> String {
-    clean_terminal(s).replace('|', "\\|").replace('<', "&lt;").replace('>', "&gt;")
-}
-
-fn clean_csv(s: &str) -> String {
-    let s = clean_terminal(s);
-    if s.starts_with(['=', '+', '-', '@']) {
-        format!("'{s}")
-    } else {
-        s
-    }
-}
-
-fn ns(v: f64) -> String {
-    format_seconds(v * 1e-9)
-}
-
-/// The summary in one format. (One function, so that the views can move
-/// to the shared document -> cells -> writer path in one piece.)
-pub fn render(doc: &TimelineDocument, format: Format, top: usize) -> anyhow::Result<String> {
-    let s = &doc.summary;
-    let header = ["Time", "Total", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Name"];
-    let row = |r: &SummaryRow, clean: &dyn Fn(&str) -> String, full: bool| -> Vec<String> {
-        vec![
-            format_percent(100.0 * r.time_share),
-            ns(r.total_ns as f64),
-            r.instances.to_string(),
-            ns(r.avg_ns),
-            ns(r.median_ns),
-            ns(r.min_ns as f64),
-            ns(r.max_ns as f64),
-            ns(r.stddev_ns),
-            clean(if full { &r.name } else { &r.display_name }),
-        ]
-    };
-    match format {
-        Format::Html | Format::Svg => Err(crate::error::bad_input(
-            "timeline writes table, json, csv, markdown or trace (--format trace -o trace.json); for a page, use `roofline report` on an analysis",
-        )),
-        Format::Json => Ok(serde_json::to_string(doc)? + "\n"),
-        Format::Csv => {
-            let mut w = csv::Writer::from_writer(Vec::new());
-            w.write_record([
-                "kind",
-                "time_pct",
-                "total_ns",
-                "instances",
-                "avg_ns",
-                "median_ns",
-                "min_ns",
-                "max_ns",
-                "stddev_ns",
-                "bytes",
-                "name",
-            ])?;
-            for r in s.kernels.iter().chain(&s.memory) {
-                w.write_record([
-                    format!("{:?}", r.kind).to_lowercase(),
-                    format!("{:.3}", 100.0 * r.time_share),
-                    r.total_ns.to_string(),
-                    r.instances.to_string(),
-                    format!("{:.1}", r.avg_ns),
-                    format!("{:.1}", r.median_ns),
-                    r.min_ns.to_string(),
-                    r.max_ns.to_string(),
-                    format!("{:.1}", r.stddev_ns),
-                    r.bytes.map(|b| b.to_string()).unwrap_or_default(),
-                    clean_csv(&r.name),
-                ])?;
-            }
-            Ok(String::from_utf8(w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?)?)
+    let mut trace = Vec::new();
+    write_trace(&doc.timeline, &Annotations::new(), &mut trace)?;
+    match &out.file {
+        Some(path) => {
+            write_atomic(path, &trace).with_context(|| format!("writing {}", path.display()))?;
+            out.info(&format!("wrote the Chrome trace to {} (open it in https://ui.perfetto.dev)", path.display()));
+            out.stdout(&out.rendered(&view, Format::Table)?)
         }
-        Format::Markdown => {
-            let mut t = String::new();
-            t.push_str(&format!(
-                "## GPU kernels\n\n{} launches, {} of kernel time. Source: {}.\n\n",
-                s.kernel_launches,
-                ns(s.kernel_ns as f64),
-                s.provenance
-            ));
-            t.push_str(&format!("| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len())));
-            for r in s.kernels.iter().take(top) {
-                t.push_str(&format!("| {} |\n", row(r, &clean_markdown, true).join(" | ")));
-            }
-            if s.kernels.len() > top {
-                t.push_str(&format!("\n{} more kernels in the JSON document.\n", s.kernels.len() - top));
-            }
-            if !s.memory.is_empty() {
-                t.push_str("\n## Copies and memsets\n\n");
-                t.push_str(&format!("| {} | Bytes |\n|{}\n", header.join(" | "), "---|".repeat(header.len() + 1)));
-                for r in &s.memory {
-                    t.push_str(&format!(
-                        "| {} | {} |\n",
-                        row(r, &clean_markdown, true).join(" | "),
-                        r.bytes.unwrap_or(0)
-                    ));
-                }
-            }
-            t.push_str("\n## GPU busy\n\n");
-            for line in busy_lines(doc) {
-                t.push_str(&format!("- {}\n", clean_markdown(&line)));
-            }
-            Ok(t)
-        }
-        Format::Table => {
-            use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
-            let mut text = String::new();
-            text.push_str(&format!(
-                "GPU kernels: {} launches, {} of kernel time ({})\n",
-                s.kernel_launches,
-                ns(s.kernel_ns as f64),
-                s.provenance
-            ));
-            let table = |rows: &[SummaryRow], limit: usize| {
-                let mut t = Table::new();
-                t.load_preset(UTF8_FULL_CONDENSED)
-                    .set_content_arrangement(ContentArrangement::Dynamic)
-                    .set_width(160)
-                    .set_header(header.iter().map(|h| Cell::new(*h)));
-                for r in rows.iter().take(limit) {
-                    let cells = row(r, &clean_terminal, false);
-                    let n = cells.len();
-                    t.add_row(cells.into_iter().enumerate().map(|(i, c)| {
-                        let cell = Cell::new(c);
-                        if i + 1 < n {
-                            cell.set_alignment(CellAlignment::Right)
-                        } else {
-                            cell
-                        }
-                    }));
-                }
-                t
-            };
-            if s.kernels.is_empty() {
-                text.push_str("no kernels were recorded\n");
-            } else {
-                text.push_str(&table(&s.kernels, top).to_string());
-                text.push('\n');
-                if s.kernels.len() > top {
-                    text.push_str(&format!(
-                        "({} more kernels: --top N, or --format json for all)\n",
-                        s.kernels.len() - top
-                    ));
-                }
-            }
-            if !s.memory.is_empty() {
-                text.push_str("\nCopies and memsets\n");
-                text.push_str(&table(&s.memory, usize::MAX).to_string());
-                text.push('\n');
-            }
-            text.push_str("\nGPU busy (union of kernel intervals across streams)\n");
-            for line in busy_lines(doc) {
-                text.push_str(&format!("  {}\n", clean_terminal(&line)));
-            }
-            if !s.nvtx.is_empty() {
-                text.push_str("\nKernel time by innermost NVTX range\n");
-                for g in s.nvtx.iter().take(top) {
-                    let via = if g.by_window > 0 {
-                        format!(" ({} by the range's time window, not its thread)", g.by_window)
-                    } else {
-                        String::new()
-                    };
-                    text.push_str(&format!(
-                        "  {:>10}  {:>6} kernels  {}{via}\n",
-                        ns(g.kernel_ns as f64),
-                        g.kernels,
-                        clean_terminal(&g.key)
-                    ));
-                }
-            }
-            Ok(text)
-        }
+        None => out.stdout(&String::from_utf8(trace)?),
     }
-}
-
-/// One line per GPU, then its largest gaps.
-fn busy_lines(doc: &TimelineDocument) -> Vec<String> {
-    let origin = doc.timeline.program.map(|p| p.start_ns);
-    let mut lines = Vec::new();
-    if doc.summary.busy.is_empty() {
-        lines.push("no kernels ran".into());
-    }
-    for b in &doc.summary.busy {
-        let gpu = match (&b.gpu_name, b.gpu.pid) {
-            (Some(n), Some(pid)) => format!("GPU {} ({n}) of pid {pid}", b.gpu.device),
-            (Some(n), None) => format!("GPU {} ({n})", b.gpu.device),
-            (None, Some(pid)) => format!("GPU {} of pid {pid}", b.gpu.device),
-            (None, None) => format!("GPU {}", b.gpu.device),
-        };
-        let wall = if b.wall_basis == "program" { "the program's wall time" } else { "first to last kernel" };
-        lines.push(format!(
-            "{gpu}: busy {} of {} ({} of {wall}); idle {} in {} gaps",
-            ns(b.busy_ns as f64),
-            ns(b.wall_ns as f64),
-            format_percent(100.0 * b.busy_share),
-            ns(b.idle_ns as f64),
-            b.gap_count
-        ));
-        for g in &b.largest_gaps {
-            let at = origin.map(|o| format!(" at +{}", ns(g.start_ns.saturating_sub(o) as f64))).unwrap_or_default();
-            let between = match (&g.before, &g.after) {
-                (Some(a), Some(b)) => format!("between {a} and {b}"),
-                (None, Some(b)) => format!("before the first kernel ({b})"),
-                (Some(a), None) => format!("after the last kernel ({a})"),
-                (None, None) => String::new(),
-            };
-            lines.push(format!("  gap {}{at} {between}", ns(g.duration_ns as f64)));
-        }
-    }
-    lines
 }
 
 #[cfg(test)]

@@ -12,4 +12,5 @@ pub(crate) mod diff;
 pub(crate) mod gpus;
 pub(crate) mod machine;
 pub(crate) mod occupancy;
+pub(crate) mod timeline;
 pub(crate) mod tour;
