@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::output::{FormatArg, Output};
+use crate::output::{ColorArg, FormatArg, Output};
 
 /// Where each of your GPU kernels sits under your GPU's roofs, with measured
 /// numbers, and what to do about it.
@@ -34,6 +34,15 @@ struct Cli {
     /// Print less on stderr.
     #[arg(short, long, global = true)]
     quiet: bool,
+
+    /// The terminal table with every column and section (the default fits
+    /// the terminal's width: one line per kernel).
+    #[arg(long, global = true)]
+    wide: bool,
+
+    /// Colour the verdicts: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    color: ColorArg,
 }
 
 #[derive(Subcommand)]
@@ -69,7 +78,13 @@ fn main() -> ExitCode {
             "--format trace is for `roofline timeline` only; choose table, json, csv or markdown here",
         ));
     }
-    let out = Output::new(cli.format, cli.output.clone(), cli.quiet);
+    let out = Output::new(cli.format, cli.output.clone(), cli.quiet).colored(cli.color.into());
+    // `report` puts a page on stdout unless --format says otherwise.
+    let page = matches!(cli.command, Command::Report(_)) && cli.format == FormatArg::Table;
+    let out = match out.wide(cli.wide, page) {
+        Ok(out) => out,
+        Err(e) => return error::report(&e),
+    };
     let result = match &cli.command {
         Command::Tour(a) => commands::tour::run(a, &out),
         Command::Peaks(a) => commands::peaks::run(a, &out),

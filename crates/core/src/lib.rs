@@ -7,7 +7,9 @@
 //! device attributes ([`peaks`], [`arch`], [`gpus`]), paper estimates
 //! ([`estimate`]), the occupancy calculator ([`occupancy`]), statistics
 //! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
-//! ([`diff`]) and the versioned JSON documents ([`schema`]).
+//! ([`diff`]), where a whole program's time goes ([`program`]), the
+//! versioned JSON documents ([`schema`]) and their typed warnings
+//! ([`warning`]).
 
 pub mod arch;
 pub mod check;
@@ -19,10 +21,12 @@ pub mod kernel;
 pub mod machine;
 pub mod occupancy;
 pub mod peaks;
+pub mod program;
 pub mod roofline;
 pub mod schema;
 pub mod stats;
 pub mod units;
+pub mod warning;
 
 pub use kernel::Kernel;
 pub use machine::{Ceiling, FlopKind, Machine, MemLevel, Origin, Pipe, Provenance, Resource};

@@ -117,16 +117,27 @@ pub fn read_csv(path: &Path) -> anyhow::Result<Capture> {
     result.map_err(|e: CsvError| bad_input(e))
 }
 
-/// Analyses a capture and prints it; warnings go to stderr and into the document.
-pub fn report(cap: &Capture, args: &AnalysisArgs, command: &str, detail: &str, out: &Output) -> anyhow::Result<()> {
+/// Analyses a capture and prints it; warnings go to stderr and into the
+/// document. `created` is when the capture was taken, when known (a
+/// `profile` run; an imported file does not say).
+pub fn report(
+    cap: &Capture,
+    args: &AnalysisArgs,
+    command: &str,
+    detail: &str,
+    created: Option<String>,
+    out: &Output,
+) -> anyhow::Result<()> {
     let opts = args.options()?;
     let convention = opts.convention;
     let a = analyse(cap, &opts);
     for w in &a.warnings {
-        out.warn(w);
+        out.warn(&w.to_string());
     }
+    let mut producer = Producer::new(command);
+    producer.created = created;
     let mut doc = AnalysisDocument::new(
-        Producer::new(command),
+        producer,
         AnalysisSource {
             kind: "ncu".into(),
             detail: detail.into(),
@@ -141,8 +152,15 @@ pub fn report(cap: &Capture, args: &AnalysisArgs, command: &str, detail: &str, o
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    if let (Some(ncu), false) = (&args.ncu, is_report(&args.file)) {
+        return Err(bad_input(format!(
+            "--ncu {}: ncu is only needed to read a .ncu-rep report, and {} is a CSV; leave --ncu out",
+            ncu.display(),
+            args.file.display()
+        )));
+    }
     let cap = if is_report(&args.file) { read_report(&args.file, args.ncu.as_deref())? } else { read_csv(&args.file)? };
     let input = args.file.display().to_string();
-    report(&cap, &args.analysis, &format!("roofline import {input}"), &input, out)?;
+    report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, out)?;
     Ok(ExitCode::SUCCESS)
 }

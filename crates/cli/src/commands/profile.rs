@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roofline_ncu::runner::{find_ncu, metric_list, parse_progress, Filters, Progress, Run};
-use roofline_ncu::{read_capture, CsvError};
+use roofline_ncu::{read_capture, CsvError, ProgramExit};
 use roofline_report::write_atomic;
 
 use super::import::{report, AnalysisArgs};
@@ -166,6 +166,16 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             None => format!("{program} was stopped by a signal ({status})"),
         }),
     };
+    let exit = exit_note.as_ref().map(|_| ProgramExit {
+        program: program.to_string(),
+        status: status.code(),
+        signal: status.code().is_none().then(|| status.to_string()),
+        stopped_by: match outcome.ending {
+            roofline_child::Ending::Interrupted { signal } => Some(roofline_child::signal_name(signal).to_string()),
+            roofline_child::Ending::TimedOut => Some("--timeout".to_string()),
+            roofline_child::Ending::Finished => None,
+        },
+    });
     let cap = match cap {
         Ok(c) => c,
         Err(e @ CsvError::CounterPermission { .. }) => {
@@ -177,10 +187,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     };
     let mut cap = cap;
-    if let Some(n) = &exit_note {
-        cap.warnings.push(format!("{n}; the {} launch(es) profiled before that are analysed", cap.launches.len()));
-    }
+    cap.program_exit = exit;
     let command_line = format!("roofline profile -- {}", args.command.join(" "));
-    report(&cap, &args.analysis, &command_line, &args.command.join(" "), out)?;
+    let created = Some(super::bench::now_rfc3339());
+    report(&cap, &args.analysis, &command_line, &args.command.join(" "), created, out)?;
     Ok(if exit_note.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

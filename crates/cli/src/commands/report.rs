@@ -1,6 +1,7 @@
 //! `roofline report`: an analysis as something to look at: a self-contained
 //! HTML page (charts, sortable kernel table, roofs and their provenance,
-//! method), Markdown for CI job summaries, or the SVG chart alone.
+//! method), Markdown for CI job summaries, the SVG chart alone, or the
+//! chart drawn in the terminal.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -18,9 +19,10 @@ use crate::output::Output;
   roofline report analysis.json > report.html      the same, on stdout
   roofline report analysis.json --format markdown >> \"$GITHUB_STEP_SUMMARY\"
   roofline report analysis.json -o chart.svg       the chart alone
+  roofline report analysis.json --format chart     the chart in the terminal (also: terminal)
 
 The kind of file written with -o follows its extension: .html, .md, .svg,
-.json; otherwise --format decides (markdown, json, csv; table means HTML).")]
+.json; otherwise --format decides (markdown, json, csv, chart; table means HTML).")]
 pub struct Args {
     /// An analysis (roofline.analysis/v2 JSON, from `roofline model`,
     /// `import` or `profile` with --format json or -o FILE.json).
@@ -35,10 +37,19 @@ pub struct Args {
     #[arg(long)]
     pub title: Option<String>,
 
-    /// Width of the chart in pixels.
-    #[arg(long, default_value_t = 960, value_parser = clap::value_parser!(u32).range(480..=4000))]
-    pub width: u32,
+    /// Width of the chart in pixels [default: 960].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(480..=4000))]
+    pub width: Option<u32>,
 }
+
+impl Args {
+    fn chart_width(&self) -> u32 {
+        self.width.unwrap_or(960)
+    }
+}
+
+/// Chart notes printed on stderr at most; the page holds them all.
+const CHART_NOTES_SHOWN: usize = 10;
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.svg {
@@ -46,12 +57,34 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             return Err(bad_input(format!("--svg {}: expected a file name ending in .svg", path.display())));
         }
     }
-    let doc = read_analysis_file(&args.analysis)?;
-    for note in chart_notes(&doc) {
-        out.warn(&note);
+    let page = out.preferring(Format::Html);
+    if !page.draws_chart() && args.svg.is_none() {
+        let given: Vec<&str> = [(args.title.is_some(), "--title"), (args.width.is_some(), "--width")]
+            .iter()
+            .filter_map(|(g, f)| g.then_some(*f))
+            .collect();
+        if !given.is_empty() {
+            return Err(bad_input(format!(
+                "{} shape(s) the chart, which this output has none of: write .html or .svg (-o), or --format html",
+                given.join(" and ")
+            )));
+        }
+    }
+    let whole = read_analysis_file(&args.analysis)?;
+    // A page shows the kernels with the most time of a huge analysis; JSON and CSV all of them.
+    let page = roofline_report::page_view(&whole);
+    let page_doc = page.as_ref().unwrap_or(&whole);
+    let doc_for = |f: Format| if matches!(f, Format::Json | Format::Csv) { &whole } else { page_doc };
+    let notes = chart_notes(page_doc);
+    for note in notes.iter().take(CHART_NOTES_SHOWN) {
+        out.warn(note);
+    }
+    if notes.len() > CHART_NOTES_SHOWN {
+        out.warn(&format!("{} more such notes are on the page", notes.len() - CHART_NOTES_SHOWN));
     }
     let mut out = out.preferring(Format::Html);
-    out.render.chart = ChartOptions { width: args.width as f64, title: args.title.clone(), ..ChartOptions::default() };
+    out.render.chart =
+        ChartOptions { width: args.chart_width() as f64, title: args.title.clone(), ..ChartOptions::default() };
     // A page is not for a terminal: without -o it goes to a file.
     let default_file = out.file.is_none() && out.format == Format::Html && std::io::stdout().is_terminal();
     let target = match (&out.file, out.file_format()) {
@@ -62,14 +95,14 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     // Everything is rendered before anything is written.
     let mut files = Vec::new();
     if let Some(path) = &args.svg {
-        files.extend(out.files(&doc, path, Format::Svg)?);
+        files.extend(out.files(page_doc, path, Format::Svg)?);
     }
     let stdout = match &target {
         Some((path, format)) => {
-            files.extend(out.files(&doc, path, *format)?);
+            files.extend(out.files(doc_for(*format), path, *format)?);
             None
         }
-        None => Some(out.rendered(&doc, out.format)?),
+        None => Some(out.rendered(doc_for(out.format), out.format)?),
     };
     out.write(&files)?;
     if default_file {

@@ -3,7 +3,9 @@
 //! primary measured roof, the others secondary roofs drawn beneath it.
 
 use roofline_core::arch::InstOp;
-use roofline_core::machine::{Ceiling, ClockBasis, FlopKind, Machine, MemLevel, Origin, Pipe, Provenance, Resource};
+use roofline_core::machine::{
+    Ceiling, ClockBasis, FlopKind, Machine, MemLevel, Origin, Pipe, Provenance, Resource, StreamPattern,
+};
 use roofline_core::stats::Spread;
 use roofline_core::units::{format_si, Unit};
 
@@ -91,6 +93,7 @@ pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: 
                 .with_clock(clock_of(r))
                 .with_spread(Some(r.rate));
             c.secondary = i > 0;
+            c.pattern = StreamPattern::of_benchmark(&r.id);
             m.ceilings.push(c);
         }
     }
@@ -309,6 +312,9 @@ mod tests {
         let d = m.bandwidth_roof(MemLevel::Dram).unwrap();
         assert_eq!(d.provenance.origin, Origin::Measured);
         assert_eq!(d.rate, 4.6e12);
+        assert_eq!(d.pattern.as_ref().map(|p| (p.reads, p.writes)), Some((1, 0)));
+        let copy = m.bandwidth().find(|b| b.secondary && b.resource == Resource::Memory(MemLevel::Dram)).unwrap();
+        assert_eq!(copy.pattern.as_ref().map(|p| p.read_share()), Some(0.5));
         assert!(d.spread.is_some());
         assert!(d.clock.basis.contains("unknown"));
         assert_eq!(m.bandwidth().filter(|b| b.secondary).count(), 1);

@@ -12,5 +12,6 @@ pub(crate) mod diff;
 pub(crate) mod gpus;
 pub(crate) mod machine;
 pub(crate) mod occupancy;
+pub(crate) mod program;
 pub(crate) mod timeline;
 pub(crate) mod tour;

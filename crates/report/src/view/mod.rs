@@ -20,7 +20,7 @@ use roofline_core::occupancy::SweepAxis;
 use roofline_core::stats::Spread;
 use roofline_core::units::Unit;
 
-use crate::svg::ChartOptions;
+use crate::chart::ChartOptions;
 
 /// A document that can be shown: the one trait every writer takes.
 ///
@@ -39,9 +39,28 @@ pub trait Describe {
     /// The document, once, as sections of typed cells, in reading order.
     fn sections(&self) -> Vec<Section>;
 
+    /// The name of the table scripts want first (CSV on stdout, and the
+    /// `-o FILE.csv` file itself), when it is not the first in reading
+    /// order: an analysis leads with its summary, but its CSV with kernels.
+    fn main_table(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The SVG of a chart one of its sections refers to.
     fn chart_svg(&self, _chart: ChartKind, _opts: &ChartOptions) -> Option<String> {
         None
+    }
+
+    /// A chart one of its sections refers to, drawn for a terminal of
+    /// `width` columns (ANSI colour when `color`).
+    fn chart_text(&self, _chart: ChartKind, _width: usize, _color: bool) -> Option<String> {
+        None
+    }
+
+    /// The controls the HTML page puts over a chart (precision tabs, the
+    /// roofs it can add, zoom); none by default.
+    fn chart_controls(&self, _chart: ChartKind) -> ChartControls {
+        ChartControls::default()
     }
 
     /// Hover details of the points of its charts, keyed by the points'
@@ -49,6 +68,32 @@ pub trait Describe {
     fn point_details(&self) -> Vec<PointDetail> {
         Vec::new()
     }
+}
+
+/// What the HTML page offers over a chart.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChartControls {
+    /// Precision tabs, "all" first; empty for none.
+    pub tabs: Vec<ChartTab>,
+    /// Roofs drawn only when the reader asks for every roof.
+    pub extra_roofs: usize,
+    /// Whether the chart zooms and pans (the roofline does).
+    pub zoom: bool,
+}
+
+/// A precision tab over a chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChartTab {
+    /// "all" or a FLOP kind's key (`data-tabs` of the chart's elements).
+    pub key: String,
+    /// "All", "FP32", "BF16 tensor".
+    pub label: String,
+    /// Kernels in it.
+    pub count: usize,
+    /// Its view fitted to its kernels: "lx0 lx1 ly0 ly1" (log10).
+    pub view: String,
+    /// Its view of the whole roofline.
+    pub full: String,
 }
 
 /// The hover text of one chart point on the HTML page.
@@ -77,6 +122,13 @@ pub enum Show {
     Readers,
     /// CSV only: the raw columns scripts want (full names, per-level bytes).
     Data,
+    /// The default (narrow) terminal view only: what fits a screen at a
+    /// glance (the top kernels by time, the next moves of the top three),
+    /// where the other writers show the whole of it.
+    Glance,
+    /// The pages (Markdown and HTML) only: what the terminal says another
+    /// way (a banner that goes to stderr there).
+    Pages,
 }
 
 /// What a writer is, for [`Show`].
@@ -102,6 +154,8 @@ impl Show {
             (Show::Wide, _) => true,
             (Show::Readers, a) => a != Audience::Data,
             (Show::Data, a) => a == Audience::Data,
+            (Show::Glance, a) => a == Audience::Terminal { wide: false },
+            (Show::Pages, a) => a == Audience::Page,
         }
     }
 }
@@ -286,6 +340,9 @@ pub struct Column {
     pub kind: ColumnKind,
     /// Which writers show it.
     pub show: Show,
+    /// Long text a page shows on a line of its own under the row (the next
+    /// move), so the table keeps to the page's width.
+    pub under: bool,
 }
 
 impl Column {
@@ -297,6 +354,7 @@ impl Column {
             help: String::new(),
             kind: ColumnKind::Text,
             show: Show::Everywhere,
+            under: false,
         }
     }
 
@@ -328,6 +386,12 @@ impl Column {
     /// Sets who sees it.
     pub fn show(mut self, show: Show) -> Column {
         self.show = show;
+        self
+    }
+
+    /// Shown under its row on a page.
+    pub fn under(mut self) -> Column {
+        self.under = true;
         self
     }
 
@@ -475,10 +539,12 @@ pub struct Basis {
     pub origin: Option<Origin>,
     /// False for an unconfirmed (estimated) figure.
     pub confirmed: bool,
-    /// The spread of repeated measurements.
-    pub spread: Option<Spread>,
+    /// The spread of repeated measurements (boxed, as the clock: most
+    /// values have neither, and a table of 100,000 rows holds millions of
+    /// values).
+    pub spread: Option<Box<Spread>>,
     /// The clock it assumes or ran at.
-    pub clock: Option<ClockBasis>,
+    pub clock: Option<Box<ClockBasis>>,
 }
 
 impl Default for Basis {
@@ -501,13 +567,13 @@ impl Value {
 
     /// With the spread of its samples.
     pub fn spread(mut self, spread: Option<Spread>) -> Value {
-        self.basis.spread = spread;
+        self.basis.spread = spread.map(Box::new);
         self
     }
 
     /// With the clock it assumes or ran at.
     pub fn clock(mut self, clock: Option<ClockBasis>) -> Value {
-        self.basis.clock = clock;
+        self.basis.clock = clock.map(Box::new);
         self
     }
 
@@ -664,4 +730,10 @@ pub struct Item {
     pub lines: Vec<String>,
     /// The line that says what to do, set apart.
     pub action: Option<String>,
+    /// Ties the entry to a table row and chart points on the HTML page
+    /// (the row's [`Row::link`]): the page links the row's name to it.
+    pub link: Option<(&'static str, String)>,
+    /// How each number was obtained (formulas with their values), for
+    /// readers who want to check: the HTML page's detail panel.
+    pub workings: Vec<String>,
 }
