@@ -92,7 +92,8 @@ fn subcommands(help: &str) -> Vec<String> {
 }
 
 /// A stand-in ncu: records its arguments in `dir/ncu-args`, writes the
-/// bundled capture to --log-file, runs the program.
+/// bundled capture to --log-file, sleeps as long as a file `sleep` says,
+/// runs the program.
 fn fake_ncu(dir: &Path) -> PathBuf {
     let script = format!(
         r#"#!/bin/sh
@@ -110,6 +111,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 cp "{capture}" "$log"
+if [ -f sleep ]; then sleep "$(cat sleep)"; fi
 "$@"
 "#,
         args = dir.join("ncu-args").display(),
@@ -215,6 +217,11 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
             ncu_got("gpu__time_duration.sum,dram__bytes.sum"),
         ),
         ("profile", "--ncu-arg") => (vec!["--ncu-arg", "--cache-control=none"], ncu_got("--cache-control=none")),
+        ("profile", "--timeout") => {
+            std::fs::write(dir.join("sleep"), "30").unwrap();
+            let stopped = |r: &Run, _: &Path| r.stderr.contains("--timeout") && r.stdout.contains("fma_loop");
+            (vec!["--timeout", "1"], Expect::Stops(Box::new(stopped)))
+        }
         ("profile", "--save-csv") => (vec!["--save-csv", "raw.csv"], file("raw.csv")),
         // report
         ("report", "--svg") => (vec!["--svg", "chart.svg"], file("chart.svg")),

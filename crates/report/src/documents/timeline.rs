@@ -10,7 +10,31 @@ use roofline_timeline::summary::{Busy, SummaryRow};
 use roofline_timeline::TimelineDocument;
 use serde::Serialize;
 
-use crate::view::{Cell, Column, Describe, Fact, Note, Quantity, Section, Show, Table, Value};
+use crate::view::{Cell, Column, Describe, Fact, Note, Quantity, Section, Show, Table, Tone, Value};
+
+/// A GPU at least this busy over the wall time is kept fed (green); under
+/// [`IDLE_SHARE`] it mostly waits on the host (red); in between, yellow.
+pub const BUSY_SHARE: f64 = 0.9;
+/// See [`BUSY_SHARE`].
+pub const IDLE_SHARE: f64 = 0.5;
+
+/// The tone of a busy share: how well the program keeps the GPU fed.
+pub(crate) fn busy_tone(share: f64) -> Option<Tone> {
+    if !share.is_finite() {
+        None
+    } else if share >= BUSY_SHARE {
+        Some(Tone::Good)
+    } else if share >= IDLE_SHARE {
+        Some(Tone::Fair)
+    } else {
+        Some(Tone::Poor)
+    }
+}
+
+/// Whether the run ended as a normal, successful exit.
+fn finished_well(run: &roofline_timeline::RunInfo) -> bool {
+    run.ended_by == "exit" && run.exit_code == Some(0)
+}
 
 /// Kernels listed for people by default (every one in CSV and JSON).
 pub const DEFAULT_TOP: usize = 20;
@@ -117,7 +141,11 @@ fn run_section(doc: &TimelineDocument) -> Section {
     let s = &doc.summary;
     let mut facts = vec![
         Fact::new("program", "program", Cell::text(doc.run.command.join(" "))),
-        Fact::new("ended", "ended", Cell::text(ending_text(&doc.run))),
+        Fact::new(
+            "ended",
+            "ended",
+            Cell::toned(ending_text(&doc.run), Some(if finished_well(&doc.run) { Tone::Good } else { Tone::Poor })),
+        ),
     ];
     if let Some(w) = doc.run.wall_s.filter(|w| w.is_finite()) {
         facts.push(Fact::new(
@@ -137,7 +165,7 @@ fn run_section(doc: &TimelineDocument) -> Section {
         ),
     ]);
     let mut notes = vec![Note::remark(format!("source: {}", s.provenance))];
-    if doc.run.ended_by != "exit" || doc.run.exit_code != Some(0) {
+    if !finished_well(&doc.run) {
         notes.push(Note::warning(format!(
             "the program did not finish normally ({}): this is what was recorded until it stopped",
             ending_text(&doc.run)
@@ -238,7 +266,8 @@ fn busy_section(doc: &TimelineDocument) -> Section {
             Column::value("busy", "busy", second).help("union of kernel intervals: kernels side by side on two streams count once"),
             Column::value("wall", "of", second),
             Column::text("wall_basis", "wall").help("the program's wall time, or first to last kernel when it is not known"),
-            Column::value("busy_share", "busy share", Quantity::Percent),
+            Column::value("busy_share", "busy share", Quantity::Percent)
+                .help("green from 90%: the GPU is kept fed; red under 50%: it mostly waits on the host"),
             Column::value("idle", "idle", second),
             Column::value("gaps", "gaps", Quantity::Count),
         ],
@@ -249,7 +278,7 @@ fn busy_section(doc: &TimelineDocument) -> Section {
             ns_cell(b.busy_ns as f64),
             ns_cell(b.wall_ns as f64),
             Cell::text(if b.wall_basis == "program" { "the program's wall time" } else { "first to last kernel" }),
-            Cell::value(Some(100.0 * b.busy_share), Quantity::Percent),
+            Value::new(100.0 * b.busy_share, Quantity::Percent).tone(busy_tone(b.busy_share)).cell(),
             ns_cell(b.idle_ns as f64),
             Cell::value(Some(b.gap_count as f64), Quantity::Count),
         ]);
