@@ -13,6 +13,7 @@ pub mod document;
 pub mod model;
 pub mod reader;
 pub mod records;
+pub mod plan;
 pub mod select;
 pub mod summary;
 pub mod trace;
