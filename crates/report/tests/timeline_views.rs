@@ -22,7 +22,10 @@ fn train_gpt() -> TimelineDocument {
 }
 
 fn opts(wide: bool, color: bool) -> RenderOptions {
-    RenderOptions { terminal: TerminalOptions { wide, color, ..TerminalOptions::default() }, ..RenderOptions::default() }
+    RenderOptions {
+        terminal: TerminalOptions { wide, color, ..TerminalOptions::default() },
+        ..RenderOptions::default()
+    }
 }
 
 fn html_main(html: &str) -> String {
@@ -54,7 +57,8 @@ fn csv_and_json_hold_every_kernel_while_people_get_the_top() {
     assert_eq!(all.text.lines().count(), 1 + doc.summary.kernels.len(), "every kernel in the CSV");
     let terminal = render(&view, Format::Table, &opts(false, false)).unwrap();
     assert!(terminal.contains(&format!("{} more kernels", doc.summary.kernels.len() - 3)), "{terminal}");
-    let json: serde_json::Value = serde_json::from_str(&render(&view, Format::Json, &opts(false, false)).unwrap()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&render(&view, Format::Json, &opts(false, false)).unwrap()).unwrap();
     assert_eq!(json["schema"], "roofline.timeline/v1");
     assert_eq!(json["summary"]["kernel_launches"], 28038);
 }

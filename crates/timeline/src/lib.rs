@@ -11,9 +11,9 @@
 
 pub mod document;
 pub mod model;
+pub mod plan;
 pub mod reader;
 pub mod records;
-pub mod plan;
 pub mod select;
 pub mod summary;
 pub mod trace;

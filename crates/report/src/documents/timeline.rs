@@ -83,16 +83,21 @@ impl Describe for TimelineView<'_> {
 
     fn subtitle(&self) -> String {
         let s = &self.doc.summary;
-        format!("{} kernel launches, {} copies and memsets, recorded without replay", s.kernel_launches, s.memory_operations)
+        format!(
+            "{} kernel launches, {} copies and memsets, recorded without replay",
+            s.kernel_launches, s.memory_operations
+        )
     }
 
     fn sections(&self) -> Vec<Section> {
         let mut out = vec![run_section(self.doc)];
         out.extend(kernel_sections(self.doc, self.top));
         if !self.doc.summary.memory.is_empty() {
-            out.push(
-                Section::new("memory", "Copies and memsets").with(summary_table("memory", &self.doc.summary.memory, true)),
-            );
+            out.push(Section::new("memory", "Copies and memsets").with(summary_table(
+                "memory",
+                &self.doc.summary.memory,
+                true,
+            )));
         }
         out.push(busy_section(self.doc));
         if !self.doc.summary.nvtx.is_empty() {
@@ -155,7 +160,11 @@ fn run_section(doc: &TimelineDocument) -> Section {
         ));
     }
     facts.extend([
-        Fact::new("processes", "processes recorded", Cell::value(Some(doc.timeline.processes.len() as f64), Quantity::Count)),
+        Fact::new(
+            "processes",
+            "processes recorded",
+            Cell::value(Some(doc.timeline.processes.len() as f64), Quantity::Count),
+        ),
         Fact::new("kernel_launches", "kernel launches", Cell::value(Some(s.kernel_launches as f64), Quantity::Count)),
         Fact::new("kernel_time", "kernel time", ns_value(s.kernel_ns as f64).note("summed over launches").cell()),
         Fact::new(
@@ -184,7 +193,8 @@ fn summary_table(name: &str, rows: &[SummaryRow], bytes: bool) -> Table {
         Column::value("total", "Total", second),
         Column::value("instances", "Instances", Quantity::Count),
         Column::value("avg", "Avg", second),
-        Column::value("median", "Med", second).help("exact: the middle duration (the mean of the two middle ones for an even count)"),
+        Column::value("median", "Med", second)
+            .help("exact: the middle duration (the mean of the two middle ones for an even count)"),
         Column::value("min", "Min", second),
         Column::value("max", "Max", second),
         Column::value("stddev", "StdDev", second).help("sample standard deviation"),
@@ -239,7 +249,8 @@ fn kernel_sections(doc: &TimelineDocument, top: usize) -> Vec<Section> {
     let mut all = summary_table("kernel", &s.kernels, false);
     let mangled_col = all.columns.iter().position(|c| c.key == "mangled").expect("a mangled column");
     for (row, r) in all.rows.iter_mut().zip(&s.kernels) {
-        row.cells[mangled_col] = Cell::opt_text(doc.timeline.names.get(r.name_id as usize).and_then(|n| n.mangled.clone()));
+        row.cells[mangled_col] =
+            Cell::opt_text(doc.timeline.names.get(r.name_id as usize).and_then(|n| n.mangled.clone()));
     }
     vec![readers, Section::new("kernels_all", "").show(Show::Data).with(all)]
 }
@@ -263,9 +274,11 @@ fn busy_section(doc: &TimelineDocument) -> Section {
         "busy",
         vec![
             Column::text("gpu", "GPU"),
-            Column::value("busy", "busy", second).help("union of kernel intervals: kernels side by side on two streams count once"),
+            Column::value("busy", "busy", second)
+                .help("union of kernel intervals: kernels side by side on two streams count once"),
             Column::value("wall", "of", second),
-            Column::text("wall_basis", "wall").help("the program's wall time, or first to last kernel when it is not known"),
+            Column::text("wall_basis", "wall")
+                .help("the program's wall time, or first to last kernel when it is not known"),
             Column::value("busy_share", "busy share", Quantity::Percent)
                 .help("green from 90%: the GPU is kept fed; red under 50%: it mostly waits on the host"),
             Column::value("idle", "idle", second),
