@@ -234,11 +234,57 @@ impl Progress {
     }
 }
 
-/// `trace`: `--format trace` was given.
-pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
-    let Some((program, program_args)) = args.command.split_first() else {
-        return Err(bad_input("no program: give it after --, for example `roofline timeline -- ./app`"));
-    };
+/// One recording of a program's run: what `timeline` and the first pass
+/// of `profile` share.
+pub struct RecordOptions<'a> {
+    pub command: &'a [String],
+    pub timeout: Option<Duration>,
+    pub grace: Duration,
+    pub target: TargetArg,
+    pub inject: PathBuf,
+    pub cupti: Option<PathBuf>,
+    pub no_nvtx: bool,
+    pub no_launch_calls: bool,
+    /// Keep the record files here instead of a temporary folder.
+    pub records: Option<&'a Path>,
+    pub flush_ms: u32,
+    /// Put before progress lines ("pass 1/2: "); with `progress_lines`,
+    /// progress is printed as lines every few seconds when stderr is not a
+    /// terminal (a log), not only as a spinner on a terminal.
+    pub progress_label: &'a str,
+    pub progress_lines: bool,
+}
+
+/// What a recording gave.
+pub struct Recorded {
+    pub outcome: roofline_child::Outcome,
+    pub timeline: roofline_timeline::Timeline,
+    /// The ending in words ("python3 exited with status 0 after 3.2 s").
+    pub note: String,
+    /// The program failed, was interrupted or timed out.
+    pub failed: bool,
+}
+
+impl Recorded {
+    pub fn run_info(&self, command: &[String]) -> RunInfo {
+        RunInfo {
+            command: command.to_vec(),
+            wall_s: Some(self.outcome.wall.as_secs_f64()),
+            exit_code: self.outcome.exit_code(),
+            signal: self.outcome.signal(),
+            ended_by: match self.outcome.ending {
+                Ending::Finished => "exit",
+                Ending::Interrupted { .. } => "interrupted",
+                Ending::TimedOut => "timeout",
+            }
+            .into(),
+        }
+    }
+}
+
+/// The injection library for `--inject-lib` (or the default places) and a
+/// CUPTI, after checking that no other tool injects into CUDA programs here.
+pub fn injection(explicit: Option<&Path>, cupti: Option<&Path>) -> anyhow::Result<(PathBuf, Option<PathBuf>)> {
     if let Some(v) = std::env::var_os(env::CUDA_INJECTION) {
         return Err(bad_input(format!(
             "{} is already set ({}): another tool injects into CUDA programs here, and only one can; unset it to record a timeline",
@@ -246,13 +292,21 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
             v.to_string_lossy()
         )));
     }
-    let inject = find_inject_lib(args.inject_lib.as_deref())?;
-    let cupti = find_cupti(args.cupti.as_deref())?;
-    if cupti.is_none() {
+    Ok((find_inject_lib(explicit)?, find_cupti(cupti)?))
+}
+
+/// Runs the program once with the injection library, as an owned child,
+/// and reads what every process recorded, whatever ended it.
+pub fn record(o: &RecordOptions, out: &Output) -> anyhow::Result<Recorded> {
+    let Some((program, program_args)) = o.command.split_first() else {
+        return Err(bad_input("no program: give it after --, for example `roofline timeline -- ./app`"));
+    };
+    let inject = &o.inject;
+    if o.cupti.is_none() {
         out.warn("no libcupti.so.13 found ($CUDA_HOME/extras/CUPTI/lib64, /usr/local/cuda/extras/CUPTI/lib64, LD_LIBRARY_PATH); a program that loads its own (PyTorch does) is still recorded, others are not: give --cupti PATH");
     }
     let _temp;
-    let dir = match &args.records {
+    let dir = match o.records {
         Some(d) => {
             std::fs::create_dir_all(d).with_context(|| format!("creating --records {}", d.display()))?;
             let has_records = std::fs::read_dir(d)
@@ -265,7 +319,7 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
                     d.display()
                 )));
             }
-            d.canonicalize().unwrap_or_else(|_| d.clone())
+            d.canonicalize().unwrap_or_else(|_| d.to_path_buf())
         }
         None => {
             let t = tempfile::Builder::new()
@@ -283,24 +337,24 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
         .stdin(Stdio::inherit())
         .stdout(Stdio::from(std::io::stderr()))
         .stderr(Stdio::inherit())
-        .env(env::CUDA_INJECTION, &inject)
+        .env(env::CUDA_INJECTION, inject)
         .env(env::DIR, &dir)
-        .env(env::FLUSH_MS, args.flush_ms.to_string())
+        .env(env::FLUSH_MS, o.flush_ms.to_string())
         .env(env::TOOL_PID, std::process::id().to_string())
         .env(
             env::TARGET,
-            match args.target_processes {
+            match o.target {
                 TargetArg::All => "all",
                 TargetArg::ApplicationOnly => "application-only",
             },
         );
-    if let Some(c) = &cupti {
+    if let Some(c) = &o.cupti {
         cmd.env(env::CUPTI_LIB, c);
     }
-    if args.no_launch_calls {
+    if o.no_launch_calls {
         cmd.env(env::API, "0");
     }
-    if args.no_nvtx {
+    if o.no_nvtx {
         cmd.env(env::NVTX, "0");
     } else if let Some(v) = std::env::var_os(env::NVTX_INJECTION) {
         out.warn(&format!(
@@ -309,29 +363,38 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
             v.to_string_lossy()
         ));
     } else {
-        cmd.env(env::NVTX_INJECTION, &inject);
+        cmd.env(env::NVTX_INJECTION, inject);
     }
-    out.info(&format!("recording {} (CUPTI activity, no replay) with {}", args.command.join(" "), inject.display()));
+    out.info(&format!(
+        "{}recording {} (CUPTI activity, no replay) with {}",
+        o.progress_label,
+        o.command.join(" "),
+        inject.display()
+    ));
 
     let child = roofline_child::spawn(cmd).map_err(|e| match e {
         roofline_child::ChildError::NotFound { .. } | roofline_child::ChildError::NotExecutable { .. } => bad_input(e),
         other => anyhow::Error::new(other),
     })?;
-    let limits = Limits { timeout: args.timeout, grace: args.grace, tick: Duration::from_millis(100) };
-    let spinner = (!out.quiet && std::io::stderr().is_terminal()).then(|| {
+    let limits = Limits { timeout: o.timeout, grace: o.grace, tick: Duration::from_millis(100) };
+    let terminal = std::io::stderr().is_terminal();
+    let spinner = (!out.quiet && terminal).then(|| {
         let s = indicatif::ProgressBar::new_spinner();
         s.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg}").expect("static template"));
         s
     });
+    let lines = !out.quiet && !terminal && o.progress_lines;
     let mut progress = Progress::default();
     let mut last_scan = Duration::ZERO;
+    let mut last_line = Duration::ZERO;
     let outcome = child.wait(&limits, |elapsed| {
         if let Some(s) = &spinner {
             if elapsed >= last_scan + Duration::from_millis(250) {
                 last_scan = elapsed;
                 progress.scan(&dir);
                 s.set_message(format!(
-                    "{}: {} kernel launches recorded in {} process(es), {:.0} s",
+                    "{}{}: {} kernel launches recorded in {} process(es), {:.0} s",
+                    o.progress_label,
                     program,
                     progress.kernels,
                     progress.files.len(),
@@ -339,17 +402,22 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
                 ));
                 s.tick();
             }
+        } else if lines && elapsed >= last_line + Duration::from_secs(5) {
+            last_line = elapsed;
+            progress.scan(&dir);
+            eprintln!(
+                "roofline: {}{} kernel launches recorded in {} process(es), {:.0} s",
+                o.progress_label,
+                progress.kernels,
+                progress.files.len(),
+                elapsed.as_secs_f64()
+            );
         }
     })?;
     if let Some(s) = spinner {
         s.finish_and_clear();
     }
 
-    let ended_by = match outcome.ending {
-        Ending::Finished => "exit",
-        Ending::Interrupted { .. } => "interrupted",
-        Ending::TimedOut => "timeout",
-    };
     let wall = outcome.wall.as_secs_f64();
     let note = match outcome.ending {
         Ending::Finished => format!("{program} {} after {}", outcome.describe(), format_seconds(wall)),
@@ -361,15 +429,15 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
         ),
         Ending::TimedOut => format!(
             "--timeout {} reached: {program} {}; what was recorded until then follows",
-            format_seconds(args.timeout.map(|t| t.as_secs_f64()).unwrap_or(wall)),
+            format_seconds(o.timeout.map(|t| t.as_secs_f64()).unwrap_or(wall)),
             outcome.describe()
         ),
     };
     let failed = outcome.ending != Ending::Finished || !outcome.status.success();
     if failed {
-        out.warn(&note);
+        out.warn(&format!("{}{note}", o.progress_label));
     } else {
-        out.info(&note);
+        out.info(&format!("{}{note}", o.progress_label));
     }
 
     let program_span = UnixSpan { start_ns: outcome.started_unix_ns, end_ns: outcome.ended_unix_ns };
@@ -384,7 +452,7 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
         if !p.complete && p.errors.is_empty() {
             out.info(&format!(
                 "process {}: its record file has no end line (it was killed, or exited without running exit handlers); the last ~{} ms may be missing",
-                p.pid, args.flush_ms
+                p.pid, o.flush_ms
             ));
         }
     }
@@ -394,19 +462,39 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
             inject.display()
         ));
     }
-    if let Some(d) = &args.records {
+    if let Some(d) = o.records {
         out.info(&format!("record files kept in {}", d.display()));
     }
+    Ok(Recorded { outcome, timeline, note, failed })
+}
 
-    let run = RunInfo {
-        command: args.command.clone(),
-        wall_s: Some(wall),
-        exit_code: outcome.exit_code(),
-        signal: outcome.signal(),
-        ended_by: ended_by.into(),
-    };
+/// `trace`: `--format trace` was given.
+pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
+    if args.command.is_empty() {
+        return Err(bad_input("no program: give it after --, for example `roofline timeline -- ./app`"));
+    }
+    let (inject, cupti) = injection(args.inject_lib.as_deref(), args.cupti.as_deref())?;
+    let rec = record(
+        &RecordOptions {
+            command: &args.command,
+            timeout: args.timeout,
+            grace: args.grace,
+            target: args.target_processes,
+            inject,
+            cupti,
+            no_nvtx: args.no_nvtx,
+            no_launch_calls: args.no_launch_calls,
+            records: args.records.as_deref(),
+            flush_ms: args.flush_ms,
+            progress_label: "",
+            progress_lines: false,
+        },
+        out,
+    )?;
+    let run = rec.run_info(&args.command);
     let command_line = format!("roofline timeline -- {}", args.command.join(" "));
-    let doc = TimelineDocument::new(Producer::new(&command_line), run, timeline, args.gaps);
+    let failed = rec.failed;
+    let doc = TimelineDocument::new(Producer::new(&command_line), run, rec.timeline, args.gaps);
     write_outputs(&doc, args.top, out, trace)?;
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
