@@ -259,8 +259,6 @@ pub struct RecordOptions<'a> {
 pub struct Recorded {
     pub outcome: roofline_child::Outcome,
     pub timeline: roofline_timeline::Timeline,
-    /// The ending in words ("python3 exited with status 0 after 3.2 s").
-    pub note: String,
     /// The program failed, was interrupted or timed out.
     pub failed: bool,
 }
@@ -465,7 +463,7 @@ pub fn record(o: &RecordOptions, out: &Output) -> anyhow::Result<Recorded> {
     if let Some(d) = o.records {
         out.info(&format!("record files kept in {}", d.display()));
     }
-    Ok(Recorded { outcome, timeline, note, failed })
+    Ok(Recorded { outcome, timeline, failed })
 }
 
 /// `trace`: `--format trace` was given.
