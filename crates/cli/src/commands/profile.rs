@@ -266,12 +266,12 @@ fn two_pass_report(
         };
         if !quiet {
             eprintln!(
-                "roofline: {profiled} of {planned} planned kernels profiled; counter-backed points cover {} of the GPU time ({} planned)",
-                format_percent(100.0 * share),
-                format_percent(100.0 * coverage)
+                "roofline: {profiled} of {planned} planned kernels profiled; counter-backed points cover {:.1}% of the GPU time ({:.1}% planned)",
+                100.0 * share,
+                100.0 * coverage
             );
         }
-        doc.source.detail = format!("{detail}; counter-backed share of GPU time {}", format_percent(100.0 * share));
+        doc.source.detail = format!("{detail}; counter-backed share of GPU time {:.1}%", 100.0 * share);
         doc.program = Some(view);
     })
 }
