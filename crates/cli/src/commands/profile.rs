@@ -180,8 +180,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         // Stopped in the first pass: its timeline, every kernel without counters.
         let plan = Plan::of(&rec.timeline, PlanOptions { coverage: 0.0, ..PlanOptions::default() });
         let exit = program_exit(program, &rec.outcome);
-        let mut cap = Capture::default();
-        cap.program_exit = Some(exit);
+        let cap = Capture { program_exit: Some(exit), ..Capture::default() };
         two_pass_report(args, out, &cap, &rec, &plan, "stopped during pass 1: no counters")?;
         return Ok(ExitCode::from(1));
     }
