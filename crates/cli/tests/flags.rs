@@ -92,7 +92,8 @@ fn subcommands(help: &str) -> Vec<String> {
 }
 
 /// A stand-in ncu: records its arguments in `dir/ncu-args`, writes the
-/// bundled capture to --log-file, runs the program.
+/// bundled capture to --log-file, sleeps as long as a file `sleep` says,
+/// runs the program.
 fn fake_ncu(dir: &Path) -> PathBuf {
     let script = format!(
         r#"#!/bin/sh
@@ -103,13 +104,14 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --log-file) log="$2"; shift 2;;
     --csv) shift;;
-    --page|--print-units|--clock-control|--metrics|--kernel-name|--launch-count|--launch-skip|--nvtx-include|--nvtx-exclude) shift 2;;
+    --page|--print-units|--clock-control|--metrics|--kernel-name|--kernel-name-base|--print-kernel-base|--filter-mode|--launch-count|--launch-skip|--nvtx-include|--nvtx-exclude) shift 2;;
     --nvtx) shift;;
     --*) shift;;
     *) break;;
   esac
 done
 cp "{capture}" "$log"
+if [ -f sleep ]; then sleep "$(cat sleep)"; fi
 "$@"
 "#,
         args = dir.join("ncu-args").display(),
@@ -136,7 +138,8 @@ fn base(sub: &str, dir: &Path) -> (Vec<String>, bool) {
         "model" => (s(&["model", "kernels.toml"]), false),
         "profile" => {
             let ncu = fake_ncu(dir).display().to_string();
-            (vec!["profile".into(), "--ncu".into(), ncu, "--".into(), "true".into()], false)
+            // Two passes by default: the stand-in program's timeline, then the stand-in ncu.
+            (vec!["profile".into(), "--ncu".into(), ncu, "--".into(), "./fake-cuda-app".into()], false)
         }
         "import" => (s(&["import", "capture.csv"]), false),
         "report" => (s(&["report", "a.json"]), false),
@@ -215,6 +218,20 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
             ncu_got("gpu__time_duration.sum,dram__bytes.sum"),
         ),
         ("profile", "--ncu-arg") => (vec!["--ncu-arg", "--cache-control=none"], ncu_got("--cache-control=none")),
+        ("profile", "--timeout") => {
+            std::fs::write(dir.join("sleep"), "30").unwrap();
+            let stopped = |r: &Run, _: &Path| r.stderr.contains("--timeout") && r.stdout.contains("fma_loop");
+            (vec!["--timeout", "1", "--one-pass"], Expect::Stops(Box::new(stopped)))
+        }
+        // Two passes: the plan's filters reach ncu.
+        ("profile", "--coverage") => (vec!["--coverage", "100"], ncu_got("regex:^(_Z6vecaddPKfS0_Pfi|_Z5scalePfi)$")),
+        ("profile", "--launches-per-kernel") => (vec!["--launches-per-kernel", "3"], ncu_got("3")),
+        ("profile", "--one-pass") => (
+            vec!["--one-pass"],
+            works(|r, d| {
+                r.stdout.contains("fma_loop") && !ncu_args(d).contains("--filter-mode") && !d.join("lib-env").exists()
+            }),
+        ),
         ("profile", "--save-csv") => (vec!["--save-csv", "raw.csv"], file("raw.csv")),
         // report
         ("report", "--svg") => (vec!["--svg", "chart.svg"], file("chart.svg")),
@@ -299,8 +316,10 @@ fn flag_value(flag: &str) -> &'static str {
 /// tool names, the record file libroofline_inject.so would (docs/timeline.md):
 /// two kernels (vecadd on two streams, scale) inside an NVTX range `step 0`.
 /// It writes the environment the tool gave the library to `lib-env`; with a
-/// file `sleep` it then sleeps that many seconds.
+/// file `sleep` it then sleeps that many seconds. Outside a recording (under
+/// the stand-in ncu) it does nothing.
 const FAKE_CUDA_APP: &str = r#"#!/bin/sh
+[ -n "$ROOFLINE_TIMELINE_DIR" ] || exit 0
 env | grep '^ROOFLINE_TIMELINE_' > lib-env
 f="$ROOFLINE_TIMELINE_DIR/$$.jsonl"
 now=$(date +%s%N)

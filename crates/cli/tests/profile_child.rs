@@ -2,6 +2,7 @@
 //! timeout, signals to the tool forwarded, the kernels profiled so far
 //! analysed, no temporary file left behind. A stand-in ncu (a shell script)
 //! writes a recorded capture to its --log-file and runs the program.
+//! These run `--one-pass`; the two-pass stops are in profile_two_pass.rs.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -54,7 +55,7 @@ fn profile_timeout_stops_ncu_and_the_program_and_analyses_what_was_profiled() {
         .unwrap()
         .env("NO_COLOR", "1")
         .env("TMPDIR", &tmp)
-        .args(["profile", "--timeout", "1s", "--format", "json", "--ncu"])
+        .args(["profile", "--one-pass", "--timeout", "1s", "--format", "json", "--ncu"])
         .arg(&ncu)
         .args(["--", "sleep", "60"])
         .timeout(Duration::from_secs(30))
@@ -82,7 +83,7 @@ fn sigterm_to_profile_is_forwarded_and_nothing_is_orphaned() {
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"))
         .env("NO_COLOR", "1")
         .env("TMPDIR", &tmp)
-        .args(["profile", "--format", "json", "--ncu"])
+        .args(["profile", "--one-pass", "--format", "json", "--ncu"])
         .arg(&ncu)
         .args(["--", "/bin/sh", "-c", &program])
         .stdout(Stdio::piped())

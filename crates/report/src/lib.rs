@@ -57,6 +57,7 @@ pub use documents::check::CheckDocument;
 pub use documents::diff::{page_diff, DiffDocument};
 pub use documents::gpus::KnownGpus;
 pub use documents::occupancy::{OccupancyDocument, OCCUPANCY_SCHEMA};
+pub use documents::timeline::{TimelineView, DEFAULT_TOP as TIMELINE_TOP};
 pub use documents::tour::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 pub use occupancy_chart::sweep_svg;
 pub use output_file::write_atomic;

@@ -11,6 +11,7 @@
 
 pub mod document;
 pub mod model;
+pub mod plan;
 pub mod reader;
 pub mod records;
 pub mod select;

@@ -162,6 +162,20 @@ pub fn report(
     created: Option<String>,
     out: &Output,
 ) -> anyhow::Result<()> {
+    report_with(cap, args, command, detail, created, out, |_| {})
+}
+
+/// [`report`], with `adjust` applied to the document before it is written
+/// (profile's two passes put the timeline's program view in).
+pub fn report_with(
+    cap: &Capture,
+    args: &AnalysisArgs,
+    command: &str,
+    detail: &str,
+    created: Option<String>,
+    out: &Output,
+    adjust: impl FnOnce(&mut AnalysisDocument),
+) -> anyhow::Result<()> {
     let opts = args.options()?;
     let convention = opts.convention;
     let a = analyse(cap, &opts);
@@ -183,6 +197,7 @@ pub fn report(
     doc.warnings = a.warnings;
     out.check_analysis(&doc)?;
     out.info(&format!("{} launch(es) of {} kernel(s) analysed", cap.launches.len(), doc.kernels.len()));
+    adjust(&mut doc);
     out.document(&doc)
 }
 

@@ -1,16 +1,34 @@
-//! `roofline profile -- PROGRAM [ARGS]`: runs the program under Nsight
-//! Compute with only the counters a roofline needs (a few replay passes per
-//! kernel instead of `--set full`'s ~40), then analyses every kernel as
-//! `import` does. The program's output goes to stderr; if it fails midway,
-//! the kernels profiled so far are analysed and its exit status reported.
+//! `roofline profile -- PROGRAM [ARGS]`: the roofline of a whole program in
+//! two runs of it.
+//!
+//! Pass 1 records its timeline as it runs (`timeline`'s machinery: CUPTI
+//! activity through the injection library, no replay). Pass 2 runs it under
+//! Nsight Compute with only the counters a roofline needs, and only for the
+//! kernels that hold `--coverage` of the GPU time, K launches of each kernel
+//! and launch shape (`roofline_timeline::plan`). Each kernel's point then
+//! applies to all its launches, weighted by their true durations from the
+//! timeline; kernels without counters keep their time under "no counters",
+//! and the report says which share of the GPU time is counter-backed.
+//!
+//! `--one-pass` (or explicit `-k`/`-c`/`-s`/`--nvtx-*` filters, or no
+//! injection library) keeps the single ncu pass over every launch, times
+//! from the replays. The program's output goes to stderr; if it fails or is
+//! interrupted midway, what was collected is analysed and the exit status
+//! reported.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
+use roofline_core::program::{ProgramOptions, ProgramView};
+use roofline_core::units::format_percent;
 use roofline_ncu::runner::{find_ncu, metric_list, parse_progress, private_log, Filters, Progress, Run};
-use roofline_ncu::{read_capture, CsvError, ProgramExit};
+use roofline_ncu::{read_capture, Capture, CsvError, ProgramExit};
+use roofline_timeline::plan::{launch_rows, Plan, PlanOptions};
+use roofline_timeline::ActivityKind;
 
-use super::import::{report, AnalysisArgs};
+use super::import::{report, report_with, AnalysisArgs};
+use super::timeline::{injection, record, RecordOptions, Recorded, TargetArg};
 use crate::error::bad_input;
 use crate::output::Output;
 use crate::streams::message;
@@ -18,30 +36,43 @@ use crate::streams::message;
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   roofline profile -- ./app --size 4096
-  roofline profile -k regex:gemm -c 10 -- python3 train.py
+  roofline profile --coverage 99 --launches-per-kernel 3 -- python3 train.py
+  roofline profile --one-pass -k regex:gemm -c 10 -- python3 train.py
   roofline profile --nvtx-include \"step/\" --machine h200.json -o app.json -- ./app")]
 pub struct Args {
     /// Nsight Compute to use (default: PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin).
     #[arg(long, value_name = "PATH")]
     pub ncu: Option<PathBuf>,
 
-    /// Profile only kernels with this name (ncu -k; "regex:..." for a pattern).
+    /// Profile the kernels that hold this share of the timeline's GPU time, percent (two passes).
+    #[arg(long, default_value_t = 95.0, value_name = "PCT")]
+    pub coverage: f64,
+
+    /// Launches profiled per kernel and launch shape in the second pass.
+    #[arg(long, default_value_t = 2, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub launches_per_kernel: u64,
+
+    /// One ncu pass over every launch, times from the replays (no timeline first).
+    #[arg(long)]
+    pub one_pass: bool,
+
+    /// Profile only kernels with this name (ncu -k; "regex:..." for a pattern; implies --one-pass).
     #[arg(short = 'k', long = "kernel-name", value_name = "NAME")]
     pub kernel_name: Option<String>,
 
-    /// Profile at most this many launches (ncu -c).
+    /// Profile at most this many launches (ncu -c; implies --one-pass).
     #[arg(short = 'c', long = "launch-count", value_name = "N")]
     pub launch_count: Option<u64>,
 
-    /// Skip this many launches first (ncu -s).
+    /// Skip this many launches first (ncu -s; implies --one-pass).
     #[arg(short = 's', long = "launch-skip", value_name = "N")]
     pub launch_skip: Option<u64>,
 
-    /// Profile only inside this NVTX range (ncu --nvtx-include; "name/" for push/pop ranges).
+    /// Profile only inside this NVTX range (ncu --nvtx-include; "name/" for push/pop ranges; implies --one-pass).
     #[arg(long, value_name = "RANGE")]
     pub nvtx_include: Vec<String>,
 
-    /// Skip kernels inside this NVTX range.
+    /// Skip kernels inside this NVTX range (implies --one-pass).
     #[arg(long, value_name = "RANGE")]
     pub nvtx_exclude: Vec<String>,
 
@@ -65,7 +96,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub save_csv: Option<PathBuf>,
 
-    /// Stop ncu and the program after this long (90, 90s, 5m, 1h); the kernels profiled so far are analysed.
+    /// Stop after this long in all (90, 90s, 5m, 1h); what was collected so far is analysed.
     #[arg(long, value_name = "DURATION", value_parser = super::timeline::parse_duration)]
     pub timeout: Option<std::time::Duration>,
 
@@ -78,7 +109,7 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
-    let Some((program, program_args)) = args.command.split_first() else {
+    let Some((program, _)) = args.command.split_first() else {
         return Err(bad_input("no program: give it after --, for example `roofline profile -- ./app`"));
     };
     let save: Vec<(&str, &std::path::Path)> = args.save_csv.iter().map(|p| ("--save-csv", p.as_path())).collect();
@@ -86,6 +117,12 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         args.analysis.machine.machine.iter().map(|m| ("--machine", m.as_path())).collect();
     inputs.push(("PROGRAM", std::path::Path::new(program)));
     out.protect_inputs(&save, &inputs)?;
+    if !(args.coverage.is_finite() && args.coverage > 0.0 && args.coverage <= 100.0) {
+        return Err(bad_input(format!(
+            "--coverage {}: expected a share of the GPU time in percent, above 0 and at most 100 (95 profiles the kernels that hold 95% of it)",
+            args.coverage
+        )));
+    }
     // Check the machine flags before a long profiling run.
     args.analysis.options()?;
     let ncu = find_ncu(args.ncu.as_deref())?;
@@ -103,48 +140,243 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             list
         }
     };
+    let started = Instant::now();
+    let explicit_filters = args.kernel_name.is_some()
+        || args.launch_count.is_some()
+        || args.launch_skip.is_some()
+        || !args.nvtx_include.is_empty()
+        || !args.nvtx_exclude.is_empty();
+    if args.one_pass {
+        return one_pass(args, out, &ncu, &metrics, args.timeout);
+    }
+    if explicit_filters {
+        out.info("-k/-c/-s/--nvtx-include/--nvtx-exclude choose the launches themselves: one ncu pass over them, times from the replays (no timeline)");
+        return one_pass(args, out, &ncu, &metrics, args.timeout);
+    }
+    let (inject, cupti) = match injection(None, None) {
+        Ok(found) => found,
+        Err(e) => {
+            out.warn(&format!(
+                "no timeline first ({e}); profiling every launch in one ncu pass instead, with times from the replays (--one-pass does this on purpose)"
+            ));
+            return one_pass(args, out, &ncu, &metrics, args.timeout);
+        }
+    };
+    let rec = record(
+        &RecordOptions {
+            command: &args.command,
+            timeout: args.timeout,
+            grace: Duration::from_secs(10),
+            target: TargetArg::All,
+            inject,
+            cupti,
+            no_nvtx: false,
+            no_launch_calls: false,
+            records: None,
+            flush_ms: 500,
+            progress_label: "pass 1/2: ",
+            progress_lines: true,
+        },
+        out,
+    )?;
+    let launches = rec.timeline.activities.iter().filter(|a| a.kind == ActivityKind::Kernel).count();
+    out.info(&format!("pass 1/2: {launches} kernel launches recorded in {} process(es)", rec.timeline.processes.len()));
+    if rec.outcome.ending != roofline_child::Ending::Finished {
+        // Stopped in the first pass: its timeline, every kernel without counters.
+        let plan = Plan::of(&rec.timeline, PlanOptions { coverage: 0.0, ..PlanOptions::default() });
+        let exit = program_exit(program, &rec.outcome);
+        let cap = Capture { program_exit: Some(exit), ..Capture::default() };
+        two_pass_report(args, out, &cap, &rec, &plan, "stopped during pass 1: no counters")?;
+        return Ok(ExitCode::from(1));
+    }
+    if launches == 0 {
+        out.warn(&format!(
+            "pass 1 recorded no kernel launch of {program}; profiling every launch in one ncu pass instead (--one-pass does this on purpose)"
+        ));
+        return one_pass(args, out, &ncu, &metrics, args.timeout.map(|t| t.saturating_sub(started.elapsed())));
+    }
+    let plan = Plan::of(
+        &rec.timeline,
+        PlanOptions { coverage: args.coverage / 100.0, launches_per_kernel: args.launches_per_kernel, launch_skip: 0 },
+    );
+    out.info(&format!(
+        "pass 2/2: profiling {} of {} kernels ({} of the GPU time; at most {} launches: {} per kernel and launch shape); {} kernel(s) keep their time without counters",
+        plan.kernels.len(),
+        plan.kernels.len() + plan.left_out,
+        format_percent(100.0 * plan.covered_share),
+        plan.planned_launches,
+        args.launches_per_kernel,
+        plan.left_out
+    ));
+    let mut extra = plan.ncu_filters();
+    // Names as the timeline has them (mangled), to match launches to points.
+    extra.extend(["--print-kernel-base".to_string(), "mangled".to_string()]);
+    extra.extend(args.ncu_args.iter().cloned());
+    let remaining = args.timeout.map(|t| t.saturating_sub(started.elapsed()).max(Duration::from_secs(1)));
+    let pass = ncu_pass(args, out, &ncu, &metrics, Filters::default(), extra, remaining, Some(plan.planned_launches))?;
+    let failed = pass.exit_note.is_some();
+    let cap = match pass.cap {
+        Ok(mut c) => {
+            c.program_exit = pass.exit;
+            c
+        }
+        Err(e @ CsvError::CounterPermission { .. }) => {
+            return Err(anyhow::anyhow!(e.to_string().replace(&pass.input, "ncu")))
+        }
+        Err(e) => {
+            // Nothing profiled (stopped early, or ncu failed): the timeline alone.
+            out.warn(&format!("pass 2/2: no counters read ({e})"));
+            Capture { program_exit: pass.exit, ..Capture::default() }
+        }
+    };
+    let how = format!(
+        "two passes: timeline (CUPTI, {launches} launches), ncu on {} of {} kernels",
+        plan.kernels.len(),
+        plan.kernels.len() + plan.left_out
+    );
+    let reported = two_pass_report(args, out, &cap, &rec, &plan, &how);
+    keep_log_on_failure(out, pass.log_dir, &pass.saved, &reported);
+    pass.saved?;
+    reported?;
+    Ok(if failed || rec.failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The analysis of pass 2's counters over pass 1's launches: each launch
+/// takes its kernel's point by name (mangled, else demangled); the program
+/// view is rebuilt from the true durations and states the counter-backed share.
+fn two_pass_report(
+    args: &Args,
+    out: &Output,
+    cap: &Capture,
+    rec: &Recorded,
+    plan: &Plan,
+    how: &str,
+) -> anyhow::Result<()> {
+    let command_line = format!("roofline profile -- {}", args.command.join(" "));
+    let created = Some(super::bench::now_rfc3339());
+    let tl = &rec.timeline;
+    let quiet = out.quiet;
+    let planned = plan.kernels.len();
+    let coverage = plan.covered_share;
+    let detail = format!("{} ({how})", args.command.join(" "));
+    report_with(cap, &args.analysis, &command_line, &detail, created, out, |doc| {
+        let by_name: std::collections::HashMap<&str, &str> =
+            doc.kernels.iter().rev().map(|k| (k.kernel.name.as_str(), k.kernel.id.as_str())).collect();
+        let rows = launch_rows(tl, |name, mangled| {
+            mangled.and_then(|m| by_name.get(m)).or_else(|| by_name.get(name)).map(|id| id.to_string())
+        });
+        let view = ProgramView::from_launches(&doc.kernels, &rows, &ProgramOptions::default());
+        let share = if view.total_s > 0.0 { view.placed_s / view.total_s } else { 0.0 };
+        let profiled = {
+            let ids: std::collections::HashSet<&str> = rows.iter().map(|r| r.kernel.as_str()).collect();
+            doc.kernels.iter().filter(|k| ids.contains(k.kernel.id.as_str())).count()
+        };
+        if !quiet {
+            eprintln!(
+                "roofline: {profiled} of {planned} planned kernels profiled; counter-backed points cover {:.1}% of the GPU time ({:.1}% planned)",
+                100.0 * share,
+                100.0 * coverage
+            );
+        }
+        doc.source.detail = format!("{detail}; counter-backed share of GPU time {:.1}%", 100.0 * share);
+        doc.program = Some(view);
+    })
+}
+
+/// How the program ended, for the document.
+fn program_exit(program: &str, outcome: &roofline_child::Outcome) -> ProgramExit {
+    ProgramExit {
+        program: program.to_string(),
+        status: outcome.status.code(),
+        signal: outcome.status.code().is_none().then(|| outcome.status.to_string()),
+        stopped_by: match outcome.ending {
+            roofline_child::Ending::Interrupted { signal } => Some(roofline_child::signal_name(signal).to_string()),
+            roofline_child::Ending::TimedOut => Some("--timeout".to_string()),
+            roofline_child::Ending::Finished => None,
+        },
+    }
+}
+
+/// What an ncu run gave.
+struct NcuPass {
+    cap: Result<Capture, CsvError>,
+    /// How the program ended when it did not succeed.
+    exit_note: Option<String>,
+    exit: Option<ProgramExit>,
+    /// The name of ncu's log in messages.
+    input: String,
+    /// The private folder holding ncu's log (removed when dropped).
+    log_dir: tempfile::TempDir,
+    /// Whether `--save-csv` was written.
+    saved: anyhow::Result<()>,
+}
+
+/// When ncu's CSV could not be saved or analysed, it is kept (not removed
+/// with its private folder) and its place said: nothing is lost.
+fn keep_log_on_failure(
+    out: &Output,
+    log_dir: tempfile::TempDir,
+    saved: &anyhow::Result<()>,
+    reported: &anyhow::Result<()>,
+) {
+    if saved.is_err() || reported.is_err() {
+        let kept = log_dir.keep();
+        out.warn(&format!("ncu's CSV is kept at {} (`roofline import` reads it)", kept.join("ncu.csv").display()));
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn ncu_pass(
+    args: &Args,
+    out: &Output,
+    ncu: &std::path::Path,
+    metrics: &[String],
+    filters: Filters,
+    extra: Vec<String>,
+    timeout: Option<Duration>,
+    planned: Option<u64>,
+) -> anyhow::Result<NcuPass> {
+    let (program, program_args) = args.command.split_first().expect("checked by the caller");
     // A private folder, removed on every way out (ncu's log lives there).
     let (log_dir, log_file) = private_log()?;
     let run = Run {
-        ncu: ncu.clone(),
+        ncu: ncu.to_path_buf(),
         program: program.clone(),
         args: program_args.to_vec(),
-        filters: Filters {
-            kernel_name: args.kernel_name.clone(),
-            launch_count: args.launch_count,
-            launch_skip: args.launch_skip,
-            nvtx_include: args.nvtx_include.clone(),
-            nvtx_exclude: args.nvtx_exclude.clone(),
-        },
+        filters,
         clock_control: args.clock_control.clone(),
         print_units: args.print_units.clone(),
-        metrics: Some(metrics.clone()),
-        extra: args.ncu_args.clone(),
+        metrics: Some(metrics.to_vec()),
+        extra,
         log_file: log_file.clone(),
     };
+    let label = if planned.is_some() { "pass 2/2: " } else { "" };
     out.info(&format!(
-        "profiling {program} with {} ({} metrics, clock control {})",
+        "{label}profiling {program} with {} ({} metrics, clock control {})",
         ncu.display(),
         metrics.len(),
         args.clock_control
     ));
     let quiet = out.quiet;
-    let limits = roofline_child::Limits { timeout: args.timeout, ..Default::default() };
-    let outcome = run.execute_with(&metrics, &limits, move |p| {
+    let limits = roofline_child::Limits { timeout, ..Default::default() };
+    let outcome = run.execute_with(metrics, &limits, move |p| {
         if quiet {
             return;
         }
         match p {
             Progress::Line(line) => {
                 if let Some((name, n)) = parse_progress(&line) {
-                    message(&format!("roofline: profiling launch {n}: {name}"));
+                    message(&match planned {
+                        Some(total) => format!("roofline: {label}profiled launch {n} of {total} planned: {name}"),
+                        None => format!("roofline: profiling launch {n}: {name}"),
+                    });
                 } else if let Some(rest) = line.strip_prefix("==PROF== ") {
                     message(&format!("roofline: ncu: {rest}"));
                 } else if line.starts_with("==ERROR==") {
                     message(&format!("roofline: ncu: {line}"));
                 }
             }
-            Progress::Elapsed(t) => message(&format!("roofline: still profiling ({} s)", t.as_secs())),
+            Progress::Elapsed(t) => message(&format!("roofline: {label}still profiling ({} s)", t.as_secs())),
         }
     })?;
     let input = format!("ncu log {}", log_file.display());
@@ -169,6 +401,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             None => format!("{program} was stopped by a signal ({status})"),
         }),
     };
+    if let Some(n) = &exit_note {
+        out.warn(&format!("{label}{n}"));
+    }
     let exit = exit_note.as_ref().map(|_| ProgramExit {
         program: program.to_string(),
         status: status.code(),
@@ -179,26 +414,42 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             roofline_child::Ending::Finished => None,
         },
     });
-    let cap = match cap {
+    Ok(NcuPass { cap, exit_note, exit, input, log_dir, saved })
+}
+
+/// One ncu pass over the launches the filters pick, times from the replays.
+fn one_pass(
+    args: &Args,
+    out: &Output,
+    ncu: &std::path::Path,
+    metrics: &[String],
+    timeout: Option<Duration>,
+) -> anyhow::Result<ExitCode> {
+    let filters = Filters {
+        kernel_name: args.kernel_name.clone(),
+        launch_count: args.launch_count,
+        launch_skip: args.launch_skip,
+        nvtx_include: args.nvtx_include.clone(),
+        nvtx_exclude: args.nvtx_exclude.clone(),
+    };
+    let pass = ncu_pass(args, out, ncu, metrics, filters, args.ncu_args.clone(), timeout, None)?;
+    let cap = match pass.cap {
         Ok(c) => c,
         Err(e @ CsvError::CounterPermission { .. }) => {
-            return Err(anyhow::anyhow!(e.to_string().replace(&input, "ncu")))
+            return Err(anyhow::anyhow!(e.to_string().replace(&pass.input, "ncu")))
         }
         Err(e) => {
-            let why = exit_note.map(|n| format!("{n} before any kernel was profiled; ")).unwrap_or_default();
+            let why = pass.exit_note.map(|n| format!("{n} before any kernel was profiled; ")).unwrap_or_default();
             anyhow::bail!("{why}{e}");
         }
     };
     let mut cap = cap;
-    cap.program_exit = exit;
+    cap.program_exit = pass.exit;
     let command_line = format!("roofline profile -- {}", args.command.join(" "));
     let created = Some(super::bench::now_rfc3339());
     let reported = report(&cap, &args.analysis, &command_line, &args.command.join(" "), created, out);
-    if saved.is_err() || reported.is_err() {
-        let kept = log_dir.keep();
-        out.warn(&format!("ncu's CSV is kept at {} (`roofline import` reads it)", kept.join("ncu.csv").display()));
-    }
-    saved?;
+    keep_log_on_failure(out, pass.log_dir, &pass.saved, &reported);
+    pass.saved?;
     reported?;
-    Ok(if exit_note.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if pass.exit_note.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

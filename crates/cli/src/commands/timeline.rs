@@ -19,10 +19,9 @@ use std::time::Duration;
 use anyhow::Context;
 use roofline_child::{Ending, Limits};
 use roofline_core::schema::Producer;
-use roofline_core::units::{format_percent, format_seconds};
-use roofline_report::Format;
+use roofline_core::units::format_seconds;
+use roofline_report::{Format, TimelineView};
 use roofline_timeline::records::{env, KERNEL_LINE_PREFIX};
-use roofline_timeline::summary::SummaryRow;
 use roofline_timeline::trace::{write_trace, Annotations};
 use roofline_timeline::{read_dir, RunInfo, TimelineDocument, UnixSpan};
 
@@ -81,7 +80,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub records: Option<PathBuf>,
 
-    /// Kernels shown in the table (all of them in JSON).
+    /// Kernels listed in the tables for people (terminal, Markdown, HTML); CSV and JSON have them all.
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub top: usize,
 
@@ -235,11 +234,55 @@ impl Progress {
     }
 }
 
-/// `trace`: `--format trace` was given.
-pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
-    let Some((program, program_args)) = args.command.split_first() else {
-        return Err(bad_input("no program: give it after --, for example `roofline timeline -- ./app`"));
-    };
+/// One recording of a program's run: what `timeline` and the first pass
+/// of `profile` share.
+pub struct RecordOptions<'a> {
+    pub command: &'a [String],
+    pub timeout: Option<Duration>,
+    pub grace: Duration,
+    pub target: TargetArg,
+    pub inject: PathBuf,
+    pub cupti: Option<PathBuf>,
+    pub no_nvtx: bool,
+    pub no_launch_calls: bool,
+    /// Keep the record files here instead of a temporary folder.
+    pub records: Option<&'a Path>,
+    pub flush_ms: u32,
+    /// Put before progress lines ("pass 1/2: "); with `progress_lines`,
+    /// progress is printed as lines every few seconds when stderr is not a
+    /// terminal (a log), not only as a spinner on a terminal.
+    pub progress_label: &'a str,
+    pub progress_lines: bool,
+}
+
+/// What a recording gave.
+pub struct Recorded {
+    pub outcome: roofline_child::Outcome,
+    pub timeline: roofline_timeline::Timeline,
+    /// The program failed, was interrupted or timed out.
+    pub failed: bool,
+}
+
+impl Recorded {
+    pub fn run_info(&self, command: &[String]) -> RunInfo {
+        RunInfo {
+            command: command.to_vec(),
+            wall_s: Some(self.outcome.wall.as_secs_f64()),
+            exit_code: self.outcome.exit_code(),
+            signal: self.outcome.signal(),
+            ended_by: match self.outcome.ending {
+                Ending::Finished => "exit",
+                Ending::Interrupted { .. } => "interrupted",
+                Ending::TimedOut => "timeout",
+            }
+            .into(),
+        }
+    }
+}
+
+/// The injection library for `--inject-lib` (or the default places) and a
+/// CUPTI, after checking that no other tool injects into CUDA programs here.
+pub fn injection(explicit: Option<&Path>, cupti: Option<&Path>) -> anyhow::Result<(PathBuf, Option<PathBuf>)> {
     if let Some(v) = std::env::var_os(env::CUDA_INJECTION) {
         return Err(bad_input(format!(
             "{} is already set ({}): another tool injects into CUDA programs here, and only one can; unset it to record a timeline",
@@ -247,17 +290,21 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
             v.to_string_lossy()
         )));
     }
-    let mut inputs: Vec<(&str, &std::path::Path)> = vec![("PROGRAM", std::path::Path::new(program))];
-    inputs.extend(args.cupti.iter().map(|p| ("--cupti", p.as_path())));
-    inputs.extend(args.inject_lib.iter().map(|p| ("--inject-lib", p.as_path())));
-    out.protect_inputs(&[], &inputs)?;
-    let inject = find_inject_lib(args.inject_lib.as_deref())?;
-    let cupti = find_cupti(args.cupti.as_deref())?;
-    if cupti.is_none() {
+    Ok((find_inject_lib(explicit)?, find_cupti(cupti)?))
+}
+
+/// Runs the program once with the injection library, as an owned child,
+/// and reads what every process recorded, whatever ended it.
+pub fn record(o: &RecordOptions, out: &Output) -> anyhow::Result<Recorded> {
+    let Some((program, program_args)) = o.command.split_first() else {
+        return Err(bad_input("no program: give it after --, for example `roofline timeline -- ./app`"));
+    };
+    let inject = &o.inject;
+    if o.cupti.is_none() {
         out.warn("no libcupti.so.13 found ($CUDA_HOME/extras/CUPTI/lib64, /usr/local/cuda/extras/CUPTI/lib64, LD_LIBRARY_PATH); a program that loads its own (PyTorch does) is still recorded, others are not: give --cupti PATH");
     }
     let _temp;
-    let dir = match &args.records {
+    let dir = match o.records {
         Some(d) => {
             std::fs::create_dir_all(d).with_context(|| format!("creating --records {}", d.display()))?;
             let has_records = std::fs::read_dir(d)
@@ -270,7 +317,7 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
                     d.display()
                 )));
             }
-            d.canonicalize().unwrap_or_else(|_| d.clone())
+            d.canonicalize().unwrap_or_else(|_| d.to_path_buf())
         }
         None => {
             let t = tempfile::Builder::new()
@@ -288,24 +335,24 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
         .stdin(Stdio::inherit())
         .stdout(Stdio::from(std::io::stderr()))
         .stderr(Stdio::inherit())
-        .env(env::CUDA_INJECTION, &inject)
+        .env(env::CUDA_INJECTION, inject)
         .env(env::DIR, &dir)
-        .env(env::FLUSH_MS, args.flush_ms.to_string())
+        .env(env::FLUSH_MS, o.flush_ms.to_string())
         .env(env::TOOL_PID, std::process::id().to_string())
         .env(
             env::TARGET,
-            match args.target_processes {
+            match o.target {
                 TargetArg::All => "all",
                 TargetArg::ApplicationOnly => "application-only",
             },
         );
-    if let Some(c) = &cupti {
+    if let Some(c) = &o.cupti {
         cmd.env(env::CUPTI_LIB, c);
     }
-    if args.no_launch_calls {
+    if o.no_launch_calls {
         cmd.env(env::API, "0");
     }
-    if args.no_nvtx {
+    if o.no_nvtx {
         cmd.env(env::NVTX, "0");
     } else if let Some(v) = std::env::var_os(env::NVTX_INJECTION) {
         out.warn(&format!(
@@ -314,29 +361,38 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
             v.to_string_lossy()
         ));
     } else {
-        cmd.env(env::NVTX_INJECTION, &inject);
+        cmd.env(env::NVTX_INJECTION, inject);
     }
-    out.info(&format!("recording {} (CUPTI activity, no replay) with {}", args.command.join(" "), inject.display()));
+    out.info(&format!(
+        "{}recording {} (CUPTI activity, no replay) with {}",
+        o.progress_label,
+        o.command.join(" "),
+        inject.display()
+    ));
 
     let child = roofline_child::spawn(cmd).map_err(|e| match e {
         roofline_child::ChildError::NotFound { .. } | roofline_child::ChildError::NotExecutable { .. } => bad_input(e),
         other => anyhow::Error::new(other),
     })?;
-    let limits = Limits { timeout: args.timeout, grace: args.grace, tick: Duration::from_millis(100) };
-    let spinner = (!out.quiet && std::io::stderr().is_terminal()).then(|| {
+    let limits = Limits { timeout: o.timeout, grace: o.grace, tick: Duration::from_millis(100) };
+    let terminal = std::io::stderr().is_terminal();
+    let spinner = (!out.quiet && terminal).then(|| {
         let s = indicatif::ProgressBar::new_spinner();
         s.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg}").expect("static template"));
         s
     });
+    let lines = !out.quiet && !terminal && o.progress_lines;
     let mut progress = Progress::default();
     let mut last_scan = Duration::ZERO;
+    let mut last_line = Duration::ZERO;
     let outcome = child.wait(&limits, |elapsed| {
         if let Some(s) = &spinner {
             if elapsed >= last_scan + Duration::from_millis(250) {
                 last_scan = elapsed;
                 progress.scan(&dir);
                 s.set_message(format!(
-                    "{}: {} kernel launches recorded in {} process(es), {:.0} s",
+                    "{}{}: {} kernel launches recorded in {} process(es), {:.0} s",
+                    o.progress_label,
                     program,
                     progress.kernels,
                     progress.files.len(),
@@ -344,17 +400,22 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
                 ));
                 s.tick();
             }
+        } else if lines && elapsed >= last_line + Duration::from_secs(5) {
+            last_line = elapsed;
+            progress.scan(&dir);
+            eprintln!(
+                "roofline: {}{} kernel launches recorded in {} process(es), {:.0} s",
+                o.progress_label,
+                progress.kernels,
+                progress.files.len(),
+                elapsed.as_secs_f64()
+            );
         }
     })?;
     if let Some(s) = spinner {
         s.finish_and_clear();
     }
 
-    let ended_by = match outcome.ending {
-        Ending::Finished => "exit",
-        Ending::Interrupted { .. } => "interrupted",
-        Ending::TimedOut => "timeout",
-    };
     let wall = outcome.wall.as_secs_f64();
     let note = match outcome.ending {
         Ending::Finished => format!("{program} {} after {}", outcome.describe(), format_seconds(wall)),
@@ -366,15 +427,15 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
         ),
         Ending::TimedOut => format!(
             "--timeout {} reached: {program} {}; what was recorded until then follows",
-            format_seconds(args.timeout.map(|t| t.as_secs_f64()).unwrap_or(wall)),
+            format_seconds(o.timeout.map(|t| t.as_secs_f64()).unwrap_or(wall)),
             outcome.describe()
         ),
     };
     let failed = outcome.ending != Ending::Finished || !outcome.status.success();
     if failed {
-        out.warn(&note);
+        out.warn(&format!("{}{note}", o.progress_label));
     } else {
-        out.info(&note);
+        out.info(&format!("{}{note}", o.progress_label));
     }
 
     let program_span = UnixSpan { start_ns: outcome.started_unix_ns, end_ns: outcome.ended_unix_ns };
@@ -389,7 +450,7 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
         if !p.complete && p.errors.is_empty() {
             out.info(&format!(
                 "process {}: its record file has no end line (it was killed, or exited without running exit handlers); the last ~{} ms may be missing",
-                p.pid, args.flush_ms
+                p.pid, o.flush_ms
             ));
         }
     }
@@ -399,268 +460,65 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
             inject.display()
         ));
     }
-    if let Some(d) = &args.records {
+    if let Some(d) = o.records {
         out.info(&format!("record files kept in {}", d.display()));
     }
+    Ok(Recorded { outcome, timeline, failed })
+}
 
-    let run = RunInfo {
-        command: args.command.clone(),
-        wall_s: Some(wall),
-        exit_code: outcome.exit_code(),
-        signal: outcome.signal(),
-        ended_by: ended_by.into(),
-    };
+/// `trace`: `--format trace` was given.
+pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
+    if args.command.is_empty() {
+        return Err(bad_input("no program: give it after --, for example `roofline timeline -- ./app`"));
+    }
+    let mut inputs: Vec<(&str, &Path)> = vec![("PROGRAM", Path::new(&args.command[0]))];
+    inputs.extend(args.cupti.iter().map(|p| ("--cupti", p.as_path())));
+    inputs.extend(args.inject_lib.iter().map(|p| ("--inject-lib", p.as_path())));
+    out.protect_inputs(&[], &inputs)?;
+    let (inject, cupti) = injection(args.inject_lib.as_deref(), args.cupti.as_deref())?;
+    let rec = record(
+        &RecordOptions {
+            command: &args.command,
+            timeout: args.timeout,
+            grace: args.grace,
+            target: args.target_processes,
+            inject,
+            cupti,
+            no_nvtx: args.no_nvtx,
+            no_launch_calls: args.no_launch_calls,
+            records: args.records.as_deref(),
+            flush_ms: args.flush_ms,
+            progress_label: "",
+            progress_lines: false,
+        },
+        out,
+    )?;
+    let run = rec.run_info(&args.command);
     let command_line = format!("roofline timeline -- {}", args.command.join(" "));
-    let doc = TimelineDocument::new(Producer::new(&command_line), run, timeline, args.gaps);
+    let failed = rec.failed;
+    let doc = TimelineDocument::new(Producer::new(&command_line), run, rec.timeline, args.gaps);
     write_outputs(&doc, args.top, out, trace)?;
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 /// `--format trace` puts the trace in the `-o` file (or on stdout without
-/// one); otherwise the `-o` file gets the format of its extension, JSON by
-/// default, as with every command.
+/// one) and the tables on stdout; otherwise the document goes the way of
+/// every command's (`Output::document`): stdout in `--format`, the `-o`
+/// file in the format of its extension, JSON by default.
 fn write_outputs(doc: &TimelineDocument, top: usize, out: &Output, as_trace: bool) -> anyhow::Result<()> {
-    let trace = || -> anyhow::Result<Vec<u8>> {
-        let mut buf = Vec::new();
-        write_trace(&doc.timeline, &Annotations::new(), &mut buf)?;
-        Ok(buf)
-    };
-    if as_trace {
-        match &out.file {
-            Some(path) => {
-                let body = String::from_utf8(trace()?)?;
-                let text = render(doc, Format::Table, top)?;
-                out.info(&format!("the Chrome trace goes to {} (open it in https://ui.perfetto.dev)", path.display()));
-                out.deliver(&[(path.clone(), body)], &text)
-            }
-            None => out.stdout(&String::from_utf8(trace()?)?),
-        }
-    } else {
-        // The timeline's views are its own until it joins the document ->
-        // sections path; HTML and SVG are not offered for it yet.
-        let files = match (&out.file, out.file_format()) {
-            (Some(path), Some(format)) => vec![(path.clone(), render(doc, format, top)?)],
-            _ => Vec::new(),
-        };
-        let text = render(doc, out.format, top)?;
-        out.deliver(&files, &text)
+    let view = TimelineView { doc, top };
+    if !as_trace {
+        return out.document(&view);
     }
-}
-
-fn clean_terminal(s: &str) -> String {
-    s.chars().map(|c| if c.is_control() { '?' } else { c }).collect()
-}
-
-fn clean_markdown(s: &str) -> String {
-    clean_terminal(s).replace('|', "\\|").replace('<', "&lt;").replace('>', "&gt;")
-}
-
-fn clean_csv(s: &str) -> String {
-    let s = clean_terminal(s);
-    if s.starts_with(['=', '+', '-', '@']) {
-        format!("'{s}")
-    } else {
-        s
-    }
-}
-
-fn ns(v: f64) -> String {
-    format_seconds(v * 1e-9)
-}
-
-/// The summary in one format. (One function, so that the views can move
-/// to the shared document -> cells -> writer path in one piece.)
-pub fn render(doc: &TimelineDocument, format: Format, top: usize) -> anyhow::Result<String> {
-    let s = &doc.summary;
-    let header = ["Time", "Total", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Name"];
-    let row = |r: &SummaryRow, clean: &dyn Fn(&str) -> String, full: bool| -> Vec<String> {
-        vec![
-            format_percent(100.0 * r.time_share),
-            ns(r.total_ns as f64),
-            r.instances.to_string(),
-            ns(r.avg_ns),
-            ns(r.median_ns),
-            ns(r.min_ns as f64),
-            ns(r.max_ns as f64),
-            ns(r.stddev_ns),
-            clean(if full { &r.name } else { &r.display_name }),
-        ]
-    };
-    match format {
-        Format::Html | Format::Svg | Format::Chart => Err(crate::error::bad_input(
-            "timeline writes table, json, csv, markdown or trace (--format trace -o trace.json); for a page, use `roofline report` on an analysis",
-        )),
-        Format::Json => Ok(serde_json::to_string(doc)? + "\n"),
-        Format::Csv => {
-            let mut w = csv::Writer::from_writer(Vec::new());
-            w.write_record([
-                "kind",
-                "time_pct",
-                "total_ns",
-                "instances",
-                "avg_ns",
-                "median_ns",
-                "min_ns",
-                "max_ns",
-                "stddev_ns",
-                "bytes",
-                "name",
-            ])?;
-            for r in s.kernels.iter().chain(&s.memory) {
-                w.write_record([
-                    format!("{:?}", r.kind).to_lowercase(),
-                    format!("{:.3}", 100.0 * r.time_share),
-                    r.total_ns.to_string(),
-                    r.instances.to_string(),
-                    format!("{:.1}", r.avg_ns),
-                    format!("{:.1}", r.median_ns),
-                    r.min_ns.to_string(),
-                    r.max_ns.to_string(),
-                    format!("{:.1}", r.stddev_ns),
-                    r.bytes.map(|b| b.to_string()).unwrap_or_default(),
-                    clean_csv(&r.name),
-                ])?;
-            }
-            Ok(String::from_utf8(w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?)?)
+    let mut trace = Vec::new();
+    write_trace(&doc.timeline, &Annotations::new(), &mut trace)?;
+    match &out.file {
+        Some(path) => {
+            out.info(&format!("the Chrome trace goes to {} (open it in https://ui.perfetto.dev)", path.display()));
+            out.deliver(&[(path.clone(), String::from_utf8(trace)?)], &out.rendered(&view, Format::Table)?)
         }
-        Format::Markdown => {
-            let mut t = String::new();
-            t.push_str(&format!(
-                "## GPU kernels\n\n{} launches, {} of kernel time. Source: {}.\n\n",
-                s.kernel_launches,
-                ns(s.kernel_ns as f64),
-                s.provenance
-            ));
-            t.push_str(&format!("| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len())));
-            for r in s.kernels.iter().take(top) {
-                t.push_str(&format!("| {} |\n", row(r, &clean_markdown, true).join(" | ")));
-            }
-            if s.kernels.len() > top {
-                t.push_str(&format!("\n{} more kernels in the JSON document.\n", s.kernels.len() - top));
-            }
-            if !s.memory.is_empty() {
-                t.push_str("\n## Copies and memsets\n\n");
-                t.push_str(&format!("| {} | Bytes |\n|{}\n", header.join(" | "), "---|".repeat(header.len() + 1)));
-                for r in &s.memory {
-                    t.push_str(&format!(
-                        "| {} | {} |\n",
-                        row(r, &clean_markdown, true).join(" | "),
-                        r.bytes.unwrap_or(0)
-                    ));
-                }
-            }
-            t.push_str("\n## GPU busy\n\n");
-            for line in busy_lines(doc) {
-                t.push_str(&format!("- {}\n", clean_markdown(&line)));
-            }
-            Ok(t)
-        }
-        Format::Table => {
-            use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
-            let mut text = String::new();
-            text.push_str(&format!(
-                "GPU kernels: {} launches, {} of kernel time ({})\n",
-                s.kernel_launches,
-                ns(s.kernel_ns as f64),
-                s.provenance
-            ));
-            let table = |rows: &[SummaryRow], limit: usize| {
-                let mut t = Table::new();
-                t.load_preset(UTF8_FULL_CONDENSED)
-                    .set_content_arrangement(ContentArrangement::Dynamic)
-                    .set_width(160)
-                    .set_header(header.iter().map(|h| Cell::new(*h)));
-                for r in rows.iter().take(limit) {
-                    let cells = row(r, &clean_terminal, false);
-                    let n = cells.len();
-                    t.add_row(cells.into_iter().enumerate().map(|(i, c)| {
-                        let cell = Cell::new(c);
-                        if i + 1 < n {
-                            cell.set_alignment(CellAlignment::Right)
-                        } else {
-                            cell
-                        }
-                    }));
-                }
-                t
-            };
-            if s.kernels.is_empty() {
-                text.push_str("no kernels were recorded\n");
-            } else {
-                text.push_str(&table(&s.kernels, top).to_string());
-                text.push('\n');
-                if s.kernels.len() > top {
-                    text.push_str(&format!(
-                        "({} more kernels: --top N, or --format json for all)\n",
-                        s.kernels.len() - top
-                    ));
-                }
-            }
-            if !s.memory.is_empty() {
-                text.push_str("\nCopies and memsets\n");
-                text.push_str(&table(&s.memory, usize::MAX).to_string());
-                text.push('\n');
-            }
-            text.push_str("\nGPU busy (union of kernel intervals across streams)\n");
-            for line in busy_lines(doc) {
-                text.push_str(&format!("  {}\n", clean_terminal(&line)));
-            }
-            if !s.nvtx.is_empty() {
-                text.push_str("\nKernel time by innermost NVTX range\n");
-                for g in s.nvtx.iter().take(top) {
-                    let via = if g.by_window > 0 {
-                        format!(" ({} by the range's time window, not its thread)", g.by_window)
-                    } else {
-                        String::new()
-                    };
-                    text.push_str(&format!(
-                        "  {:>10}  {:>6} kernels  {}{via}\n",
-                        ns(g.kernel_ns as f64),
-                        g.kernels,
-                        clean_terminal(&g.key)
-                    ));
-                }
-            }
-            Ok(text)
-        }
+        None => out.stdout(&String::from_utf8(trace)?),
     }
-}
-
-/// One line per GPU, then its largest gaps.
-fn busy_lines(doc: &TimelineDocument) -> Vec<String> {
-    let origin = doc.timeline.program.map(|p| p.start_ns);
-    let mut lines = Vec::new();
-    if doc.summary.busy.is_empty() {
-        lines.push("no kernels ran".into());
-    }
-    for b in &doc.summary.busy {
-        let gpu = match (&b.gpu_name, b.gpu.pid) {
-            (Some(n), Some(pid)) => format!("GPU {} ({n}) of pid {pid}", b.gpu.device),
-            (Some(n), None) => format!("GPU {} ({n})", b.gpu.device),
-            (None, Some(pid)) => format!("GPU {} of pid {pid}", b.gpu.device),
-            (None, None) => format!("GPU {}", b.gpu.device),
-        };
-        let wall = if b.wall_basis == "program" { "the program's wall time" } else { "first to last kernel" };
-        lines.push(format!(
-            "{gpu}: busy {} of {} ({} of {wall}); idle {} in {} gaps",
-            ns(b.busy_ns as f64),
-            ns(b.wall_ns as f64),
-            format_percent(100.0 * b.busy_share),
-            ns(b.idle_ns as f64),
-            b.gap_count
-        ));
-        for g in &b.largest_gaps {
-            let at = origin.map(|o| format!(" at +{}", ns(g.start_ns.saturating_sub(o) as f64))).unwrap_or_default();
-            let between = match (&g.before, &g.after) {
-                (Some(a), Some(b)) => format!("between {a} and {b}"),
-                (None, Some(b)) => format!("before the first kernel ({b})"),
-                (Some(a), None) => format!("after the last kernel ({a})"),
-                (None, None) => String::new(),
-            };
-            lines.push(format!("  gap {}{at} {between}", ns(g.duration_ns as f64)));
-        }
-    }
-    lines
 }
 
 #[cfg(test)]

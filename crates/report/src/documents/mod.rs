@@ -13,4 +13,5 @@ pub(crate) mod gpus;
 pub(crate) mod machine;
 pub(crate) mod occupancy;
 pub(crate) mod program;
+pub(crate) mod timeline;
 pub(crate) mod tour;

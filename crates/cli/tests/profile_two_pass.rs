@@ -1,0 +1,224 @@
+//! `roofline profile`'s two passes end to end on any machine (issue 11,
+//! item 2): a stand-in CUDA program writes the records the injection
+//! library would (pass 1), a stand-in ncu records its arguments and writes
+//! a capture of one kernel under its mangled name (pass 2). Checked: which
+//! kernels reach ncu, that durations come from the timeline, the
+//! counter-backed share, "no counters" for the rest, and that Ctrl-C in
+//! the second pass still leaves the analysis.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// vecadd: 4 launches of 1, 2, 3, 4 us (10 us) on two streams inside NVTX
+/// `step 0`; scale: 1 launch of 0.5 us. Does nothing outside a recording.
+const FAKE_CUDA_APP: &str = r#"#!/bin/sh
+[ -n "$ROOFLINE_TIMELINE_DIR" ] || exit 0
+f="$ROOFLINE_TIMELINE_DIR/$$.jsonl"
+now=$(date +%s%N)
+printf '{"t":"header","format":"roofline.records/v1","pid":%s,"ppid":1,"exe":"/bin/sh","cmdline":["fake"],"clock":{"cupti_ns":5000000000,"unix_ns":%s}}\n' $$ "$now" > "$f"
+printf '{"t":"name","id":1,"s":"_Z6vecaddPKfS0_Pfi"}\n{"t":"name","id":2,"s":"step 0"}\n{"t":"name","id":3,"s":"cudaLaunchKernel_v7000"}\n{"t":"name","id":4,"s":"_Z5scalePfi"}\n' >> "$f"
+printf '{"t":"marker","id":1,"flag":"start","ts":5000000000,"pid":%s,"tid":1,"name":2}\n' $$ >> "$f"
+i=0
+while [ $i -lt 4 ]; do
+  s=$((5000100000 + i * 10000)); e=$((s + 1000 * (i + 1)))
+  printf '{"t":"api","name":3,"start":%s,"end":%s,"tid":1,"corr":%s}\n' $((s - 50000)) $((s - 49000)) $i >> "$f"
+  printf '{"t":"kernel","name":1,"start":%s,"end":%s,"dev":0,"ctx":1,"stream":%s,"corr":%s,"grid":[64,1,1],"block":[256,1,1]}\n' $s $e $((7 + i % 2)) $i >> "$f"
+  i=$((i+1))
+done
+printf '{"t":"kernel","name":4,"start":5000900000,"end":5000900500,"dev":0,"ctx":1,"stream":7,"corr":9,"grid":[8,1,1],"block":[128,1,1]}\n' >> "$f"
+printf '{"t":"marker","id":1,"flag":"end","ts":5001000000,"pid":%s,"tid":1}\n' $$ >> "$f"
+printf '{"t":"end","reason":"exit","records":20}\n' >> "$f"
+"#;
+
+fn repo(path: &str) -> String {
+    format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("fake-cuda-app"), FAKE_CUDA_APP).unwrap();
+        std::fs::set_permissions(d.join("fake-cuda-app"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(d.join("libroofline_inject.so"), b"").unwrap();
+        // The bundled H200 capture cut to vecadd, named as ncu prints it
+        // with --print-kernel-base mangled.
+        let text = std::fs::read_to_string(repo("data/h200/tour/examples.ncu.csv")).unwrap();
+        let mut kept = Vec::new();
+        let mut table_lines = 0;
+        for line in text.lines() {
+            if line.starts_with("==") {
+                kept.push(line.to_string());
+            } else if table_lines < 2 {
+                table_lines += 1;
+                kept.push(line.to_string());
+            } else if line.contains(",\"vecadd\",") {
+                kept.push(line.replace(",\"vecadd\",", ",\"_Z6vecaddPKfS0_Pfi\","));
+            }
+        }
+        assert_eq!(kept.iter().filter(|l| l.contains("_Z6vecadd")).count(), 1, "one vecadd row in the capture");
+        std::fs::write(d.join("capture.csv"), kept.join("\n") + "\n").unwrap();
+        let ncu = format!(
+            r#"#!/bin/sh
+if [ "$1" = "--query-metrics" ]; then exit 1; fi
+printf '%s\n' "$@" > "{d}/ncu-args"
+log=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --log-file) log="$2"; shift 2;;
+    --csv|--nvtx) shift;;
+    --page|--print-units|--clock-control|--metrics|--kernel-name|--kernel-name-base|--print-kernel-base|--filter-mode|--launch-count|--launch-skip) shift 2;;
+    --*) shift;;
+    *) break;;
+  esac
+done
+cp "{d}/capture.csv" "$log"
+if [ -f "{d}/sleep" ]; then touch "{d}/ncu-sleeping"; sleep "$(cat "{d}/sleep")"; fi
+"$@"
+"#,
+            d = d.display()
+        );
+        std::fs::write(d.join("ncu"), ncu).unwrap();
+        std::fs::set_permissions(d.join("ncu"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        Setup { dir }
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+    fn cmd(&self, extra: &[&str]) -> std::process::Command {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"));
+        c.current_dir(self.dir.path())
+            .env("NO_COLOR", "1")
+            .env("ROOFLINE_INJECT_LIB", self.path("libroofline_inject.so"))
+            .env_remove("CUDA_INJECTION64_PATH")
+            .env_remove("NVTX_INJECTION64_PATH")
+            .arg("profile")
+            .arg("--ncu")
+            .arg(self.path("ncu"))
+            .args(["--gpu", "h200", "-o", "a.json"])
+            .args(extra)
+            .args(["--", "./fake-cuda-app"]);
+        c
+    }
+    fn ncu_args(&self) -> Vec<String> {
+        std::fs::read_to_string(self.path("ncu-args")).unwrap_or_default().lines().map(str::to_string).collect()
+    }
+}
+
+fn json_file(p: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+fn verdict_seconds(doc: &serde_json::Value, key: &str) -> f64 {
+    doc["program"]["by_verdict"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["verdict"] == key)
+        .map(|v| v["seconds"].as_f64().unwrap())
+        .unwrap_or(0.0)
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1e-12)
+}
+
+#[test]
+fn two_passes_profile_only_the_planned_kernels_and_weight_points_by_timeline_durations() {
+    let s = Setup::new();
+    let out = s.cmd(&[]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // Pass 1 saw 5 launches; vecadd holds 10 of 10.5 us (95.2%) >= 95%: only it reaches ncu.
+    assert!(stderr.contains("pass 1/2: 5 kernel launches recorded"), "{stderr}");
+    assert!(stderr.contains("pass 2/2: profiling 1 of 2 kernels"), "{stderr}");
+    let args = s.ncu_args();
+    let after = |flag: &str| args.iter().position(|a| a == flag).map(|i| args[i + 1].clone());
+    assert_eq!(after("--kernel-name").as_deref(), Some("regex:^(_Z6vecaddPKfS0_Pfi)$"), "{args:?}");
+    assert_eq!(after("--kernel-name-base").as_deref(), Some("mangled"));
+    assert_eq!(after("--filter-mode").as_deref(), Some("per-launch-config"));
+    assert_eq!(after("--launch-count").as_deref(), Some("2"), "K = 2 by default");
+    assert_eq!(after("--print-kernel-base").as_deref(), Some("mangled"));
+    assert_eq!(after("--clock-control").as_deref(), Some("none"));
+    // Durations are the timeline's, not the replay's.
+    let doc = json_file(&s.path("a.json"));
+    let p = &doc["program"];
+    assert!(close(p["total_s"].as_f64().unwrap(), 10.5e-6), "{p}");
+    assert!(close(p["placed_s"].as_f64().unwrap(), 10e-6), "vecadd's point over its 4 launches: {p}");
+    assert_eq!(p["launches"], 5);
+    assert!(close(verdict_seconds(&doc, "no_counters"), 0.5e-6), "scale keeps its time: {p}");
+    let detail = doc["source"]["detail"].as_str().unwrap();
+    assert!(detail.contains("counter-backed share of GPU time 95.2%"), "{detail}");
+    assert!(stderr.contains("1 of 1 planned kernels profiled; counter-backed points cover 95.2%"), "{stderr}");
+    // The terminal view names the uncovered time too.
+    let table = s.cmd(&["--format", "table"]).output().unwrap();
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("no counters") && text.contains("of it with counters"), "{text}");
+}
+
+#[test]
+fn a_planned_kernel_ncu_gave_no_counters_for_keeps_its_time_as_no_counters() {
+    let s = Setup::new();
+    let out = s.cmd(&["--coverage", "100", "--launches-per-kernel", "3"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let args = s.ncu_args();
+    assert!(args.iter().any(|a| a == "regex:^(_Z6vecaddPKfS0_Pfi|_Z5scalePfi)$"), "{args:?}");
+    assert!(args.windows(2).any(|w| w[0] == "--launch-count" && w[1] == "3"), "{args:?}");
+    assert!(stderr.contains("1 of 2 planned kernels profiled"), "{stderr}");
+    let doc = json_file(&s.path("a.json"));
+    assert!(close(verdict_seconds(&doc, "no_counters"), 0.5e-6), "{}", doc["program"]);
+}
+
+#[test]
+fn one_pass_and_bad_coverage() {
+    let s = Setup::new();
+    let out = s.cmd(&["--one-pass"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!s.ncu_args().iter().any(|a| a == "--filter-mode"), "one pass: no plan");
+    let bad = s.cmd(&["--coverage", "0"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--coverage 0"));
+}
+
+#[test]
+fn without_the_injection_library_profile_says_so_and_runs_one_pass() {
+    let s = Setup::new();
+    let out = s.cmd(&[]).env("ROOFLINE_INJECT_LIB", s.path("missing.so")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The roofline binary's own folder may hold a built library; only judge when it did not.
+    if stderr.contains("no timeline first") {
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(stderr.contains("one ncu pass"), "{stderr}");
+        assert!(!s.ncu_args().iter().any(|a| a == "--filter-mode"));
+    } else {
+        eprintln!("SKIPPED: a libroofline_inject.so beside the test binary was found; the fallback is not exercised");
+    }
+}
+
+#[test]
+fn ctrl_c_in_the_second_pass_still_writes_the_analysis_of_what_was_collected() {
+    let s = Setup::new();
+    std::fs::write(s.path("sleep"), "60").unwrap();
+    let child = s.cmd(&[]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let t = Instant::now();
+    while !s.path("ncu-sleeping").exists() {
+        assert!(t.elapsed() < Duration::from_secs(30), "the second pass never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: signals the tool we started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("interrupted (SIGINT)"), "{stderr}");
+    let doc = json_file(&s.path("a.json"));
+    assert!(close(doc["program"]["placed_s"].as_f64().unwrap(), 10e-6), "{}", doc["program"]);
+}

@@ -1,0 +1,361 @@
+//! Counters only where the time is: the second pass of `roofline profile`.
+//!
+//! Replaying every launch of a training loop under Nsight Compute takes
+//! tens of minutes, and most launches belong to a few kernels. So the
+//! first pass records the timeline (no replay), and [`Plan::of`] picks the
+//! kernels that together cover a share of the GPU time (`--coverage`,
+//! 95% by default), largest first; ncu then profiles only K launches of
+//! each ([`Plan::ncu_filters`]: one regular expression over the mangled
+//! names, `--filter-mode per-launch-config` so that `-s`/`-c` count per
+//! kernel and launch shape rather than over the whole run).
+//!
+//! Afterwards [`launch_rows`] turns every kernel launch of the timeline into
+//! a row with its true duration and its NVTX ranges (by the range's time
+//! window for launches from threads with no range of their own, such as
+//! PyTorch's autograd threads), tagged with the analysed kernel its name
+//! matches, so each kernel's point applies to all of its launches weighted
+//! by their own durations (`roofline_core::program::ProgramView::from_launches`).
+//! A launch whose kernel got no counters keeps its time under "no counters".
+
+use std::collections::HashMap;
+
+use roofline_core::program::LaunchTime;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{ActivityKind, Timeline};
+use crate::select::{range_of, OpenRanges};
+
+/// The default share of GPU time the profiled kernels cover.
+pub const DEFAULT_COVERAGE: f64 = 0.95;
+/// The default number of launches profiled per kernel (and launch shape).
+pub const DEFAULT_LAUNCHES_PER_KERNEL: u64 = 2;
+
+/// How to pick the kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PlanOptions {
+    /// Share of the kernel time to cover, 0..=1.
+    pub coverage: f64,
+    /// Launches profiled per kernel and launch shape.
+    pub launches_per_kernel: u64,
+    /// Launches of each kernel and shape skipped first (warm-up).
+    pub launch_skip: u64,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions { coverage: DEFAULT_COVERAGE, launches_per_kernel: DEFAULT_LAUNCHES_PER_KERNEL, launch_skip: 0 }
+    }
+}
+
+/// A kernel chosen for counters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedKernel {
+    /// The demangled name.
+    pub name: String,
+    /// The name ncu matches (`--kernel-name-base mangled`): the mangled
+    /// name, or the plain name of an `extern "C"` kernel.
+    pub match_name: String,
+    /// Its launches in the timeline.
+    pub launches: u64,
+    /// Its distinct launch shapes (grid and block): ncu profiles K of each.
+    pub shapes: u64,
+    /// Its summed duration in the timeline, ns.
+    pub total_ns: u64,
+    /// Its share of the kernel time, 0..1.
+    pub share: f64,
+}
+
+/// Which kernels the second pass profiles, and what that covers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub options: PlanOptions,
+    /// Chosen kernels, most time first.
+    pub kernels: Vec<PlannedKernel>,
+    /// Kernel time of the whole timeline, ns.
+    pub total_ns: u64,
+    /// The share of it the chosen kernels hold, 0..1.
+    pub covered_share: f64,
+    /// Kernels left without counters.
+    pub left_out: usize,
+    /// Launches ncu will profile at most (K per kernel and shape).
+    pub planned_launches: u64,
+}
+
+impl Plan {
+    /// Picks the kernels with the most time until `coverage` of the
+    /// kernel time is reached (ties by name, so the plan is stable).
+    pub fn of(tl: &Timeline, options: PlanOptions) -> Plan {
+        struct Acc {
+            total: u64,
+            launches: u64,
+            shapes: Vec<(Option<crate::records::Dim3>, Option<crate::records::Dim3>)>,
+        }
+        // By the name ncu matches: one kernel loaded by two processes is one entry.
+        let mut per_name: HashMap<(&str, &str), Acc> = HashMap::new();
+        let mut total_ns = 0u64;
+        for a in tl.activities.iter().filter(|a| a.kind == ActivityKind::Kernel) {
+            let n = tl.name(a);
+            let key = (n.name.as_str(), n.mangled.as_deref().unwrap_or(&n.name));
+            let acc = per_name.entry(key).or_insert(Acc { total: 0, launches: 0, shapes: Vec::new() });
+            acc.total += a.duration_ns();
+            acc.launches += 1;
+            let shape = (a.grid, a.block);
+            if !acc.shapes.contains(&shape) {
+                acc.shapes.push(shape);
+            }
+            total_ns += a.duration_ns();
+        }
+        let mut all: Vec<PlannedKernel> = per_name
+            .into_iter()
+            .map(|((name, match_name), acc)| PlannedKernel {
+                name: name.to_string(),
+                match_name: match_name.to_string(),
+                launches: acc.launches,
+                shapes: acc.shapes.len() as u64,
+                total_ns: acc.total,
+                share: if total_ns > 0 { acc.total as f64 / total_ns as f64 } else { 0.0 },
+            })
+            .collect();
+        all.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.match_name.cmp(&b.match_name)));
+        let coverage = if options.coverage.is_finite() { options.coverage.clamp(0.0, 1.0) } else { 1.0 };
+        let mut covered = 0u64;
+        let mut chosen = Vec::new();
+        for k in all.iter() {
+            if total_ns > 0 && covered as f64 >= coverage * total_ns as f64 {
+                break;
+            }
+            covered += k.total_ns;
+            chosen.push(k.clone());
+        }
+        let k = options.launches_per_kernel.max(1);
+        let planned_launches = chosen.iter().map(|c| c.shapes.max(1).saturating_mul(k).min(c.launches)).sum();
+        Plan {
+            options,
+            left_out: all.len() - chosen.len(),
+            kernels: chosen,
+            total_ns,
+            covered_share: if total_ns > 0 { covered as f64 / total_ns as f64 } else { 0.0 },
+            planned_launches,
+        }
+    }
+
+    /// ncu's filter arguments for the plan: the chosen kernels by mangled
+    /// name in one anchored regular expression, K launches (after the
+    /// skip) of each kernel and launch shape. Empty when nothing is chosen.
+    pub fn ncu_filters(&self) -> Vec<String> {
+        if self.kernels.is_empty() {
+            return Vec::new();
+        }
+        let alternatives: Vec<String> = self.kernels.iter().map(|k| regex_escape(&k.match_name)).collect();
+        let mut args = vec![
+            "--kernel-name-base".to_string(),
+            "mangled".to_string(),
+            "--kernel-name".to_string(),
+            format!("regex:^({})$", alternatives.join("|")),
+            "--filter-mode".to_string(),
+            "per-launch-config".to_string(),
+            "--launch-count".to_string(),
+            self.options.launches_per_kernel.max(1).to_string(),
+        ];
+        if self.options.launch_skip > 0 {
+            args.extend(["--launch-skip".to_string(), self.options.launch_skip.to_string()]);
+        }
+        args
+    }
+}
+
+/// `s` with the characters a regular expression treats specially escaped.
+pub fn regex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// One row per kernel launch of the timeline with its true duration
+/// (seconds) and its NVTX ranges, outermost first, tagged with the ID
+/// `kernel_id` gives its name (demangled, then mangled); launches of a
+/// kernel with no analysed counterpart are tagged with their name, so they
+/// count as "no counters".
+pub fn launch_rows(tl: &Timeline, kernel_id: impl Fn(&str, Option<&str>) -> Option<String>) -> Vec<LaunchTime> {
+    let open = OpenRanges::new(tl);
+    let mut ids: HashMap<u32, String> = HashMap::new();
+    let mut labels: HashMap<Option<u32>, Vec<String>> = HashMap::new();
+    let mut rows = Vec::with_capacity(tl.activities.len());
+    for a in tl.activities.iter().filter(|a| a.kind == ActivityKind::Kernel) {
+        let id = ids
+            .entry(a.name)
+            .or_insert_with(|| {
+                let n = tl.name(a);
+                kernel_id(&n.name, n.mangled.as_deref()).unwrap_or_else(|| n.name.clone())
+            })
+            .clone();
+        let (range, _) = range_of(a, &open);
+        let labels = labels
+            .entry(range)
+            .or_insert_with(|| {
+                let mut chain = Vec::new();
+                let mut next = range;
+                while let Some(i) = next {
+                    let r = &tl.ranges[i as usize];
+                    chain.push(r.name.clone());
+                    next = r.parent;
+                }
+                chain.reverse();
+                chain
+            })
+            .clone();
+        rows.push(LaunchTime { kernel: id, duration_s: a.duration_ns() as f64 * 1e-9, launches: 1, labels });
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Activity, ActivityName, NvtxRange};
+
+    fn name(n: &str, mangled: Option<&str>) -> ActivityName {
+        ActivityName {
+            name: n.into(),
+            mangled: mangled.map(Into::into),
+            display_name: n.into(),
+            kind: ActivityKind::Kernel,
+        }
+    }
+
+    fn kernel(name: u32, start: u64, dur: u64, grid: u32) -> Activity {
+        Activity {
+            kind: ActivityKind::Kernel,
+            name,
+            start_ns: start,
+            end_ns: start + dur,
+            pid: 1,
+            device: 0,
+            context: 1,
+            stream: 7,
+            correlation: 0,
+            grid: Some([grid, 1, 1]),
+            block: Some([256, 1, 1]),
+            registers: None,
+            shared_static: None,
+            shared_dynamic: None,
+            bytes: None,
+            graph: None,
+            graph_node: None,
+            launch: None,
+            nvtx: None,
+        }
+    }
+
+    /// gemm 70%, softmax 20% (two shapes), copy 6%, tiny 4%.
+    fn timeline() -> Timeline {
+        let mut tl = Timeline {
+            names: vec![
+                name("gemm(float*)", Some("_Z4gemmPf")),
+                name("softmax", None),
+                name("copy(int)", Some("_Z4copyi")),
+                name("tiny", None),
+            ],
+            ..Timeline::default()
+        };
+        let mut t = 0;
+        let mut push = |tl: &mut Timeline, n, dur, grid| {
+            tl.activities.push(kernel(n, t, dur, grid));
+            t += dur + 10;
+        };
+        for _ in 0..7 {
+            push(&mut tl, 0, 100, 64);
+        }
+        push(&mut tl, 1, 100, 8);
+        push(&mut tl, 1, 100, 16);
+        for _ in 0..3 {
+            push(&mut tl, 2, 20, 4);
+        }
+        for _ in 0..4 {
+            push(&mut tl, 3, 10, 1);
+        }
+        tl
+    }
+
+    #[test]
+    fn the_plan_takes_the_kernels_with_the_most_time_until_the_coverage_is_reached() {
+        let tl = timeline();
+        let plan = Plan::of(&tl, PlanOptions { coverage: 0.95, launches_per_kernel: 2, launch_skip: 0 });
+        let names: Vec<&str> = plan.kernels.iter().map(|k| k.match_name.as_str()).collect();
+        assert_eq!(names, ["_Z4gemmPf", "softmax", "_Z4copyi"], "70 + 20 + 6 = 96% >= 95%");
+        assert_eq!(plan.total_ns, 1000);
+        assert!((plan.covered_share - 0.96).abs() < 1e-12, "{}", plan.covered_share);
+        assert_eq!(plan.left_out, 1, "tiny gets no counters");
+        // gemm: one shape, 2 launches; softmax: two shapes of one launch each; copy: 2.
+        assert_eq!(plan.planned_launches, 2 + 2 + 2);
+        let lower = Plan::of(&tl, PlanOptions { coverage: 0.9, ..PlanOptions::default() });
+        assert_eq!(lower.kernels.len(), 2, "70 + 20 = 90% is enough for --coverage 90");
+        let all = Plan::of(&tl, PlanOptions { coverage: 1.0, ..PlanOptions::default() });
+        assert_eq!((all.kernels.len(), all.left_out), (4, 0));
+    }
+
+    #[test]
+    fn the_ncu_filters_name_the_planned_kernels_by_mangled_name_with_k_launches_per_shape() {
+        let plan = Plan::of(&timeline(), PlanOptions { coverage: 0.9, launches_per_kernel: 3, launch_skip: 1 });
+        assert_eq!(
+            plan.ncu_filters(),
+            [
+                "--kernel-name-base",
+                "mangled",
+                "--kernel-name",
+                "regex:^(_Z4gemmPf|softmax)$",
+                "--filter-mode",
+                "per-launch-config",
+                "--launch-count",
+                "3",
+                "--launch-skip",
+                "1"
+            ]
+        );
+        assert!(Plan::of(&Timeline::default(), PlanOptions::default()).ncu_filters().is_empty());
+        assert_eq!(regex_escape("a.b$c(d)"), "a\\.b\\$c\\(d\\)");
+    }
+
+    #[test]
+    fn launch_rows_carry_true_durations_and_the_ranges_open_in_their_window() {
+        let mut tl = timeline();
+        // "step" on the main thread spans everything; "forward" holds gemm's
+        // first launch on its thread; the rest come from another thread.
+        tl.ranges = vec![
+            NvtxRange {
+                name: "step".into(),
+                domain: None,
+                pid: 1,
+                tid: 1,
+                start_ns: 0,
+                end_ns: Some(10_000),
+                depth: 0,
+                parent: None,
+            },
+            NvtxRange {
+                name: "forward".into(),
+                domain: None,
+                pid: 1,
+                tid: 1,
+                start_ns: 0,
+                end_ns: Some(50),
+                depth: 1,
+                parent: Some(0),
+            },
+        ];
+        tl.activities[0].nvtx = Some(1);
+        let rows = launch_rows(&tl, |n, m| (n == "gemm(float*)" && m == Some("_Z4gemmPf")).then(|| "k0".to_string()));
+        assert_eq!(rows.len(), 16);
+        assert_eq!(rows[0].kernel, "k0");
+        assert_eq!(rows[0].labels, ["step", "forward"]);
+        assert_eq!(rows[1].labels, ["step"], "placed by the window of the range open at its start");
+        assert_eq!(rows[7].kernel, "softmax", "no analysed kernel: tagged with its own name");
+        let total: f64 = rows.iter().map(|r| r.duration_s).sum();
+        assert!((total - 1000e-9).abs() < 1e-15);
+    }
+}
