@@ -7,16 +7,22 @@
 //! device attributes ([`peaks`], [`arch`], [`gpus`]), paper estimates
 //! ([`estimate`]), the occupancy calculator ([`occupancy`]), statistics
 //! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
-//! ([`diff`]) and the versioned JSON documents ([`schema`]).
+//! ([`diff`]), the versioned JSON documents ([`schema`]), links between
+//! GPUs and to the host ([`link`]), collectives against them
+//! ([`collective`]) and the ranks of a multi-process job merged into one
+//! document ([`merge`]).
 
 pub mod arch;
 pub mod check;
+pub mod collective;
 pub mod diagnosis;
 pub mod diff;
 pub mod estimate;
 pub mod gpus;
 pub mod kernel;
+pub mod link;
 pub mod machine;
+pub mod merge;
 pub mod occupancy;
 pub mod peaks;
 pub mod roofline;

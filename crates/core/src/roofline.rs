@@ -15,6 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::collective::CollectivePlacement;
 use crate::diagnosis::{diagnose, Diagnosis};
 use crate::kernel::Kernel;
 use crate::machine::{FlopKind, Machine, MemLevel};
@@ -109,6 +110,11 @@ pub struct KernelAnalysis {
     pub missing_ceilings: Vec<FlopKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnosis: Option<Diagnosis>,
+    /// For NCCL kernels: their traffic against the interconnect roof
+    /// (`crate::collective`); their % of roof is that one, not a memory
+    /// level's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collective: Option<CollectivePlacement>,
 }
 
 impl KernelAnalysis {
@@ -237,8 +243,17 @@ pub fn analyze_kernel(machine: &Machine, kernel: &Kernel) -> KernelAnalysis {
         pct_of_roof,
         missing_ceilings,
         diagnosis: None,
+        collective: crate::collective::place(machine, kernel),
     };
-    analysis.diagnosis = diagnose(machine, &analysis);
+    match &analysis.collective {
+        // A collective is judged against its link, not a memory level.
+        Some(c) => {
+            analysis.pct_of_roof = c.pct_of_roof;
+            analysis.bound = None;
+            analysis.limiter = None;
+        }
+        None => analysis.diagnosis = diagnose(machine, &analysis),
+    }
     analysis
 }
 

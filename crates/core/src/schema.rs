@@ -86,11 +86,23 @@ pub struct AnalysisDocument {
     /// Things the reader must know (missing metrics, suspect values).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The rank of a multi-process job this analysis is (written under
+    /// torchrun, mpirun or srun; `roofline merge` reads it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<crate::merge::RankInfo>,
 }
 
 impl AnalysisDocument {
     pub fn new(producer: Producer, source: AnalysisSource, machine: Machine, kernels: Vec<KernelAnalysis>) -> Self {
-        AnalysisDocument { schema: ANALYSIS_SCHEMA.into(), producer, source, machine, kernels, warnings: Vec::new() }
+        AnalysisDocument {
+            schema: ANALYSIS_SCHEMA.into(),
+            producer,
+            source,
+            machine,
+            kernels,
+            warnings: Vec::new(),
+            rank: None,
+        }
     }
 }
 
@@ -119,7 +131,7 @@ pub enum DocumentError {
     },
 }
 
-fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'static str) -> Result<T, DocumentError> {
+pub(crate) fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'static str) -> Result<T, DocumentError> {
     let mut value: serde_json::Value =
         serde_json::from_str(text).map_err(|source| DocumentError::Json { input: input.into(), expected, source })?;
     upgrade_v1(&mut value);
