@@ -100,6 +100,15 @@ impl Link {
         }
     }
 
+    /// Whether GPU `gpu` is an end of this path (collectives involve every GPU).
+    pub fn involves(self, gpu: u8) -> bool {
+        match self {
+            Link::HostToDevice { gpu: g } | Link::DeviceToHost { gpu: g } => g == gpu,
+            Link::Peer { from, to, .. } => from == gpu || to == gpu,
+            Link::Collective { .. } => true,
+        }
+    }
+
     /// The wire this path runs on: the link whose theoretical roof bounds
     /// it (itself for host links; the [`Engine::Wire`] of the same pair and
     /// direction for peer copies). Collectives have none: their bound is a
@@ -233,7 +242,7 @@ pub fn theoretical_links(gpus: &[GpuLinks]) -> Vec<Ceiling> {
         let Some(pcie) = g.pcie else { continue };
         let Some(rate) = pcie.bytes_per_s() else { continue };
         let source = format!(
-            "{}: {} lanes x {} GT/s x line code / 8 = {} one way",
+            "{}: {} lanes x {} GT/s x line code / 8 = {} one way (unconfirmed: a Grace Hopper's NVLink-C2C host link is faster)",
             pcie.describe(),
             pcie.lanes,
             pcie_gts(pcie.generation),
@@ -243,9 +252,9 @@ pub fn theoretical_links(gpus: &[GpuLinks]) -> Vec<Ceiling> {
             out.push(
                 Ceiling::new(
                     Resource::Link(link),
-                    format!("{} ({})", link, pcie.describe()),
+                    format!("{} ({})", link.path(), pcie.describe()),
                     rate,
-                    theo(source.clone()),
+                    theo(source.clone()).unconfirmed(),
                 )
                 .with_clock(wire_clock(pcie.describe())),
             );
@@ -385,6 +394,13 @@ mod tests {
         assert!((find(Link::HostToDevice { gpu: 1 }).unwrap() - 63.015e9).abs() < 1e7);
         assert_eq!(find(Link::Collective { op: CollectiveOp::AllReduce, gpus: 2 }), Some(450e9));
         assert!(c.iter().all(|x| x.provenance.origin == Origin::Theoretical && !x.provenance.source.is_empty()));
+        // PCIe may not be the host link (NVLink-C2C): a figure above it is a warning, not a rejection.
+        let h2d = c.iter().find(|x| x.resource == Resource::Link(Link::HostToDevice { gpu: 0 })).unwrap();
+        assert!(!h2d.provenance.confirmed);
+        assert!(c
+            .iter()
+            .filter(|x| matches!(x.resource, Resource::Link(Link::Peer { .. })))
+            .all(|x| x.provenance.confirmed));
     }
 
     #[test]
