@@ -302,12 +302,25 @@ impl NcclKernel {
     }
 }
 
+impl Protocol {
+    /// Data bytes per byte on the wire: LL stores 4 data bytes with a 4-byte
+    /// flag, LL128 120 data bytes per 128-byte line, Simple data alone.
+    pub fn efficiency(self) -> f64 {
+        match self {
+            Protocol::Ll => 0.5,
+            Protocol::Ll128 => 120.0 / 128.0,
+            Protocol::Simple => 1.0,
+        }
+    }
+}
+
 /// Where a collective's byte count came from.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "from")]
 pub enum Traffic {
     /// Nsight Compute's NVLink counters: bytes this GPU received and sent.
-    /// The larger of the two is the kernel's bus bytes.
+    /// The larger of the two, less the flags of the kernel's protocol
+    /// ([`Protocol::efficiency`]), is the kernel's bus bytes.
     NvlinkCounters { rx: f64, tx: f64 },
     /// The message size a timeline recorded, times the bus factor for
     /// `ranks` ranks.
@@ -315,10 +328,12 @@ pub enum Traffic {
 }
 
 impl Traffic {
-    /// Bytes one GPU's links carried one way (bus bytes).
-    pub fn bus_bytes(self, op: Option<CollectiveOp>) -> Option<f64> {
+    /// Data bytes one GPU's links carried one way (bus bytes).
+    pub fn bus_bytes(self, op: Option<CollectiveOp>, protocol: Option<Protocol>) -> Option<f64> {
         match self {
-            Traffic::NvlinkCounters { rx, tx } => Some(rx.max(tx)).filter(|b| *b > 0.0),
+            Traffic::NvlinkCounters { rx, tx } => {
+                Some(rx.max(tx) * protocol.map(Protocol::efficiency).unwrap_or(1.0)).filter(|b| *b > 0.0)
+            }
             Traffic::MessageSize { message_bytes, ranks } => {
                 op.map(|o| message_bytes * o.bus_factor(ranks)).filter(|b| *b > 0.0)
             }
@@ -413,7 +428,7 @@ pub fn placement(
     duration_s: Option<f64>,
     gpus: Option<u8>,
 ) -> CollectivePlacement {
-    let bus_bytes = traffic.and_then(|t| t.bus_bytes(nccl.op));
+    let bus_bytes = traffic.and_then(|t| t.bus_bytes(nccl.op, nccl.protocol));
     let duration = duration_s.filter(|d| *d > 0.0 && d.is_finite());
     let achieved = match (bus_bytes, duration) {
         (Some(b), Some(d)) => Some(b / d),
@@ -594,8 +609,10 @@ mod tests {
             (ar, 360e9, Origin::Measured),
             (Link::Peer { from: 0, to: 1, engine: Engine::CopyEngine, both_ways: false }, 380e9, Origin::Measured),
         ]);
-        let mut k =
-            Kernel::named("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", Origin::Counter);
+        let mut k = Kernel::named(
+            "ncclDevKernel_AllReduce_Sum_f32_RING_SIMPLE(ncclDevKernelArgsStorage<4096ul>)",
+            Origin::Counter,
+        );
         k.duration_s = Some(1e-3);
         k.evidence.nvlink_tx_bytes = Some(180e6);
         k.evidence.nvlink_rx_bytes = Some(170e6);
@@ -605,6 +622,12 @@ mod tests {
         assert_eq!(p.roof_bytes_per_s, Some(360e9));
         assert_eq!(p.roof_origin, Some(Origin::Measured));
         assert_eq!(p.pct_of_roof, Some(50.0));
+        // LL sends a 4-byte flag with every 4 data bytes: half the wire is data.
+        k.name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)".into();
+        let ll = place(&m, &k).unwrap();
+        assert_eq!((ll.bus_bytes, ll.pct_of_roof), (Some(90e6), Some(25.0)));
+        k.name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL128".into();
+        assert_eq!(place(&m, &k).unwrap().bus_bytes, Some(180e6 * 120.0 / 128.0));
     }
 
     #[test]
@@ -623,8 +646,8 @@ mod tests {
     #[test]
     fn message_size_gives_bus_bytes_by_the_bus_factor() {
         let t = Traffic::MessageSize { message_bytes: 100e6, ranks: 4 };
-        assert_eq!(t.bus_bytes(Some(CollectiveOp::AllReduce)), Some(150e6));
-        assert_eq!(t.bus_bytes(None), None, "no op, no factor");
+        assert_eq!(t.bus_bytes(Some(CollectiveOp::AllReduce), None), Some(150e6));
+        assert_eq!(t.bus_bytes(None, None), None, "no op, no factor");
         let ag = Link::Collective { op: CollectiveOp::AllGather, gpus: 4 };
         let m = machine_with(&[
             (ag, 300e9, Origin::Measured),

@@ -188,6 +188,8 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         excessive_sectors: total(launches, Slot::ExcessiveSectors),
         stalls: stalls.into_iter().filter(|(_, (_, w))| *w > 0.0).map(|(r, (n, w))| (r, n / w)).collect(),
         counter_pct_of_roof: None,
+        nvlink_rx_bytes: total(launches, Slot::NvlinkRx),
+        nvlink_tx_bytes: total(launches, Slot::NvlinkTx),
     };
     // The occupancy calculator turns the launch shape into the advice ncu
     // does not give: how many registers or bytes fewer fit another block.
