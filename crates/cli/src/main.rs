@@ -6,6 +6,7 @@ mod commands;
 mod error;
 mod machine_args;
 mod output;
+mod ranks;
 
 use std::process::ExitCode;
 
@@ -27,7 +28,9 @@ struct Cli {
 
     /// Also write the result to FILE, in the format its extension names
     /// (.json, .csv, .md, .html, .svg, .txt; otherwise --format, and JSON
-    /// for the table); written whole or not at all.
+    /// for the table); written whole or not at all. Under torchrun, mpirun
+    /// or srun, `{rank}` in FILE becomes this process's rank (without it,
+    /// each rank of several writes FILE-stem.rankN.ext).
     #[arg(short = 'o', long = "output", global = true, value_name = "FILE")]
     output: Option<std::path::PathBuf>,
 
@@ -58,11 +61,22 @@ enum Command {
     Diff(commands::diff::Args),
     /// The occupancy calculator: resident blocks and warps per SM, the limiting resource, headroom, sweeps.
     Occupancy(commands::occupancy::Args),
+    /// One document from the analyses of a job's ranks: per-kernel spread, stragglers, time by class per rank.
+    Merge(commands::merge::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let out = Output::new(cli.format, cli.output.clone(), cli.quiet);
+    // Under torchrun, mpirun or srun each rank writes its own file.
+    let rank = match ranks::from_env() {
+        Ok(r) => r,
+        Err(e) => return error::report(&e),
+    };
+    let (file, note) = ranks::output_file(cli.output.clone(), rank.as_ref());
+    let out = Output::new(cli.format, file, cli.quiet);
+    if let Some(n) = note {
+        out.info(&n);
+    }
     let result = match &cli.command {
         Command::Tour(a) => commands::tour::run(a, &out),
         Command::Peaks(a) => commands::peaks::run(a, &out),
@@ -74,6 +88,7 @@ fn main() -> ExitCode {
         Command::Check(a) => commands::check::run(a, &out),
         Command::Diff(a) => commands::diff::run(a, &out),
         Command::Occupancy(a) => commands::occupancy::run(a, &out),
+        Command::Merge(a) => commands::merge::run(a, &out),
     };
     match result {
         Ok(code) => code,

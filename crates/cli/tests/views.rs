@@ -68,8 +68,9 @@ fn snapshot_import_of_the_bundled_capture_in_every_format() {
     for file in ["examples.ncu.csv", "machine.json"] {
         std::fs::copy(repo(&format!("data/h200/tour/{file}")), dir.path().join(file)).unwrap();
     }
-    let import =
-        |format: &str| run(dir.path(), &["import", "examples.ncu.csv", "--machine", "machine.json", "--format", format]);
+    let import = |format: &str| {
+        run(dir.path(), &["import", "examples.ncu.csv", "--machine", "machine.json", "--format", format])
+    };
     insta::assert_snapshot!("import_terminal", import("table"));
     insta::assert_snapshot!("import_markdown", import("markdown"));
     insta::assert_snapshot!("import_csv", import("csv"));

@@ -50,8 +50,10 @@ pub fn nvlink_metrics(known: &HashSet<String>) -> Vec<String> {
 /// ncu's kernel filter for NCCL's kernels (their names start with `nccl`:
 /// `ncclDevKernel_*`, `ncclKernel_*`).
 pub const NCCL_ONLY: &str = "regex:^nccl";
-/// ncu's kernel filter for every other kernel (an ECMAScript lookahead).
-pub const NOT_NCCL: &str = "regex:^(?!nccl)";
+/// ncu's kernel filter for every other kernel: names whose first four
+/// letters are not `nccl`, spelt without a lookahead so that any regular
+/// expression flavour takes it.
+pub const NOT_NCCL: &str = "regex:^([^n]|n[^c]|nc[^c]|ncc[^l]|n$|nc$|ncc$)";
 
 /// How a profile treats NCCL's kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -198,6 +200,43 @@ mod tests {
     const NEW_HELP: &str =
         "  --communicator arg    tcp or shmem\n  --communicator-tcp-num-peers arg\n  --lockstep-kernel-launch\n";
     const OLD_HELP: &str = "  --kernel-name arg\n  --replay-mode arg\n";
+
+    /// The exclusion filter, checked with a tiny matcher of its one
+    /// construct (alternatives of literal and negated classes at the start).
+    #[test]
+    fn the_exclusion_filter_keeps_every_kernel_but_nccls() {
+        let alts: Vec<&str> = NOT_NCCL.trim_start_matches("regex:^(").trim_end_matches(')').split('|').collect();
+        let matches_alt = |alt: &str, name: &str| -> bool {
+            let mut chars = name.chars();
+            let mut rest = alt;
+            while !rest.is_empty() {
+                if rest == "$" {
+                    return chars.next().is_none();
+                }
+                if let Some(r) = rest.strip_prefix("[^") {
+                    let (c, after) = (r.chars().next().unwrap(), &r[2..]);
+                    match chars.next() {
+                        Some(x) if x != c => rest = after,
+                        _ => return false,
+                    }
+                } else {
+                    let c = rest.chars().next().unwrap();
+                    if chars.next() != Some(c) {
+                        return false;
+                    }
+                    rest = &rest[1..];
+                }
+            }
+            true
+        };
+        let kept = |name: &str| alts.iter().any(|a| matches_alt(a, name));
+        for name in ["gemm", "ampere_sgemm", "nc", "n", "ncc", "nccx_like", "vectorized_elementwise_kernel"] {
+            assert!(kept(name), "{name} is profiled");
+        }
+        for name in ["ncclDevKernel_AllReduce_Sum_f32_RING_LL", "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", "nccl"] {
+            assert!(!kept(name), "{name} is left out");
+        }
+    }
 
     #[test]
     fn lockstep_follows_this_ncus_own_flags() {

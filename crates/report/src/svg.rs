@@ -1046,7 +1046,13 @@ pub fn chart_notes(doc: &AnalysisDocument) -> Vec<String> {
                 if a.missing_ceilings.len() == 1 { "it" } else { "them" }
             ));
         }
-        if a.total_flops <= 0.0 {
+        if let Some(c) = &a.collective {
+            notes.push(format!(
+                "{}: a collective, judged against the interconnect, not this chart: see Communication{}",
+                kernel_label(a),
+                c.pct_of_roof.map(|p| format!(" ({} of its link roof)", format_percent(p))).unwrap_or_default()
+            ));
+        } else if a.total_flops <= 0.0 {
             notes.push(format!(
                 "{}: no FLOPs, so no intensity: not on the chart{}",
                 kernel_label(a),

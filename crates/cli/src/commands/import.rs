@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
+use roofline_core::merge::RankInfo;
 use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
 use roofline_ncu::runner::find_ncu;
 use roofline_ncu::{analyse, read_capture, ByteConvention, Capture, CsvError, Options};
@@ -117,8 +118,16 @@ pub fn read_csv(path: &Path) -> anyhow::Result<Capture> {
     result.map_err(|e: CsvError| bad_input(e))
 }
 
-/// Analyses a capture and prints it; warnings go to stderr and into the document.
-pub fn report(cap: &Capture, args: &AnalysisArgs, command: &str, detail: &str, out: &Output) -> anyhow::Result<()> {
+/// Analyses a capture and prints it; warnings go to stderr and into the
+/// document, which records the rank it came from under a launcher.
+pub fn report(
+    cap: &Capture,
+    args: &AnalysisArgs,
+    command: &str,
+    detail: &str,
+    rank: Option<RankInfo>,
+    out: &Output,
+) -> anyhow::Result<()> {
     let opts = args.options()?;
     let convention = opts.convention;
     let a = analyse(cap, &opts);
@@ -136,6 +145,7 @@ pub fn report(cap: &Capture, args: &AnalysisArgs, command: &str, detail: &str, o
         a.kernels,
     );
     doc.warnings = a.warnings;
+    doc.rank = rank;
     out.info(&format!("{} launch(es) of {} kernel(s) analysed", cap.launches.len(), doc.kernels.len()));
     out.document(&doc)
 }
@@ -143,6 +153,6 @@ pub fn report(cap: &Capture, args: &AnalysisArgs, command: &str, detail: &str, o
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let cap = if is_report(&args.file) { read_report(&args.file, args.ncu.as_deref())? } else { read_csv(&args.file)? };
     let input = args.file.display().to_string();
-    report(&cap, &args.analysis, &format!("roofline import {input}"), &input, out)?;
+    report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -3,11 +3,17 @@
 //! kernel instead of `--set full`'s ~40), then analyses every kernel as
 //! `import` does. The program's output goes to stderr; if it fails midway,
 //! the kernels profiled so far are analysed and its exit status reported.
+//!
+//! Under torchrun, mpirun or srun each rank profiles itself and writes its
+//! own file (`-o job.rank{rank}.json`); NCCL's kernels are then profiled
+//! without replaying a collective on one rank alone (`--collectives`, see
+//! `roofline_ncu::collectives`), and `roofline merge` joins the ranks.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_ncu::runner::{find_ncu, metric_list, parse_progress, Filters, Progress, Run};
+use roofline_ncu::collectives::{self, Mode};
+use roofline_ncu::runner::{find_ncu, help_text, metric_list, parse_progress, query_known, Filters, Progress, Run};
 use roofline_ncu::{read_capture, CsvError};
 use roofline_report::write_atomic;
 
@@ -19,7 +25,16 @@ use crate::output::Output;
 #[command(after_help = "Examples:
   roofline profile -- ./app --size 4096
   roofline profile -k regex:gemm -c 10 -- python3 train.py
-  roofline profile --nvtx-include \"step/\" --machine h200.json -o app.json -- ./app")]
+  roofline profile --nvtx-include \"step/\" --machine h200.json -o app.json -- ./app
+  torchrun --nproc_per_node 2 --no-python roofline profile -o job.rank{rank}.json -- python3 train.py
+  mpirun -np 4 roofline profile -o job.rank{rank}.json -- ./app
+
+Collectives (--collectives): auto profiles every kernel of a single process;
+under a launcher of several ranks it keeps the ranks of NCCL's kernels in
+lockstep where this ncu can (--lockstep-kernel-launch), and otherwise leaves
+NCCL's kernels out (replaying a collective on one rank hangs the job): profile
+them in a second run with --collectives only (one pass: duration and NVLink
+bytes) and give both files to `roofline merge`.")]
 pub struct Args {
     /// Nsight Compute to use (default: PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin).
     #[arg(long, value_name = "PATH")]
@@ -61,6 +76,11 @@ pub struct Args {
     #[arg(long = "ncu-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub ncu_args: Vec<String>,
 
+    /// How to profile NCCL's kernels: auto, all, skip, only (one pass of
+    /// duration and NVLink bytes) or lockstep (every rank's ncu in step).
+    #[arg(long, default_value = "auto", value_name = "MODE")]
+    pub collectives: String,
+
     /// Keep ncu's raw CSV in FILE (to `roofline import` later).
     #[arg(long, value_name = "FILE")]
     pub save_csv: Option<PathBuf>,
@@ -79,10 +99,32 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     };
     // Check the machine flags before a long profiling run.
     args.analysis.options()?;
+    let mode = Mode::parse(&args.collectives).ok_or_else(|| {
+        bad_input(format!("--collectives {}: expected auto, all, skip, only or lockstep", args.collectives))
+    })?;
+    let rank = crate::ranks::from_env()?;
     let ncu = find_ncu(args.ncu.as_deref())?;
-    let metrics = match &args.metrics {
-        Some(m) => m.clone(),
-        None => {
+    let world = rank.as_ref().map(|r| r.world_size.unwrap_or(2));
+    let needs_help = matches!(mode, Mode::Auto | Mode::Lockstep) && world.is_some_and(|w| w > 1);
+    let help = if needs_help { help_text(&ncu) } else { String::new() };
+    let known = if mode == Mode::Only { query_known(&ncu) } else { None };
+    let plan = collectives::plan(mode, world, &help, known.as_ref()).map_err(bad_input)?;
+    if let (Some(filter), Some(k)) = (plan.kernel_filter, &args.kernel_name) {
+        if matches!(mode, Mode::Skip | Mode::Only) {
+            return Err(bad_input(format!(
+                "-k {k} and --collectives {}: that mode sets the kernel filter itself ({filter}); use --collectives all with -k",
+                args.collectives
+            )));
+        }
+        out.info(&format!("-k {k} kept; NCCL kernels it matches are profiled as usual"));
+    }
+    if let Some(n) = &plan.note {
+        out.info(&format!("roofline: {n}"));
+    }
+    let metrics = match (&args.metrics, &plan.metrics) {
+        (Some(m), _) => m.clone(),
+        (None, Some(m)) => m.clone(),
+        (None, None) => {
             let (list, dropped) = metric_list(&ncu);
             if !dropped.is_empty() {
                 out.info(&format!(
@@ -95,12 +137,14 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     };
     let log_file = std::env::temp_dir().join(format!("roofline-ncu-{}.csv", std::process::id()));
+    let mut extra = plan.extra.clone();
+    extra.extend(args.ncu_args.iter().cloned());
     let run = Run {
         ncu: ncu.clone(),
         program: program.clone(),
         args: program_args.to_vec(),
         filters: Filters {
-            kernel_name: args.kernel_name.clone(),
+            kernel_name: args.kernel_name.clone().or(plan.kernel_filter.map(String::from)),
             launch_count: args.launch_count,
             launch_skip: args.launch_skip,
             nvtx_include: args.nvtx_include.clone(),
@@ -109,7 +153,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         clock_control: args.clock_control.clone(),
         print_units: args.print_units.clone(),
         metrics: Some(metrics.clone()),
-        extra: args.ncu_args.clone(),
+        extra,
         log_file: log_file.clone(),
     };
     out.info(&format!(
@@ -170,6 +214,6 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         cap.warnings.push(format!("{n}; the {} launch(es) profiled before that are analysed", cap.launches.len()));
     }
     let command_line = format!("roofline profile -- {}", args.command.join(" "));
-    report(&cap, &args.analysis, &command_line, &args.command.join(" "), out)?;
+    report(&cap, &args.analysis, &command_line, &args.command.join(" "), rank, out)?;
     Ok(if exit_note.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -6,9 +6,10 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_report::{chart_notes, ChartOptions, Format};
+use roofline_report::{chart_notes, ChartOptions, Describe, Format};
+use serde::Serialize;
 
-use crate::analysis_file::read_analysis_file;
+use crate::analysis_file::{read_input, AnalysisInput};
 use crate::error::bad_input;
 use crate::output::Output;
 
@@ -23,7 +24,8 @@ The kind of file written with -o follows its extension: .html, .md, .svg,
 .json; otherwise --format decides (markdown, json, csv; table means HTML).")]
 pub struct Args {
     /// An analysis (roofline.analysis/v2 JSON, from `roofline model`,
-    /// `import` or `profile` with --format json or -o FILE.json).
+    /// `import` or `profile` with --format json or -o FILE.json), or a job
+    /// of several ranks (roofline.merged/v1, from `roofline merge`).
     #[arg(value_name = "ANALYSIS")]
     pub analysis: PathBuf,
 
@@ -46,10 +48,18 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             return Err(bad_input(format!("--svg {}: expected a file name ending in .svg", path.display())));
         }
     }
-    let doc = read_analysis_file(&args.analysis)?;
-    for note in chart_notes(&doc) {
+    let input = read_input(&args.analysis)?;
+    for note in chart_notes(input.analysis()) {
         out.warn(&note);
     }
+    match &input {
+        AnalysisInput::One(doc) => emit(doc.as_ref(), args, out),
+        AnalysisInput::Job(job) => emit(job.as_ref(), args, out),
+    }
+}
+
+/// Renders a document as the report: a page to a file, or text on stdout.
+fn emit<D: Describe + Serialize>(doc: &D, args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let mut out = out.preferring(Format::Html);
     out.render.chart = ChartOptions { width: args.width as f64, title: args.title.clone(), ..ChartOptions::default() };
     // A page is not for a terminal: without -o it goes to a file.
@@ -62,14 +72,14 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     // Everything is rendered before anything is written.
     let mut files = Vec::new();
     if let Some(path) = &args.svg {
-        files.extend(out.files(&doc, path, Format::Svg)?);
+        files.extend(out.files(doc, path, Format::Svg)?);
     }
     let stdout = match &target {
         Some((path, format)) => {
-            files.extend(out.files(&doc, path, *format)?);
+            files.extend(out.files(doc, path, *format)?);
             None
         }
-        None => Some(out.rendered(&doc, out.format)?),
+        None => Some(out.rendered(doc, out.format)?),
     };
     out.write(&files)?;
     if default_file {
