@@ -28,6 +28,7 @@ pub mod peaks;
 pub mod roofline;
 pub mod schema;
 pub mod stats;
+pub mod synthetic;
 pub mod units;
 
 pub use kernel::Kernel;

@@ -19,6 +19,7 @@
 //! Two files that name the same rank (a pass over the compute kernels and a
 //! pass over the collectives, say) are joined into that rank.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
@@ -235,6 +236,234 @@ pub enum MergeError {
     NoKernels { input: String },
 }
 
+/// What the merge reads of a rank's analysis: its machine, rank and, per
+/// kernel, the kernel and where it landed (the side of the ridge, or a
+/// collective). Names are borrowed from the text and the rest of each entry
+/// (levels, diagnosis) is skipped while parsing; a kernel's evidence is
+/// parsed only when it is kept. That keeps a merge of many large files fast.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RankInput<'a> {
+    #[serde(borrow)]
+    pub schema: Cow<'a, str>,
+    pub machine: Machine,
+    #[serde(borrow)]
+    pub kernels: Vec<RankKernel<'a>>,
+    #[serde(default)]
+    pub rank: Option<RankInfo>,
+}
+
+/// One kernel of a [`RankInput`].
+#[derive(Debug, Clone, Deserialize)]
+pub struct RankKernel<'a> {
+    #[serde(borrow)]
+    pub kernel: KernelRef<'a>,
+    #[serde(default)]
+    pub bound: Option<crate::roofline::Bound>,
+    /// Present for collectives (its content is recomputed for the job).
+    #[serde(default)]
+    pub collective: Option<serde::de::IgnoredAny>,
+}
+
+/// The parts of a [`Kernel`] the merge sums.
+#[derive(Debug, Clone, Deserialize)]
+pub struct KernelRef<'a> {
+    #[serde(borrow)]
+    pub id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    pub display_name: Cow<'a, str>,
+    /// FLOPs per kind, in [`FlopKind::ALL`] order (NaN: none).
+    #[serde(default = "no_flops", deserialize_with = "flop_array")]
+    pub flops: [f64; 9],
+    /// Bytes per level, in [`MemLevel::ALL`] order (NaN: none).
+    #[serde(default = "no_bytes", deserialize_with = "byte_array")]
+    pub bytes: [f64; 3],
+    #[serde(default)]
+    pub duration_s: Option<f64>,
+    #[serde(default = "one")]
+    pub launches: u64,
+    pub origin: Origin,
+    /// The evidence as written, parsed only if this launch's is kept.
+    #[serde(borrow, default)]
+    pub evidence: Option<&'a serde_json::value::RawValue>,
+    /// The evidence of a kernel that came already parsed.
+    #[serde(skip)]
+    pub parsed_evidence: Option<Evidence>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn no_flops() -> [f64; 9] {
+    [f64::NAN; 9]
+}
+
+fn no_bytes() -> [f64; 3] {
+    [f64::NAN; 3]
+}
+
+/// A map keyed by `K` read into an array indexed by `index(K)`, without
+/// allocating: the merge reads two such maps per launch.
+fn keyed_array<'de, D, K, const N: usize>(d: D, index: fn(K) -> usize) -> Result<[f64; N], D::Error>
+where
+    D: serde::Deserializer<'de>,
+    K: Deserialize<'de>,
+{
+    struct V<K, const N: usize>(fn(K) -> usize);
+    impl<'de, K: Deserialize<'de>, const N: usize> serde::de::Visitor<'de> for V<K, N> {
+        type Value = [f64; N];
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map of numbers")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<[f64; N], A::Error> {
+            let mut out = [f64::NAN; N];
+            while let Some((k, v)) = m.next_entry::<K, f64>()? {
+                let i = (self.0)(k);
+                out[i] = if out[i].is_nan() { v } else { out[i] + v };
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(V::<K, N>(index))
+}
+
+fn flop_array<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 9], D::Error> {
+    keyed_array(d, |k: FlopKind| FlopKind::ALL.iter().position(|x| *x == k).unwrap_or(0))
+}
+
+fn byte_array<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 3], D::Error> {
+    keyed_array(d, |l: MemLevel| MemLevel::ALL.iter().position(|x| *x == l).unwrap_or(0))
+}
+
+fn to_array<K: Copy + Ord, const N: usize>(m: &BTreeMap<K, f64>, all: &[K; N]) -> [f64; N] {
+    let mut out = [f64::NAN; N];
+    for (i, k) in all.iter().enumerate() {
+        if let Some(v) = m.get(k) {
+            out[i] = *v;
+        }
+    }
+    out
+}
+
+/// The two evidence fields a collective's launches add up.
+#[derive(Deserialize, Default)]
+struct NvlinkOnly {
+    #[serde(default)]
+    nvlink_rx_bytes: Option<f64>,
+    #[serde(default)]
+    nvlink_tx_bytes: Option<f64>,
+}
+
+impl KernelRef<'_> {
+    /// NVLink bytes received and sent, without parsing the rest.
+    fn nvlink(&self) -> (Option<f64>, Option<f64>) {
+        match (&self.parsed_evidence, self.evidence) {
+            (Some(e), _) => (e.nvlink_rx_bytes, e.nvlink_tx_bytes),
+            (None, Some(raw)) => {
+                let n: NvlinkOnly = serde_json::from_str(raw.get()).unwrap_or_default();
+                (n.nvlink_rx_bytes, n.nvlink_tx_bytes)
+            }
+            (None, None) => (None, None),
+        }
+    }
+
+    fn evidence(&self) -> Evidence {
+        match (&self.parsed_evidence, self.evidence) {
+            (Some(e), _) => e.clone(),
+            (None, Some(raw)) => serde_json::from_str(raw.get()).unwrap_or_default(),
+            (None, None) => Evidence::default(),
+        }
+    }
+}
+
+impl RankKernel<'_> {
+    fn class(&self) -> TimeClass {
+        match (&self.collective, self.bound) {
+            (Some(_), _) => TimeClass::Communication,
+            (None, Some(crate::roofline::Bound::Compute)) => TimeClass::Compute,
+            (None, Some(crate::roofline::Bound::Memory)) => TimeClass::Memory,
+            (None, None) => TimeClass::Unplaced,
+        }
+    }
+}
+
+impl From<AnalysisDocument> for RankInput<'static> {
+    fn from(d: AnalysisDocument) -> RankInput<'static> {
+        RankInput {
+            schema: Cow::Owned(d.schema),
+            machine: d.machine,
+            kernels: d
+                .kernels
+                .into_iter()
+                .map(|a| RankKernel {
+                    bound: a.bound,
+                    collective: a.collective.map(|_| serde::de::IgnoredAny),
+                    kernel: KernelRef {
+                        id: Cow::Owned(a.kernel.id),
+                        name: Cow::Owned(a.kernel.name),
+                        display_name: Cow::Owned(a.kernel.display_name),
+                        flops: to_array(&a.kernel.flops, &FlopKind::ALL),
+                        bytes: to_array(&a.kernel.bytes, &MemLevel::ALL),
+                        duration_s: a.kernel.duration_s,
+                        launches: a.kernel.launches,
+                        origin: a.kernel.origin,
+                        evidence: None,
+                        parsed_evidence: Some(a.kernel.evidence),
+                    },
+                })
+                .collect(),
+            rank: d.rank,
+        }
+    }
+}
+
+/// The value of a `"schema"` key among the first few hundred bytes, when
+/// it is there as a plain string.
+fn schema_at_head(text: &str) -> Option<&str> {
+    let head = &text[..text.len().min(512)];
+    let head = head.trim_start().strip_prefix('{')?.trim_start();
+    let rest = head.strip_prefix("\"schema\"")?.trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let end = rest.find('"')?;
+    let value = &rest[..end];
+    (!value.contains('\\')).then_some(value)
+}
+
+#[derive(Deserialize)]
+struct SchemaOnly {
+    #[serde(default)]
+    schema: Option<String>,
+}
+
+/// Reads a rank's analysis for merging: the schema is checked first; a
+/// current document is parsed straight into a [`RankInput`], an older one
+/// through the full reader (which upgrades it).
+pub fn read_rank<'a>(text: &'a str, input: &str) -> Result<RankInput<'a>, DocumentError> {
+    use crate::schema::ANALYSIS_SCHEMA;
+    let expected = ANALYSIS_SCHEMA;
+    // roofline writes the schema first: read it from the head of the text
+    // rather than scanning the whole document twice.
+    let schema = match schema_at_head(text) {
+        Some(s) => Some(s.to_string()),
+        None => {
+            let head: SchemaOnly = serde_json::from_str(text).map_err(|source| DocumentError::Json {
+                input: input.into(),
+                expected,
+                source,
+            })?;
+            head.schema
+        }
+    };
+    match schema.as_deref() {
+        Some(s) if s == ANALYSIS_SCHEMA => {
+            serde_json::from_str(text).map_err(|source| DocumentError::Fields { input: input.into(), expected, source })
+        }
+        _ => crate::schema::read_analysis(text, input).map(RankInput::from),
+    }
+}
+
 /// What one kernel added up to, in one rank and over the job.
 #[derive(Debug, Clone)]
 struct Acc {
@@ -258,9 +487,31 @@ struct Acc {
 
 struct RankAcc {
     summary: RankSummary,
-    /// The kernels (indexes) this rank ran.
-    seen: std::collections::HashSet<usize>,
+    /// Whether this rank ran each kernel (by index).
+    seen: Vec<bool>,
+    distinct: usize,
 }
+
+/// FNV-1a: kernel names are hashed once per launch of every rank, and
+/// need no protection against crafted collisions here.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for b in bytes {
+            h ^= *b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
 
 /// Folds rank documents, one at a time, into a [`MergedDocument`].
 pub struct Merger {
@@ -268,7 +519,7 @@ pub struct Merger {
     ranks: Vec<RankAcc>,
     slot_of_rank: HashMap<u32, usize>,
     kernels: Vec<Acc>,
-    by_name: HashMap<String, usize>,
+    by_name: FastMap<String, usize>,
     warnings: Vec<String>,
     machines: Vec<String>,
 }
@@ -288,7 +539,7 @@ impl Merger {
             ranks: Vec::new(),
             slot_of_rank: HashMap::new(),
             kernels: Vec::new(),
-            by_name: HashMap::new(),
+            by_name: FastMap::default(),
             warnings: Vec::new(),
             machines: Vec::new(),
         }
@@ -297,6 +548,11 @@ impl Merger {
     /// Adds one rank's analysis. Its rank is the document's own
     /// ([`AnalysisDocument::rank`]), else the file name's, else `fallback`.
     pub fn add(&mut self, doc: AnalysisDocument, input: &str, fallback: u32) -> Result<(), MergeError> {
+        self.add_rank(RankInput::from(doc), input, fallback)
+    }
+
+    /// Adds one rank as [`read_rank`] read it (see [`Merger::add`]).
+    pub fn add_rank(&mut self, doc: RankInput<'_>, input: &str, fallback: u32) -> Result<(), MergeError> {
         if doc.kernels.is_empty() {
             return Err(MergeError::NoKernels { input: input.to_string() });
         }
@@ -330,7 +586,8 @@ impl Merger {
                         time_s: 0.0,
                         split: TimeSplit::default(),
                     },
-                    seen: Default::default(),
+                    seen: Vec::new(),
+                    distinct: 0,
                 });
                 for k in &mut self.kernels {
                     k.per_rank.push(f64::NAN);
@@ -340,18 +597,18 @@ impl Merger {
         };
         let n_slots = self.ranks.len();
         for a in doc.kernels {
-            let class = time_class(&a);
+            let class = a.class();
             let k = a.kernel;
             let d = k.duration_s.filter(|d| d.is_finite() && *d > 0.0);
-            let idx = match self.by_name.get(&k.name) {
+            let idx = match self.by_name.get(k.name.as_ref()) {
                 Some(&i) => i,
                 None => {
                     let i = self.kernels.len();
-                    self.by_name.insert(k.name.clone(), i);
+                    self.by_name.insert(k.name.to_string(), i);
                     self.kernels.push(Acc {
-                        name: k.name.clone(),
-                        id: k.id.clone(),
-                        display_name: k.display_name.clone(),
+                        name: k.name.to_string(),
+                        id: k.id.to_string(),
+                        display_name: k.display_name.to_string(),
                         origin: k.origin,
                         per_rank: vec![f64::NAN; n_slots],
                         flops: BTreeMap::new(),
@@ -368,32 +625,43 @@ impl Merger {
                 }
             };
             let r = &mut self.ranks[slot];
-            r.seen.insert(idx);
-            r.summary.kernels = r.seen.len();
+            if r.seen.len() <= idx {
+                r.seen.resize(idx + 1, false);
+            }
+            if !r.seen[idx] {
+                r.seen[idx] = true;
+                r.distinct += 1;
+            }
+            r.summary.kernels = r.distinct;
             r.summary.launches += k.launches;
             if let Some(d) = d {
                 r.summary.time_s += d;
                 r.summary.split.add(class, d);
             }
             let acc = &mut self.kernels[idx];
-            for (kind, f) in &k.flops {
-                *acc.flops.entry(*kind).or_insert(0.0) += f;
+            for (i, f) in k.flops.iter().enumerate().filter(|(_, f)| !f.is_nan()) {
+                *acc.flops.entry(FlopKind::ALL[i]).or_insert(0.0) += f;
             }
-            for (level, b) in &k.bytes {
-                *acc.bytes.entry(*level).or_insert(0.0) += b;
+            for (i, b) in k.bytes.iter().enumerate().filter(|(_, b)| !b.is_nan()) {
+                *acc.bytes.entry(MemLevel::ALL[i]).or_insert(0.0) += b;
             }
             acc.launches += k.launches;
-            add_opt(&mut acc.nvlink_rx, k.evidence.nvlink_rx_bytes);
-            add_opt(&mut acc.nvlink_tx, k.evidence.nvlink_tx_bytes);
             if let Some(d) = d {
                 acc.time += d;
                 acc.timed = true;
                 let cell = &mut acc.per_rank[slot];
                 *cell = if cell.is_nan() { d } else { *cell + d };
             }
+            // NVLink bytes add up over every launch; the rest of the
+            // evidence is the longest launch's (parsed only then).
+            if class == TimeClass::Communication {
+                let (rx, tx) = k.nvlink();
+                add_opt(&mut acc.nvlink_rx, rx);
+                add_opt(&mut acc.nvlink_tx, tx);
+            }
             let weight = d.unwrap_or(0.0);
             if weight > acc.evidence_time {
-                acc.evidence = k.evidence;
+                acc.evidence = k.evidence();
                 acc.evidence_time = weight;
             }
         }
@@ -429,8 +697,11 @@ impl Merger {
             k.launches = acc.launches;
             k.duration_s = acc.timed.then_some(acc.time);
             k.evidence = acc.evidence;
-            k.evidence.nvlink_rx_bytes = acc.nvlink_rx;
-            k.evidence.nvlink_tx_bytes = acc.nvlink_tx;
+            if acc.nvlink_rx.is_some() || acc.nvlink_tx.is_some() {
+                // Collectives: every launch's NVLink bytes.
+                k.evidence.nvlink_rx_bytes = acc.nvlink_rx;
+                k.evidence.nvlink_tx_bytes = acc.nvlink_tx;
+            }
             job_kernels.push(k);
             per_rank.push(acc.per_rank);
         }
@@ -537,6 +808,16 @@ mod tests {
         assert!(note.is_some());
         let single = RankInfo::from_env(env(&[("RANK", "0"), ("WORLD_SIZE", "1")])).unwrap();
         assert_eq!(expand_rank("job.json", single.as_ref()).0, "job.json", "a job of one rank keeps its name");
+    }
+
+    #[test]
+    fn the_schema_is_read_from_the_head_when_it_comes_first() {
+        assert_eq!(schema_at_head("{\n  \"schema\": \"roofline.analysis/v2\",\n"), Some("roofline.analysis/v2"));
+        assert_eq!(schema_at_head("{\"producer\": {}, \"schema\": \"x\"}"), None, "elsewhere: the full reader");
+        assert_eq!(schema_at_head("[1, 2]"), None);
+        // A document of another schema is refused by name either way.
+        let e = read_rank("{\"schema\": \"roofline.machine/v2\", \"machine\": {}}", "m.json").unwrap_err().to_string();
+        assert!(e.contains("roofline.machine/v2") && e.contains("m.json"), "{e}");
     }
 
     #[test]

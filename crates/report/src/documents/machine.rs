@@ -148,9 +148,12 @@ fn link_section(m: &Machine, show: Show) -> Option<Section> {
     );
     for c in links {
         let Resource::Link(link) = c.resource else { continue };
-        let wire = link.wire().filter(|w| *w != link || c.provenance.origin != Origin::Theoretical).and_then(|w| {
-            m.ceilings.iter().find(|x| x.resource == Resource::Link(w) && x.provenance.origin == Origin::Theoretical)
-        });
+        // A copy runs on its wire; a collective's bound is its own theoretical roof.
+        let bound = link.wire().unwrap_or(link);
+        let wire = m
+            .ceilings
+            .iter()
+            .find(|x| x.resource == Resource::Link(bound) && x.provenance.origin == Origin::Theoretical);
         let of_wire = wire.filter(|w| w.rate > 0.0 && !std::ptr::eq(*w, c)).map(|w| 100.0 * c.rate / w.rate);
         t.push(vec![
             Cell::text(link.path()),
