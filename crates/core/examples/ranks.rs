@@ -4,6 +4,11 @@
 //!
 //!   cargo run --release -p roofline-core --example ranks -- write DIR RANKS LAUNCHES KINDS [per-launch]
 //!   cargo run --release -p roofline-core --example ranks -- merge DIR
+//!   cargo run --release -p roofline-core --example ranks -- stream RANKS LAUNCHES KINDS [per-launch]
+//!
+//! `stream` needs no disk: it writes each rank's JSON in memory, one rank at
+//! a time, and times only the merge's part (parsing the text and folding
+//! it in, then finishing the job), in CPU and wall seconds.
 //!
 //! `merge` runs in its own process so that its peak resident memory
 //! (VmHWM) is the merge's alone: it reads every `*.json` of DIR one at a
@@ -32,7 +37,7 @@ fn cpu_seconds() -> Option<f64> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: ranks write DIR RANKS LAUNCHES KINDS [per-launch] | ranks merge DIR";
+    let usage = "usage: ranks write DIR RANKS LAUNCHES KINDS [per-launch] | ranks merge DIR | ranks stream RANKS LAUNCHES KINDS [per-launch]";
     match args.first().map(String::as_str) {
         Some("write") if args.len() >= 5 => {
             let dir = std::path::Path::new(&args[1]);
@@ -76,6 +81,40 @@ fn main() {
                 out.len(),
                 secs,
                 cpu_seconds().unwrap_or(f64::NAN),
+                peak_rss_kib().unwrap_or(0) as f64 / 1024.0
+            );
+        }
+        Some("stream") if args.len() >= 4 => {
+            let n: u32 = args[1].parse().expect(usage);
+            let launches: u64 = args[2].parse().expect(usage);
+            let kinds: usize = args[3].parse().expect(usage);
+            let per_launch = args.get(4).is_some_and(|a| a == "per-launch");
+            let (mut wall, mut cpu, mut bytes) = (0.0f64, 0.0f64, 0u64);
+            let mut m = Merger::new(None);
+            for r in 0..n {
+                let text = serde_json::to_string_pretty(&roofline_core::synthetic::rank(r, n, launches, kinds, per_launch))
+                    .expect("serialise");
+                bytes += text.len() as u64;
+                let (c0, t0) = (cpu_seconds().unwrap_or(0.0), Instant::now());
+                let input = format!("job.rank{r}.json");
+                let doc = read_rank(&text, &input).expect("rank");
+                m.add_rank(doc, &input, r).expect("merge");
+                wall += t0.elapsed().as_secs_f64();
+                cpu += cpu_seconds().unwrap_or(0.0) - c0;
+            }
+            let (c0, t0) = (cpu_seconds().unwrap_or(0.0), Instant::now());
+            let doc = m.finish(Producer::new("ranks example")).expect("finish");
+            let out = serde_json::to_string(&doc).expect("serialise");
+            wall += t0.elapsed().as_secs_f64();
+            cpu += cpu_seconds().unwrap_or(0.0) - c0;
+            println!(
+                "ranks {} kernels {} input_bytes {} output_bytes {} merge_wall_seconds {:.2} merge_cpu_seconds {:.2} peak_rss_mib {:.0}",
+                doc.ranks.len(),
+                doc.kernels.len(),
+                bytes,
+                out.len(),
+                wall,
+                cpu,
                 peak_rss_kib().unwrap_or(0) as f64 / 1024.0
             );
         }

@@ -111,11 +111,12 @@ pub fn rank(rank: u32, ranks: u32, launches: u64, kinds: usize, per_launch: bool
     let m = machine(ranks);
     let kinds = kinds.max(1);
     let mut kernels: Vec<Kernel> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for l in 0..launches {
         let k = launch((l % kinds as u64) as usize, rank, ranks, l);
         if per_launch {
             kernels.push(k);
-        } else if let Some(agg) = kernels.iter_mut().find(|x| x.name == k.name) {
+        } else if let Some(agg) = index.get(&k.name).map(|&i| &mut kernels[i]) {
             for (kind, f) in k.flops {
                 *agg.flops.entry(kind).or_insert(0.0) += f;
             }
@@ -133,6 +134,7 @@ pub fn rank(rank: u32, ranks: u32, launches: u64, kinds: usize, per_launch: bool
                 }
             }
         } else {
+            index.insert(k.name.clone(), kernels.len());
             kernels.push(k);
         }
     }
