@@ -28,9 +28,9 @@
 // |               |   (p = next[p], steps times)   |   x 32 threads, steps = 4096        |                              | (one sector)         |
 // | matmul_naive  | A, B, C, N (C = A B, row-major)| N = 2048, blocks 16x16, grid N/16^2 | N^3 ffma = 2 N^3             | 12 N^2 (ideal reuse) |
 // | matmul_tiled  | A, B, C, N (32x32 tiles in smem)| N = 2048, blocks 32x32, grid N/32^2| N^3 ffma = 2 N^3             | 12 N^2 (ideal reuse) |
-// | hfma2_loop    | x (n half2), iters, a2, b2     | n = 2^22, iters = 4096              | 4 iters n fma.f16x2          | 8 n                  |
-// |               |   (4 packed FMA chains)        |                                     |  = 16 iters n                |                      |
-// |               |                                |                                     |  (+ 3 n add.f16x2 = 6 n)     |                      |
+// | hfma2_loop    | x (n half2), iters, a2, b2     | n = 2^22, iters = 4096              | 8 iters n fma.f16x2          | 8 n                  |
+// |               |   (8 packed FMA chains)        |                                     |  = 32 iters n                |                      |
+// |               |                                |                                     |  (+ 7 n add.f16x2 = 14 n)    |                      |
 // | hfma_loop     | x (n half as u16), iters, a, b | n = 2^22, iters = 4096              | iters n fma.f16              | 4 n                  |
 // |               |   (1 scalar FMA chain)         |                                     |  = 2 iters n                 |                      |
 //
@@ -167,18 +167,24 @@ __device__ __forceinline__ unsigned short seed000_hfma(unsigned short x, unsigne
 // half): with immediates, ptxas materialises the constant with an
 // HFMA2.MMA move inside the loop, which is FP16-pipe work that is not a FLOP.
 // Launched with exactly n threads: no bounds check, so that the instruction
-// counts are exact. The packed chains start from x[i] with low mantissa bits
-// flipped (integer LOP3s, no FP16 work) so that the four are independent.
+// counts are exact. The eight packed chains (enough independent work to keep
+// the FP16 pipe busy at full occupancy) start from x[i] with low mantissa bits
+// flipped (integer LOP3s, no FP16 work) so that they are independent.
 extern "C" __global__ void hfma2_loop(unsigned int* x, int iters, unsigned int a2, unsigned int b2) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned int a = x[i], b = a ^ 0x00010001u, c = a ^ 0x00020002u, d = a ^ 0x00030003u;
+    unsigned int c[8];
+    #pragma unroll
+    for (int j = 0; j < 8; j++) c[j] = x[i] ^ (0x00010001u * j);
+    // Unrolled 16 deep: the FP16 pipe takes one warp instruction per clock
+    // per scheduler, so the loop's counter, compare and branch would
+    // otherwise take issue slots from it.
+    #pragma unroll 16
     for (int k = 0; k < iters; k++) {
-        a = seed000_hfma2(a, a2, b2);
-        b = seed000_hfma2(b, a2, b2);
-        c = seed000_hfma2(c, a2, b2);
-        d = seed000_hfma2(d, a2, b2);
+        #pragma unroll
+        for (int j = 0; j < 8; j++) c[j] = seed000_hfma2(c[j], a2, b2);
     }
-    x[i] = seed000_hadd2(seed000_hadd2(a, b), seed000_hadd2(c, d));
+    x[i] = seed000_hadd2(seed000_hadd2(seed000_hadd2(c[0], c[1]), seed000_hadd2(c[2], c[3])),
+                         seed000_hadd2(seed000_hadd2(c[4], c[5]), seed000_hadd2(c[6], c[7])));
 }
 
 // One scalar chain per thread: with several independent scalar chains,

@@ -86,11 +86,13 @@ static uint16_t hfma_chain_cpu(uint16_t x, int iters) {
     for (int k = 0; k < iters; k++) x = hfma_cpu(x, HALF_A, HALF_B);
     return x;
 }
-// hfma2_loop's four packed chains (x, x^1, x^2, x^3 per half lane), summed.
+// hfma2_loop's eight packed chains (x ^ j per half lane, j = 0..7), summed
+// pairwise in the kernel's order.
 static uint16_t hfma2_lane_cpu(uint16_t x, int iters) {
-    uint16_t c[4];
-    for (int j = 0; j < 4; j++) c[j] = hfma_chain_cpu((uint16_t)(x ^ j), iters);
-    return hadd_cpu(hadd_cpu(c[0], c[1]), hadd_cpu(c[2], c[3]));
+    uint16_t c[8];
+    for (int j = 0; j < 8; j++) c[j] = hfma_chain_cpu((uint16_t)(x ^ j), iters);
+    return hadd_cpu(hadd_cpu(hadd_cpu(c[0], c[1]), hadd_cpu(c[2], c[3])),
+                    hadd_cpu(hadd_cpu(c[4], c[5]), hadd_cpu(c[6], c[7])));
 }
 // A random half in [0.5, 1): exponent 14, random 10-bit mantissa.
 static uint16_t next_half() { return (uint16_t)(0x3800 | (next_u64() >> 54)); }
@@ -183,7 +185,7 @@ int main(int argc, char** argv) {
         CHECK(cudaMalloc(&d1, (size_t)nf * 2));
         const size_t samples[] = {0, 1, (size_t)nf / 3, (size_t)nf / 5 + 7, (size_t)nf - 1};
         CHECK(cudaMemcpy(d2, h2.data(), (size_t)nf * 4, cudaMemcpyHostToDevice));
-        run("hfma2_loop", 1, 16.0 * iters * nf + 6.0 * nf, 8.0 * nf, [&] { hfma2_loop<<<nf / B, B>>>(d2, iters, A2, B2); });
+        run("hfma2_loop", 1, 32.0 * iters * nf + 14.0 * nf, 8.0 * nf, [&] { hfma2_loop<<<nf / B, B>>>(d2, iters, A2, B2); });
         {
             std::vector<uint32_t> o(nf);
             CHECK(cudaMemcpy(o.data(), d2, (size_t)nf * 4, cudaMemcpyDeviceToHost));
@@ -196,7 +198,7 @@ int main(int argc, char** argv) {
             verify("hfma2_loop", ok);
         }
         // Later launches start from the first one's output: time them, do not check them.
-        run("hfma2_loop", launches - 1, 16.0 * iters * nf + 6.0 * nf, 8.0 * nf, [&] { hfma2_loop<<<nf / B, B>>>(d2, iters, A2, B2); });
+        run("hfma2_loop", launches - 1, 32.0 * iters * nf + 14.0 * nf, 8.0 * nf, [&] { hfma2_loop<<<nf / B, B>>>(d2, iters, A2, B2); });
         CHECK(cudaMemcpy(d1, h1.data(), (size_t)nf * 2, cudaMemcpyHostToDevice));
         run("hfma_loop", 1, 2.0 * iters * nf, 4.0 * nf, [&] { hfma_loop<<<nf / B, B>>>(d1, iters, HALF_A, HALF_B); });
         {

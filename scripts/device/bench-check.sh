@@ -131,6 +131,9 @@ done
 } > "$W/sass-counts.txt"
 
 # ---- 4. GPU tests -------------------------------------------------------------
+# Integration tests find the binary through CARGO_BIN_EXE_roofline, which
+# cargo sets at build time and which must be set again where they run.
+export CARGO_BIN_EXE_roofline=$B
 for t in "$ROOT"/.carry/tests/*; do
   [[ -x $t && -f $t ]] || continue
   step "test-$(basename "$t" | cut -d- -f1)" 120 "$t" --test-threads 1

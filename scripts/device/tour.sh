@@ -30,6 +30,7 @@ run tour-ncu "$B" tour --out-dir "$W/tour-ncu"
 run tour-events "$B" tour --no-ncu --out-dir "$W/tour-events"
 run tour-bundled "$B" tour --bundled --out-dir "$W/tour-bundled"
 # The GPU tests, built on the Rust machine (`cargo test --release --no-run`).
+export CARGO_BIN_EXE_roofline=$B   # integration tests look the binary up here
 for t in .carry/lead/deps/*; do
   run "test-$(basename "$t" | cut -d- -f1)" "$t" --test-threads 1
 done

@@ -63,10 +63,17 @@ enum Command {
     Occupancy(commands::occupancy::Args),
     /// One document from the analyses of a job's ranks: per-kernel spread, stragglers, time by class per rank.
     Merge(commands::merge::Args),
+    /// Runs a program and records every kernel, copy and memset it runs on the GPU, without replay: time per kernel, GPU busy share, idle gaps, NVTX ranges, Chrome trace.
+    Timeline(Box<commands::timeline::Args>),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.format == FormatArg::Trace && !matches!(cli.command, Command::Timeline(_)) {
+        return error::report(&error::bad_input(
+            "--format trace is for `roofline timeline` only; choose table, json, csv or markdown here",
+        ));
+    }
     // Under torchrun, mpirun or srun each rank writes its own file.
     let rank = match ranks::from_env() {
         Ok(r) => r,
@@ -89,6 +96,7 @@ fn main() -> ExitCode {
         Command::Diff(a) => commands::diff::run(a, &out),
         Command::Occupancy(a) => commands::occupancy::run(a, &out),
         Command::Merge(a) => commands::merge::run(a, &out),
+        Command::Timeline(a) => commands::timeline::run(a, &out, cli.format == FormatArg::Trace),
     };
     match result {
         Ok(code) => code,

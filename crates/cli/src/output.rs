@@ -23,6 +23,11 @@ pub enum FormatArg {
     Csv,
     Markdown,
     Html,
+    /// Chrome trace-event JSON (Perfetto, chrome://tracing): `timeline` only.
+    Trace,
+    /// The chart drawn in the terminal (`report`, `tour`).
+    #[value(alias = "terminal")]
+    Chart,
 }
 
 impl From<FormatArg> for Format {
@@ -33,6 +38,10 @@ impl From<FormatArg> for Format {
             FormatArg::Csv => Format::Csv,
             FormatArg::Markdown => Format::Markdown,
             FormatArg::Html => Format::Html,
+            // Only `timeline` writes traces (main refuses it elsewhere); its
+            // document, where one is asked for, is JSON.
+            FormatArg::Trace => Format::Json,
+            FormatArg::Chart => Format::Chart,
         }
     }
 }

@@ -263,3 +263,24 @@ fn the_example_check_config_works() {
         .and(predicate::str::contains("kernel.max_time")),
     );
 }
+
+#[test]
+fn report_draws_the_chart_in_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let (before, _) = seed_000(dir.path());
+    for format in ["chart", "terminal"] {
+        let out = roofline().arg("report").arg(&before).args(["--format", format]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)), "no braille:\n{text}");
+        assert!(text.contains("  A  scale") && text.contains("  B  add"), "no key:\n{text}");
+        assert!(text.contains("FP32: 8141 GFLOP/s") || text.contains("FP32 8141 GFLOP/s"), "no roof:\n{text}");
+        assert!(!text.contains('\u{1b}'), "colour in a pipe");
+    }
+    // A document with no chart says so, as bad usage.
+    roofline()
+        .args(["peaks", "--gpu", "h200", "--format", "chart"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no chart"));
+}

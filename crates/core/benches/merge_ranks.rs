@@ -39,13 +39,16 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("merge");
     g.sample_size(10).measurement_time(Duration::from_secs(30)).warm_up_time(Duration::from_secs(1));
     let texts: Vec<String> = (0..RANKS)
-        .map(|r| serde_json::to_string_pretty(&roofline_core::synthetic::rank(r, RANKS, LAUNCHES, KINDS, false)).unwrap())
+        .map(|r| {
+            serde_json::to_string_pretty(&roofline_core::synthetic::rank(r, RANKS, LAUNCHES, KINDS, false)).unwrap()
+        })
         .collect();
     let mb = texts.iter().map(|t| t.len()).sum::<usize>() as f64 / 1e6;
     eprintln!("aggregated: {RANKS} ranks x {LAUNCHES} launches, {mb:.0} MB of JSON");
     g.bench_function("aggregated_256_ranks_x_10000_launches", |b| {
         b.iter(|| {
-            let doc = merge_texts(texts.iter().enumerate().map(|(i, t)| (format!("job.rank{i}.json"), t.as_str().into())));
+            let doc =
+                merge_texts(texts.iter().enumerate().map(|(i, t)| (format!("job.rank{i}.json"), t.as_str().into())));
             assert_eq!(doc.ranks.len(), RANKS as usize);
             doc
         })
@@ -61,9 +64,11 @@ fn bench(c: &mut Criterion) {
             eprintln!("per_launch: {} files from {dir}", files.len());
             g.bench_function("per_launch_files", |b| {
                 b.iter(|| {
-                    merge_texts(files.iter().map(|f| {
-                        (f.display().to_string(), std::fs::read_to_string(f).expect("read").into())
-                    }))
+                    merge_texts(
+                        files
+                            .iter()
+                            .map(|f| (f.display().to_string(), std::fs::read_to_string(f).expect("read").into())),
+                    )
                 })
             });
         }

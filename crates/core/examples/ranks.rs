@@ -92,8 +92,9 @@ fn main() {
             let (mut wall, mut cpu, mut bytes) = (0.0f64, 0.0f64, 0u64);
             let mut m = Merger::new(None);
             for r in 0..n {
-                let text = serde_json::to_string_pretty(&roofline_core::synthetic::rank(r, n, launches, kinds, per_launch))
-                    .expect("serialise");
+                let text =
+                    serde_json::to_string_pretty(&roofline_core::synthetic::rank(r, n, launches, kinds, per_launch))
+                        .expect("serialise");
                 bytes += text.len() as u64;
                 let (c0, t0) = (cpu_seconds().unwrap_or(0.0), Instant::now());
                 let input = format!("job.rank{r}.json");

@@ -232,6 +232,19 @@ pub fn rates(major: u32, minor: u32) -> Option<ArchRates> {
     })
 }
 
+/// The fastest instruction of one pipe: that pipe's flat roof in the
+/// instruction roofline (Ding and Williams), per SM and clock. On the H200
+/// the FMA, LSU and HMMA peaks implied by Nsight Compute's utilisation
+/// counters agree with these (4, 1 and 2 warp instructions per clock per SM;
+/// tests/fixtures/ncu/h200_seed000_full.csv). Tensor and atomic pipes have
+/// no row: their rate depends on the instruction shape and, for atomics, on L2.
+pub fn pipe_rate(cc: ComputeCapability, pipe: Pipe) -> Option<PipeRate> {
+    pipe_rates(cc)
+        .into_iter()
+        .filter(|r| r.op.pipe() == pipe)
+        .max_by(|a, b| a.warp_inst_per_clock_per_sm.total_cmp(&b.warp_inst_per_clock_per_sm))
+}
+
 /// Parses "9.0" or "90" or "sm_90" into (major, minor); see
 /// [`ComputeCapability::parse`], which new code uses.
 pub fn parse_capability(s: &str) -> Option<(u32, u32)> {
@@ -424,6 +437,21 @@ mod tests {
         assert_eq!(serde_json::to_string(&h).unwrap(), "\"9.0\"");
         assert_eq!(serde_json::from_str::<ComputeCapability>("\"8.6\"").unwrap(), ComputeCapability::new(8, 6));
         assert!(serde_json::from_str::<ComputeCapability>("\"x\"").is_err());
+    }
+
+    #[test]
+    fn hopper_pipe_roofs_match_the_counters_calibration() {
+        let p = |pipe: Pipe| pipe_rate(ComputeCapability::new(9, 0), pipe).unwrap();
+        assert_eq!(p(Pipe::Fma).warp_inst_per_clock_per_sm, 4.0);
+        assert_eq!(p(Pipe::Fp64).warp_inst_per_clock_per_sm, 2.0);
+        assert_eq!(p(Pipe::Fp16).warp_inst_per_clock_per_sm, 4.0);
+        assert_eq!(p(Pipe::Alu).warp_inst_per_clock_per_sm, 2.0);
+        assert_eq!(p(Pipe::Xu).warp_inst_per_clock_per_sm, 0.5);
+        assert_eq!(p(Pipe::Lsu).warp_inst_per_clock_per_sm, 1.0);
+        assert_eq!(p(Pipe::Issue).warp_inst_per_clock_per_sm, 4.0);
+        assert!(p(Pipe::Fma).confirmed);
+        assert!(pipe_rate(ComputeCapability::new(9, 0), Pipe::Tensor).is_none());
+        assert!(pipe_rate(ComputeCapability::new(3, 5), Pipe::Fma).is_none());
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::machine::{FlopKind, MemLevel, Origin};
+use crate::machine::{FlopKind, MemLevel, Origin, Pipe};
 
 /// One kernel (or the aggregate of all launches of one kernel).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -38,6 +38,76 @@ pub struct Kernel {
     pub origin: Origin,
     #[serde(default, skip_serializing_if = "Evidence::is_empty")]
     pub evidence: Evidence,
+    /// Levels whose byte count does not measure the level's traffic, and
+    /// why (filled by the profiler reader, which knows its counters).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unmeasured: BTreeMap<MemLevel, LevelCaveat>,
+}
+
+/// Why a memory level's point does not measure that level's traffic.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "reason")]
+pub enum LevelCaveat {
+    /// Nsight Compute's chart convention counts L2 bytes in the L2-to-SM
+    /// direction only; the SMs' writes into L2 were this share of the L2
+    /// sectors they moved.
+    L2WritesNotCounted { write_share_pct: f64 },
+    /// The level counted fewer bytes than the level beyond it, which every
+    /// byte crosses first: its counter misses traffic.
+    BelowLevelBeyond { bytes: f64, beyond: MemLevel, beyond_bytes: f64 },
+    /// Data reached shared memory past the L1 load/store counters: through
+    /// the tensor memory accelerator, asynchronous copies or wgmma operand
+    /// reads.
+    L1Bypassed { via: Vec<BypassPath>, l1_bytes: f64, l2_bytes: f64 },
+}
+
+/// A path into shared memory the L1 LSU counters do not see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BypassPath {
+    /// Tensor memory accelerator bulk loads.
+    Tma,
+    /// LDGSTS (`cp.async`) global-to-shared copies.
+    AsyncCopy,
+    /// Warpgroup MMA reading its operands from shared memory.
+    Wgmma,
+}
+
+impl BypassPath {
+    pub fn label(self) -> &'static str {
+        match self {
+            BypassPath::Tma => "TMA bulk loads",
+            BypassPath::AsyncCopy => "cp.async (LDGSTS) copies",
+            BypassPath::Wgmma => "wgmma reading shared memory",
+        }
+    }
+}
+
+impl LevelCaveat {
+    /// "not measured at this level: ...", for every view.
+    pub fn text(&self) -> String {
+        match self {
+            LevelCaveat::L2WritesNotCounted { write_share_pct } => format!(
+                "not measured at this level: Nsight Compute's convention counts L2 traffic toward the SMs only, and writes were {} of this kernel's L2 sectors (--bytes nersc counts both directions)",
+                crate::units::format_percent(*write_share_pct)
+            ),
+            LevelCaveat::BelowLevelBeyond { bytes, beyond, beyond_bytes } => format!(
+                "not measured at this level: {} counted here against {} at {}, which every byte crosses first",
+                crate::units::format_si(*bytes, crate::units::Unit::Byte),
+                crate::units::format_si(*beyond_bytes, crate::units::Unit::Byte),
+                beyond.label()
+            ),
+            LevelCaveat::L1Bypassed { via, l1_bytes, l2_bytes } => {
+                let paths: Vec<&str> = via.iter().map(|p| p.label()).collect();
+                let how = if paths.is_empty() { "a path the counters do not see".to_string() } else { paths.join(", ") };
+                format!(
+                    "not measured at this level: data reaches shared memory through {how}, which the L1 load/store counters do not see ({} counted at L1 against {} at L2)",
+                    crate::units::format_si(*l1_bytes, crate::units::Unit::Byte),
+                    crate::units::format_si(*l2_bytes, crate::units::Unit::Byte)
+                )
+            }
+        }
+    }
 }
 
 fn one() -> u64 {
@@ -81,6 +151,11 @@ pub struct Evidence {
     /// Shared-memory bank conflicts (loads + stores).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_bank_conflicts: Option<f64>,
+    /// Shared-memory wavefronts, conflicts included
+    /// (`l1tex__data_pipe_lsu_wavefronts_mem_shared.sum`): what conflicts
+    /// are a share of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_wavefronts: Option<f64>,
     /// L2 sectors global accesses fetched beyond what perfectly coalesced
     /// accesses would need (Nsight Compute's
     /// `derived__memory_l2_theoretical_sectors_global_excessive`).
@@ -102,11 +177,155 @@ pub struct Evidence {
     /// Bytes this GPU sent over NVLink (`nvltx__bytes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvlink_tx_bytes: Option<f64>,
+
+    // Launch shape (`launch__*`, `sm__cycles_active`).
+    /// Blocks the grid has per resident-block slot of the whole GPU
+    /// (`launch__waves_per_multiprocessor`): below 1 the grid leaves slots
+    /// empty, 2.1 means a third wave that keeps a tenth of the slots busy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waves: Option<f64>,
+    /// SMs the launch could use (`launch__sm_count`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_count: Option<f64>,
+    /// Blocks resident per SM at once: the least of the occupancy limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks_per_sm: Option<f64>,
+    /// Share of the elapsed cycles the average SM was active, in %
+    /// (`sm__cycles_active.avg / sm__cycles_elapsed.avg`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_active_pct: Option<f64>,
+
+    // Clocks.
+    /// The SM clock the kernel ran at (`sm__cycles_elapsed.avg.per_second`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_clock_hz: Option<f64>,
+    /// The GPU's maximum SM clock (`device__attribute_max_gpu_frequency_khz`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_sm_clock_hz: Option<f64>,
+
+    // Traffic per direction.
+    /// L1 sectors of global loads and stores
+    /// (`l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_load_sectors: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_store_sectors: Option<f64>,
+    /// DRAM bytes read and written (`dram__sectors_{read,write}.sum` x 32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram_read_bytes: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram_write_bytes: Option<f64>,
+    /// L2 sectors the SMs read and wrote
+    /// (`lts__t_sectors_srcunit_tex_op_{read,write}.sum`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_read_sectors: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_write_sectors: Option<f64>,
+    /// Sectors the tensor memory accelerator loaded into shared memory
+    /// (`l1tex__m_xbar2l1tex_read_sectors_mem_global_op_tma_ld.sum`): traffic
+    /// the L1 LSU counters do not see.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tma_load_sectors: Option<f64>,
+    /// Asynchronous global-to-shared copies (LDGSTS, `cp.async`), warp
+    /// instructions (`smsp__inst_executed_op_ldgsts.sum`): also unseen by
+    /// the L1 LSU writeback counter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub async_copy_instructions: Option<f64>,
+    /// Warpgroup MMA (wgmma) utilisation of the tensor pipe, % of peak
+    /// (`sm__inst_executed_pipe_tensor_op_gmma`): its operands come from
+    /// shared memory past the L1 counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wgmma_pct: Option<f64>,
+
+    // Instructions.
+    /// Warp instructions executed, all pipes (`smsp__inst_executed.sum`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warp_instructions: Option<f64>,
+    /// Per pipe: the profiler's utilisation and the warp instructions issued.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pipes: BTreeMap<Pipe, PipeUse>,
+    /// How the FP16 FLOPs were counted (packed or scalar, constant moves).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp16: Option<Fp16Accounting>,
+}
+
+/// One pipe's use by a kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct PipeUse {
+    /// % of the pipe's peak over the SMs' active cycles, as the profiler
+    /// reports it (`sm__inst_executed_pipe_*.avg.pct_of_peak_sustained_active`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pct_of_peak: Option<f64>,
+    /// Warp instructions the pipe executed (summed over launches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warp_instructions: Option<f64>,
+}
+
+/// How FP16 FLOPs were counted.
+///
+/// Nsight Compute counts one HFMA thread instruction as 4 FLOPs (a packed
+/// half2 pair) and HADD/HMUL as 2, the roof's own convention; a scalar half
+/// instruction does half of that. Compilers also move constants into
+/// registers with `HFMA2.MMA`, which the HFMA counter includes although no
+/// FP16 work is done.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fp16Accounting {
+    /// FP16 FLOPs if every half instruction is packed (what `flops` counts).
+    pub packed_flops: f64,
+    /// FP16 FLOPs if every half instruction is scalar.
+    pub scalar_flops: f64,
+    /// Whether a counter told packed from scalar instructions.
+    pub packing: Fp16Packing,
+    /// HFMA thread instructions judged to be constant moves, left out of
+    /// the FLOPs; `None` when none were found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constant_moves: Option<ConstantMoves>,
+}
+
+/// What is known about packed (half2) against scalar half instructions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum Fp16Packing {
+    /// The counters cannot tell: FLOPs are counted as packed (the roof's
+    /// convention) and the scalar count is the lower bound.
+    Unknown,
+    /// A counter split them: the share of half instructions that were packed.
+    Counted { packed_share: f64, source: String },
+}
+
+/// HFMA instructions that move constants (HFMA2.MMA), not FP16 work.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConstantMoves {
+    /// HFMA thread instructions.
+    pub thread_instructions: f64,
+    /// The FLOPs ncu's convention would have counted for them.
+    pub flops_as_counted: f64,
+    /// How they were recognised.
+    pub detected_by: MoveDetection,
+}
+
+/// How constant moves were recognised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MoveDetection {
+    /// HFMA without any HADD or HMUL, beside more FP32, FP64 or tensor
+    /// work, under a small share of the kernel's FLOPs (no pipe counters).
+    Pattern,
+    /// The same, with the pipe counters showing no FP16 instruction on the
+    /// FMA pipe: the HFMA ran as HFMA2.MMA on the tensor pipe.
+    PipeCounters,
 }
 
 impl Evidence {
     pub fn is_empty(&self) -> bool {
         *self == Evidence::default()
+    }
+
+    /// DRAM bytes read as a share of DRAM bytes moved (0..1), when both
+    /// directions were counted.
+    pub fn dram_read_share(&self) -> Option<f64> {
+        let (r, w) = (self.dram_read_bytes?, self.dram_write_bytes?);
+        (r >= 0.0 && w >= 0.0 && r + w > 0.0).then(|| r / (r + w))
     }
 }
 

@@ -7,10 +7,10 @@
 //! device attributes ([`peaks`], [`arch`], [`gpus`]), paper estimates
 //! ([`estimate`]), the occupancy calculator ([`occupancy`]), statistics
 //! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
-//! ([`diff`]), the versioned JSON documents ([`schema`]), links between
-//! GPUs and to the host ([`link`]), collectives against them
-//! ([`collective`]) and the ranks of a multi-process job merged into one
-//! document ([`merge`]).
+//! ([`diff`]), the versioned JSON documents ([`schema`]) and their typed
+//! warnings ([`warning`]), links between GPUs and to the host ([`link`]),
+//! collectives against them ([`collective`]) and the ranks of a
+//! multi-process job merged into one document ([`merge`]).
 
 pub mod arch;
 pub mod check;
@@ -30,6 +30,7 @@ pub mod schema;
 pub mod stats;
 pub mod synthetic;
 pub mod units;
+pub mod warning;
 
 pub use kernel::Kernel;
 pub use machine::{Ceiling, FlopKind, Machine, MemLevel, Origin, Pipe, Provenance, Resource};

@@ -440,6 +440,53 @@ pub struct Ceiling {
     /// kernel is judged against.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub secondary: bool,
+    /// For a measured memory ceiling: the streaming pattern the benchmark
+    /// ran (copy, triad, read-only ...) with its reads and writes per
+    /// element, so that a kernel can be judged against what streaming with
+    /// its own read:write mix reaches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<StreamPattern>,
+}
+
+/// A streaming benchmark's access pattern: which benchmark, and how many
+/// arrays it reads and writes per element (copy: 1 read, 1 write; triad: 2
+/// reads, 1 write).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamPattern {
+    /// The benchmark's identifier ("dram.copy").
+    pub benchmark: String,
+    pub reads: u32,
+    pub writes: u32,
+}
+
+impl StreamPattern {
+    pub fn new(benchmark: impl Into<String>, reads: u32, writes: u32) -> StreamPattern {
+        StreamPattern { benchmark: benchmark.into(), reads, writes }
+    }
+
+    /// The share of the bytes that are read, 0..1 (all arrays have the same
+    /// element size in the benchmarks).
+    pub fn read_share(&self) -> f64 {
+        let total = self.reads + self.writes;
+        if total == 0 {
+            0.0
+        } else {
+            self.reads as f64 / total as f64
+        }
+    }
+
+    /// The pattern of a `bench` DRAM benchmark from its identifier, for
+    /// machine files written before ceilings carried their pattern.
+    pub fn of_benchmark(id: &str) -> Option<StreamPattern> {
+        let (reads, writes) = match id {
+            "dram.read" => (1, 0),
+            "dram.write" => (0, 1),
+            "dram.copy" => (1, 1),
+            "dram.add" | "dram.triad" => (2, 1),
+            _ => return None,
+        };
+        Some(StreamPattern::new(id, reads, writes))
+    }
 }
 
 impl Ceiling {
@@ -453,6 +500,7 @@ impl Ceiling {
             clock: ClockBasis::default(),
             spread: None,
             secondary: false,
+            pattern: None,
         }
     }
 
@@ -464,6 +512,26 @@ impl Ceiling {
     pub fn with_spread(mut self, spread: Option<Spread>) -> Ceiling {
         self.spread = spread;
         self
+    }
+
+    /// Names the streaming pattern a measured memory ceiling ran.
+    pub fn with_pattern(mut self, pattern: StreamPattern) -> Ceiling {
+        self.pattern = Some(pattern);
+        self
+    }
+
+    /// The streaming pattern: the field, or for older machine files the
+    /// benchmark identifier its provenance starts with ("benchmark
+    /// dram.copy: ...").
+    pub fn stream_pattern(&self) -> Option<StreamPattern> {
+        if let Some(p) = &self.pattern {
+            return Some(p.clone());
+        }
+        if self.provenance.origin != Origin::Measured {
+            return None;
+        }
+        let id = self.provenance.source.strip_prefix("benchmark ")?.split(':').next()?;
+        StreamPattern::of_benchmark(id.trim())
     }
 
     /// Marks the ceiling as drawn-only (see [`Ceiling::secondary`]).

@@ -30,6 +30,7 @@ use crate::machine::{FlopKind, Machine, MemLevel, Origin};
 use crate::roofline::analyze;
 use crate::schema::{AnalysisDocument, AnalysisSource, DocumentError, Producer};
 use crate::stats::Spread;
+use crate::warning::Warning;
 
 pub const MERGED_SCHEMA: &str = "roofline.merged/v1";
 
@@ -224,7 +225,7 @@ pub struct MergedDocument {
     /// The job as one analysis (kernels summed over the ranks).
     pub job: AnalysisDocument,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// A rank file that cannot be merged.
@@ -520,7 +521,7 @@ pub struct Merger {
     slot_of_rank: HashMap<u32, usize>,
     kernels: Vec<Acc>,
     by_name: FastMap<String, usize>,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
     machines: Vec<String>,
 }
 
@@ -565,10 +566,9 @@ impl Merger {
         }
         let slot = match self.slot_of_rank.get(&rank) {
             Some(&s) => {
-                self.warnings.push(format!(
-                    "rank {rank}: {} and {input} are joined into one rank (two passes of one process?)",
-                    self.ranks[s].summary.inputs.join(", ")
-                ));
+                let mut inputs = self.ranks[s].summary.inputs.clone();
+                inputs.push(input.to_string());
+                self.warnings.push(Warning::RanksJoined { rank, inputs });
                 self.ranks[s].summary.inputs.push(input.to_string());
                 s
             }
@@ -675,11 +675,10 @@ impl Merger {
         }
         let mut warnings = self.warnings;
         if self.machines.len() > 1 {
-            warnings.push(format!(
-                "the ranks were analysed against different machines ({}): the job is judged against {}",
-                self.machines.join(", "),
-                self.machine.as_ref().map(|m| m.name.as_str()).unwrap_or("?")
-            ));
+            warnings.push(Warning::MachinesDiffer {
+                machines: self.machines.clone(),
+                judged_against: self.machine.as_ref().map(|m| m.name.clone()).unwrap_or_default(),
+            });
         }
         let machine = self.machine.unwrap_or_default();
         // Ranks in order of their number; per-kernel columns follow.
@@ -935,7 +934,7 @@ mod tests {
         assert_eq!(doc.ranks.len(), 2);
         assert_eq!(doc.ranks[0].inputs, vec!["c.rank0.json".to_string(), "n.rank0.json".to_string()]);
         assert_eq!(doc.ranks[0].split.communication_s, 0.003);
-        assert!(doc.warnings.iter().any(|w| w.contains("joined")), "{:?}", doc.warnings);
+        assert!(doc.warnings.iter().any(|w| matches!(w, Warning::RanksJoined { rank: 0, .. })), "{:?}", doc.warnings);
         let ag = doc.kernels.iter().find(|k| k.name.contains("AllGather")).unwrap();
         assert_eq!(ag.time_s, vec![Some(0.003), None]);
         assert_eq!((ag.slowest_rank, ag.behind_median_pct), (None, None), "one rank: no straggler");

@@ -7,12 +7,15 @@
 //! before anything else so that a file of another version fails with a
 //! message, not a confusing missing-field error. Documents of the previous
 //! version (v1) are still read: [`upgrade_v1`] rewrites them to v2 first.
-//! docs/schema.md documents every field.
+//! Diagnoses and warnings are typed in v2 (a code with its numbers); the
+//! English sentences of v1 (and of the first v2 files) are kept as `legacy`
+//! entries. docs/schema.md documents every field.
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::machine::Machine;
 use crate::roofline::KernelAnalysis;
+use crate::warning::Warning;
 
 pub const MACHINE_SCHEMA: &str = "roofline.machine/v2";
 pub const ANALYSIS_SCHEMA: &str = "roofline.analysis/v2";
@@ -85,7 +88,7 @@ pub struct AnalysisDocument {
     pub kernels: Vec<KernelAnalysis>,
     /// Things the reader must know (missing metrics, suspect values).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// The rank of a multi-process job this analysis is (written under
     /// torchrun, mpirun or srun; `roofline merge` reads it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -103,6 +106,11 @@ impl AnalysisDocument {
             warnings: Vec::new(),
             rank: None,
         }
+    }
+
+    /// The warnings in English, one per line, for every view.
+    pub fn warning_lines(&self) -> Vec<String> {
+        self.warnings.iter().map(Warning::text).collect()
     }
 }
 
@@ -135,6 +143,7 @@ pub(crate) fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'sta
     let mut value: serde_json::Value =
         serde_json::from_str(text).map_err(|source| DocumentError::Json { input: input.into(), expected, source })?;
     upgrade_v1(&mut value);
+    upgrade_text(&mut value);
     let found = value
         .get("schema")
         .and_then(|s| s.as_str())
@@ -181,6 +190,39 @@ pub fn upgrade_v1(doc: &mut serde_json::Value) {
     doc["schema"] = serde_json::Value::from(new_schema);
     if let Some(machine) = doc.get_mut("machine") {
         upgrade_machine_v1(machine);
+    }
+}
+
+/// Wraps the English of an analysis written before diagnoses and warnings
+/// were typed: each evidence string, the `next_move` sentence and each
+/// warning become `{"code": "legacy", "text": ...}` entries. Typed entries
+/// and other documents are left alone.
+pub fn upgrade_text(doc: &mut serde_json::Value) {
+    let legacy = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => serde_json::json!({ "code": "legacy", "text": s }),
+        other => other.clone(),
+    };
+    if let Some(serde_json::Value::Array(ws)) = doc.get_mut("warnings") {
+        for w in ws.iter_mut() {
+            *w = legacy(w);
+        }
+    }
+    let Some(serde_json::Value::Array(kernels)) = doc.get_mut("kernels") else { return };
+    for k in kernels {
+        let Some(d) = k.get_mut("diagnosis").and_then(|d| d.as_object_mut()) else { continue };
+        if let Some(serde_json::Value::Array(ev)) = d.get_mut("evidence") {
+            for e in ev.iter_mut() {
+                *e = legacy(e);
+            }
+        }
+        if let Some(m) = d.remove("next_move") {
+            let moves = match m {
+                serde_json::Value::String(s) if !s.is_empty() => vec![legacy(&serde_json::Value::String(s))],
+                serde_json::Value::String(_) | serde_json::Value::Null => Vec::new(),
+                other => vec![other],
+            };
+            d.entry("next_moves").or_insert(serde_json::Value::Array(moves));
+        }
     }
 }
 
@@ -233,6 +275,46 @@ mod tests {
         assert_eq!(doc.machine.compute_roof(FlopKind::Fp32).unwrap().rate, 1e12);
         let dram: Vec<_> = doc.machine.bandwidth().collect();
         assert_eq!((dram.len(), dram[0].rate, dram[0].secondary), (1, 1e11, true));
+    }
+
+    #[test]
+    fn v1_analysis_english_is_kept_as_legacy_entries() {
+        let text = r#"{"schema":"roofline.analysis/v1","producer":{"tool":"roofline","version":"0.1.0"},
+            "source":{"kind":"ncu"},"machine":{"name":"m","compute":[],"bandwidth":[]},
+            "kernels":[{"kernel":{"id":"k1","name":"k","display_name":"k","origin":"counter"},
+              "total_flops":0.0,"compute_roof_flops_per_s":null,"compute_roof_name":null,"levels":[],
+              "attainable_flops_per_s":null,"limiter":null,"bound":null,"achieved_flops_per_s":null,
+              "pct_of_roof":50.0,"diagnosis":{"position":"under_diagonal",
+              "evidence":["50% of the DRAM bandwidth roof"],"next_move":"coalesce them"}}],
+            "warnings":["missing metrics, the rest is analysed: x"]}"#;
+        let doc = read_analysis(text, "old.json").unwrap();
+        let d = doc.kernels[0].diagnosis.as_ref().unwrap();
+        assert_eq!(d.evidence_lines(), vec!["50% of the DRAM bandwidth roof".to_string()]);
+        assert_eq!(d.next_move_text(), "coalesce them");
+        assert!(d.has("legacy"));
+        assert_eq!(doc.warning_lines(), vec!["missing metrics, the rest is analysed: x".to_string()]);
+        assert_eq!(doc.warnings[0].code(), "legacy");
+    }
+
+    #[test]
+    fn typed_analysis_round_trips() {
+        use crate::kernel::Kernel;
+        use crate::machine::{MemLevel, Origin};
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        let mut k = Kernel::named("k", Origin::Counter);
+        k.bytes.insert(MemLevel::Dram, 1e9);
+        k.duration_s = Some(0.1);
+        let a = crate::roofline::analyze_kernel(&m, &k);
+        let mut doc = AnalysisDocument::new(
+            Producer::new("t"),
+            AnalysisSource { kind: "ncu".into(), detail: String::new(), byte_convention: None },
+            m,
+            vec![a],
+        );
+        doc.warnings.push(Warning::NoDuration { launches: 1 });
+        let text = serde_json::to_string(&doc).unwrap();
+        assert!(text.contains(r#""code":"pct_of_roof""#), "{text}");
+        assert_eq!(read_analysis(&text, "new.json").unwrap(), doc);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! its compute roof, occupancy is the first gauge to read, and the diagnosis
 //! names the occupancy limiter and what to change.
 
-use roofline_core::diagnosis::Position;
+use roofline_core::diagnosis::{Advice, Diagnosis, Finding, Position};
 use roofline_core::machine::{FlopKind, MemLevel, Origin};
 use roofline_core::occupancy::annotate_evidence;
 use roofline_core::{analyze_kernel, Kernel, Machine};
@@ -19,6 +19,17 @@ fn latency_bound_kernel(block: f64, regs: f64, smem: f64) -> Kernel {
     k
 }
 
+/// The occupancy advice: (limiter, hint).
+fn occupancy_advice(d: &Diagnosis) -> (String, String) {
+    d.next_moves
+        .iter()
+        .find_map(|m| match m {
+            Advice::OccupancyLimited { limiter, hint } => Some((limiter.clone(), hint.clone().unwrap_or_default())),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no occupancy advice in {:?}", d.next_moves))
+}
+
 #[test]
 fn latency_bound_diagnosis_names_the_register_limiter_and_the_change() {
     let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
@@ -26,12 +37,15 @@ fn latency_bound_diagnosis_names_the_register_limiter_and_the_change() {
     annotate_evidence(&mut k.evidence, 9, 0).unwrap();
     let d = analyze_kernel(&m, &k).diagnosis.unwrap();
     assert_eq!(d.position, Position::LatencyBound);
-    assert!(d.evidence.iter().any(|e| e.contains("theoretical occupancy 75%")), "{:?}", d.evidence);
     assert!(
-        d.next_move.contains("occupancy is limited by registers: use 8 fewer registers per thread (32"),
-        "{}",
-        d.next_move
+        d.evidence.iter().any(|e| matches!(e, Finding::Occupancy { theoretical_pct, .. } if *theoretical_pct == 75.0)),
+        "{:?}",
+        d.evidence
     );
+    let (limiter, hint) = occupancy_advice(&d);
+    assert_eq!(limiter, "registers");
+    assert!(hint.starts_with("use 8 fewer registers per thread (32"), "{hint}");
+    assert!(d.next_move_text().contains("occupancy is limited by registers: use 8 fewer registers"));
 }
 
 #[test]
@@ -40,8 +54,9 @@ fn latency_bound_diagnosis_names_shared_memory_when_it_limits() {
     let mut k = latency_bound_kernel(128.0, 32.0, 100.0 * 1024.0);
     annotate_evidence(&mut k.evidence, 9, 0).unwrap();
     let d = analyze_kernel(&m, &k).diagnosis.unwrap();
-    assert!(d.next_move.contains("limited by shared memory: use"), "{}", d.next_move);
-    assert!(d.next_move.contains("bytes less shared memory per block"), "{}", d.next_move);
+    let (limiter, hint) = occupancy_advice(&d);
+    assert_eq!(limiter, "shared memory");
+    assert!(hint.starts_with("use") && hint.contains("bytes less shared memory per block"), "{hint}");
 }
 
 #[test]
@@ -50,6 +65,7 @@ fn latency_bound_diagnosis_suggests_a_block_size_when_blocks_limit() {
     let mut k = latency_bound_kernel(32.0, 32.0, 0.0);
     annotate_evidence(&mut k.evidence, 9, 0).unwrap();
     let d = analyze_kernel(&m, &k).diagnosis.unwrap();
-    assert!(d.next_move.contains("limited by blocks"), "{}", d.next_move);
-    assert!(d.next_move.contains("blocks of 64 threads reach 100% (so do blocks of 1024)"), "{}", d.next_move);
+    let (limiter, hint) = occupancy_advice(&d);
+    assert!(limiter.starts_with("blocks"), "{limiter}");
+    assert!(hint.contains("blocks of 64 threads reach 100% (so do blocks of 1024)"), "{hint}");
 }

@@ -6,11 +6,12 @@
 //! FLOPs, bytes and durations add up; percentages are duration-weighted.
 
 use roofline_core::kernel::{short_id, Kernel};
-use roofline_core::machine::Origin;
+use roofline_core::machine::{FlopKind, Origin};
+use roofline_core::roofline::level_caveats;
 
 use crate::csv::{Capture, Launch};
-use crate::demangle::display_name;
-use crate::points::{bytes, duration, evidence, flops, ByteConvention};
+use crate::demangle::display_names;
+use crate::points::{bytes, duration, evidence, flops, fp16_accounting, ByteConvention};
 
 /// Launches that belong to one kernel.
 #[derive(Debug, Clone)]
@@ -61,6 +62,11 @@ pub fn kernel_of(launches: &[&Launch], conv: ByteConvention, name: &str, id: Str
     }
     k.duration_s = timed.then_some(time);
     k.evidence = evidence(launches);
+    k.evidence.fp16 = fp16_accounting(launches, &k.flops);
+    if k.evidence.fp16.as_ref().is_some_and(|f| f.constant_moves.is_some()) {
+        k.flops.remove(&FlopKind::Fp16);
+    }
+    k.unmeasured = level_caveats(&k.bytes, &k.evidence, conv == ByteConvention::Nersc);
     k
 }
 
@@ -94,9 +100,12 @@ pub fn group(cap: &Capture, conv: ByteConvention, per_launch: bool) -> Vec<Group
             }
         }
     }
+    let all_names: Vec<&str> = order.iter().map(|(k, _)| k.name.as_str()).collect();
+    let displays = display_names(&all_names);
     order
         .into_iter()
-        .map(|(k, idx)| {
+        .zip(displays)
+        .map(|((k, idx), display)| {
             let mut tags = Vec::new();
             if many_proc {
                 tags.push(format!("pid {}", k.process));
@@ -110,7 +119,7 @@ pub fn group(cap: &Capture, conv: ByteConvention, per_launch: bool) -> Vec<Group
             if many_stream {
                 tags.push(format!("stream {}", k.stream));
             }
-            let mut display = display_name(&k.name);
+            let mut display = display;
             let mut id_source = k.name.clone();
             if !tags.is_empty() {
                 display = format!("{display} [{}]", tags.join(", "));

@@ -15,7 +15,10 @@ use std::io::{BufRead, Read};
 
 use roofline_core::machine::FlopKind;
 
-use crate::metrics::{Slot, Via, COLUMNS, SLOT_COUNT, STALL_PREFIX, STALL_SUFFIX, TENSOR_PREFIX};
+use crate::metrics::{
+    Slot, Via, COLUMNS, PIPE_COUNT_SUFFIX, PIPE_CYCLES_PREFIX, PIPE_CYCLES_SUFFIX, PIPE_PCT_SUFFIX, PIPE_PREFIX,
+    SLOT_COUNT, STALL_PREFIX, STALL_SUFFIX, TENSOR_PREFIX,
+};
 
 /// One kernel launch as ncu reported it.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +44,9 @@ pub struct Launch {
     pub tensor: BTreeMap<FlopKind, TensorCount>,
     /// Stall reasons: warp cycles stalled per issued instruction.
     pub stalls: BTreeMap<String, f64>,
+    /// Per Nsight Compute pipe name ("alu", "fma_type_fp16",
+    /// "tensor_op_gmma"): utilisation and warp instructions.
+    pub pipes: BTreeMap<String, PipeCount>,
     /// Line of the row in the input (1-based), for messages.
     pub line: u64,
 }
@@ -51,6 +57,17 @@ pub struct TensorCount {
     pub ops: f64,
     /// Operations per cycle over the whole GPU (`.sum.peak_sustained`).
     pub peak_per_cycle: Option<f64>,
+}
+
+/// One pipe's counters in one launch.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PipeCount {
+    /// % of the pipe's peak over the SMs' active cycles.
+    pub pct_of_peak: Option<f64>,
+    /// Warp instructions.
+    pub warp_instructions: Option<f64>,
+    /// % of the SMs' active cycles the pipe was busy.
+    pub cycles_pct: Option<f64>,
 }
 
 impl Launch {
@@ -81,6 +98,20 @@ pub struct Capture {
     pub preamble: Vec<String>,
     /// Bytes read.
     pub bytes: u64,
+    /// The profiled program stopped early (set by the runner).
+    pub program_exit: Option<ProgramExit>,
+}
+
+/// How a profiled program ended when it did not succeed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ProgramExit {
+    pub program: String,
+    /// Its exit status, when it exited.
+    pub status: Option<i32>,
+    /// The signal that stopped it, when one did.
+    pub signal: Option<String>,
+    /// "--timeout" or the signal the tool received, when the tool stopped it.
+    pub stopped_by: Option<String>,
 }
 
 /// A capture that cannot be analysed at all.
@@ -209,6 +240,14 @@ pub fn tensor_kind(suffix: &str) -> Option<FlopKind> {
     }
 }
 
+/// Which figure of a pipe a column holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum PipeColumn {
+    Pct,
+    Count,
+    Cycles,
+}
+
 /// Where each needed value sits in a row.
 struct Plan {
     id: Option<usize>,
@@ -228,6 +267,8 @@ struct Plan {
     /// has a total column (`src_fp16`) its per-destination ones are left out.
     tensor: Vec<(FlopKind, usize, Option<usize>)>,
     stalls: Vec<(String, usize)>,
+    /// Pipe columns: (pipe, column, which figure).
+    pipes: Vec<(String, usize, PipeColumn)>,
     width: usize,
 }
 
@@ -254,7 +295,20 @@ impl Plan {
         }
         let mut by_kind: BTreeMap<FlopKind, Vec<(String, usize)>> = BTreeMap::new();
         let mut stalls = Vec::new();
+        let mut pipes = Vec::new();
         for (i, n) in names.iter().enumerate() {
+            if let Some(rest) = n.strip_prefix(PIPE_PREFIX) {
+                if let Some(pipe) = rest.strip_suffix(PIPE_PCT_SUFFIX) {
+                    pipes.push((pipe.to_string(), i, PipeColumn::Pct));
+                } else if let Some(pipe) = rest.strip_suffix(PIPE_COUNT_SUFFIX).filter(|p| !p.contains('.')) {
+                    pipes.push((pipe.to_string(), i, PipeColumn::Count));
+                }
+                continue;
+            }
+            if let Some(pipe) = n.strip_prefix(PIPE_CYCLES_PREFIX).and_then(|r| r.strip_suffix(PIPE_CYCLES_SUFFIX)) {
+                pipes.push((pipe.to_string(), i, PipeColumn::Cycles));
+                continue;
+            }
             if let Some(rest) = n.strip_prefix(TENSOR_PREFIX) {
                 if let Some(suffix) = rest.strip_suffix(".sum") {
                     if let Some(kind) = tensor_kind(suffix) {
@@ -293,6 +347,7 @@ impl Plan {
             slots,
             tensor,
             stalls,
+            pipes,
             width: names.len(),
         }
     }
@@ -477,6 +532,17 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
                 stalls.insert(reason.clone(), v);
             }
         }
+        let mut pipes: BTreeMap<String, PipeCount> = BTreeMap::new();
+        for (pipe, col, which) in &plan.pipes {
+            if let Some(v) = rec.get(*col).and_then(parse_value) {
+                let e = pipes.entry(pipe.clone()).or_default();
+                match which {
+                    PipeColumn::Pct => e.pct_of_peak = Some(v),
+                    PipeColumn::Count => e.warp_instructions = Some(v),
+                    PipeColumn::Cycles => e.cycles_pct = Some(v),
+                }
+            }
+        }
         cap.launches.push(Launch {
             id: text(&rec, plan.id),
             process_id: text(&rec, plan.process_id),
@@ -492,6 +558,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
             values,
             tensor,
             stalls,
+            pipes,
             line: line_no,
         });
     }

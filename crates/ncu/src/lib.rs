@@ -18,10 +18,12 @@ pub mod metrics;
 pub mod points;
 pub mod runner;
 
-use roofline_core::machine::Machine;
+use roofline_core::kernel::Fp16Packing;
+use roofline_core::machine::{FlopKind, Machine, MemLevel};
 use roofline_core::roofline::{analyze_kernel, KernelAnalysis};
+use roofline_core::warning::{MissingMetric, Warning};
 
-pub use crate::csv::{read_capture, Capture, CsvError, Launch};
+pub use crate::csv::{read_capture, Capture, CsvError, Launch, ProgramExit};
 pub use crate::points::ByteConvention;
 
 /// How to analyse a capture.
@@ -43,7 +45,7 @@ pub struct Analysis {
     /// over all launches.
     pub machine: Machine,
     pub kernels: Vec<KernelAnalysis>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Places every kernel of a capture under its roofs.
@@ -51,29 +53,36 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
     let groups = aggregate::group(cap, opts.convention, opts.per_launch);
     let all: Vec<&Launch> = cap.launches.iter().collect();
     let overall = points::counter_machine(&all, opts.convention);
-    let mut warnings = cap.warnings.clone();
+    let mut warnings: Vec<Warning> = cap.warnings.iter().map(|m| Warning::Capture { message: m.clone() }).collect();
     for e in &cap.errors {
-        warnings.push(format!("ncu: {e}"));
+        warnings.push(Warning::Profiler { message: e.clone() });
     }
-    let mut missing: Vec<String> = Vec::new();
+    if let Some(exit) = &cap.program_exit {
+        warnings.push(Warning::ProgramFailed {
+            program: exit.program.clone(),
+            status: exit.status,
+            signal: exit.signal.clone(),
+            stopped_by: exit.stopped_by.clone(),
+            launches_analysed: cap.launches.len() as u64,
+        });
+    }
+    let mut missing: Vec<MissingMetric> = Vec::new();
     for m in cap.missing.iter().filter(|m| metrics::reported_when_missing(m.slot)) {
-        let line = format!("{} (blocks {})", m.metrics.join(" or "), m.blocks);
-        if !missing.contains(&line) {
-            missing.push(line);
+        let entry =
+            MissingMetric { metrics: m.metrics.iter().map(|s| s.to_string()).collect(), blocks: m.blocks.to_string() };
+        if !missing.contains(&entry) {
+            missing.push(entry);
         }
     }
     if !missing.is_empty() {
-        warnings.push(format!("missing metrics, the rest is analysed: {}", missing.join("; ")));
+        warnings.push(Warning::MissingMetrics { missing });
     }
     let total_time: f64 = groups.iter().filter_map(|g| g.kernel.duration_s).sum();
     let zero = cap.launches.iter().filter(|l| points::duration(l).is_none()).count();
     if zero > 0 {
-        warnings.push(format!(
-            "{zero} launch(es) have no positive gpu__time_duration.sum: no rates for them (FLOPs and bytes still count)"
-        ));
+        warnings.push(Warning::NoDuration { launches: zero as u64 });
     }
     let mut kernels = Vec::with_capacity(groups.len());
-    let mut hfma_only: Vec<String> = Vec::new();
     for g in &groups {
         let launches: Vec<&Launch> = g.launches.iter().map(|&i| &cap.launches[i]).collect();
         let own = points::counter_machine(&launches, opts.convention);
@@ -89,17 +98,9 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
         if total_time > 0.0 {
             a.time_share = a.kernel.duration_s.filter(|d| *d > 0.0).map(|d| d / total_time);
         }
-        if let Some(w) = hfma_moves(&launches, &a) {
-            hfma_only.push(w);
-        }
         kernels.push(a);
     }
-    if !hfma_only.is_empty() {
-        warnings.push(format!(
-            "FP16 from HFMA instructions alone in {}: compilers use HFMA2.MMA to move constants into registers, so this is likely not FP16 work (counted as ncu counts it)",
-            hfma_only.join(", ")
-        ));
-    }
+    warnings.extend(kernel_warnings(&kernels));
     let machine = match &opts.machine {
         Some(m) => m.clone(),
         None => {
@@ -111,27 +112,34 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
         }
     };
     if machine.ceilings.is_empty() {
-        warnings.push(
-            "no roofs: the capture has no *.peak_sustained counters and no machine was given; give --machine FILE (from `roofline bench -o`) or --gpu NAME".into(),
-        );
+        warnings.push(Warning::NoRoofs);
     }
     Analysis { machine, kernels, warnings }
 }
 
-/// Compilers move constants into registers with `HFMA2.MMA`, which ncu
-/// counts as half-precision FMAs: a few FP16 FLOPs from HFMA alone, in a
-/// kernel that does mostly other work, are likely not FP16 work. Returns
-/// "kernel (N FLOP)" for such a kernel.
-fn hfma_moves(launches: &[&Launch], a: &KernelAnalysis) -> Option<String> {
-    use metrics::Slot;
-    let sum = |s: Slot| launches.iter().filter_map(|l| l.get(s)).sum::<f64>();
-    let fp16 = a.kernel.flops.get(&roofline_core::FlopKind::Fp16).copied().unwrap_or(0.0);
-    let total = a.kernel.total_flops();
-    (fp16 > 0.0 && sum(Slot::Hadd) == 0.0 && sum(Slot::Hmul) == 0.0 && fp16 < 0.05 * total).then(|| {
-        format!(
-            "{} ({})",
-            a.kernel.display_name,
-            roofline_core::units::format_si(fp16, roofline_core::units::Unit::Flop)
-        )
-    })
+/// Warnings that name kernels: constant moves, FP16 packing, points not
+/// measured at a level. Each is said once, with every kernel it concerns.
+fn kernel_warnings(kernels: &[KernelAnalysis]) -> Vec<Warning> {
+    let names = |f: &dyn Fn(&KernelAnalysis) -> bool| -> Vec<String> {
+        kernels.iter().filter(|a| f(a)).map(|a| a.kernel.display_name.clone()).collect()
+    };
+    let mut out = Vec::new();
+    let moves = names(&|a| a.kernel.evidence.fp16.as_ref().is_some_and(|f| f.constant_moves.is_some()));
+    if !moves.is_empty() {
+        out.push(Warning::Fp16ConstantMoves { kernels: moves });
+    }
+    let unknown = names(&|a| {
+        a.kernel.flops.get(&FlopKind::Fp16).is_some_and(|f| *f > 0.0)
+            && a.kernel.evidence.fp16.as_ref().is_some_and(|f| f.packing == Fp16Packing::Unknown)
+    });
+    if !unknown.is_empty() {
+        out.push(Warning::Fp16PackingUnknown { kernels: unknown });
+    }
+    for level in MemLevel::ALL {
+        let hidden = names(&|a| a.level(level).is_some_and(|p| !p.measured()));
+        if !hidden.is_empty() {
+            out.push(Warning::LevelNotMeasured { level, kernels: hidden });
+        }
+    }
+    out
 }

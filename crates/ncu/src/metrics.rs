@@ -65,6 +65,31 @@ pub enum Slot {
     BankConflictsLoad,
     BankConflictsStore,
     ExcessiveSectors,
+    /// Launch shape: block slots per wave, SMs, active cycles.
+    Waves,
+    SmCount,
+    SmCyclesActive,
+    /// The GPU's maximum SM clock (a device attribute, kHz in the CSV).
+    MaxSmClock,
+    /// Traffic per direction.
+    DramReadBytes,
+    DramWriteBytes,
+    L2ReadSectors,
+    L2WriteSectors,
+    GlobalLoadSectors,
+    GlobalStoreSectors,
+    SharedWavefronts,
+    TmaLoadSectors,
+    AsyncCopyInstructions,
+    /// Instructions.
+    WarpInstructions,
+    IssueActive,
+    SharedLoadInstructions,
+    SharedStoreInstructions,
+    SharedAtomicInstructions,
+    GlobalReductionInstructions,
+    GenericAtomicAluInstructions,
+    GenericAtomicCasInstructions,
     /// Bytes received over NVLink (multi-GPU machines only).
     NvlinkRx,
     /// Bytes sent over NVLink.
@@ -166,7 +191,47 @@ pub const COLUMNS: &[(Slot, &str, Via)] = &[
     (Slot::NvlinkTx, "nvltx__bytes_data_user.sum", Via::Direct(1.0)),
     (Slot::NvlinkTx, "nvltx__bytes.sum", Via::Direct(1.0)),
     (Slot::NvlinkTx, "nvltx__bytes.sum.per_second", Via::PerSecond(1.0)),
+    (Slot::Waves, "launch__waves_per_multiprocessor", Via::Direct(1.0)),
+    (Slot::SmCount, "launch__sm_count", Via::Direct(1.0)),
+    (Slot::SmCount, "device__attribute_multiprocessor_count", Via::Direct(1.0)),
+    (Slot::SmCyclesActive, "sm__cycles_active.avg", Via::Direct(1.0)),
+    (Slot::MaxSmClock, "device__attribute_max_gpu_frequency_khz", Via::Direct(1e3)),
+    (Slot::MaxSmClock, "device__attribute_clock_rate", Via::Direct(1e3)),
+    (Slot::DramReadBytes, "dram__bytes_read.sum", Via::Direct(1.0)),
+    (Slot::DramReadBytes, "dram__sectors_read.sum", Via::Direct(32.0)),
+    (Slot::DramWriteBytes, "dram__bytes_write.sum", Via::Direct(1.0)),
+    (Slot::DramWriteBytes, "dram__sectors_write.sum", Via::Direct(32.0)),
+    (Slot::L2ReadSectors, "lts__t_sectors_srcunit_tex_op_read.sum", Via::Direct(1.0)),
+    (Slot::L2WriteSectors, "lts__t_sectors_srcunit_tex_op_write.sum", Via::Direct(1.0)),
+    (Slot::GlobalLoadSectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", Via::Direct(1.0)),
+    (Slot::GlobalStoreSectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", Via::Direct(1.0)),
+    (Slot::SharedWavefronts, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", Via::Direct(1.0)),
+    (Slot::TmaLoadSectors, "l1tex__m_xbar2l1tex_read_sectors_mem_global_op_tma_ld.sum", Via::Direct(1.0)),
+    (Slot::AsyncCopyInstructions, "smsp__inst_executed_op_ldgsts.sum", Via::Direct(1.0)),
+    (Slot::WarpInstructions, "smsp__inst_executed.sum", Via::Direct(1.0)),
+    (Slot::WarpInstructions, "inst_executed", Via::Direct(1.0)),
+    (Slot::IssueActive, "smsp__issue_active.avg.pct_of_peak_sustained_active", Via::Direct(1.0)),
+    (Slot::SharedLoadInstructions, "smsp__sass_inst_executed_op_shared_ld.sum", Via::Direct(1.0)),
+    (Slot::SharedStoreInstructions, "smsp__sass_inst_executed_op_shared_st.sum", Via::Direct(1.0)),
+    (Slot::SharedAtomicInstructions, "smsp__inst_executed_op_shared_atom.sum", Via::Direct(1.0)),
+    (Slot::GlobalReductionInstructions, "smsp__inst_executed_op_global_red.sum", Via::Direct(1.0)),
+    (Slot::GenericAtomicAluInstructions, "smsp__inst_executed_op_generic_atom_dot_alu.sum", Via::Direct(1.0)),
+    (Slot::GenericAtomicCasInstructions, "smsp__inst_executed_op_generic_atom_dot_cas.sum", Via::Direct(1.0)),
 ];
+
+/// Pipe utilisation and instruction counts:
+/// `sm__inst_executed_pipe_<pipe>.avg.pct_of_peak_sustained_active` and
+/// `sm__inst_executed_pipe_<pipe>.sum` (warp instructions).
+pub const PIPE_PREFIX: &str = "sm__inst_executed_pipe_";
+pub const PIPE_PCT_SUFFIX: &str = ".avg.pct_of_peak_sustained_active";
+pub const PIPE_COUNT_SUFFIX: &str = ".sum";
+/// Cycles a pipe was busy: `sm__pipe_<pipe>_cycles_active.avg.pct_of_peak_sustained_active`.
+/// Above the instruction utilisation when instructions occupy the pipe for
+/// several cycles (IMAD on Hopper's half-width FMA-heavy pipe). Hopper's
+/// `shared` pipe here is the datapath FP64 and tensor instructions share,
+/// not shared memory.
+pub const PIPE_CYCLES_PREFIX: &str = "sm__pipe_";
+pub const PIPE_CYCLES_SUFFIX: &str = "_cycles_active.avg.pct_of_peak_sustained_active";
 
 /// Prefix and suffix of the tensor-core operation counters
 /// (`sm__ops_path_tensor_src_bf16_dst_fp32.sum`): one per input type.
@@ -212,6 +277,22 @@ pub fn blocks(slot: Slot) -> &'static str {
         | Slot::BankConflictsLoad
         | Slot::BankConflictsStore => "launch details in the diagnosis",
         Slot::NvlinkRx | Slot::NvlinkTx => "the NVLink bytes of collectives (multi-GPU machines)",
+        Slot::Waves | Slot::SmCount | Slot::SmCyclesActive => "the launch-shape evidence (waves, tail, idle SMs)",
+        Slot::MaxSmClock => "the clock in the verdict (the GPU's maximum clock)",
+        Slot::DramReadBytes | Slot::DramWriteBytes => "the DRAM roof for the kernel's own read:write mix",
+        Slot::L2ReadSectors | Slot::L2WriteSectors => "the check that the L2 point counts the L2 writes",
+        Slot::GlobalLoadSectors | Slot::GlobalStoreSectors => "the share of the traffic that wasted sectors concern",
+        Slot::SharedWavefronts => "the share of shared-memory wavefronts that bank conflicts concern",
+        Slot::TmaLoadSectors | Slot::AsyncCopyInstructions => {
+            "naming TMA and cp.async traffic that the L1 point does not see"
+        }
+        Slot::WarpInstructions | Slot::IssueActive => "the instruction roofline",
+        Slot::SharedLoadInstructions
+        | Slot::SharedStoreInstructions
+        | Slot::SharedAtomicInstructions
+        | Slot::GlobalReductionInstructions
+        | Slot::GenericAtomicAluInstructions
+        | Slot::GenericAtomicCasInstructions => "the shared-memory and atomic pipes of the instruction roofline",
     }
 }
 
@@ -231,6 +312,15 @@ pub fn reported_when_missing(slot: Slot) -> bool {
             | Slot::BankConflictsStore
             | Slot::NvlinkRx
             | Slot::NvlinkTx
+            | Slot::SharedWavefronts
+            | Slot::TmaLoadSectors
+            | Slot::AsyncCopyInstructions
+            | Slot::SharedLoadInstructions
+            | Slot::SharedStoreInstructions
+            | Slot::SharedAtomicInstructions
+            | Slot::GlobalReductionInstructions
+            | Slot::GenericAtomicAluInstructions
+            | Slot::GenericAtomicCasInstructions
     )
 }
 
@@ -245,7 +335,9 @@ pub fn parse_list(text: &str) -> Vec<String> {
 
 /// Metrics that ncu collects although `--query-metrics` does not list them.
 fn always_known(name: &str) -> bool {
-    name.starts_with("launch__") || name.starts_with("sm__maximum_warps_per_active_cycle_pct")
+    name.starts_with("launch__")
+        || name.starts_with("device__attribute_")
+        || name.starts_with("sm__maximum_warps_per_active_cycle_pct")
 }
 
 /// The base name of a metric (`dram__bytes` for `dram__bytes.sum.peak_sustained`).
@@ -315,9 +407,10 @@ mod tests {
             let used = COLUMNS.iter().any(|(_, c, _)| *c == m)
                 || m.starts_with(TENSOR_PREFIX)
                 || m.starts_with(STALL_PREFIX)
+                || m.starts_with(PIPE_PREFIX)
+                || m.starts_with(PIPE_CYCLES_PREFIX) && m.ends_with(PIPE_CYCLES_SUFFIX)
                 || m == "sm__cycles_elapsed.avg"
-                || m == "smsp__cycles_elapsed.avg.per_second"
-                || m == "launch__waves_per_multiprocessor";
+                || m == "smsp__cycles_elapsed.avg.per_second";
             assert!(used, "{m} is collected but never read");
         }
     }

@@ -12,9 +12,10 @@
 
 use std::collections::BTreeMap;
 
-use roofline_core::kernel::Evidence;
+use roofline_core::diagnosis::CONSTANT_MOVES_MAX_SHARE_PCT;
+use roofline_core::kernel::{ConstantMoves, Evidence, Fp16Accounting, Fp16Packing, MoveDetection, PipeUse};
 use roofline_core::machine::{
-    Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Provenance, Resource,
+    Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Pipe, Provenance, Resource,
 };
 
 use crate::csv::Launch;
@@ -132,6 +133,7 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         (Slot::LimitBarriers, "barriers"),
     ];
     let vals: Vec<(f64, &str)> = limits.iter().filter_map(|(s, n)| first(launches, *s).map(|v| (v, *n))).collect();
+    let blocks_per_sm = vals.iter().map(|v| v.0).reduce(f64::min);
     // Limits are in blocks per SM; one that is not binding reads as the
     // hardware's block limit, so a tie with "blocks per SM" is that limit.
     let theoretical = weighted(launches, Slot::OccupancyTheoretical);
@@ -186,10 +188,30 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         global_store_bytes_per_sector: sectors(Slot::BytesPerSectorStore),
         shared_bank_conflicts: conflicts,
         excessive_sectors: total(launches, Slot::ExcessiveSectors),
-        stalls: stalls.into_iter().filter(|(_, (_, w))| *w > 0.0).map(|(r, (n, w))| (r, n / w)).collect(),
+        // Every launch weighs more than zero (1 ns without a duration).
+        stalls: stalls.into_iter().map(|(r, (n, w))| (r, n / w)).collect(),
         counter_pct_of_roof: None,
         nvlink_rx_bytes: total(launches, Slot::NvlinkRx),
         nvlink_tx_bytes: total(launches, Slot::NvlinkTx),
+        shared_wavefronts: total(launches, Slot::SharedWavefronts),
+        waves: first(launches, Slot::Waves),
+        sm_count: first(launches, Slot::SmCount),
+        blocks_per_sm,
+        sm_active_pct: sm_active_pct(launches),
+        sm_clock_hz: weighted(launches, Slot::SmClock),
+        max_sm_clock_hz: first(launches, Slot::MaxSmClock).map(as_hz),
+        global_load_sectors: total(launches, Slot::GlobalLoadSectors),
+        global_store_sectors: total(launches, Slot::GlobalStoreSectors),
+        dram_read_bytes: total(launches, Slot::DramReadBytes),
+        dram_write_bytes: total(launches, Slot::DramWriteBytes),
+        l2_read_sectors: total(launches, Slot::L2ReadSectors),
+        l2_write_sectors: total(launches, Slot::L2WriteSectors),
+        tma_load_sectors: total(launches, Slot::TmaLoadSectors),
+        async_copy_instructions: total(launches, Slot::AsyncCopyInstructions),
+        wgmma_pct: pipe_pct(launches, "tensor_op_gmma"),
+        warp_instructions: total(launches, Slot::WarpInstructions),
+        pipes: pipes(launches),
+        fp16: None,
     };
     // The occupancy calculator turns the launch shape into the advice ncu
     // does not give: how many registers or bytes fewer fit another block.
@@ -198,6 +220,173 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         roofline_core::occupancy::annotate_evidence(&mut ev, major, minor);
     }
     ev
+}
+
+/// A clock the CSV gave in kHz (device attributes) as Hz; a value already
+/// in Hz (a units row that scaled it) is kept.
+fn as_hz(v: f64) -> f64 {
+    if v > 1e11 {
+        v / 1e3
+    } else {
+        v
+    }
+}
+
+/// % of the elapsed cycles the average SM was active, duration-weighted.
+fn sm_active_pct(launches: &[&Launch]) -> Option<f64> {
+    let mut num = 0.0;
+    let mut den = 0.0;
+    for l in launches {
+        if let (Some(a), Some(e)) = (l.get(Slot::SmCyclesActive), l.get(Slot::Cycles).filter(|e| *e > 0.0)) {
+            let w = duration(l).unwrap_or(1e-9);
+            num += w * 100.0 * a / e;
+            den += w;
+        }
+    }
+    (den > 0.0).then(|| num / den)
+}
+
+/// Duration-weighted utilisation of one Nsight Compute pipe: the larger of
+/// its instruction rate and its busy cycles, as % of peak.
+fn pipe_pct(launches: &[&Launch], name: &str) -> Option<f64> {
+    let mut num = 0.0;
+    let mut den = 0.0;
+    for l in launches {
+        let busy = l.pipes.get(name).and_then(|p| match (p.pct_of_peak, p.cycles_pct) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        });
+        if let Some(p) = busy {
+            let w = duration(l).unwrap_or(1e-9);
+            num += w * p;
+            den += w;
+        }
+    }
+    (den > 0.0).then(|| num / den)
+}
+
+/// Nsight Compute's pipes as the instruction roofline names them. The
+/// tensor pipe is the busiest of its instruction families.
+const PIPES: &[(&str, Pipe)] = &[
+    ("alu", Pipe::Alu),
+    ("fma", Pipe::Fma),
+    ("fma_type_fp16", Pipe::Fp16),
+    ("fp64", Pipe::Fp64),
+    ("xu", Pipe::Xu),
+    ("lsu", Pipe::Lsu),
+    ("tensor_op_hmma", Pipe::Tensor),
+    ("tensor_op_gmma", Pipe::Tensor),
+    ("tensor_op_dmma", Pipe::Tensor),
+    ("tensor_op_imma", Pipe::Tensor),
+];
+
+/// Warp instructions of one pipe in one launch: the count when collected,
+/// else ncu's % of peak x the architecture's issue rate x the SMs' active
+/// cycles (what `--set full` exports).
+fn pipe_instructions(l: &Launch, name: &str, pipe: Pipe) -> Option<f64> {
+    let p = l.pipes.get(name)?;
+    if let Some(n) = p.warp_instructions {
+        return Some(n);
+    }
+    let (major, minor) = roofline_core::arch::parse_capability(&l.cc)?;
+    let rate = roofline_core::arch::pipe_rate(roofline_core::arch::ComputeCapability::new(major, minor), pipe)?;
+    // The tensor families have no table rate; their counts need `.sum`.
+    if pipe == Pipe::Tensor {
+        return None;
+    }
+    Some(
+        p.pct_of_peak? / 100.0
+            * rate.warp_inst_per_clock_per_sm
+            * l.get(Slot::SmCyclesActive)?
+            * l.get(Slot::SmCount)?,
+    )
+}
+
+/// Per pipe: utilisation (duration-weighted; the tensor pipe takes its
+/// busiest family) and warp instructions (summed), over launches. Also the
+/// issue slots, shared-memory instructions and atomics.
+fn pipes(launches: &[&Launch]) -> BTreeMap<Pipe, PipeUse> {
+    let mut out: BTreeMap<Pipe, PipeUse> = BTreeMap::new();
+    for &(name, pipe) in PIPES {
+        let pct = pipe_pct(launches, name);
+        let counts: Vec<f64> = launches.iter().filter_map(|l| pipe_instructions(l, name, pipe)).collect();
+        let count = (!counts.is_empty()).then(|| counts.iter().sum::<f64>());
+        if pct.is_none() && count.is_none() {
+            continue;
+        }
+        let e = out.entry(pipe).or_default();
+        if let Some(p) = pct {
+            e.pct_of_peak = Some(e.pct_of_peak.map_or(p, |q| q.max(p)));
+        }
+        if let Some(n) = count {
+            e.warp_instructions = Some(e.warp_instructions.unwrap_or(0.0) + n);
+        }
+    }
+    let sum_of = |slots: &[Slot]| -> Option<f64> {
+        let v: Vec<f64> = slots.iter().filter_map(|s| total(launches, *s)).collect();
+        (!v.is_empty()).then(|| v.iter().sum())
+    };
+    let issue = weighted(launches, Slot::IssueActive);
+    let issued = total(launches, Slot::WarpInstructions);
+    if issue.is_some() || issued.is_some() {
+        out.insert(Pipe::Issue, PipeUse { pct_of_peak: issue, warp_instructions: issued });
+    }
+    if let Some(n) = sum_of(&[Slot::SharedLoadInstructions, Slot::SharedStoreInstructions]).filter(|n| *n > 0.0) {
+        out.insert(Pipe::Shared, PipeUse { pct_of_peak: None, warp_instructions: Some(n) });
+    }
+    if let Some(n) = sum_of(&[
+        Slot::GlobalReductionInstructions,
+        Slot::GenericAtomicAluInstructions,
+        Slot::GenericAtomicCasInstructions,
+    ])
+    .filter(|n| *n > 0.0)
+    {
+        out.insert(Pipe::GlobalAtomic, PipeUse { pct_of_peak: None, warp_instructions: Some(n) });
+    }
+    if let Some(n) = total(launches, Slot::SharedAtomicInstructions).filter(|n| *n > 0.0) {
+        out.insert(Pipe::SharedAtomic, PipeUse { pct_of_peak: None, warp_instructions: Some(n) });
+    }
+    out
+}
+
+/// How the FP16 FLOPs of a kernel's launches are counted, and whether its
+/// HFMA instructions are constant moves rather than FP16 work.
+///
+/// `flops` holds the kernel's FLOPs per kind as Nsight Compute counts them
+/// (FP16 as packed half2). Constant moves are recognised by their pattern:
+/// HFMA without a single HADD or HMUL, beside more FP32, FP64 or tensor
+/// work. Then either the pipe counters show no FP16 instruction on the FMA
+/// pipe (on the H200 the HFMA2.MMA moves execute on the tensor pipe:
+/// `sm__inst_executed_pipe_tensor_op_hmma` counts them exactly while
+/// `sm__inst_executed_pipe_fma_type_fp16` stays at 0), or, without pipe
+/// counters, the HFMA are under [`CONSTANT_MOVES_MAX_SHARE_PCT`] of the
+/// kernel's FLOPs.
+pub fn fp16_accounting(launches: &[&Launch], flops: &BTreeMap<FlopKind, f64>) -> Option<Fp16Accounting> {
+    let sum = |s: Slot| launches.iter().filter_map(|l| l.get(s)).sum::<f64>();
+    let (hfma, hadd, hmul) = (sum(Slot::Hfma), sum(Slot::Hadd), sum(Slot::Hmul));
+    if hfma + hadd + hmul <= 0.0 {
+        return None;
+    }
+    let packed = 4.0 * hfma + 2.0 * hadd + 2.0 * hmul;
+    let scalar = packed / 2.0;
+    let total: f64 = flops.values().sum();
+    let other: f64 = flops.iter().filter(|(k, _)| **k != FlopKind::Fp16).map(|(_, v)| v).sum();
+    let fp16_pipe = pipe_pct(launches, "fma_type_fp16");
+    let (small, detected_by) = match fp16_pipe {
+        Some(p) => (p == 0.0, MoveDetection::PipeCounters),
+        None => (100.0 * packed < CONSTANT_MOVES_MAX_SHARE_PCT * total, MoveDetection::Pattern),
+    };
+    let moves = hfma > 0.0 && hadd == 0.0 && hmul == 0.0 && other > packed && small;
+    Some(Fp16Accounting {
+        packed_flops: packed,
+        scalar_flops: scalar,
+        packing: Fp16Packing::Unknown,
+        constant_moves: moves.then_some(ConstantMoves {
+            thread_instructions: hfma,
+            flops_as_counted: 4.0 * hfma,
+            detected_by,
+        }),
+    })
 }
 
 /// Tensor kinds whose per-cycle peak ncu reports at the 2:4 sparse rate on
@@ -224,6 +413,7 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
         name: "counter peaks (Nsight Compute)".into(),
         gpu: GpuFacts {
             compute_capability: launches.iter().map(|l| l.cc.clone()).find(|c| !c.is_empty()),
+            sms: first(launches, Slot::SmCount).filter(|n| *n > 0.0).map(|n| n as u32),
             sm_clock_mhz: sm_clock.map(|c| c / 1e6),
             mem_clock_mhz: weighted(launches, Slot::DramClock).map(|c| c / 1e6),
             ..GpuFacts::default()
@@ -342,4 +532,258 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
         }
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csv::PipeCount;
+    use crate::metrics::SLOT_COUNT;
+
+    /// A launch of cc 9.0 with these slot values.
+    fn launch(values: &[(Slot, f64)]) -> Launch {
+        let mut v = [None; SLOT_COUNT];
+        for &(s, x) in values {
+            v[s as usize] = Some(x);
+        }
+        Launch {
+            id: "0".into(),
+            process_id: "1".into(),
+            process_name: "p".into(),
+            host: "h".into(),
+            kernel_name: "k".into(),
+            context: "1".into(),
+            stream: "7".into(),
+            device: "0".into(),
+            cc: "9.0".into(),
+            block: String::new(),
+            grid: String::new(),
+            values: v,
+            tensor: BTreeMap::new(),
+            stalls: BTreeMap::new(),
+            pipes: BTreeMap::new(),
+            line: 1,
+        }
+    }
+
+    fn with_pipe(mut l: Launch, name: &str, pct: Option<f64>, count: Option<f64>, cycles: Option<f64>) -> Launch {
+        l.pipes.insert(name.into(), PipeCount { pct_of_peak: pct, warp_instructions: count, cycles_pct: cycles });
+        l
+    }
+
+    #[test]
+    fn shared_memory_conflicts_stalls_and_sector_use_are_combined_over_launches() {
+        let mut a = launch(&[
+            (Slot::Duration, 1.0),
+            (Slot::SharedStatic, 1024.0),
+            (Slot::SharedDynamic, 4096.0),
+            (Slot::BankConflictsLoad, 3.0),
+            (Slot::BankConflictsStore, 4.0),
+            (Slot::BytesPerSectorLoad, 8.0),
+        ]);
+        a.stalls.insert("wait".into(), 2.0);
+        let mut b = launch(&[
+            (Slot::Duration, 3.0),
+            (Slot::BankConflictsLoad, 5.0),
+            (Slot::BytesPerSectorLoad, 0.0),
+            (Slot::BytesPerSectorStore, 16.0),
+        ]);
+        b.stalls.insert("wait".into(), 6.0);
+        let ev = evidence(&[&a, &b]);
+        assert_eq!(ev.shared_mem_per_block, Some(5120.0));
+        assert_eq!(ev.shared_bank_conflicts, Some(12.0));
+        assert_eq!(ev.stalls["wait"], (2.0 * 1.0 + 6.0 * 3.0) / 4.0);
+        // The launch without loads does not dilute the loads' sector use.
+        assert_eq!(ev.global_load_bytes_per_sector, Some(8.0));
+        assert_eq!(ev.global_store_bytes_per_sector, Some(16.0));
+        let none = evidence(&[&launch(&[(Slot::Duration, 1.0)])]);
+        assert_eq!((none.shared_mem_per_block, none.shared_bank_conflicts), (None, None));
+        let only_dynamic = evidence(&[&launch(&[(Slot::SharedDynamic, 100.0)])]);
+        assert_eq!(only_dynamic.shared_mem_per_block, Some(100.0));
+    }
+
+    #[test]
+    fn kinds_without_flops_are_left_out() {
+        let l = launch(&[(Slot::Dadd, 0.0), (Slot::Dmul, 0.0), (Slot::Dfma, 0.0), (Slot::Ffma, 2.0)]);
+        let f = flops(&l);
+        assert_eq!(f.get(&FlopKind::Fp32), Some(&4.0));
+        assert!(!f.contains_key(&FlopKind::Fp64), "{f:?}");
+        assert!(!f.contains_key(&FlopKind::Fp16), "no FP16 counters at all");
+    }
+
+    #[test]
+    fn the_byte_conventions_name_their_counters() {
+        assert!(ByteConvention::Ncu.describe().starts_with("Nsight Compute's chart convention"));
+        assert!(ByteConvention::Ncu.describe().contains("32 B x lts__lts2xbar_cycles_active.sum"));
+        assert!(ByteConvention::Nersc.describe().starts_with("NERSC's hierarchical convention"));
+        assert!(ByteConvention::Nersc.describe().contains("lts__t_bytes.sum"));
+    }
+
+    #[test]
+    fn percentages_are_weighted_by_duration_and_counts_summed() {
+        let a =
+            launch(&[(Slot::Duration, 1e-3), (Slot::DramSol, 90.0), (Slot::Registers, 32.0), (Slot::BlockSize, 256.0)]);
+        let b =
+            launch(&[(Slot::Duration, 3e-3), (Slot::DramSol, 50.0), (Slot::Registers, 40.0), (Slot::BlockSize, 128.0)]);
+        assert_eq!(weighted(&[&a, &b], Slot::DramSol), Some((90.0 * 1e-3 + 50.0 * 3e-3) / 4e-3));
+        assert_eq!(max(&[&a, &b], Slot::Registers), Some(40.0));
+        assert_eq!(first(&[&a, &b], Slot::BlockSize), Some(256.0));
+        assert_eq!(total(&[&a, &b], Slot::Registers), Some(72.0));
+        assert_eq!(total(&[&a, &b], Slot::Hfma), None);
+        assert_eq!(weighted(&[&a, &b], Slot::Hfma), None);
+        // Launches without a duration still average (1 ns each).
+        let c = launch(&[(Slot::DramSol, 10.0)]);
+        let d = launch(&[(Slot::DramSol, 30.0)]);
+        assert_eq!(weighted(&[&c, &d], Slot::DramSol), Some(20.0));
+        assert_eq!(duration(&launch(&[(Slot::Duration, 0.0)])), None);
+        assert_eq!(duration(&launch(&[(Slot::Duration, 2e-6)])), Some(2e-6));
+    }
+
+    #[test]
+    fn sm_active_share_and_clocks() {
+        let a = launch(&[(Slot::Duration, 1.0), (Slot::SmCyclesActive, 90.0), (Slot::Cycles, 100.0)]);
+        let b = launch(&[(Slot::Duration, 3.0), (Slot::SmCyclesActive, 50.0), (Slot::Cycles, 100.0)]);
+        assert_eq!(sm_active_pct(&[&a, &b]), Some((90.0 + 3.0 * 50.0) / 4.0));
+        assert_eq!(sm_active_pct(&[&launch(&[(Slot::SmCyclesActive, 9.0)])]), None);
+        assert_eq!(sm_active_pct(&[&launch(&[(Slot::SmCyclesActive, 9.0), (Slot::Cycles, 0.0)])]), None);
+        // The device attribute is in kHz (scaled to Hz by the column); a
+        // units row that had already scaled it would give 1000x that.
+        assert_eq!(as_hz(1.98e9), 1.98e9);
+        assert_eq!(as_hz(1.98e12), 1.98e9);
+        assert_eq!(as_hz(1e11), 1e11);
+    }
+
+    #[test]
+    fn pipe_utilisation_takes_busy_cycles_and_rebuilds_counts_from_percentages() {
+        // IMAD holds the half-width FMA-heavy pipe two cycles: its busy
+        // cycles exceed its instruction rate.
+        let a = with_pipe(launch(&[(Slot::Duration, 1.0)]), "fma", Some(20.0), None, Some(35.0));
+        let b = with_pipe(launch(&[(Slot::Duration, 1.0)]), "fma", Some(40.0), None, Some(30.0));
+        assert_eq!(pipe_pct(&[&a], "fma"), Some(35.0));
+        assert_eq!(pipe_pct(&[&a, &b], "fma"), Some(37.5));
+        assert_eq!(pipe_pct(&[&a], "xu"), None);
+        let only_cycles = with_pipe(launch(&[]), "alu", None, None, Some(12.0));
+        assert_eq!(pipe_pct(&[&only_cycles], "alu"), Some(12.0));
+        // --set full: 50% of 0.5 XU instructions/clock/SM over 1000 active
+        // cycles of 132 SMs.
+        let l =
+            with_pipe(launch(&[(Slot::SmCyclesActive, 1000.0), (Slot::SmCount, 132.0)]), "xu", Some(50.0), None, None);
+        assert_eq!(pipe_instructions(&l, "xu", Pipe::Xu), Some(0.5 * 0.5 * 1000.0 * 132.0));
+        // A collected count wins; tensor families need one.
+        let l = with_pipe(l, "alu", Some(50.0), Some(7.0), None);
+        assert_eq!(pipe_instructions(&l, "alu", Pipe::Alu), Some(7.0));
+        let l = with_pipe(l, "tensor_op_hmma", Some(50.0), None, None);
+        assert_eq!(pipe_instructions(&l, "tensor_op_hmma", Pipe::Tensor), None);
+        assert_eq!(pipe_instructions(&l, "lsu", Pipe::Lsu), None);
+    }
+
+    #[test]
+    fn pipes_merge_tensor_families_and_add_issue_shared_and_atomics() {
+        let mut l = launch(&[
+            (Slot::Duration, 1.0),
+            (Slot::WarpInstructions, 1000.0),
+            (Slot::IssueActive, 60.0),
+            (Slot::SharedLoadInstructions, 30.0),
+            (Slot::SharedStoreInstructions, 10.0),
+            (Slot::GlobalReductionInstructions, 3.0),
+            (Slot::GenericAtomicAluInstructions, 2.0),
+            (Slot::GenericAtomicCasInstructions, 1.0),
+            (Slot::SharedAtomicInstructions, 5.0),
+        ]);
+        l = with_pipe(l, "tensor_op_hmma", Some(10.0), Some(100.0), None);
+        l = with_pipe(l, "tensor_op_gmma", Some(30.0), Some(50.0), None);
+        l = with_pipe(l, "alu", Some(20.0), Some(200.0), None);
+        let p = pipes(&[&l]);
+        assert_eq!(p[&Pipe::Tensor], PipeUse { pct_of_peak: Some(30.0), warp_instructions: Some(150.0) });
+        assert_eq!(p[&Pipe::Alu], PipeUse { pct_of_peak: Some(20.0), warp_instructions: Some(200.0) });
+        assert_eq!(p[&Pipe::Issue], PipeUse { pct_of_peak: Some(60.0), warp_instructions: Some(1000.0) });
+        assert_eq!(p[&Pipe::Shared].warp_instructions, Some(40.0));
+        assert_eq!(p[&Pipe::GlobalAtomic].warp_instructions, Some(6.0));
+        assert_eq!(p[&Pipe::SharedAtomic].warp_instructions, Some(5.0));
+        assert!(!p.contains_key(&Pipe::Xu));
+        // Zero shared or atomic instructions name no pipe.
+        let quiet = launch(&[(Slot::SharedLoadInstructions, 0.0), (Slot::SharedAtomicInstructions, 0.0)]);
+        assert!(pipes(&[&quiet]).is_empty());
+    }
+
+    /// FLOPs of a kernel: FP32 beside `hfma` HFMA (and `hadd` HADD).
+    fn fp16_case(fp32: f64, hfma: f64, hadd: f64, fp16_pipe: Option<f64>) -> Option<Fp16Accounting> {
+        let mut l = launch(&[(Slot::Hfma, hfma), (Slot::Hadd, hadd), (Slot::Hmul, 0.0), (Slot::Ffma, fp32 / 2.0)]);
+        if let Some(p) = fp16_pipe {
+            l = with_pipe(l, "fma_type_fp16", Some(p), None, None);
+        }
+        let f = flops(&l);
+        fp16_accounting(&[&l], &f)
+    }
+
+    #[test]
+    fn fp16_accounting_counts_packed_and_scalar_and_finds_constant_moves() {
+        assert_eq!(fp16_case(1e9, 0.0, 0.0, None), None);
+        let a = fp16_case(0.0, 1000.0, 10.0, None).unwrap();
+        assert_eq!((a.packed_flops, a.scalar_flops), (4020.0, 2010.0));
+        assert_eq!(a.packing, Fp16Packing::Unknown);
+        assert_eq!(a.constant_moves, None, "no other work beside: FP16 work");
+        // 4.9% of the FLOPs, HFMA alone, no pipe counters: moves.
+        let hfma = |pct: f64| pct / (100.0 - pct) * 1e9 / 4.0;
+        let m = fp16_case(1e9, hfma(4.9), 0.0, None).unwrap().constant_moves.unwrap();
+        assert_eq!(m.thread_instructions, hfma(4.9));
+        assert_eq!(m.flops_as_counted, 4.0 * hfma(4.9));
+        assert_eq!(m.detected_by, MoveDetection::Pattern);
+        assert_eq!(fp16_case(1e9, hfma(5.1), 0.0, None).unwrap().constant_moves, None);
+        assert_eq!(fp16_case(1e9, hfma(1.0), 1.0, None).unwrap().constant_moves, None);
+        // With pipe counters: no FP16 on the FMA pipe decides, up to the
+        // point where FP16 would be the larger share.
+        let m = fp16_case(1e9, hfma(30.0), 0.0, Some(0.0)).unwrap().constant_moves.unwrap();
+        assert_eq!(m.detected_by, MoveDetection::PipeCounters);
+        assert_eq!(fp16_case(1e9, hfma(30.0), 0.0, Some(0.01)).unwrap().constant_moves, None);
+        assert_eq!(fp16_case(1e9, 1e9 / 4.0, 0.0, Some(0.0)).unwrap().constant_moves, None);
+        assert!(fp16_case(1e9, 0.99e9 / 4.0, 0.0, Some(0.0)).unwrap().constant_moves.is_some());
+    }
+
+    #[test]
+    fn evidence_carries_launch_shape_traffic_and_clocks() {
+        let a = launch(&[
+            (Slot::Duration, 1.0),
+            (Slot::Waves, 2.5),
+            (Slot::SmCount, 132.0),
+            (Slot::LimitRegisters, 4.0),
+            (Slot::LimitBlocks, 32.0),
+            (Slot::SmClock, 1.7e9),
+            (Slot::MaxSmClock, 1.98e9),
+            (Slot::GlobalLoadSectors, 100.0),
+            (Slot::GlobalStoreSectors, 50.0),
+            (Slot::DramReadBytes, 3200.0),
+            (Slot::DramWriteBytes, 1600.0),
+            (Slot::L2ReadSectors, 10.0),
+            (Slot::L2WriteSectors, 5.0),
+            (Slot::TmaLoadSectors, 7.0),
+            (Slot::AsyncCopyInstructions, 8.0),
+            (Slot::SharedWavefronts, 9.0),
+            (Slot::WarpInstructions, 11.0),
+        ]);
+        let b = launch(&[(Slot::Duration, 1.0), (Slot::Waves, 9.0), (Slot::GlobalLoadSectors, 100.0)]);
+        let ev = evidence(&[&a, &b]);
+        assert_eq!((ev.waves, ev.sm_count, ev.blocks_per_sm), (Some(2.5), Some(132.0), Some(4.0)));
+        assert_eq!((ev.sm_clock_hz, ev.max_sm_clock_hz), (Some(1.7e9), Some(1.98e9)));
+        assert_eq!((ev.global_load_sectors, ev.global_store_sectors), (Some(200.0), Some(50.0)));
+        assert_eq!((ev.dram_read_bytes, ev.dram_write_bytes), (Some(3200.0), Some(1600.0)));
+        assert_eq!((ev.l2_read_sectors, ev.l2_write_sectors), (Some(10.0), Some(5.0)));
+        assert_eq!((ev.tma_load_sectors, ev.async_copy_instructions), (Some(7.0), Some(8.0)));
+        assert_eq!((ev.shared_wavefronts, ev.warp_instructions), (Some(9.0), Some(11.0)));
+    }
+
+    #[test]
+    fn the_counter_machine_knows_its_sms_for_the_pipe_roofs() {
+        let l = launch(&[(Slot::SmCount, 132.0), (Slot::SmClock, 1.9e9), (Slot::FfmaPeak, 16896.0)]);
+        let m = counter_machine(&[&l], ByteConvention::Ncu);
+        assert_eq!(m.gpu.sms, Some(132));
+        assert_eq!(m.gpu.sm_clock_mhz, Some(1900.0));
+        assert!((m.compute_roof(FlopKind::Fp32).unwrap().rate - 2.0 * 16896.0 * 1.9e9).abs() < 1.0);
+        let fp16 = launch(&[(Slot::SmClock, 1e9), (Slot::HfmaPeak, 100.0), (Slot::DfmaPeak, 50.0)]);
+        let m = counter_machine(&[&fp16], ByteConvention::Ncu);
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b;
+        assert!(close(m.compute_roof(FlopKind::Fp16).unwrap().rate, 4.0 * 100.0 * 1e9));
+        assert!(close(m.compute_roof(FlopKind::Fp64).unwrap().rate, 2.0 * 50.0 * 1e9));
+        assert_eq!(m.gpu.sms, None);
+    }
 }

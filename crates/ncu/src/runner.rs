@@ -5,7 +5,9 @@
 //! and that `roofline import` works without it. The profiled program's own
 //! output goes to stderr (never into the data on stdout), ncu's report to a
 //! log file that is read afterwards, and the log's `==PROF==` lines are
-//! followed while it runs to show progress.
+//! followed while it runs to show progress. ncu runs as an owned child
+//! (roofline-child): its own process group, the tool's SIGINT/SIGTERM
+//! forwarded to it and the program, an optional timeout.
 
 use std::collections::HashSet;
 use std::io::{BufRead, Seek};
@@ -14,6 +16,8 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+use roofline_child::{Limits, Outcome};
 
 use crate::metrics;
 
@@ -28,6 +32,8 @@ pub enum RunnerError {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Child(#[from] roofline_child::ChildError),
     #[error("{what}: {source}")]
     Io {
         what: String,
@@ -214,24 +220,40 @@ impl Run {
         metric_names: &[String],
         progress: impl FnMut(Progress) + Send + 'static,
     ) -> Result<ExitStatus, RunnerError> {
+        Ok(self.execute_with(metric_names, &Limits::default(), progress)?.status)
+    }
+
+    /// As [`Run::execute`], with a timeout and the way ncu ended (finished,
+    /// interrupted by a signal to the tool, timed out).
+    pub fn execute_with(
+        &self,
+        metric_names: &[String],
+        limits: &Limits,
+        progress: impl FnMut(Progress) + Send + 'static,
+    ) -> Result<Outcome, RunnerError> {
         let _ = std::fs::remove_file(&self.log_file);
-        let mut child = Command::new(&self.ncu)
-            .args(self.command_line(metric_names))
+        let mut cmd = Command::new(&self.ncu);
+        cmd.args(self.command_line(metric_names))
             .stdin(Stdio::inherit())
             .stdout(Stdio::from(std::io::stderr()))
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|source| RunnerError::Start { ncu: self.ncu.display().to_string(), source })?;
+            .stderr(Stdio::inherit());
+        let child = roofline_child::spawn(cmd).map_err(|e| match e {
+            roofline_child::ChildError::Start { source, .. }
+            | roofline_child::ChildError::NotExecutable { source, .. } => {
+                RunnerError::Start { ncu: self.ncu.display().to_string(), source }
+            }
+            other => RunnerError::Child(other),
+        })?;
         let done = Arc::new(AtomicBool::new(false));
         let watcher = {
             let done = done.clone();
             let path = self.log_file.clone();
             std::thread::spawn(move || follow(&path, &done, progress))
         };
-        let status = child.wait().map_err(|source| RunnerError::Io { what: "waiting for ncu".into(), source })?;
+        let outcome = child.wait(limits, |_| {});
         done.store(true, Ordering::SeqCst);
         let _ = watcher.join();
-        Ok(status)
+        Ok(outcome?)
     }
 }
 

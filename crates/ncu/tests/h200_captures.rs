@@ -159,9 +159,25 @@ fn the_metrics_roofline_profile_collected_on_the_h200_miss_nothing() {
     // Saved with `roofline profile --save-csv` on the H200.
     check_seed000_flops("h200_seed000_profile.csv", 0.0);
     let cap = capture("h200_seed000_profile.csv");
+    // The list has grown since this capture (2026-11-29) by the counters of
+    // issue 10's rules: those, and only those, are reported missing.
+    use roofline_ncu::metrics::Slot;
+    let added_since = [
+        Slot::SmCyclesActive,
+        Slot::SmCount,
+        Slot::MaxSmClock,
+        Slot::DramReadBytes,
+        Slot::DramWriteBytes,
+        Slot::L2ReadSectors,
+        Slot::L2WriteSectors,
+        Slot::GlobalLoadSectors,
+        Slot::GlobalStoreSectors,
+        Slot::WarpInstructions,
+        Slot::IssueActive,
+    ];
     let reported: Vec<_> =
         cap.missing.iter().filter(|m| roofline_ncu::metrics::reported_when_missing(m.slot)).collect();
-    assert!(reported.is_empty(), "{reported:?}");
+    assert!(reported.iter().all(|m| added_since.contains(&m.slot)), "{reported:?}");
     assert!(cap.warnings.is_empty(), "{:?}", cap.warnings);
 }
 
@@ -226,7 +242,7 @@ fn metric_list_gives_the_same_points_as_set_full() {
 
 #[test]
 fn diagnosis_of_seed000_kernels() {
-    use roofline_core::diagnosis::Position;
+    use roofline_core::diagnosis::{Access, Finding, Position};
     let cap = capture("h200_seed000_metrics.csv");
     let a = analyse(&cap, &Options::default());
     let pos = |name: &str| {
@@ -237,13 +253,22 @@ fn diagnosis_of_seed000_kernels() {
     assert_eq!(pos("fused"), Position::OnDiagonal);
     assert_eq!(pos("pointer_chase"), Position::LatencyBound);
     assert_eq!(pos("matmul_tiled"), Position::UnderFlatRoof);
+    // This capture predates the per-direction sector counters: the loads'
+    // waste is named, with the advice made conditional on their share.
     let strided = a.kernels.iter().find(|k| k.kernel.name == "strided_copy").unwrap();
     let d = strided.diagnosis.as_ref().unwrap();
-    assert!(d.evidence.iter().any(|e| e.contains("4.0 of 32 bytes")), "{d:?}");
-    assert!(d.next_move.contains("Coalesce"));
+    assert!(
+        d.evidence.iter().any(|e| matches!(e, Finding::SectorUse { access: Access::Load, bytes_per_sector, wasted_share_pct: None } if *bytes_per_sector == 4.0)),
+        "{d:?}"
+    );
+    assert!(d.evidence_lines().iter().any(|e| e.contains("4.0 of 32 bytes")), "{d:?}");
+    assert!(d.advises("check_coalescing") && !d.advises("coalesce"), "{d:?}");
     let chase = a.kernels.iter().find(|k| k.kernel.name == "pointer_chase").unwrap();
     let d = chase.diagnosis.as_ref().unwrap();
-    assert!(d.evidence.iter().any(|e| e.contains("long scoreboard")), "{d:?}");
+    assert!(
+        d.evidence.iter().any(|e| matches!(e, Finding::Stalls { top } if top[0].reason == "long_scoreboard")),
+        "{d:?}"
+    );
     assert_eq!(chase.kernel.evidence.occupancy_limiter.as_deref(), Some("blocks per SM"));
     // Aggregation: launches summed, time shares add up to one.
     let fma = a.kernels.iter().find(|k| k.kernel.name == "fma_loop").unwrap();
@@ -298,5 +323,6 @@ fn strided_access_shows_its_excess_sectors_from_a_full_capture() {
     // bytes: 7 of every 8 sectors are excess (ncu's own count).
     assert_eq!(k.kernel.evidence.excessive_sectors, Some(2.0 * 7.0 * (1u64 << 22) as f64 / 8.0));
     let d = k.diagnosis.as_ref().unwrap();
-    assert!(d.evidence.iter().any(|e| e.contains("excess L2 sectors")), "{d:?}");
+    assert!(d.has("excess_sectors"), "{d:?}");
+    assert!(d.evidence_lines().iter().any(|e| e.contains("excess L2 sectors")), "{d:?}");
 }

@@ -1,6 +1,7 @@
 //! Writes the sample analyses (seed 000's fusion, the hierarchical H200
 //! example) as analysis JSON, SVG charts and HTML pages into a folder, for
-//! looking at them and for the browser check (`scripts/browser-check.sh`).
+//! looking at them. (The screenshots of real captures come from
+//! `scripts/screenshots-html.sh`.)
 //!
 //! `cargo run -p roofline-report --example render_samples -- OUT_DIR`
 

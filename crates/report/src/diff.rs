@@ -7,14 +7,14 @@
 use std::fmt::Write as _;
 
 use roofline_core::diff::{Diff, DiffRow, RowKind, Side};
-use roofline_core::roofline::KernelAnalysis;
 use roofline_core::schema::AnalysisDocument;
 use roofline_core::units::{format_percent, format_plain, format_seconds, format_si, Unit};
 
-use crate::svg::{
-    bound_colour, escape, label_box, n, ridge_roofs, short_label, Anchor, Canvas, ChartOptions, Extent, LegendEntry,
-    Rect, Shape, Spot, Symbol,
-};
+use crate::chart::layout::{leader, spots_around, Need, Quad, Rect};
+use crate::chart::model::{self, shorten, View};
+use crate::chart::scale::Span;
+use crate::chart::svg::{escape, n, Canvas, LegendEntry, Shape, Symbol, DASH};
+use crate::chart::ChartOptions;
 
 /// Marker radius on the diff chart: shares of time are not comparable
 /// between two runs, so every marker has one size.
@@ -70,31 +70,49 @@ pub fn diff_svg(before: &AnalysisDocument, after: &AnalysisDocument, diff: &Diff
     diff_chart(before, after, diff, opts).0
 }
 
+/// The colour of a side: blue when memory-bound, vermilion when
+/// compute-bound (the diff chart colours by bound, having one kernel or
+/// one pairing per arrow).
+fn bound_colour(b: Option<roofline_core::Bound>) -> &'static str {
+    match b {
+        Some(roofline_core::Bound::Memory) => "#0072b2",
+        Some(roofline_core::Bound::Compute) => "#d55e00",
+        None => "#777777",
+    }
+}
+
 /// The diff chart and its label boxes (for tests).
 pub fn diff_chart(
     before: &AnalysisDocument,
     after: &AnalysisDocument,
     diff: &Diff,
     opts: &ChartOptions,
-) -> (String, Vec<Vec<Rect>>) {
-    let mut extent = Extent::default();
+) -> (String, Vec<Quad>) {
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
     for r in &diff.rows {
         for s in [&r.before, &r.after].into_iter().flatten() {
             if let Some((x, y)) = point(s) {
-                extent.push(x, y);
+                xs.push(x);
+                ys.push(y);
             }
         }
     }
-    let mut ks: Vec<&KernelAnalysis> = after.kernels.iter().collect();
-    ks.extend(before.kernels.iter());
+    // The roofs of the kernels on either side, under the after machine.
+    let mut both = after.clone();
+    both.kernels.extend(before.kernels.iter().cloned());
+    let roofs = model::build(&both, None).roofs;
+    let view = View { x: Span::fit(xs, 0.3, 1.5, (0.01, 100.0)), y: Span::fit(ys, 0.3, 1.2, (1e9, 1e12)) };
     let title = opts.title.clone().unwrap_or_else(|| format!("Before and after on {}", after.machine.name));
     let subtitle = format!(
         "{} kernel(s) before, {} after; DRAM intensity; hollow: before, filled: after",
         before.kernels.len(),
         after.kernels.len()
     );
-    let mut c = Canvas::new(&after.machine, &extent, &ridge_roofs(&after.machine, &ks), false, opts, &title, &subtitle);
+    let mut c = Canvas::new("diff", view, Unit::FlopPerSecond, opts, &title, &subtitle);
     let f = c.frame;
+    c.open_plot();
+    c.roof_lines(&roofs, "all");
 
     let mut anchors = Vec::new();
     let _ = writeln!(c.body, "<g class=\"diff-points\">");
@@ -120,16 +138,15 @@ pub fn diff_chart(
         if let (Some(((bx, by), _)), Some(((ax, ay), _))) = (&b, &a) {
             let (x1, y1, x2, y2) = (f.px(*bx), f.py(*by), f.px(*ax), f.py(*ay));
             let len = ((x2 - x1).powi(2) + (y2 - y1).powi(2)).sqrt();
-            let (rb, ra) = (DIFF_R, DIFF_R);
-            if len > rb + ra + 4.0 {
+            if len > 2.0 * DIFF_R + 4.0 {
                 let (ux, uy) = ((x2 - x1) / len, (y2 - y1) / len);
                 let _ = writeln!(
                     c.body,
-                    "<line class=\"arrow\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1.8\" marker-end=\"url(#arrow)\"><title>{}</title></line>",
-                    n(x1 + ux * rb),
-                    n(y1 + uy * rb),
-                    n(x2 - ux * (ra + 2.0)),
-                    n(y2 - uy * (ra + 2.0)),
+                    "<line class=\"arrow\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1.8\" marker-end=\"url(#diff-arrow)\"><title>{}</title></line>",
+                    n(x1 + ux * DIFF_R),
+                    n(y1 + uy * DIFF_R),
+                    n(x2 - ux * (DIFF_R + 2.0)),
+                    n(y2 - uy * (DIFF_R + 2.0)),
                     if total { "#222" } else { "#555" },
                     escape(&format!("{}: {}", r.name, row_summary(r)))
                 );
@@ -140,20 +157,20 @@ pub fn diff_chart(
             let (Some(((x, y), _)), Some(s)) = (p, s) else {
                 continue;
             };
-            let (px, py, rad) = (f.px(x), f.py(y), DIFF_R);
+            let (px, py) = (f.px(x), f.py(y));
             let col = colour(s);
             let _ = writeln!(
                 c.body,
                 "<circle class=\"pt\" data-row=\"{i}\" data-side=\"{when}\" data-tip=\"r{i}-{when}\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" fill-opacity=\"0.8\" stroke=\"{col}\" stroke-width=\"1.5\"{}><title>{}</title></circle>",
                 n(px),
                 n(py),
-                n(rad),
+                n(DIFF_R),
                 if filled { col } else { "#fff" },
                 if total { " stroke-dasharray=\"3 2\"" } else { "" },
                 escape(&side_title(s, when))
             );
-            c.placed.push(Rect { x: px - rad, y: py - rad, w: 2.0 * rad, h: 2.0 * rad });
-            last = Some((px, py, rad));
+            c.layout.mark(Rect::around(px, py, DIFF_R));
+            last = Some((px, py, DIFF_R));
         }
         let _ = writeln!(c.body, "</g>");
         if let Some(l) = last {
@@ -161,39 +178,35 @@ pub fn diff_chart(
         }
     }
     let _ = writeln!(c.body, "</g>");
+    let _ = writeln!(c.body, "</g>");
 
-    c.label_roofs(&after.machine);
-    let bounds = Rect { x: f.plot.x + 2.0, y: f.plot.y + 2.0, w: f.plot.w - 4.0, h: f.plot.h - 4.0 };
-    let _ = writeln!(c.body, "<g class=\"diff-labels\" fill=\"#111\">");
-    for (i, (x, y, r)) in anchors {
+    c.roof_labels(&roofs, "all");
+    let _ = writeln!(c.body, "<g class=\"diff-labels\" font-size=\"11\" fill=\"#111\">");
+    for (i, marker) in anchors {
         let row = &diff.rows[i];
-        let text = format!("{}: {}", short_label(&row.name, 36), row_summary(row));
-        let mut cands = vec![
-            Spot { x: x + r + 4.0, y: y + 4.0, anchor: Anchor::Start },
-            Spot { x: x - r - 4.0, y: y + 4.0, anchor: Anchor::End },
-            Spot { x, y: y - r - 5.0, anchor: Anchor::Middle },
-            Spot { x, y: y + r + 13.0, anchor: Anchor::Middle },
-        ];
-        for d in 1..8 {
-            let off = r + 5.0 + 13.0 * d as f64;
-            cands.push(Spot { x, y: y - off, anchor: Anchor::Middle });
-            cands.push(Spot { x, y: y + off + 8.0, anchor: Anchor::Middle });
-        }
-        let Some(spot) = c.place_label_if_free(&text, 11.0, &cands, &bounds, &format!("data-row=\"{i}\"")) else {
+        let text = format!("{}: {}", shorten(&row.name, 36), row_summary(row));
+        let cands = spots_around(&[marker], 11.0);
+        let Some(spot) = c.layout.place(&text, 11.0, &cands, Need::Optional) else {
             continue;
         };
-        let b = label_box(&text, 11.0, spot);
-        if (spot.y - y).abs() > r + 14.0 {
-            let ty = if spot.y < y { b.y + b.h } else { b.y };
+        if let Some((x1, y1, x2, y2)) = leader(&text, 11.0, spot, marker) {
             let _ = writeln!(
                 c.body,
-                "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\" stroke-width=\"0.8\"/>",
-                n(x),
-                n(if spot.y < y { y - r } else { y + r }),
-                n(b.x + b.w / 2.0),
-                n(ty)
+                "<line class=\"leader\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\" stroke-width=\"0.8\"/>",
+                n(x1),
+                n(y1),
+                n(x2),
+                n(y2)
             );
         }
+        let _ = writeln!(
+            c.body,
+            "<text data-row=\"{i}\" x=\"{}\" y=\"{}\" text-anchor=\"{}\">{}</text>",
+            n(spot.x),
+            n(spot.y),
+            spot.anchor.attr(),
+            escape(&text)
+        );
     }
     let _ = writeln!(c.body, "</g>");
 
@@ -203,13 +216,13 @@ pub fn diff_chart(
         LegendEntry::marker(Shape::Circle, "#d55e00", "#d55e00", "after (compute-bound)"),
         LegendEntry { symbol: Symbol::Arrow, text: "change".into() },
         LegendEntry::marker(Shape::Circle, "#222", "#222", "all kernels together"),
-        LegendEntry::line("#222", true, "theoretical ceiling"),
-        LegendEntry::line("#222", false, "measured or given ceiling"),
+        LegendEntry::line("#222", Some(DASH), "theoretical roof"),
+        LegendEntry::line("#222", None, "measured or given roof"),
     ];
     c.legend(&legend);
-    if !diff.notes.is_empty() {
+    if opts.notes {
         c.notes(&diff.notes);
     }
-    let boxes = c.label_boxes.clone();
-    (c.finish("diff-chart", &format!("Before and after chart, {} rows", diff.rows.len())), boxes)
+    let boxes = c.layout.labels.clone();
+    (c.finish("diff-chart", &format!("Before and after chart, {} rows", diff.rows.len()), ""), boxes)
 }

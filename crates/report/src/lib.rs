@@ -30,20 +30,26 @@
 //! A new document (a timeline, a program view, merged ranks) implements
 //! [`Describe`] (and `serde::Serialize` for JSON) and gets every format.
 //! The charts are SVG drawn by hand ([`roofline_svg`], [`diff_svg`],
-//! [`sweep_svg`]); [`write_atomic`] writes a file whole or not at all.
+//! [`sweep_svg`]); the roofline is a model, a label layout and renderers
+//! in [`chart`] (also drawn in a terminal, [`Format::Chart`]);
+//! [`write_atomic`] writes a file whole or not at all.
 
 #![warn(missing_docs)]
 
+pub mod chart;
 mod diff;
 mod documents;
 mod occupancy_chart;
-mod svg;
 mod view;
 mod writers;
 
 use std::io::Write;
 use std::path::Path;
 
+pub use chart::layout::{Quad, Rect};
+pub use chart::model::chart_notes;
+pub use chart::svg::{roofline_chart, roofline_svg};
+pub use chart::ChartOptions;
 pub use diff::{diff_chart, diff_svg};
 pub use documents::bench::{BenchDocument, BenchResults, BenchRow, IntensitySweep, MeasuredRidge, SweepStep};
 pub use documents::check::CheckDocument;
@@ -52,10 +58,9 @@ pub use documents::gpus::KnownGpus;
 pub use documents::occupancy::{OccupancyDocument, OCCUPANCY_SCHEMA};
 pub use documents::tour::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 pub use occupancy_chart::sweep_svg;
-pub use svg::{chart_notes, roofline_chart, roofline_svg, ChartOptions, Rect};
 pub use view::{
-    spread_text, value_text, Basis, Block, Cell, ChartKind, ChartRef, Column, ColumnKind, Describe, Fact, Item, Note,
-    NoteKind, PointDetail, Quantity, Row, Section, Show, Table, Tone, Value,
+    spread_text, value_text, Basis, Block, Cell, ChartControls, ChartKind, ChartRef, ChartTab, Column, ColumnKind,
+    Describe, Fact, Item, Note, NoteKind, PointDetail, Quantity, Row, Section, Show, Table, Tone, Value,
 };
 pub use writers::{csv_tables, render, CsvTable, Format, RenderOptions, TerminalOptions};
 
@@ -69,7 +74,7 @@ pub enum ExportError {
     #[error("could not write CSV: {0}")]
     Csv(#[from] ::csv::Error),
     /// SVG was asked of a document that draws no chart.
-    #[error("{0} has no chart to write as SVG; write .html, .md, .json or .csv instead")]
+    #[error("{0} has no chart to draw (as SVG or in the terminal); write .html, .md, .json or .csv instead")]
     NoChart(String),
     /// A file could not be written.
     #[error("could not write {path}: {source}")]

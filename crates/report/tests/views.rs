@@ -11,8 +11,8 @@ use roofline_core::occupancy::{calculate, limits, max_potential_block_size, swee
 use roofline_core::schema::{read_analysis, read_machine, AnalysisDocument, MachineDocument, Producer};
 use roofline_core::{analyze, Kernel};
 use roofline_report::{
-    csv_tables, render, BenchDocument, CheckDocument, Describe, DiffDocument, Format, Fusion, IntensityStep, KnownGpus,
-    OccupancyDocument, RenderOptions, TerminalOptions, TourDocument, TOUR_SCHEMA,
+    csv_tables, render, BenchDocument, CheckDocument, Describe, DiffDocument, Format, KnownGpus, OccupancyDocument,
+    RenderOptions, TerminalOptions, TourDocument,
 };
 use serde::Serialize;
 
@@ -118,25 +118,7 @@ fn occupancy() -> OccupancyDocument {
 }
 
 fn tour() -> TourDocument {
-    let analysis = samples::tour_kernels();
-    TourDocument {
-        schema: TOUR_SCHEMA,
-        banner: "No GPU here (a test): showing sample data.".into(),
-        machine: MachineDocument::new(analysis.machine.clone(), Producer::new("samples")),
-        bench: Some(samples::bench_results()),
-        fusion: Fusion::from_analysis(
-            &analysis,
-            "fusion (seed 000)",
-            &["scale", "add"],
-            "fused",
-            "paper: 0.083 -> 0.125",
-        ),
-        intensity_steps: IntensityStep::series(&analysis, &[1, 16, 256], |i| format!("fma_loop_x{i}")),
-        method: "samples built in code".into(),
-        files: vec!["out/report.html".into(), "out/analysis.json".into()],
-        seconds: 1.5,
-        analysis,
-    }
+    samples::tour(samples::tour_kernels(), &[1, 16, 256], "No GPU here (a test): showing sample data.")
 }
 
 #[test]
@@ -334,7 +316,15 @@ fn units_in_csv<D: Describe>(doc: &D) -> BTreeSet<String> {
 const CSV_ONLY: [&str; 4] = ["FLOP", "B", "B/s", "MHz"];
 
 /// The text of an HTML fragment: tags left out, entities read.
+/// The words of a page, without its tags, and without the formulas of its
+/// detail panels (`<ul class="workings">`: intermediate FLOPs, bytes and
+/// seconds that only the page spells out; their results are the table's).
 fn html_text(html: &str) -> String {
+    let mut html = html.to_string();
+    while let Some(start) = html.find("<ul class=\"workings\">") {
+        let end = start + html[start..].find("</ul>").expect("end of the workings");
+        html.replace_range(start..end + 5, "");
+    }
     let mut out = String::new();
     let mut in_tag = false;
     for c in html.chars() {
@@ -414,7 +404,7 @@ fn hostile() -> AnalysisDocument {
         m.clone(),
         analyze(&m, &[k]),
     );
-    doc.warnings.push(format!("a warning about {name}"));
+    doc.warnings.push(roofline_core::warning::Warning::Profiler { message: format!("a warning about {name}") });
     doc
 }
 
@@ -480,7 +470,10 @@ fn analysis_page_is_self_contained_with_details_for_every_point() {
             "{t}"
         );
     }
-    assert_eq!(html.matches("<tr data-k=").count(), doc.kernels.len());
+    // One row group (the row and its next move under it) per kernel, each
+    // linked to its detail panel.
+    assert_eq!(html.matches("<tbody class=\"group\" data-k=").count(), doc.kernels.len());
+    assert_eq!(html.matches("<details class=\"detail\" id=\"detail-k-").count(), doc.kernels.len());
     assert!(html.contains("id=\"kernel-table\"") && html.contains("id=\"roof-table\""));
 }
 

@@ -119,12 +119,15 @@ pub fn read_csv(path: &Path) -> anyhow::Result<Capture> {
 }
 
 /// Analyses a capture and prints it; warnings go to stderr and into the
-/// document, which records the rank it came from under a launcher.
+/// document. `created` is when the capture was taken, when known (a
+/// `profile` run; an imported file does not say); `rank` is the rank of a
+/// multi-process job the capture came from, under a launcher.
 pub fn report(
     cap: &Capture,
     args: &AnalysisArgs,
     command: &str,
     detail: &str,
+    created: Option<String>,
     rank: Option<RankInfo>,
     out: &Output,
 ) -> anyhow::Result<()> {
@@ -132,10 +135,12 @@ pub fn report(
     let convention = opts.convention;
     let a = analyse(cap, &opts);
     for w in &a.warnings {
-        out.warn(w);
+        out.warn(&w.to_string());
     }
+    let mut producer = Producer::new(command);
+    producer.created = created;
     let mut doc = AnalysisDocument::new(
-        Producer::new(command),
+        producer,
         AnalysisSource {
             kind: "ncu".into(),
             detail: detail.into(),
@@ -153,6 +158,6 @@ pub fn report(
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let cap = if is_report(&args.file) { read_report(&args.file, args.ncu.as_deref())? } else { read_csv(&args.file)? };
     let input = args.file.display().to_string();
-    report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, out)?;
+    report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, None, out)?;
     Ok(ExitCode::SUCCESS)
 }

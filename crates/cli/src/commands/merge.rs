@@ -64,7 +64,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     producer.created = Some(super::bench::now_rfc3339());
     let doc = merger.finish(producer).map_err(|e: MergeError| bad_input(e))?;
     for w in &doc.warnings {
-        out.warn(w);
+        out.warn(&w.text());
     }
     out.info(&format!("{} rank(s), {} kernel(s) merged", doc.ranks.len(), doc.kernels.len()));
     out.document(&doc)?;

@@ -10,4 +10,5 @@ pub mod occupancy;
 pub mod peaks;
 pub mod profile;
 pub mod report;
+pub mod timeline;
 pub mod tour;

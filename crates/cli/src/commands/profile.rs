@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use roofline_ncu::collectives::{self, Mode};
 use roofline_ncu::runner::{find_ncu, help_text, metric_list, parse_progress, query_known, Filters, Progress, Run};
-use roofline_ncu::{read_capture, CsvError};
+use roofline_ncu::{read_capture, CsvError, ProgramExit};
 use roofline_report::write_atomic;
 
 use super::import::{report, AnalysisArgs};
@@ -85,6 +85,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub save_csv: Option<PathBuf>,
 
+    /// Stop ncu and the program after this long (90, 90s, 5m, 1h); the kernels profiled so far are analysed.
+    #[arg(long, value_name = "DURATION", value_parser = super::timeline::parse_duration)]
+    pub timeout: Option<std::time::Duration>,
+
     #[command(flatten)]
     pub analysis: AnalysisArgs,
 
@@ -136,7 +140,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             list
         }
     };
-    let log_file = std::env::temp_dir().join(format!("roofline-ncu-{}.csv", std::process::id()));
+    // A private folder, removed on every way out (ncu's log lives there).
+    let log_dir = tempfile::Builder::new().prefix("roofline-ncu-").tempdir()?;
+    let log_file = log_dir.path().join("ncu.csv");
     let mut extra = plan.extra.clone();
     extra.extend(args.ncu_args.iter().cloned());
     let run = Run {
@@ -163,7 +169,8 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         args.clock_control
     ));
     let quiet = out.quiet;
-    let status = run.execute(&metrics, move |p| {
+    let limits = roofline_child::Limits { timeout: args.timeout, ..Default::default() };
+    let outcome = run.execute_with(&metrics, &limits, move |p| {
         if quiet {
             return;
         }
@@ -191,14 +198,28 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     }
     let _ = std::fs::remove_file(&log_file);
-    let exit_note = if status.success() {
-        None
-    } else {
-        Some(match status.code() {
+    let status = outcome.status;
+    let exit_note = match outcome.ending {
+        roofline_child::Ending::Interrupted { signal } => {
+            Some(format!("interrupted ({}): ncu and {program} were stopped", roofline_child::signal_name(signal)))
+        }
+        roofline_child::Ending::TimedOut => Some(format!("--timeout reached: ncu and {program} were stopped")),
+        roofline_child::Ending::Finished if status.success() => None,
+        roofline_child::Ending::Finished => Some(match status.code() {
             Some(c) => format!("{program} exited with status {c}"),
             None => format!("{program} was stopped by a signal ({status})"),
-        })
+        }),
     };
+    let exit = exit_note.as_ref().map(|_| ProgramExit {
+        program: program.to_string(),
+        status: status.code(),
+        signal: status.code().is_none().then(|| status.to_string()),
+        stopped_by: match outcome.ending {
+            roofline_child::Ending::Interrupted { signal } => Some(roofline_child::signal_name(signal).to_string()),
+            roofline_child::Ending::TimedOut => Some("--timeout".to_string()),
+            roofline_child::Ending::Finished => None,
+        },
+    });
     let cap = match cap {
         Ok(c) => c,
         Err(e @ CsvError::CounterPermission { .. }) => {
@@ -210,10 +231,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     };
     let mut cap = cap;
-    if let Some(n) = &exit_note {
-        cap.warnings.push(format!("{n}; the {} launch(es) profiled before that are analysed", cap.launches.len()));
-    }
+    cap.program_exit = exit;
     let command_line = format!("roofline profile -- {}", args.command.join(" "));
-    report(&cap, &args.analysis, &command_line, &args.command.join(" "), rank, out)?;
+    let created = Some(super::bench::now_rfc3339());
+    report(&cap, &args.analysis, &command_line, &args.command.join(" "), created, rank, out)?;
     Ok(if exit_note.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -1,6 +1,7 @@
 //! `roofline report`: an analysis as something to look at: a self-contained
 //! HTML page (charts, sortable kernel table, roofs and their provenance,
-//! method), Markdown for CI job summaries, or the SVG chart alone.
+//! method), Markdown for CI job summaries, the SVG chart alone, or the
+//! chart drawn in the terminal.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -19,9 +20,10 @@ use crate::output::Output;
   roofline report analysis.json > report.html      the same, on stdout
   roofline report analysis.json --format markdown >> \"$GITHUB_STEP_SUMMARY\"
   roofline report analysis.json -o chart.svg       the chart alone
+  roofline report analysis.json --format chart     the chart in the terminal (also: terminal)
 
 The kind of file written with -o follows its extension: .html, .md, .svg,
-.json; otherwise --format decides (markdown, json, csv; table means HTML).")]
+.json; otherwise --format decides (markdown, json, csv, chart; table means HTML).")]
 pub struct Args {
     /// An analysis (roofline.analysis/v2 JSON, from `roofline model`,
     /// `import` or `profile` with --format json or -o FILE.json), or a job

@@ -4,7 +4,9 @@
 
 use roofline_core::arch::InstOp;
 use roofline_core::link::Link;
-use roofline_core::machine::{Ceiling, ClockBasis, FlopKind, Machine, MemLevel, Origin, Pipe, Provenance, Resource};
+use roofline_core::machine::{
+    Ceiling, ClockBasis, FlopKind, Machine, MemLevel, Origin, Pipe, Provenance, Resource, StreamPattern,
+};
 use roofline_core::stats::Spread;
 use roofline_core::units::{format_si, Unit};
 
@@ -109,6 +111,7 @@ pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: 
                 .with_clock(clock_of(r))
                 .with_spread(Some(r.rate));
             c.secondary = i > 0;
+            c.pattern = StreamPattern::of_benchmark(&r.id);
             m.ceilings.push(c);
         }
     }
@@ -129,7 +132,10 @@ pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: 
             m.ceilings.push(c);
         }
     }
-    m.ceilings.extend(instruction_ceilings(results));
+    let l1 = theoretical.bandwidth_roof(MemLevel::L1).filter(|c| c.provenance.confirmed).map(|c| c.rate);
+    let (ceilings, rejected) = instruction_ceilings(results, l1);
+    m.ceilings.extend(ceilings);
+    m.notes.extend(rejected);
     m.ceilings.extend(link_ceilings(results));
     for s in sweeps {
         if let Some(r) = &s.ridge {
@@ -229,10 +235,34 @@ fn point_ceiling(r: &BenchResult, pipe: Pipe, name: String, c: &Curve, x: f64) -
 /// primary roof and the other instructions of the pipe are secondary,
 /// with the conflicted and contended variants of the sweeps beside them;
 /// the issue roof is the highest warp-instruction rate any benchmark reached.
-fn instruction_ceilings(results: &[BenchResult]) -> Vec<Ceiling> {
+///
+/// A load-issue point whose bytes (rate x bytes per warp instruction) would
+/// pass through L1 faster than the confirmed L1 roof `l1` allows did less
+/// work than counted: it is left out, with a note saying so (the second
+/// value returned).
+fn instruction_ceilings(results: &[BenchResult], l1: Option<f64>) -> (Vec<Ceiling>, Vec<String>) {
     let mut out: Vec<Ceiling> = Vec::new();
+    let mut rejected = Vec::new();
     for r in results {
         let (Some(pipe), Some(mn)) = (r.what.pipe(), r.what.mnemonic()) else { continue };
+        if let (What::LoadIssue, Some(c)) = (r.what, &r.curve) {
+            for p in &c.points {
+                let bytes = p.rate.median * p.x;
+                match l1 {
+                    Some(bw) if bytes > PLAUSIBLE_MARGIN * bw => rejected.push(format!(
+                        "{} at {} {}: {} would move {} through L1, above the L1 roof {}: the figure is left out",
+                        r.id,
+                        p.x,
+                        c.axis,
+                        format_si(p.rate.median, Unit::InstPerSecond),
+                        format_si(bytes, Unit::BytePerSecond),
+                        format_si(bw, Unit::BytePerSecond)
+                    )),
+                    _ => out.extend(point_ceiling(r, pipe, format!("{} (measured)", p.label), c, p.x)),
+                }
+            }
+            continue;
+        }
         let spread = match r.what {
             What::Fma(kind) => scaled(r.rate, 1.0 / flops_per_inst(kind)),
             _ if r.unit == Unit::InstPerSecond => r.rate,
@@ -265,7 +295,6 @@ fn instruction_ceilings(results: &[BenchResult]) -> Vec<Ceiling> {
                         format!("{mn}, {} threads per address (measured)", p.x)
                     }
                 }
-                What::LoadIssue => format!("{} (measured)", p.label),
                 _ => continue,
             };
             out.extend(point_ceiling(r, pipe, name, c, p.x));
@@ -296,13 +325,13 @@ fn instruction_ceilings(results: &[BenchResult]) -> Vec<Ceiling> {
         issue.secondary = false;
         out.push(issue);
     }
-    out
+    (out, rejected)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::suite::{LaunchShape, SweepPoint};
+    use crate::bench::suite::{CurvePoint, LaunchShape, SweepPoint};
     use roofline_core::machine::FlopKind;
     use roofline_core::stats::Spread;
 
@@ -339,6 +368,9 @@ mod tests {
         let d = m.bandwidth_roof(MemLevel::Dram).unwrap();
         assert_eq!(d.provenance.origin, Origin::Measured);
         assert_eq!(d.rate, 4.6e12);
+        assert_eq!(d.pattern.as_ref().map(|p| (p.reads, p.writes)), Some((1, 0)));
+        let copy = m.bandwidth().find(|b| b.secondary && b.resource == Resource::Memory(MemLevel::Dram)).unwrap();
+        assert_eq!(copy.pattern.as_ref().map(|p| p.read_share()), Some(0.5));
         assert!(d.spread.is_some());
         assert!(d.clock.basis.contains("unknown"));
         assert_eq!(m.bandwidth().filter(|b| b.secondary).count(), 1);
@@ -373,6 +405,47 @@ mod tests {
         // Above an unconfirmed row: a warning, not a rejection.
         let w = plausible(&res("lsu.ldg", What::LoadIssue, 1.5 * g), &theo, None).unwrap().unwrap();
         assert!(w.contains("unconfirmed"), "{w}");
+    }
+
+    #[test]
+    fn load_points_faster_than_l1_are_left_out_with_a_note() {
+        // The H200 run of 2026-11-30 measured coalesced LDG.32 at 745
+        // Ginst/s: 95 TB/s through an L1 whose roof is 33.4 TB/s.
+        let attrs = roofline_core::gpus::find("h200").unwrap().attributes();
+        let theo = roofline_core::peaks::theoretical_machine(&attrs).unwrap();
+        let l1 = theo.bandwidth_roof(MemLevel::L1).unwrap().rate;
+        let point = |x: f64, label: &str, rate: f64| CurvePoint {
+            x,
+            label: label.into(),
+            rate: Spread::from_samples(&[rate]).unwrap(),
+            sm_mhz: None,
+        };
+        let mut r = res("lsu.ldg", What::LoadIssue, 745e9);
+        r.curve = Some(Curve::new(
+            "bytes per warp instruction",
+            vec![
+                point(4.0, "LDG.32, one address per warp, 4 bytes per instruction", 743e9),
+                point(128.0, "LDG.32, 128 bytes per instruction", 745e9),
+                // Just under the L1 roof: kept.
+                point(512.0, "LDG.128, 512 bytes per instruction", l1 / 512.0),
+            ],
+        ));
+        let m = measured_machine(&theo, &[r], &[]);
+        let lsu: Vec<&Ceiling> = m
+            .instruction()
+            .filter(|c| c.resource == Resource::Instruction(Pipe::Lsu) && c.provenance.origin == Origin::Measured)
+            .collect();
+        let names: Vec<&str> = lsu.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "LDG.32, one address per warp, 4 bytes per instruction (measured)",
+                "LDG.128, 512 bytes per instruction (measured)"
+            ]
+        );
+        assert_eq!(m.roof(Resource::Instruction(Pipe::Lsu)).unwrap().rate, 743e9);
+        let note = m.notes.iter().find(|n| n.contains("lsu.ldg at 128")).expect("a note on the rejected point");
+        assert!(note.contains("above the L1 roof") && note.contains("left out"), "{note}");
     }
 
     #[test]

@@ -631,11 +631,12 @@ impl Workload for L2Write {
         read_bad(s, &bad, words, &self.id)?;
         for i in [0u64, words / 2 + 3, words - 1] {
             let got = s.element(&self.buf, i as usize)?;
-            let want = (i as u32).wrapping_mul(0x9E37_79B1).wrapping_add(last);
-            if got != want {
+            // Some pass's value: passes are not ordered across threads.
+            let pass = got.wrapping_sub((i as u32).wrapping_mul(0x9E37_79B1));
+            if pass > last {
                 return Err(GpuError::Verification {
                     bench: self.id.clone(),
-                    detail: format!("word {i} is {got:#x}, the host expects {want:#x}"),
+                    detail: format!("word {i} is {got:#x}, not the value of any of the {passes} passes"),
                 });
             }
         }

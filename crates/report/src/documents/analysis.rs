@@ -9,19 +9,39 @@ use roofline_core::schema::AnalysisDocument;
 use roofline_core::units::{format_percent, Unit};
 
 use super::machine::{heading, ridge_section, roof_sections, roofs_cell};
-use crate::svg::{chart_notes, kernel_label, point_title, roofline_svg, ChartOptions};
+pub(crate) use crate::chart::model::rate_unit;
+use crate::chart::model::{self, chart_notes, kernel_name as kernel_label, point_lines, unique_labels};
+use crate::chart::svg::roofline_svg;
+use crate::chart::ChartOptions;
 use crate::view::{
-    Cell, ChartKind, ChartRef, Column, Describe, Fact, Item, Note, PointDetail, Quantity, Section, Show, Table, Tone,
-    Value,
+    Cell, ChartControls, ChartKind, ChartRef, ChartTab, Column, Describe, Fact, Item, Note, PointDetail, Quantity,
+    Section, Show, Table, Tone, Value,
 };
 
 impl Describe for AnalysisDocument {
     fn title(&self) -> String {
-        format!("Roofline of {} kernel(s) on {}", self.kernels.len(), self.machine.name)
+        format!(
+            "{} on {}{}",
+            program(self),
+            self.machine.name,
+            date(self).map(|d| format!(", {d}")).unwrap_or_default()
+        )
     }
 
     fn subtitle(&self) -> String {
-        format!("{} kernels from {}", self.kernels.len(), self.source.kind)
+        let source = match self.source.kind.as_str() {
+            "ncu" => "Nsight Compute counters",
+            "model" => "paper estimates",
+            "timing" => "CUDA event timing",
+            other => other,
+        };
+        let n = self.kernels.len();
+        format!(
+            "{n} kernel{} from {source}{}{}",
+            if n == 1 { "" } else { "s" },
+            if self.producer.command.is_empty() { String::new() } else { format!(", by `{}`", self.producer.command) },
+            if date(self).is_none() { "; the analysis records no date" } else { "" }
+        )
     }
 
     fn sections(&self) -> Vec<Section> {
@@ -39,14 +59,44 @@ impl Describe for AnalysisDocument {
         (chart == ChartKind::Roofline).then(|| roofline_svg(self, opts))
     }
 
+    fn chart_text(&self, chart: ChartKind, width: usize, color: bool) -> Option<String> {
+        (chart == ChartKind::Roofline)
+            .then(|| crate::chart::terminal::render(self, &model::build(self, None), width, color))
+    }
+
+    fn chart_controls(&self, chart: ChartKind) -> ChartControls {
+        if chart != ChartKind::Roofline {
+            return ChartControls::default();
+        }
+        let m = model::build(self, None);
+        ChartControls {
+            tabs: if m.tabs.len() > 1 {
+                m.tabs
+                    .iter()
+                    .map(|t| ChartTab {
+                        key: t.key.clone(),
+                        label: t.label.clone(),
+                        count: t.count,
+                        view: t.view.attr(),
+                        full: t.full.attr(),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            extra_roofs: m.roofs.iter().filter(|r| r.extra()).count(),
+            zoom: true,
+        }
+    }
+
     fn point_details(&self) -> Vec<PointDetail> {
+        // The points drawn: at most the chart's kernels.
+        let m = model::build(self, None);
         let mut out = Vec::new();
-        for (i, a) in self.kernels.iter().enumerate() {
+        for mark in &m.marks {
+            let (i, a) = (mark.k, &self.kernels[mark.k]);
             for p in a.levels.iter().filter(|p| p.intensity.is_some()) {
-                let text = point_title(a, p.level);
-                let mut lines = text.lines().map(str::to_string);
-                let title = lines.next().unwrap_or_default();
-                let mut lines: Vec<String> = lines.collect();
+                let (title, mut lines) = point_lines(a, &mark.label, p.level);
                 if let Some(d) = &a.diagnosis {
                     lines.push(format!("next move: {}", d.next_move_text()));
                 }
@@ -57,22 +107,29 @@ impl Describe for AnalysisDocument {
     }
 }
 
-/// The unit of a kernel's rates: OP/s when all its work is integer (INT8
-/// tensor), FLOP/s otherwise.
-pub(crate) fn rate_unit(a: &KernelAnalysis) -> Unit {
-    let kinds: Vec<FlopKind> = a.kernel.flops.iter().filter(|(_, f)| **f > 0.0).map(|(k, _)| *k).collect();
-    if !kinds.is_empty() && kinds.iter().all(|k| k.rate_unit() == Unit::OpPerSecond) {
-        Unit::OpPerSecond
-    } else {
-        Unit::FlopPerSecond
+/// What was analysed, in a few words: the capture's file name, the
+/// profiled command, or the kind of source.
+pub(crate) fn program(doc: &AnalysisDocument) -> String {
+    let d = doc.source.detail.trim();
+    if d.is_empty() {
+        return format!("{} kernels", doc.source.kind);
     }
+    let first = d.split(", ").next().unwrap_or(d);
+    let looks_like_path = !first.contains(' ') && (first.contains('/') || first.contains('.'));
+    let name = if looks_like_path { first.rsplit('/').next().unwrap_or(first) } else { d };
+    crate::chart::model::shorten(name, 60)
+}
+
+/// The date the analysis was made, when recorded ("2026-11-30").
+pub(crate) fn date(doc: &AnalysisDocument) -> Option<String> {
+    doc.producer.created.as_ref().map(|c| c.chars().take(10).collect::<String>()).filter(|d| d.len() == 10)
 }
 
 /// How a verdict may be coloured.
 pub(crate) fn position_tone(p: Position) -> Tone {
     match p {
         Position::OnRoof | Position::OnDiagonal => Tone::Good,
-        Position::UnderDiagonal | Position::UnderFlatRoof => Tone::Fair,
+        Position::UnderDiagonal | Position::UnderFlatRoof | Position::PipeBound => Tone::Fair,
         Position::LatencyBound => Tone::Poor,
     }
 }
@@ -83,11 +140,6 @@ pub(crate) fn bound_cell(b: Option<Bound>) -> Cell {
         Some(b) => Cell::toned(b.label(), Some(if b == Bound::Memory { Tone::Memory } else { Tone::Compute })),
         None => Cell::Empty,
     }
-}
-
-/// A kernel's short name, ID and full name.
-pub(crate) fn name_cell(a: &KernelAnalysis) -> Cell {
-    Cell::Name { name: kernel_label(a), id: a.kernel.id.clone(), full: a.kernel.name.clone() }
 }
 
 fn limiter_text(a: &KernelAnalysis) -> String {
@@ -171,9 +223,10 @@ fn kernel_table(doc: &AnalysisDocument) -> Table {
             .help("the roof as a share of the compute peak: what the intensity allows at best"),
         Column::text("bound", "bound").help("which side of the ridge"),
         Column::text("position", "diagnosis").help("where the point landed"),
-        Column::text("next_move", "next move").show(Show::Wide).help("what to try next"),
+        Column::text("next_move", "next move").show(Show::Wide).under().help("what to try next"),
     ]);
     let mut t = Table::new("kernel", columns);
+    let labels = unique_labels(&doc.kernels);
     for (i, a) in doc.kernels.iter().enumerate() {
         let k = &a.kernel;
         let unit = rate_unit(a);
@@ -181,7 +234,7 @@ fn kernel_table(doc: &AnalysisDocument) -> Table {
             Cell::text(&k.id),
             Cell::text(&k.name),
             Cell::text(&k.display_name),
-            name_cell(a),
+            Cell::Name { name: labels[i].clone(), id: k.id.clone(), full: k.name.clone() },
             Cell::value(Some(k.launches as f64), Quantity::Count),
             Cell::text(k.origin.label()),
             match k.duration_s.filter(|d| d.is_finite()) {
@@ -269,18 +322,135 @@ fn verdict(a: &KernelAnalysis) -> (String, Option<String>) {
     }
 }
 
-fn diagnosis_item(a: &KernelAnalysis, d: &Diagnosis) -> Item {
+fn kernel_item(doc: &AnalysisDocument, i: usize, label: &str, with_workings: bool) -> Item {
+    let a = &doc.kernels[i];
+    let (verdict, next) = verdict(a);
+    let tone = a.diagnosis.as_ref().map(|d| position_tone(d.position));
     Item {
-        head: name_cell(a),
-        verdict: Cell::toned(d.position.label(), Some(position_tone(d.position))),
-        lines: d.evidence_lines(),
-        action: Some(d.next_move_text()),
+        head: Cell::Name { name: label.to_string(), id: a.kernel.id.clone(), full: a.kernel.name.clone() },
+        verdict: Cell::toned(verdict, tone),
+        lines: a.diagnosis.as_ref().map(Diagnosis::evidence_lines).unwrap_or_default(),
+        action: next,
+        link: Some(("data-k", i.to_string())),
+        workings: if with_workings { workings(doc, a) } else { Vec::new() },
     }
 }
 
+/// The formulas behind a kernel's numbers, with their values.
+fn workings(doc: &AnalysisDocument, a: &KernelAnalysis) -> Vec<String> {
+    use roofline_core::units::{format_seconds, format_si};
+    let unit = rate_unit(a);
+    let k = &a.kernel;
+    let mut w = Vec::new();
+    w.push(format!(
+        "FLOPs = {} ({}){}",
+        format_si(a.total_flops, Unit::Flop),
+        crate::chart::model::flop_mix(a),
+        match k.origin {
+            roofline_core::Origin::Counter => ", from hardware counters",
+            roofline_core::Origin::User => ", as given",
+            _ => "",
+        }
+    ));
+    if let Some(t) = k.duration_s {
+        w.push(format!(
+            "time = {} over {} launch{}{}",
+            format_seconds(t),
+            k.launches,
+            if k.launches == 1 { "" } else { "es" },
+            a.time_share
+                .map(|s| format!(", {} of the GPU time of all kernels here", format_percent(100.0 * s)))
+                .unwrap_or_default()
+        ));
+    }
+    for p in &a.levels {
+        let l = p.level.label();
+        if let Some(i) = p.intensity {
+            w.push(format!(
+                "intensity at {l} = FLOPs / {l} bytes = {} / {} = {}",
+                format_si(a.total_flops, Unit::Flop),
+                format_si(p.bytes, Unit::Byte),
+                format_si(i, Unit::FlopPerByte)
+            ));
+        }
+        if let (Some(b), Some(t)) = (p.achieved_bytes_per_s, k.duration_s) {
+            let mut line = format!(
+                "{l} traffic = {} / {} = {}",
+                format_si(p.bytes, Unit::Byte),
+                format_seconds(t),
+                format_si(b, Unit::BytePerSecond)
+            );
+            if let (Some(bw), Some(pct)) = (p.bandwidth, p.pct_of_bandwidth) {
+                line.push_str(&format!(
+                    " = {} of the {l} roof ({})",
+                    format_percent(pct),
+                    format_si(bw, Unit::BytePerSecond)
+                ));
+            }
+            w.push(line);
+        }
+    }
+    if let (Some(pi), Some(name)) = (a.compute_roof_flops_per_s, &a.compute_roof_name) {
+        let kinds: Vec<(FlopKind, f64)> = k.flops.iter().filter(|(_, f)| **f > 0.0).map(|(k, f)| (*k, *f)).collect();
+        if kinds.len() > 1 {
+            let terms: Vec<String> = kinds
+                .iter()
+                .filter_map(|(kind, f)| {
+                    let c = doc.machine.compute_roof(*kind)?;
+                    Some(format!("{} / {}", format_si(*f, Unit::Flop), c.formatted()))
+                })
+                .collect();
+            w.push(format!("compute roof ({name}) = FLOPs / ({}) = {}", terms.join(" + "), format_si(pi, unit)));
+        } else {
+            w.push(format!("compute roof = {name}: {}", format_si(pi, unit)));
+        }
+        for p in &a.levels {
+            if let (Some(i), Some(bw), Some(r)) = (p.intensity, p.bandwidth, p.attainable_flops_per_s) {
+                w.push(format!(
+                    "roof at {l} = min({}, {} x {}) = {}",
+                    format_si(pi, unit),
+                    format_si(i, Unit::FlopPerByte),
+                    format_si(bw, Unit::BytePerSecond),
+                    format_si(r, unit),
+                    l = p.level.label()
+                ));
+            }
+        }
+    }
+    if let Some(r) = a.attainable_flops_per_s {
+        w.push(format!("roof = the lowest of those = {} ({})", format_si(r, unit), limiter_text(a)));
+        if let (Some(v), Some(p)) = (a.achieved_flops_per_s, a.pct_of_roof) {
+            w.push(format!(
+                "achieved = FLOPs / time = {}; % of roof = {} / {} = {}",
+                format_si(v, unit),
+                format_si(v, unit),
+                format_si(r, unit),
+                format_percent(p)
+            ));
+        }
+    } else if a.total_flops <= 0.0 {
+        if let Some(p) = a.pct_of_roof {
+            w.push(format!("no FLOPs: judged by its best % of bandwidth over the levels = {}", format_percent(p)));
+        }
+    }
+    w
+}
+
+/// Kernels whose detail panels spell out their formulas (those with the
+/// most time): past this, a page of 100,000 kernels would carry hundreds
+/// of megabytes of the same arithmetic.
+const MAX_WORKINGS: usize = 500;
+
 fn diagnosis_section(doc: &AnalysisDocument) -> Section {
-    let items: Vec<Item> =
-        doc.kernels.iter().filter_map(|a| a.diagnosis.as_ref().map(|d| diagnosis_item(a, d))).collect();
+    let labels = unique_labels(&doc.kernels);
+    let mut by_time: Vec<usize> = (0..doc.kernels.len()).collect();
+    let share = |i: usize| doc.kernels[i].time_share.filter(|s| s.is_finite()).unwrap_or(0.0);
+    by_time.sort_by(|&a, &b| share(b).total_cmp(&share(a)).then(a.cmp(&b)));
+    let mut with_workings = vec![false; doc.kernels.len()];
+    for &i in by_time.iter().take(MAX_WORKINGS) {
+        with_workings[i] = true;
+    }
+    let items: Vec<Item> = (0..doc.kernels.len()).map(|i| kernel_item(doc, i, &labels[i], with_workings[i])).collect();
     Section::new("diagnosis", "diagnosis").with_some((!items.is_empty()).then_some(items))
 }
 

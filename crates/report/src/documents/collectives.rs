@@ -8,7 +8,7 @@ use roofline_core::collective::{time_split, CollectivePlacement, TimeClass, Traf
 use roofline_core::roofline::KernelAnalysis;
 use roofline_core::units::{format_percent, format_si, Unit};
 
-use super::analysis::name_cell;
+use crate::chart::model::unique_labels;
 use crate::view::{Cell, Column, Fact, Note, Quantity, Section, Show, Table, Tone, Value};
 
 /// At or above this % of its link roof a collective is "at the roof".
@@ -68,7 +68,9 @@ fn traffic_text(c: &CollectivePlacement) -> String {
 
 /// The communication section, when any kernel is a collective.
 pub fn communication_section(kernels: &[KernelAnalysis]) -> Option<Section> {
-    let colls: Vec<&KernelAnalysis> = kernels.iter().filter(|a| a.collective.is_some()).collect();
+    let labels = unique_labels(kernels);
+    let colls: Vec<(&KernelAnalysis, &String)> =
+        kernels.iter().zip(&labels).filter(|(a, _)| a.collective.is_some()).collect();
     if colls.is_empty() {
         return None;
     }
@@ -95,15 +97,15 @@ pub fn communication_section(kernels: &[KernelAnalysis]) -> Option<Section> {
         ],
     );
     let mut unknown = Vec::new();
-    for a in &colls {
+    for &(a, label) in &colls {
         let Some(c) = &a.collective else { continue };
         let origin = c.traffic.map(|t| t.origin());
         let tone = c.pct_of_roof.map(|p| if p >= AT_LINK_ROOF_PCT { Tone::Good } else { Tone::Fair });
         if c.traffic.is_none() {
-            unknown.push(crate::svg::kernel_label(a));
+            unknown.push(label.clone());
         }
         t.push(vec![
-            name_cell(a),
+            Cell::Name { name: label.clone(), id: a.kernel.id.clone(), full: a.kernel.name.clone() },
             Cell::text(&a.kernel.name),
             Cell::text(c.nccl.describe()),
             Cell::value(Some(a.kernel.launches as f64), Quantity::Count),

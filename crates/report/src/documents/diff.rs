@@ -8,8 +8,8 @@ use serde::{Serialize, Serializer};
 
 use super::analysis::method_section;
 use super::machine::roof_sections;
+use crate::chart::ChartOptions;
 use crate::diff::{diff_svg, row_summary};
-use crate::svg::ChartOptions;
 use crate::view::{
     Cell, ChartKind, ChartRef, Column, Describe, Note, PointDetail, Quantity, Section, Show, Table, Value,
 };

@@ -7,9 +7,10 @@ use roofline_core::collective::TimeClass;
 use roofline_core::merge::{MergedDocument, MergedKernel};
 use roofline_core::units::Unit;
 
-use crate::svg::ChartOptions;
+use crate::chart::ChartOptions;
 use crate::view::{
-    Cell, ChartKind, Column, Describe, Fact, Note, PointDetail, Quantity, Section, Show, Table, Tone, Value,
+    Cell, ChartControls, ChartKind, Column, Describe, Fact, Note, PointDetail, Quantity, Section, Show, Table, Tone,
+    Value,
 };
 
 /// Rows of the straggler table for people; CSV and JSON have every kernel.
@@ -36,7 +37,7 @@ impl Describe for MergedDocument {
         if !self.warnings.is_empty() {
             s.push(
                 Section::new("merge_notes", "")
-                    .with(self.warnings.iter().map(|w| Note::warning(w.clone())).collect::<Vec<_>>()),
+                    .with(self.warnings.iter().map(|w| Note::warning(w.text())).collect::<Vec<_>>()),
             );
         }
         s.extend(self.job.sections());
@@ -45,6 +46,14 @@ impl Describe for MergedDocument {
 
     fn chart_svg(&self, chart: ChartKind, opts: &ChartOptions) -> Option<String> {
         self.job.chart_svg(chart, opts)
+    }
+
+    fn chart_text(&self, chart: ChartKind, width: usize, color: bool) -> Option<String> {
+        self.job.chart_text(chart, width, color)
+    }
+
+    fn chart_controls(&self, chart: ChartKind) -> ChartControls {
+        self.job.chart_controls(chart)
     }
 
     fn point_details(&self) -> Vec<PointDetail> {

@@ -12,8 +12,8 @@ use roofline_core::machine::Origin;
 use roofline_core::occupancy::{BestBlockSize, Occupancy, Resource, Sweep, SweepAxis};
 use roofline_core::units::format_percent;
 
+use crate::chart::ChartOptions;
 use crate::occupancy_chart::sweep_svg;
-use crate::svg::ChartOptions;
 use crate::view::{Cell, ChartKind, ChartRef, Column, Describe, Note, Quantity, Section, Show, Table, Value};
 
 /// The JSON schema name of an occupancy document.

@@ -12,8 +12,10 @@ use serde::Serialize;
 use super::analysis::{bound_cell, position_tone, rate_unit};
 use super::bench::{ridge_facts, BenchResults};
 use super::machine::{ceiling_value, heading};
-use crate::svg::ChartOptions;
-use crate::view::{Cell, ChartKind, Column, Describe, Fact, Note, PointDetail, Quantity, Section, Table, Value};
+use crate::chart::ChartOptions;
+use crate::view::{
+    Cell, ChartControls, ChartKind, Column, Describe, Fact, Note, PointDetail, Quantity, Section, Table, Value,
+};
 
 /// The JSON schema name of a tour document.
 pub const TOUR_SCHEMA: &str = "roofline.tour/v1";
@@ -225,11 +227,20 @@ fn steps_section(steps: &[IntensityStep]) -> Section {
 
 impl Describe for TourDocument {
     fn title(&self) -> String {
-        format!("Roofline tour: {}", self.machine.machine.name)
+        let date = self.machine.producer.created.as_ref().or(self.analysis.producer.created.as_ref());
+        format!(
+            "Roofline tour: the example kernels on {}{}",
+            self.machine.machine.name,
+            date.map(|d| format!(", {}", d.chars().take(10).collect::<String>())).unwrap_or_default()
+        )
     }
 
     fn subtitle(&self) -> String {
-        self.banner.clone()
+        format!(
+            "{} example kernels under the roofs of {}, measured by `roofline bench --quick`",
+            self.analysis.kernels.len(),
+            self.machine.machine.name
+        )
     }
 
     fn sections(&self) -> Vec<Section> {
@@ -265,6 +276,14 @@ impl Describe for TourDocument {
 
     fn chart_svg(&self, chart: ChartKind, opts: &ChartOptions) -> Option<String> {
         self.analysis.chart_svg(chart, opts)
+    }
+
+    fn chart_text(&self, chart: ChartKind, width: usize, color: bool) -> Option<String> {
+        self.analysis.chart_text(chart, width, color)
+    }
+
+    fn chart_controls(&self, chart: ChartKind) -> ChartControls {
+        self.analysis.chart_controls(chart)
     }
 
     fn point_details(&self) -> Vec<PointDetail> {

@@ -20,7 +20,7 @@ use roofline_core::occupancy::SweepAxis;
 use roofline_core::stats::Spread;
 use roofline_core::units::Unit;
 
-use crate::svg::ChartOptions;
+use crate::chart::ChartOptions;
 
 /// A document that can be shown: the one trait every writer takes.
 ///
@@ -44,11 +44,49 @@ pub trait Describe {
         None
     }
 
+    /// A chart one of its sections refers to, drawn for a terminal of
+    /// `width` columns (ANSI colour when `color`).
+    fn chart_text(&self, _chart: ChartKind, _width: usize, _color: bool) -> Option<String> {
+        None
+    }
+
+    /// The controls the HTML page puts over a chart (precision tabs, the
+    /// roofs it can add, zoom); none by default.
+    fn chart_controls(&self, _chart: ChartKind) -> ChartControls {
+        ChartControls::default()
+    }
+
     /// Hover details of the points of its charts, keyed by the points'
     /// `data-tip` attribute, for the HTML page's script.
     fn point_details(&self) -> Vec<PointDetail> {
         Vec::new()
     }
+}
+
+/// What the HTML page offers over a chart.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChartControls {
+    /// Precision tabs, "all" first; empty for none.
+    pub tabs: Vec<ChartTab>,
+    /// Roofs drawn only when the reader asks for every roof.
+    pub extra_roofs: usize,
+    /// Whether the chart zooms and pans (the roofline does).
+    pub zoom: bool,
+}
+
+/// A precision tab over a chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChartTab {
+    /// "all" or a FLOP kind's key (`data-tabs` of the chart's elements).
+    pub key: String,
+    /// "All", "FP32", "BF16 tensor".
+    pub label: String,
+    /// Kernels in it.
+    pub count: usize,
+    /// Its view fitted to its kernels: "lx0 lx1 ly0 ly1" (log10).
+    pub view: String,
+    /// Its view of the whole roofline.
+    pub full: String,
 }
 
 /// The hover text of one chart point on the HTML page.
@@ -286,6 +324,9 @@ pub struct Column {
     pub kind: ColumnKind,
     /// Which writers show it.
     pub show: Show,
+    /// Long text a page shows on a line of its own under the row (the next
+    /// move), so the table keeps to the page's width.
+    pub under: bool,
 }
 
 impl Column {
@@ -297,6 +338,7 @@ impl Column {
             help: String::new(),
             kind: ColumnKind::Text,
             show: Show::Everywhere,
+            under: false,
         }
     }
 
@@ -328,6 +370,12 @@ impl Column {
     /// Sets who sees it.
     pub fn show(mut self, show: Show) -> Column {
         self.show = show;
+        self
+    }
+
+    /// Shown under its row on a page.
+    pub fn under(mut self) -> Column {
+        self.under = true;
         self
     }
 
@@ -664,4 +712,10 @@ pub struct Item {
     pub lines: Vec<String>,
     /// The line that says what to do, set apart.
     pub action: Option<String>,
+    /// Ties the entry to a table row and chart points on the HTML page
+    /// (the row's [`Row::link`]): the page links the row's name to it.
+    pub link: Option<(&'static str, String)>,
+    /// How each number was obtained (formulas with their values), for
+    /// readers who want to check: the HTML page's detail panel.
+    pub workings: Vec<String>,
 }

@@ -1,27 +1,35 @@
 //! The self-contained HTML page of any document: one file that opens
-//! anywhere, fetches nothing, and holds the document's charts, its tables
-//! (sortable), facts, notes and diagnoses, in the order of its sections.
+//! anywhere, fetches nothing, and holds the document's charts, its tables,
+//! facts, notes and a detail panel per entry, in the order of its sections.
 //!
 //! The page is `templates/report.html` (kept as a file, so it reads as
-//! HTML) with `{{NAME}}` slots filled here in one pass. The document is
-//! embedded as JSON (`<script id="roofline-data">`, with `</` and `<!--`
-//! escaped) together with the hover details of the chart's points; a little
-//! inline script shows those details on hover or focus, ties a kernel's row
-//! to its points, and sorts the tables. The script also carries a self-test
-//! (`#selftest`) that the browser check runs in headless Chromium.
+//! HTML) with `{{NAME}}` slots filled here in one pass, and the script
+//! `templates/report.js`. The document is embedded as JSON
+//! (`<script id="roofline-data">`, `<` and `>` escaped so no string can end
+//! the element) together with the hover details of the chart's points.
+//!
+//! Without JavaScript the page still reads correctly: the chart is the
+//! static SVG (hover titles on its points), its precision tabs and the
+//! "all roofs" switch are radio buttons and a checkbox that a stylesheet
+//! rule acts on, the detail panels are `<details>` elements, and nothing
+//! offers sorting. The script adds what needs it: the rich hover, one
+//! highlight for a kernel across its points, key entry, table row and
+//! panel, zoom and pan, and sorting by any column.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::{each_item, each_note, slot_text, slots, visible, Slot};
-use crate::svg::{escape, ChartOptions};
+use super::{each_note, slot_text, slots, visible, Slot};
+use crate::chart::svg::escape;
+use crate::chart::ChartOptions;
 use crate::view::text::{provenance_line, quantity_text, values_text};
-use crate::view::{Audience, Block, Cell, ChartRef, Describe, Fact, Item, Note, PointDetail, Table};
+use crate::view::{Audience, Block, Cell, ChartRef, Describe, Fact, Item, Note, PointDetail, Row, Table};
 use crate::ExportError;
 
 const TEMPLATE: &str = include_str!("../../templates/report.html");
+const SCRIPT: &str = include_str!("../../templates/report.js");
 
 /// Fills `{{NAME}}` slots in one pass (inserted text is never re-scanned).
 fn fill(template: &str, slots: &BTreeMap<&str, String>) -> String {
@@ -94,7 +102,12 @@ fn content(cell: &Cell) -> String {
     }
 }
 
-fn td(slot: Slot, cell: &Cell, numeric: bool) -> String {
+/// The id of the detail panel of an entry linked by `link`.
+fn panel_id(link: &(&'static str, String)) -> String {
+    format!("detail-{}-{}", link.0.trim_start_matches("data-"), link.1)
+}
+
+fn td(slot: Slot, cell: &Cell, numeric: bool, panel: Option<&str>) -> String {
     let mut attrs = String::new();
     if numeric && matches!(slot, Slot::Main(_)) {
         attrs.push_str(" class=\"num\"");
@@ -103,9 +116,13 @@ fn td(slot: Slot, cell: &Cell, numeric: bool) -> String {
     if let Some(t) = tone {
         let _ = write!(attrs, " data-tone=\"{}\"", t.key());
     }
-    let body = match slot {
-        Slot::Main(_) => content(cell),
-        other => escape(&slot_text(other, cell, &|n, _| n.to_string())),
+    let body = match (slot, cell, panel) {
+        (Slot::Main(_), Cell::Name { name, id, .. }, Some(panel)) => {
+            let id = if id.is_empty() { String::new() } else { format!(" <code>{}</code>", escape(id)) };
+            format!("<a href=\"#{panel}\">{}</a>{id}", escape(name))
+        }
+        (Slot::Main(_), _, _) => content(cell),
+        (other, _, _) => escape(&slot_text(other, cell, &|n, _| n.to_string())),
     };
     match (slot, cell) {
         (Slot::Main(_), Cell::Name { name, full, .. }) => {
@@ -128,16 +145,22 @@ fn td(slot: Slot, cell: &Cell, numeric: bool) -> String {
     format!("<td{attrs}>{body}</td>")
 }
 
-fn table(t: &Table) -> String {
+/// A table. Columns marked `under` go on a line of their own under each
+/// row (each row and its line then form one `<tbody>`, which sorting
+/// moves as one). A row whose link has a detail panel links its name to it.
+/// Header cells are plain text: the script turns them into sort buttons.
+fn table(t: &Table, panels: &BTreeSet<String>) -> String {
     let slots = slots(t, Audience::Page);
+    let (main, under): (Vec<Slot>, Vec<Slot>) =
+        slots.iter().partition(|s| !(matches!(s, Slot::Main(_)) && t.columns[s.column()].under));
     let mut s =
-        format!("<div class=\"table-wrap\"><table class=\"sortable\" id=\"{}-table\">\n<thead><tr>", escape(&t.name));
-    for &slot in &slots {
+        format!("<div class=\"table-wrap\"><table class=\"data\" id=\"{}-table\">\n<thead><tr>", escape(&t.name));
+    for &slot in &main {
         let c = &t.columns[slot.column()];
         let numeric = matches!(slot, Slot::Main(_)) && c.numeric();
         let _ = write!(
             s,
-            "<th{} data-type=\"{}\"{}><button type=\"button\">{}</button></th>",
+            "<th{} data-type=\"{}\"{}>{}</th>",
             if numeric { " class=\"num\"" } else { "" },
             if numeric { "num" } else { "text" },
             if matches!(slot, Slot::Main(_)) && !c.help.is_empty() {
@@ -148,23 +171,65 @@ fn table(t: &Table) -> String {
             escape(&slot.label(&t.columns))
         );
     }
-    s.push_str("</tr></thead>\n<tbody>\n");
+    s.push_str("</tr></thead>\n");
+    let grouped = !under.is_empty();
+    if !grouped {
+        s.push_str("<tbody>\n");
+    }
     for row in &t.rows {
+        let link = row_link(row);
+        let panel = row.link.as_ref().map(panel_id).filter(|p| panels.contains(p));
+        if grouped {
+            let _ = write!(s, "<tbody class=\"group\"{link}>");
+        }
         s.push_str("<tr");
-        if let Some((attr, v)) = &row.link {
-            let _ = write!(s, " {attr}=\"{}\"", escape(v));
+        if !grouped {
+            s.push_str(&link);
         }
         if let Some(tone) = row.tone {
             let _ = write!(s, " data-tone=\"{}\"", tone.key());
         }
         s.push('>');
-        for &slot in &slots {
-            s.push_str(&td(slot, &row.cells[slot.column()], t.columns[slot.column()].numeric()));
+        for &slot in &main {
+            s.push_str(&td(slot, &row.cells[slot.column()], t.columns[slot.column()].numeric(), panel.as_deref()));
         }
         s.push_str("</tr>\n");
+        let under_text: Vec<String> = under
+            .iter()
+            .filter(|slot| !row.cells[slot.column()].is_empty())
+            .map(|slot| {
+                format!(
+                    "<span class=\"under-label\">{}:</span> {}",
+                    escape(&slot.label(&t.columns)),
+                    content(&row.cells[slot.column()])
+                )
+            })
+            .collect();
+        if grouped {
+            if !under_text.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "<tr class=\"under\"><td colspan=\"{}\">{}</td></tr>",
+                    main.len(),
+                    under_text.join("<br>")
+                );
+            }
+            s.push_str("</tbody>\n");
+        }
     }
-    s.push_str("</tbody>\n</table></div>\n");
+    if !grouped {
+        s.push_str("</tbody>\n");
+    }
+    s.push_str("</table></div>\n");
     s
+}
+
+/// The attribute tying a row to the chart (` data-k="3"`).
+fn row_link(row: &Row) -> String {
+    match &row.link {
+        Some((attr, v)) => format!(" {attr}=\"{}\"", escape(v)),
+        None => String::new(),
+    }
 }
 
 fn facts(facts: &[Fact]) -> String {
@@ -181,45 +246,137 @@ fn notes(notes: &[Note]) -> String {
     each_note(notes, marks, escape)
 }
 
-fn items(items: &[Item]) -> String {
-    let head = |i: &Item| {
-        let tone = i.verdict.tone().map(|t| format!(" data-tone=\"{}\"", t.key())).unwrap_or_default();
-        format!("<li><b>{}</b>: <span{tone}>{}</span><ul>", content(&i.head), content(&i.verdict))
-    };
-    let entries = each_item(
-        items,
-        head,
-        |l| format!("<li>{}</li>", escape(l)),
-        |a| format!("<li class=\"next\">next: {}</li>", escape(a)),
-        "</ul></li>\n",
-    );
-    format!("<ul class=\"items\">\n{entries}</ul>\n")
+/// Lines as a list of a class; nothing for none.
+fn list(class: &str, lines: &[String]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let items: String = lines.iter().map(|l| format!("<li>{}</li>", escape(l))).collect();
+    format!("<ul class=\"{class}\">{items}</ul>")
 }
 
-fn chart<D: Describe + ?Sized>(doc: &D, c: &ChartRef, opts: &ChartOptions) -> String {
-    match doc.chart_svg(c.kind, opts) {
-        Some(svg) => format!("<p class=\"hint\">{}</p>\n<div class=\"chart\">{svg}</div>\n", escape(&c.hint)),
-        None => String::new(),
+/// Entries as detail panels (`<details>`): the heading and verdict as the
+/// summary, then the lines, the action and the workings.
+fn items(items: &[Item]) -> String {
+    let mut s = String::from("<div class=\"details\">\n");
+    for i in items {
+        let (id, link) = match &i.link {
+            Some(l) => (format!(" id=\"{}\"", panel_id(l)), format!(" {}=\"{}\"", l.0, escape(&l.1))),
+            None => (String::new(), String::new()),
+        };
+        let tone = i.verdict.tone().map(|t| format!(" data-tone=\"{}\"", t.key())).unwrap_or_default();
+        let _ = write!(
+            s,
+            "<details class=\"detail\"{id}{link}><summary><b>{}</b>: <span{tone}>{}</span></summary>\n<div class=\"detail-body\">",
+            content(&i.head),
+            content(&i.verdict)
+        );
+        if let Cell::Name { full, name, .. } = &i.head {
+            if full != name && !full.is_empty() {
+                let _ = write!(s, "<p class=\"full-name\">{}</p>", escape(full));
+            }
+        }
+        s.push_str(&list("evidence", &i.lines));
+        if let Some(a) = &i.action {
+            let _ = write!(s, "<p class=\"next\">next: {}</p>", escape(a));
+        }
+        if !i.workings.is_empty() {
+            s.push_str("<p class=\"workings-title\">How the numbers were obtained</p>");
+            s.push_str(&list("workings", &i.workings));
+        }
+        s.push_str("</div></details>\n");
     }
+    s.push_str("</div>\n");
+    s
+}
+
+/// A chart with its controls: precision tabs and the "all roofs" switch as
+/// inputs a stylesheet rule acts on (they work without the script), the
+/// zoom buttons (the script's), then the SVG.
+fn chart<D: Describe + ?Sized>(doc: &D, c: &ChartRef, opts: &ChartOptions, n: usize) -> String {
+    // The section's notes say what the chart's notes say.
+    let opts = ChartOptions { notes: false, ..opts.clone() };
+    let Some(svg) = doc.chart_svg(c.kind, &opts) else { return String::new() };
+    let ctl = doc.chart_controls(c.kind);
+    let id = format!("chart{n}");
+    let mut s = format!("<p class=\"hint\">{}</p>\n<div class=\"chart-box\" id=\"{id}\">\n", escape(&c.hint));
+    let mut css = String::new();
+    if !ctl.tabs.is_empty() {
+        s.push_str("<span class=\"tabs-label\">Precision:</span>\n");
+        for (i, t) in ctl.tabs.iter().enumerate() {
+            let key = escape(&t.key);
+            let _ = writeln!(
+                s,
+                "<input type=\"radio\" class=\"tab-input\" name=\"{id}-tab\" id=\"{id}-tab-{key}\" value=\"{key}\" data-view=\"{}\" data-full=\"{}\"{}><label class=\"tab\" for=\"{id}-tab-{key}\">{} <span class=\"count\">({})</span></label>",
+                escape(&t.view),
+                escape(&t.full),
+                if i == 0 { " checked" } else { "" },
+                escape(&t.label),
+                t.count
+            );
+            if i > 0 {
+                let _ = writeln!(
+                    css,
+                    "#{id}-tab-{key}:checked ~ .chart [data-tabs]:not([data-tabs~=\"{key}\"]) {{ display: none; }}"
+                );
+            }
+        }
+    }
+    if ctl.extra_roofs > 0 {
+        let _ = writeln!(
+            s,
+            "<input type=\"checkbox\" class=\"roofs-input\" id=\"{id}-roofs\"><label class=\"roofs-switch\" for=\"{id}-roofs\">show all roofs (+{})</label>",
+            ctl.extra_roofs
+        );
+        let _ = writeln!(css, "#{id}-roofs:checked ~ .chart [data-extra] {{ display: inline; }}");
+    }
+    if ctl.zoom {
+        s.push_str(concat!(
+            "<span class=\"zoom-tools js-only\">",
+            "<button type=\"button\" data-act=\"in\" title=\"zoom in (+)\">+</button>",
+            "<button type=\"button\" data-act=\"out\" title=\"zoom out (-)\">&minus;</button>",
+            "<button type=\"button\" data-act=\"reset\" title=\"the view fitted to the kernels (0, or double-click)\">reset view</button>",
+            "<button type=\"button\" data-act=\"full\" title=\"every roof and ridge point in view\">whole roofline</button>",
+            "<span class=\"zoom-hint\">drag: zoom to a box; shift+drag or arrow keys: pan; wheel: zoom</span>",
+            "</span>\n"
+        ));
+    }
+    let _ = writeln!(s, "<div class=\"chart\">{svg}</div>\n</div>");
+    if !css.is_empty() {
+        let _ = writeln!(s, "<style>\n{css}</style>");
+    }
+    s
 }
 
 /// The page of a document.
 pub(crate) fn render<D: Describe + Serialize + ?Sized>(doc: &D, opts: &ChartOptions) -> Result<String, ExportError> {
     let title = doc.title();
+    let sections = visible(doc.sections(), Audience::Page);
+    // Detail panels, so table rows can link to theirs.
+    let panels: BTreeSet<String> = sections
+        .iter()
+        .flat_map(|s| s.blocks.iter())
+        .filter_map(|b| match b {
+            Block::Items(i) => Some(i.iter().filter_map(|i| i.link.as_ref().map(panel_id))),
+            _ => None,
+        })
+        .flatten()
+        .collect();
     let mut body = String::new();
-    for section in visible(doc.sections(), Audience::Page) {
+    let mut charts = 0;
+    for section in &sections {
         let mut inner = String::new();
         for b in &section.blocks {
             match b {
-                Block::Table(t) if !t.rows.is_empty() => {
-                    inner.push_str("<p class=\"hint\">Click a column header to sort; click again to reverse.</p>\n");
-                    inner.push_str(&table(t));
-                }
+                Block::Table(t) if !t.rows.is_empty() => inner.push_str(&table(t, &panels)),
                 Block::Table(_) => {}
                 Block::Facts(f) => inner.push_str(&facts(f)),
                 Block::Notes(n) => inner.push_str(&notes(n)),
                 Block::Items(i) => inner.push_str(&items(i)),
-                Block::Chart(c) => inner.push_str(&chart(doc, c, opts)),
+                Block::Chart(c) => {
+                    inner.push_str(&chart(doc, c, opts, charts));
+                    charts += 1;
+                }
             }
         }
         if inner.is_empty() {
@@ -244,6 +401,7 @@ pub(crate) fn render<D: Describe + Serialize + ?Sized>(doc: &D, opts: &ChartOpti
     slots.insert("SUBTITLE", escape(&doc.subtitle()));
     slots.insert("BODY", body);
     slots.insert("DATA", script_json(&Data { document: doc, points })?);
+    slots.insert("SCRIPT", SCRIPT.to_string());
     slots.insert("GENERATOR", format!("roofline {}", env!("CARGO_PKG_VERSION")));
     slots.insert(
         "FOOTER",
@@ -265,6 +423,16 @@ mod tests {
         slots.insert("A", "{{B}}".to_string());
         slots.insert("B", "b".to_string());
         assert_eq!(fill("x{{A}}y{{B}}z{{C}}", &slots), "x{{B}}ybz{{C}}");
+    }
+
+    /// Issue 16, item 12: `<!--` was written as `<\!--`, which is not JSON.
+    #[test]
+    fn comment_openers_in_strings_keep_the_embedded_json_valid() {
+        let names = ["<!--", "</script><!--<script>", "--><!-- x", "a\u{2028}b"];
+        let s = script_json(&names).unwrap();
+        let back: Vec<String> = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, names);
+        assert!(!s.contains('<') && !s.contains('>'), "{s}");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::svg::ChartOptions;
+use crate::chart::ChartOptions;
 use crate::view::{Audience, Block, Cell, Column, ColumnKind, Describe, Item, Note, NoteKind, Section, Table};
 use crate::ExportError;
 
@@ -37,6 +37,8 @@ pub enum Format {
     Html,
     /// The document's chart alone.
     Svg,
+    /// The document's chart drawn in the terminal (braille dots, a key).
+    Chart,
 }
 
 impl Format {
@@ -64,6 +66,7 @@ impl Format {
             Format::Markdown => "md",
             Format::Html => "html",
             Format::Svg => "svg",
+            Format::Chart => "txt",
         }
     }
 }
@@ -91,6 +94,7 @@ pub fn render<D: Describe + Serialize + ?Sized>(
         Format::Markdown => markdown::render(doc),
         Format::Html => html::render(doc, &opts.chart)?,
         Format::Svg => chart_svg(doc, &opts.chart)?,
+        Format::Chart => chart_text(doc, &opts.terminal)?,
     })
 }
 
@@ -107,6 +111,18 @@ fn chart_svg<D: Describe + ?Sized>(doc: &D, opts: &ChartOptions) -> Result<Strin
         .flat_map(|s| s.blocks.iter())
         .find_map(|b| match b {
             Block::Chart(c) => doc.chart_svg(c.kind, opts),
+            _ => None,
+        })
+        .ok_or_else(|| ExportError::NoChart(doc.title()))
+}
+
+/// The first chart the document's sections refer to, drawn for a terminal.
+fn chart_text<D: Describe + ?Sized>(doc: &D, opts: &TerminalOptions) -> Result<String, ExportError> {
+    doc.sections()
+        .iter()
+        .flat_map(|s| s.blocks.iter())
+        .find_map(|b| match b {
+            Block::Chart(c) => doc.chart_text(c.kind, usize::from(opts.width), opts.color),
             _ => None,
         })
         .ok_or_else(|| ExportError::NoChart(doc.title()))
@@ -276,6 +292,7 @@ mod tests {
             assert_eq!(Format::from_path(&PathBuf::from(name)), f, "{name}");
         }
         for f in [Format::Table, Format::Json, Format::Csv, Format::Markdown, Format::Html, Format::Svg] {
+            // (Format::Chart writes text, as the table does.)
             assert_eq!(Format::from_path(&PathBuf::from(format!("x.{}", f.extension()))), Some(f));
         }
     }

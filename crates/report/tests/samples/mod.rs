@@ -25,6 +25,51 @@ fn doc(machine: Machine, specs: &[&str], detail: &str) -> AnalysisDocument {
     AnalysisDocument::new(Producer::new("samples"), src, machine.clone(), analyze(&machine, &ks))
 }
 
+/// A capture taken on the H200 (a path from the repository's root: the
+/// bundled tour capture, or one of `tests/fixtures/external/`) analysed
+/// under the bundled H200 machine, as `roofline import --machine` does.
+pub fn h200_capture(path: &str) -> AnalysisDocument {
+    use roofline_ncu::{analyse, read_capture, ByteConvention, Options};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join(path)).expect("capture in the repository");
+    let machine = roofline_core::schema::read_machine(
+        &std::fs::read_to_string(root.join("data/h200/tour/machine.json")).expect("bundled machine"),
+        "data/h200/tour/machine.json",
+    )
+    .expect("bundled machine reads")
+    .machine;
+    let cap = read_capture(text.as_bytes(), path).expect("capture reads");
+    let opts = Options { convention: ByteConvention::Ncu, per_launch: false, machine: Some(machine) };
+    let a = analyse(&cap, &opts);
+    let mut doc = AnalysisDocument::new(
+        Producer::new(&format!("roofline import {path}")),
+        AnalysisSource {
+            kind: "ncu".into(),
+            detail: path.into(),
+            byte_convention: Some(ByteConvention::Ncu.describe().into()),
+        },
+        a.machine,
+        a.kernels,
+    );
+    doc.warnings = a.warnings;
+    doc
+}
+
+/// BabelStream 5.0 (CUDA, FP64) on the H200.
+pub fn babelstream() -> AnalysisDocument {
+    h200_capture("tests/fixtures/external/h200-2026-11-30/babelstream_profile.csv")
+}
+
+/// 31 PyTorch, cuBLAS, cuDNN and CUB operations on the H200.
+pub fn pytorch() -> AnalysisDocument {
+    h200_capture("tests/fixtures/external/h200-2026-11-30/pytorch_profile.csv")
+}
+
+/// The tour's example kernels as captured on the H200 (the bundled data).
+pub fn tour_capture() -> AnalysisDocument {
+    h200_capture("data/h200/tour/examples.ncu.csv")
+}
+
 /// The theoretical machine of a GPU in the built-in table.
 pub fn known_machine(key: &str) -> Machine {
     theoretical_machine(&gpus::find(key).expect("GPU in the built-in table").attributes()).expect("known capability")
@@ -134,6 +179,31 @@ pub fn tour_kernels() -> AnalysisDocument {
         ],
         "tour example kernels",
     )
+}
+
+/// The tour's document over an analysis of its example kernels (the FMA
+/// loop at the iterations given), with the sample benchmark results.
+pub fn tour(analysis: AnalysisDocument, iters: &[u32], banner: &str) -> roofline_report::TourDocument {
+    use roofline_core::schema::MachineDocument;
+    use roofline_report::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
+    TourDocument {
+        schema: TOUR_SCHEMA,
+        banner: banner.into(),
+        machine: MachineDocument::new(analysis.machine.clone(), Producer::new("samples")),
+        bench: Some(bench_results()),
+        fusion: Fusion::from_analysis(
+            &analysis,
+            "fusion (seed 000)",
+            &["scale", "add"],
+            "fused",
+            "paper: 0.083 -> 0.125",
+        ),
+        intensity_steps: IntensityStep::series(&analysis, iters, |i| format!("fma_loop_x{i}")),
+        method: "samples built in code".into(),
+        files: vec!["out/report.html".into(), "out/analysis.json".into()],
+        seconds: 1.5,
+        analysis,
+    }
 }
 
 /// Benchmark results as `roofline bench` shows them: a bandwidth, an FP32

@@ -1,0 +1,383 @@
+//! `roofline-child`: the programs the tool runs (the user's program, ncu),
+//! owned so that nothing is orphaned and nothing hangs.
+//!
+//! - The child runs in its own process group, so that a terminal's Ctrl-C
+//!   reaches the tool alone and the tool decides what the program gets.
+//! - SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to the tool (a CI runner
+//!   cancelling a job signals the tool's pid only) are forwarded to the whole
+//!   group; if the group is still running [`Limits::grace`] later it gets
+//!   SIGTERM, then SIGKILL. A second signal sends SIGKILL at once.
+//! - `--timeout`: when it expires the group gets SIGINT (a Python program
+//!   then unwinds and its exit handlers still run), then the same escalation.
+//! - On Linux the child also gets SIGTERM if the tool itself dies
+//!   (`PR_SET_PDEATHSIG`), which covers a SIGKILL of the tool.
+//!
+//! While a child is supervised the tool's own handlers for those signals
+//! only record them; the previous handlers come back when the child has
+//! been waited for, so that the tool can still write what it collected.
+//! One child is supervised at a time.
+
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The signals forwarded to the child's group.
+pub const FORWARDED: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+/// A child could not be started or waited for.
+#[derive(Debug, thiserror::Error)]
+pub enum ChildError {
+    #[error("{program}: not found; check the name, or give its path (it is run as is, not through a shell)")]
+    NotFound { program: String },
+    #[error("{program}: not executable ({source}); check its permissions")]
+    NotExecutable {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("could not start {program}: {source}")]
+    Start {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("waiting for {program}: {source}")]
+    Wait {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("another child is already supervised in this process")]
+    Busy,
+}
+
+/// How long to wait, and how to stop.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Stop the program after this long.
+    pub timeout: Option<Duration>,
+    /// Time between the steps of stopping (signal, SIGTERM, SIGKILL).
+    pub grace: Duration,
+    /// How often `tick` is called while waiting.
+    pub tick: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { timeout: None, grace: Duration::from_secs(10), tick: Duration::from_millis(100) }
+    }
+}
+
+/// Why the program ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// It ended on its own (exit or crash).
+    Finished,
+    /// The tool got this signal and stopped the program.
+    Interrupted { signal: i32 },
+    /// `--timeout` expired.
+    TimedOut,
+}
+
+/// A waited-for child.
+#[derive(Debug, Clone, Copy)]
+pub struct Outcome {
+    pub status: ExitStatus,
+    pub ending: Ending,
+    pub wall: Duration,
+    /// Unix time of the start and the end, in nanoseconds.
+    pub started_unix_ns: u64,
+    pub ended_unix_ns: u64,
+}
+
+impl Outcome {
+    pub fn exit_code(&self) -> Option<i32> {
+        self.status.code()
+    }
+
+    /// The signal that killed the program, if one did.
+    pub fn signal(&self) -> Option<i32> {
+        self.status.signal()
+    }
+
+    /// "exited with status 3", "was stopped by SIGINT", "exited normally".
+    pub fn describe(&self) -> String {
+        match (self.status.code(), self.status.signal()) {
+            (Some(0), _) => "exited normally".into(),
+            (Some(c), _) => format!("exited with status {c}"),
+            (None, Some(s)) => format!("was stopped by {}", signal_name(s)),
+            _ => format!("ended ({})", self.status),
+        }
+    }
+}
+
+/// The usual name of a signal number.
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGTERM => "SIGTERM",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_string()
+}
+
+fn unix_ns() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+}
+
+// Signal bookkeeping: the handler only stores, which is async-signal-safe.
+static SUPERVISING: AtomicBool = AtomicBool::new(false);
+static LAST_SIGNAL: AtomicI32 = AtomicI32::new(0);
+static SIGNAL_COUNT: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn record_signal(sig: libc::c_int) {
+    LAST_SIGNAL.store(sig, Ordering::SeqCst);
+    SIGNAL_COUNT.fetch_add(1, Ordering::SeqCst);
+}
+
+/// The tool's handlers while a child runs; the old ones come back on drop.
+struct SignalGuard {
+    old: Vec<(i32, libc::sigaction)>,
+}
+
+impl SignalGuard {
+    fn install() -> Result<SignalGuard, ChildError> {
+        if SUPERVISING.swap(true, Ordering::SeqCst) {
+            return Err(ChildError::Busy);
+        }
+        LAST_SIGNAL.store(0, Ordering::SeqCst);
+        SIGNAL_COUNT.store(0, Ordering::SeqCst);
+        let mut old = Vec::new();
+        for sig in FORWARDED {
+            // SAFETY: plain sigaction calls with zeroed, then filled, structs;
+            // the handler touches atomics only.
+            unsafe {
+                let mut act: libc::sigaction = std::mem::zeroed();
+                act.sa_sigaction = record_signal as extern "C" fn(libc::c_int) as usize;
+                act.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut act.sa_mask);
+                let mut prev: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, &act, &mut prev) == 0 {
+                    old.push((sig, prev));
+                }
+            }
+        }
+        Ok(SignalGuard { old })
+    }
+}
+
+impl Drop for SignalGuard {
+    fn drop(&mut self) {
+        for (sig, prev) in &self.old {
+            // SAFETY: restores the action saved by `install`.
+            unsafe {
+                libc::sigaction(*sig, prev, std::ptr::null_mut());
+            }
+        }
+        SUPERVISING.store(false, Ordering::SeqCst);
+    }
+}
+
+/// A running child in its own process group.
+pub struct OwnedChild {
+    child: Child,
+    program: String,
+    started: Instant,
+    started_unix_ns: u64,
+    _guard: SignalGuard,
+}
+
+/// Starts `cmd` as an owned child (see the module docs). The command's
+/// stdio and environment are the caller's choice.
+pub fn spawn(mut cmd: Command) -> Result<OwnedChild, ChildError> {
+    let program = cmd.get_program().to_string_lossy().to_string();
+    let guard = SignalGuard::install()?;
+    cmd.process_group(0);
+    #[cfg(target_os = "linux")]
+    {
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: prctl and getppid are async-signal-safe; nothing else runs
+        // between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                if libc::getppid() != parent {
+                    // The tool died between fork and prctl.
+                    libc::raise(libc::SIGTERM);
+                }
+                Ok(())
+            });
+        }
+    }
+    let started = Instant::now();
+    let started_unix_ns = unix_ns();
+    let child = cmd.spawn().map_err(|source| start_error(&program, source))?;
+    Ok(OwnedChild { child, program, started, started_unix_ns, _guard: guard })
+}
+
+fn start_error(program: &str, source: std::io::Error) -> ChildError {
+    match source.kind() {
+        std::io::ErrorKind::NotFound => ChildError::NotFound { program: program.to_string() },
+        std::io::ErrorKind::PermissionDenied => ChildError::NotExecutable { program: program.to_string(), source },
+        _ => ChildError::Start { program: program.to_string(), source },
+    }
+}
+
+impl OwnedChild {
+    /// The child's pid, which is also its process group id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn signal_group(&self, sig: i32) {
+        // SAFETY: kill on our own child's group id.
+        unsafe {
+            libc::kill(-(self.child.id() as libc::pid_t), sig);
+        }
+    }
+
+    /// Waits for the program, forwarding signals and enforcing the timeout;
+    /// `tick` runs every [`Limits::tick`] with the time since the start.
+    pub fn wait(mut self, limits: &Limits, mut tick: impl FnMut(Duration)) -> Result<Outcome, ChildError> {
+        let mut ending = Ending::Finished;
+        // When stopping began, and the next escalation step.
+        let mut stopping: Option<(Instant, u8)> = None;
+        let mut seen_signals = 0usize;
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) => {}
+                Err(source) => return Err(ChildError::Wait { program: self.program.clone(), source }),
+            }
+            let count = SIGNAL_COUNT.load(Ordering::SeqCst);
+            if count > seen_signals {
+                seen_signals = count;
+                let sig = LAST_SIGNAL.load(Ordering::SeqCst);
+                if stopping.is_some() {
+                    self.signal_group(libc::SIGKILL);
+                    stopping = Some((Instant::now(), 2));
+                } else {
+                    ending = Ending::Interrupted { signal: sig };
+                    self.signal_group(sig);
+                    stopping = Some((Instant::now(), if sig == libc::SIGTERM { 1 } else { 0 }));
+                }
+            }
+            if stopping.is_none() {
+                if let Some(t) = limits.timeout {
+                    if self.started.elapsed() >= t {
+                        ending = Ending::TimedOut;
+                        self.signal_group(libc::SIGINT);
+                        stopping = Some((Instant::now(), 0));
+                    }
+                }
+            }
+            if let Some((since, step)) = stopping {
+                if step < 2 && since.elapsed() >= limits.grace {
+                    let (sig, next) = if step == 0 { (libc::SIGTERM, 1) } else { (libc::SIGKILL, 2) };
+                    self.signal_group(sig);
+                    stopping = Some((Instant::now(), next));
+                }
+            }
+            tick(self.started.elapsed());
+            std::thread::sleep(limits.tick.min(Duration::from_millis(50)).max(Duration::from_millis(1)));
+        };
+        let wall = self.started.elapsed();
+        if ending != Ending::Finished {
+            // What is left of the group (workers of a launcher) goes too.
+            self.signal_group(libc::SIGKILL);
+        }
+        Ok(Outcome { status, ending, wall, started_unix_ns: self.started_unix_ns, ended_unix_ns: unix_ns() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Command {
+        let mut c = Command::new("/bin/sh");
+        c.args(["-c", script]);
+        c
+    }
+
+    // The tests share the process-wide signal state: one at a time.
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    #[test]
+    fn exit_status_is_reported() {
+        let _l = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let o = spawn(sh("exit 3")).unwrap().wait(&Limits::default(), |_| {}).unwrap();
+        assert_eq!(o.exit_code(), Some(3));
+        assert_eq!(o.ending, Ending::Finished);
+        assert_eq!(o.describe(), "exited with status 3");
+    }
+
+    #[test]
+    fn timeout_stops_the_whole_group() {
+        let _l = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("grandchild-alive");
+        // A grandchild that ignores SIGINT and SIGTERM, so only SIGKILL ends it.
+        let script = format!(
+            "(trap '' INT TERM; while true; do touch {m}; sleep 0.05; done) & trap '' INT; while true; do sleep 0.05; done",
+            m = marker.display()
+        );
+        let limits = Limits {
+            timeout: Some(Duration::from_millis(300)),
+            grace: Duration::from_millis(200),
+            tick: Duration::from_millis(10),
+        };
+        let t = Instant::now();
+        let o = spawn(sh(&script)).unwrap().wait(&limits, |_| {}).unwrap();
+        assert_eq!(o.ending, Ending::TimedOut);
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        assert_eq!(o.signal(), Some(libc::SIGTERM), "the shell ignores SIGINT and falls to SIGTERM");
+        std::thread::sleep(Duration::from_millis(200));
+        let _ = std::fs::remove_file(&marker);
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(!marker.exists(), "the grandchild outlived the group's SIGKILL");
+    }
+
+    #[test]
+    fn a_signal_to_the_tool_is_forwarded_to_the_group() {
+        let _l = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let child = spawn(sh("sleep 30")).unwrap();
+        let me = std::process::id() as libc::pid_t;
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            // SAFETY: signals this test process, whose handler records it.
+            unsafe { libc::kill(me, libc::SIGTERM) };
+        });
+        let t = Instant::now();
+        let o = child.wait(&Limits::default(), |_| {}).unwrap();
+        assert_eq!(o.ending, Ending::Interrupted { signal: libc::SIGTERM });
+        assert_eq!(o.signal(), Some(libc::SIGTERM));
+        assert!(t.elapsed() < Duration::from_secs(5));
+        // The tool's own handler is back to what it was (default: terminate),
+        // checked without raising it.
+        let mut cur: libc::sigaction = unsafe { std::mem::zeroed() };
+        unsafe { libc::sigaction(libc::SIGTERM, std::ptr::null(), &mut cur) };
+        assert_eq!(cur.sa_sigaction, libc::SIG_DFL);
+    }
+
+    #[test]
+    fn a_missing_program_is_named() {
+        let _l = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let e = spawn(Command::new("/nonexistent/prog")).err().unwrap();
+        assert!(matches!(e, ChildError::NotFound { .. }));
+        assert!(e.to_string().contains("/nonexistent/prog"));
+        // The guard was released: another child can start.
+        let o = spawn(sh("true")).unwrap().wait(&Limits::default(), |_| {}).unwrap();
+        assert!(o.status.success());
+    }
+}

@@ -1,0 +1,702 @@
+//! `roofline timeline -- PROGRAM [ARGS]`: runs the program once, as it
+//! is, and records every kernel, copy and memset it runs on the GPU with
+//! CUPTI's activity API, loaded into the program by the CUDA driver
+//! (`CUDA_INJECTION64_PATH`, libroofline_inject.so). Nothing is replayed or
+//! serialized, so the times are the program's own.
+//!
+//! The program runs as an owned child (roofline-child): its own process
+//! group, Ctrl-C and SIGTERM forwarded, `--timeout`; whatever happens, what
+//! was recorded is read, summarised and written, and the exit status
+//! reported. Every process that starts CUDA under it (launcher workers
+//! included) writes its own record file into a temporary folder, which is
+//! removed at the end unless `--records DIR` keeps them.
+
+use std::io::{IsTerminal, Read, Seek};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Duration;
+
+use anyhow::Context;
+use roofline_child::{Ending, Limits};
+use roofline_core::schema::Producer;
+use roofline_core::units::{format_percent, format_seconds};
+use roofline_report::{write_atomic, Format};
+use roofline_timeline::records::{env, KERNEL_LINE_PREFIX};
+use roofline_timeline::summary::SummaryRow;
+use roofline_timeline::trace::{write_trace, Annotations};
+use roofline_timeline::{read_dir, RunInfo, TimelineDocument, UnixSpan};
+
+use crate::error::bad_input;
+use crate::output::Output;
+
+/// The injection library's file name.
+pub const INJECT_LIB: &str = "libroofline_inject.so";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TargetArg {
+    /// The program and every process it starts that uses CUDA (launchers' workers).
+    All,
+    /// Only the program itself.
+    ApplicationOnly,
+}
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  roofline timeline -- ./app --size 4096
+  roofline timeline --timeout 5m -- python3 train.py --steps 20
+  roofline timeline -o trace.json --format trace -- torchrun --nproc-per-node 2 train.py
+  roofline timeline --format json -o run.json --records recs/ -- ./app")]
+pub struct Args {
+    /// Stop the program after this long (90, 90s, 5m, 1h): SIGINT, then SIGTERM, then SIGKILL; what was recorded is kept.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+
+    /// Seconds between the steps of stopping the program (SIGINT or the forwarded signal, SIGTERM, SIGKILL).
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_duration, hide = true)]
+    pub grace: Duration,
+
+    /// Which processes are recorded.
+    #[arg(long, value_enum, default_value_t = TargetArg::All)]
+    pub target_processes: TargetArg,
+
+    /// The CUPTI library (libcupti.so.13) to use when the program does not load its own
+    /// (default: $ROOFLINE_CUPTI_LIB, then $CUDA_HOME/extras/CUPTI/lib64, /usr/local/cuda/extras/CUPTI/lib64).
+    #[arg(long, value_name = "PATH")]
+    pub cupti: Option<PathBuf>,
+
+    /// The injection library (default: $ROOFLINE_INJECT_LIB, then beside the roofline executable).
+    #[arg(long, value_name = "PATH")]
+    pub inject_lib: Option<PathBuf>,
+
+    /// Do not record NVTX ranges.
+    #[arg(long)]
+    pub no_nvtx: bool,
+
+    /// Do not record the launch calls (their times and threads): less overhead for programs
+    /// bound by launch rate; NVTX ranges then select kernels by GPU time.
+    #[arg(long)]
+    pub no_launch_calls: bool,
+
+    /// Keep the raw record files in DIR (an empty or new folder) instead of a temporary folder.
+    #[arg(long, value_name = "DIR")]
+    pub records: Option<PathBuf>,
+
+    /// Kernels shown in the table (all of them in JSON).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub top: usize,
+
+    /// Largest idle gaps kept per GPU.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub gaps: usize,
+
+    /// How often the program's records reach the file, in milliseconds.
+    #[arg(long, default_value_t = 500, value_name = "MS", hide = true)]
+    pub flush_ms: u32,
+
+    /// The program to run and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "PROGRAM")]
+    pub command: Vec<String>,
+}
+
+/// "90", "90s", "1.5m", "2h", "500ms".
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else if let Some(n) = t.strip_suffix('h') {
+        (n, 3600.0)
+    } else {
+        (t, 1.0)
+    };
+    let v: f64 = num.trim().parse().map_err(|_| format!("`{s}` is not a duration; write 90, 90s, 5m or 1h"))?;
+    if !v.is_finite() || v <= 0.0 || v * scale > 1e9 {
+        return Err(format!("`{s}` is not a positive duration; write 90, 90s, 5m or 1h"));
+    }
+    Ok(Duration::from_secs_f64(v * scale))
+}
+
+/// Where the injection library is: the explicit path, `$ROOFLINE_INJECT_LIB`,
+/// beside the executable, `../lib` from it.
+pub fn find_inject_lib(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let exe_dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
+    find_inject_lib_in(explicit, std::env::var_os("ROOFLINE_INJECT_LIB").map(PathBuf::from), exe_dir.as_deref())
+}
+
+fn find_inject_lib_in(
+    explicit: Option<&Path>,
+    from_env: Option<PathBuf>,
+    exe_dir: Option<&Path>,
+) -> anyhow::Result<PathBuf> {
+    let mut looked = Vec::new();
+    if let Some(p) = explicit {
+        if p.is_file() {
+            return Ok(p.to_path_buf());
+        }
+        return Err(bad_input(format!(
+            "--inject-lib {}: no such file; give the path of {INJECT_LIB} (built beside the roofline binary by `cargo build --release`)",
+            p.display()
+        )));
+    }
+    if let Some(p) = from_env {
+        if p.is_file() {
+            return Ok(p);
+        }
+        looked.push(format!("$ROOFLINE_INJECT_LIB ({})", p.display()));
+    }
+    if let Some(dir) = exe_dir {
+        for c in [dir.join(INJECT_LIB), dir.join("../lib").join(INJECT_LIB)] {
+            if c.is_file() {
+                return Ok(c.canonicalize().unwrap_or(c));
+            }
+            looked.push(c.display().to_string());
+        }
+    }
+    anyhow::bail!(
+        "the injection library {INJECT_LIB} was not found (looked at {}). `cargo build --release` builds it beside the roofline binary (target/release/); copy it next to roofline, or set ROOFLINE_INJECT_LIB=/path/to/{INJECT_LIB}",
+        looked.join(", ")
+    )
+}
+
+/// A libcupti for programs that do not load their own.
+fn find_cupti(explicit: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
+    if let Some(p) = explicit {
+        if p.is_file() {
+            return Ok(Some(p.canonicalize().unwrap_or_else(|_| p.to_path_buf())));
+        }
+        return Err(bad_input(format!(
+            "--cupti {}: no such file; give the path of libcupti.so.13 (in $CUDA_HOME/extras/CUPTI/lib64, or PyTorch's site-packages/nvidia/cu13/lib)",
+            p.display()
+        )));
+    }
+    if let Some(p) = std::env::var_os(env::CUPTI_LIB) {
+        let p = PathBuf::from(p);
+        if p.is_file() {
+            return Ok(Some(p));
+        }
+    }
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for var in ["CUDA_HOME", "CUDA_PATH"] {
+        if let Some(h) = std::env::var_os(var) {
+            dirs.push(PathBuf::from(h).join("extras/CUPTI/lib64"));
+        }
+    }
+    dirs.push(PathBuf::from("/usr/local/cuda/extras/CUPTI/lib64"));
+    if let Some(ld) = std::env::var_os("LD_LIBRARY_PATH") {
+        dirs.extend(std::env::split_paths(&ld));
+    }
+    for d in dirs {
+        for name in ["libcupti.so.13", "libcupti.so"] {
+            let c = d.join(name);
+            if c.is_file() {
+                return Ok(Some(c));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Counts kernel lines in the record files as they grow, for progress.
+#[derive(Default)]
+struct Progress {
+    /// Bytes of each file already counted (always up to a line end).
+    files: std::collections::HashMap<PathBuf, u64>,
+    kernels: u64,
+}
+
+impl Progress {
+    fn scan(&mut self, dir: &Path) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.extension().is_none_or(|x| x != "jsonl") {
+                continue;
+            }
+            let pos = self.files.entry(path.clone()).or_insert(0);
+            let Ok(mut f) = std::fs::File::open(&path) else { continue };
+            if f.seek(std::io::SeekFrom::Start(*pos)).is_err() {
+                continue;
+            }
+            let mut buf = Vec::new();
+            if f.take(64 << 20).read_to_end(&mut buf).is_err() {
+                continue;
+            }
+            // Only complete lines count; a partial one is read again next time.
+            let Some(last_nl) = buf.iter().rposition(|&b| b == b'\n') else { continue };
+            self.kernels += buf[..=last_nl]
+                .split(|&b| b == b'\n')
+                .filter(|line| line.starts_with(KERNEL_LINE_PREFIX.as_bytes()))
+                .count() as u64;
+            *pos += last_nl as u64 + 1;
+        }
+    }
+}
+
+/// `trace`: `--format trace` was given.
+pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
+    let Some((program, program_args)) = args.command.split_first() else {
+        return Err(bad_input("no program: give it after --, for example `roofline timeline -- ./app`"));
+    };
+    if let Some(v) = std::env::var_os(env::CUDA_INJECTION) {
+        return Err(bad_input(format!(
+            "{} is already set ({}): another tool injects into CUDA programs here, and only one can; unset it to record a timeline",
+            env::CUDA_INJECTION,
+            v.to_string_lossy()
+        )));
+    }
+    let inject = find_inject_lib(args.inject_lib.as_deref())?;
+    let cupti = find_cupti(args.cupti.as_deref())?;
+    if cupti.is_none() {
+        out.warn("no libcupti.so.13 found ($CUDA_HOME/extras/CUPTI/lib64, /usr/local/cuda/extras/CUPTI/lib64, LD_LIBRARY_PATH); a program that loads its own (PyTorch does) is still recorded, others are not: give --cupti PATH");
+    }
+    let _temp;
+    let dir = match &args.records {
+        Some(d) => {
+            std::fs::create_dir_all(d).with_context(|| format!("creating --records {}", d.display()))?;
+            let has_records = std::fs::read_dir(d)
+                .with_context(|| format!("reading --records {}", d.display()))?
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "jsonl"));
+            if has_records {
+                return Err(bad_input(format!(
+                    "--records {}: already holds record files (*.jsonl) of another run; give an empty or new folder",
+                    d.display()
+                )));
+            }
+            d.canonicalize().unwrap_or_else(|_| d.clone())
+        }
+        None => {
+            let t = tempfile::Builder::new()
+                .prefix("roofline-timeline-")
+                .tempdir()
+                .context("creating a temporary folder")?;
+            let p = t.path().to_path_buf();
+            _temp = t;
+            p
+        }
+    };
+
+    let mut cmd = Command::new(program);
+    cmd.args(program_args)
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::from(std::io::stderr()))
+        .stderr(Stdio::inherit())
+        .env(env::CUDA_INJECTION, &inject)
+        .env(env::DIR, &dir)
+        .env(env::FLUSH_MS, args.flush_ms.to_string())
+        .env(env::TOOL_PID, std::process::id().to_string())
+        .env(
+            env::TARGET,
+            match args.target_processes {
+                TargetArg::All => "all",
+                TargetArg::ApplicationOnly => "application-only",
+            },
+        );
+    if let Some(c) = &cupti {
+        cmd.env(env::CUPTI_LIB, c);
+    }
+    if args.no_launch_calls {
+        cmd.env(env::API, "0");
+    }
+    if args.no_nvtx {
+        cmd.env(env::NVTX, "0");
+    } else if let Some(v) = std::env::var_os(env::NVTX_INJECTION) {
+        out.warn(&format!(
+            "{} is already set ({}): NVTX ranges go to that tool, not into the timeline",
+            env::NVTX_INJECTION,
+            v.to_string_lossy()
+        ));
+    } else {
+        cmd.env(env::NVTX_INJECTION, &inject);
+    }
+    out.info(&format!("recording {} (CUPTI activity, no replay) with {}", args.command.join(" "), inject.display()));
+
+    let child = roofline_child::spawn(cmd).map_err(|e| match e {
+        roofline_child::ChildError::NotFound { .. } | roofline_child::ChildError::NotExecutable { .. } => bad_input(e),
+        other => anyhow::Error::new(other),
+    })?;
+    let limits = Limits { timeout: args.timeout, grace: args.grace, tick: Duration::from_millis(100) };
+    let spinner = (!out.quiet && std::io::stderr().is_terminal()).then(|| {
+        let s = indicatif::ProgressBar::new_spinner();
+        s.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg}").expect("static template"));
+        s
+    });
+    let mut progress = Progress::default();
+    let mut last_scan = Duration::ZERO;
+    let outcome = child.wait(&limits, |elapsed| {
+        if let Some(s) = &spinner {
+            if elapsed >= last_scan + Duration::from_millis(250) {
+                last_scan = elapsed;
+                progress.scan(&dir);
+                s.set_message(format!(
+                    "{}: {} kernel launches recorded in {} process(es), {:.0} s",
+                    program,
+                    progress.kernels,
+                    progress.files.len(),
+                    elapsed.as_secs_f64()
+                ));
+                s.tick();
+            }
+        }
+    })?;
+    if let Some(s) = spinner {
+        s.finish_and_clear();
+    }
+
+    let ended_by = match outcome.ending {
+        Ending::Finished => "exit",
+        Ending::Interrupted { .. } => "interrupted",
+        Ending::TimedOut => "timeout",
+    };
+    let wall = outcome.wall.as_secs_f64();
+    let note = match outcome.ending {
+        Ending::Finished => format!("{program} {} after {}", outcome.describe(), format_seconds(wall)),
+        Ending::Interrupted { signal } => format!(
+            "interrupted ({}): {program} {} after {}; what was recorded until then follows",
+            roofline_child::signal_name(signal),
+            outcome.describe(),
+            format_seconds(wall)
+        ),
+        Ending::TimedOut => format!(
+            "--timeout {} reached: {program} {}; what was recorded until then follows",
+            format_seconds(args.timeout.map(|t| t.as_secs_f64()).unwrap_or(wall)),
+            outcome.describe()
+        ),
+    };
+    let failed = outcome.ending != Ending::Finished || !outcome.status.success();
+    if failed {
+        out.warn(&note);
+    } else {
+        out.info(&note);
+    }
+
+    let program_span = UnixSpan { start_ns: outcome.started_unix_ns, end_ns: outcome.ended_unix_ns };
+    let timeline = read_dir(&dir, Some(program_span))?;
+    for w in &timeline.warnings {
+        out.warn(w);
+    }
+    for p in &timeline.processes {
+        for n in &p.notes {
+            out.info(&format!("process {}: {n}", p.pid));
+        }
+        if !p.complete && p.errors.is_empty() {
+            out.info(&format!(
+                "process {}: its record file has no end line (it was killed, or exited without running exit handlers); the last ~{} ms may be missing",
+                p.pid, args.flush_ms
+            ));
+        }
+    }
+    if timeline.processes.is_empty() {
+        out.warn(&format!(
+            "no process wrote records: {program} never initialised CUDA, or the driver did not load {} (a static CUDA runtime still loads it; a program that never calls CUDA has nothing to record)",
+            inject.display()
+        ));
+    }
+    if let Some(d) = &args.records {
+        out.info(&format!("record files kept in {}", d.display()));
+    }
+
+    let run = RunInfo {
+        command: args.command.clone(),
+        wall_s: Some(wall),
+        exit_code: outcome.exit_code(),
+        signal: outcome.signal(),
+        ended_by: ended_by.into(),
+    };
+    let command_line = format!("roofline timeline -- {}", args.command.join(" "));
+    let doc = TimelineDocument::new(Producer::new(&command_line), run, timeline, args.gaps);
+    write_outputs(&doc, args.top, out, trace)?;
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `--format trace` puts the trace in the `-o` file (or on stdout without
+/// one); otherwise the `-o` file gets the format of its extension, JSON by
+/// default, as with every command.
+fn write_outputs(doc: &TimelineDocument, top: usize, out: &Output, as_trace: bool) -> anyhow::Result<()> {
+    let trace = || -> anyhow::Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        write_trace(&doc.timeline, &Annotations::new(), &mut buf)?;
+        Ok(buf)
+    };
+    if as_trace {
+        match &out.file {
+            Some(path) => {
+                write_atomic(path, &trace()?).with_context(|| format!("writing {}", path.display()))?;
+                out.info(&format!("wrote the Chrome trace to {} (open it in https://ui.perfetto.dev)", path.display()));
+                out.stdout(&render(doc, Format::Table, top)?)
+            }
+            None => out.stdout(&String::from_utf8(trace()?)?),
+        }
+    } else {
+        // The timeline's views are its own until it joins the document ->
+        // sections path; HTML and SVG are not offered for it yet.
+        if let (Some(path), Some(format)) = (&out.file, out.file_format()) {
+            let body = render(doc, format, top)?;
+            write_atomic(path, body.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+            out.info(&format!("wrote {}", path.display()));
+        }
+        out.stdout(&render(doc, out.format, top)?)
+    }
+}
+
+fn clean_terminal(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { '?' } else { c }).collect()
+}
+
+fn clean_markdown(s: &str) -> String {
+    clean_terminal(s).replace('|', "\\|").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+fn clean_csv(s: &str) -> String {
+    let s = clean_terminal(s);
+    if s.starts_with(['=', '+', '-', '@']) {
+        format!("'{s}")
+    } else {
+        s
+    }
+}
+
+fn ns(v: f64) -> String {
+    format_seconds(v * 1e-9)
+}
+
+/// The summary in one format. (One function, so that the views can move
+/// to the shared document -> cells -> writer path in one piece.)
+pub fn render(doc: &TimelineDocument, format: Format, top: usize) -> anyhow::Result<String> {
+    let s = &doc.summary;
+    let header = ["Time", "Total", "Instances", "Avg", "Med", "Min", "Max", "StdDev", "Name"];
+    let row = |r: &SummaryRow, clean: &dyn Fn(&str) -> String, full: bool| -> Vec<String> {
+        vec![
+            format_percent(100.0 * r.time_share),
+            ns(r.total_ns as f64),
+            r.instances.to_string(),
+            ns(r.avg_ns),
+            ns(r.median_ns),
+            ns(r.min_ns as f64),
+            ns(r.max_ns as f64),
+            ns(r.stddev_ns),
+            clean(if full { &r.name } else { &r.display_name }),
+        ]
+    };
+    match format {
+        Format::Html | Format::Svg | Format::Chart => Err(crate::error::bad_input(
+            "timeline writes table, json, csv, markdown or trace (--format trace -o trace.json); for a page, use `roofline report` on an analysis",
+        )),
+        Format::Json => Ok(serde_json::to_string(doc)? + "\n"),
+        Format::Csv => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            w.write_record([
+                "kind",
+                "time_pct",
+                "total_ns",
+                "instances",
+                "avg_ns",
+                "median_ns",
+                "min_ns",
+                "max_ns",
+                "stddev_ns",
+                "bytes",
+                "name",
+            ])?;
+            for r in s.kernels.iter().chain(&s.memory) {
+                w.write_record([
+                    format!("{:?}", r.kind).to_lowercase(),
+                    format!("{:.3}", 100.0 * r.time_share),
+                    r.total_ns.to_string(),
+                    r.instances.to_string(),
+                    format!("{:.1}", r.avg_ns),
+                    format!("{:.1}", r.median_ns),
+                    r.min_ns.to_string(),
+                    r.max_ns.to_string(),
+                    format!("{:.1}", r.stddev_ns),
+                    r.bytes.map(|b| b.to_string()).unwrap_or_default(),
+                    clean_csv(&r.name),
+                ])?;
+            }
+            Ok(String::from_utf8(w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?)?)
+        }
+        Format::Markdown => {
+            let mut t = String::new();
+            t.push_str(&format!(
+                "## GPU kernels\n\n{} launches, {} of kernel time. Source: {}.\n\n",
+                s.kernel_launches,
+                ns(s.kernel_ns as f64),
+                s.provenance
+            ));
+            t.push_str(&format!("| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len())));
+            for r in s.kernels.iter().take(top) {
+                t.push_str(&format!("| {} |\n", row(r, &clean_markdown, true).join(" | ")));
+            }
+            if s.kernels.len() > top {
+                t.push_str(&format!("\n{} more kernels in the JSON document.\n", s.kernels.len() - top));
+            }
+            if !s.memory.is_empty() {
+                t.push_str("\n## Copies and memsets\n\n");
+                t.push_str(&format!("| {} | Bytes |\n|{}\n", header.join(" | "), "---|".repeat(header.len() + 1)));
+                for r in &s.memory {
+                    t.push_str(&format!(
+                        "| {} | {} |\n",
+                        row(r, &clean_markdown, true).join(" | "),
+                        r.bytes.unwrap_or(0)
+                    ));
+                }
+            }
+            t.push_str("\n## GPU busy\n\n");
+            for line in busy_lines(doc) {
+                t.push_str(&format!("- {}\n", clean_markdown(&line)));
+            }
+            Ok(t)
+        }
+        Format::Table => {
+            use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+            let mut text = String::new();
+            text.push_str(&format!(
+                "GPU kernels: {} launches, {} of kernel time ({})\n",
+                s.kernel_launches,
+                ns(s.kernel_ns as f64),
+                s.provenance
+            ));
+            let table = |rows: &[SummaryRow], limit: usize| {
+                let mut t = Table::new();
+                t.load_preset(UTF8_FULL_CONDENSED)
+                    .set_content_arrangement(ContentArrangement::Dynamic)
+                    .set_width(160)
+                    .set_header(header.iter().map(|h| Cell::new(*h)));
+                for r in rows.iter().take(limit) {
+                    let cells = row(r, &clean_terminal, false);
+                    let n = cells.len();
+                    t.add_row(cells.into_iter().enumerate().map(|(i, c)| {
+                        let cell = Cell::new(c);
+                        if i + 1 < n {
+                            cell.set_alignment(CellAlignment::Right)
+                        } else {
+                            cell
+                        }
+                    }));
+                }
+                t
+            };
+            if s.kernels.is_empty() {
+                text.push_str("no kernels were recorded\n");
+            } else {
+                text.push_str(&table(&s.kernels, top).to_string());
+                text.push('\n');
+                if s.kernels.len() > top {
+                    text.push_str(&format!(
+                        "({} more kernels: --top N, or --format json for all)\n",
+                        s.kernels.len() - top
+                    ));
+                }
+            }
+            if !s.memory.is_empty() {
+                text.push_str("\nCopies and memsets\n");
+                text.push_str(&table(&s.memory, usize::MAX).to_string());
+                text.push('\n');
+            }
+            text.push_str("\nGPU busy (union of kernel intervals across streams)\n");
+            for line in busy_lines(doc) {
+                text.push_str(&format!("  {}\n", clean_terminal(&line)));
+            }
+            if !s.nvtx.is_empty() {
+                text.push_str("\nKernel time by innermost NVTX range\n");
+                for g in s.nvtx.iter().take(top) {
+                    let via = if g.by_window > 0 {
+                        format!(" ({} by the range's time window, not its thread)", g.by_window)
+                    } else {
+                        String::new()
+                    };
+                    text.push_str(&format!(
+                        "  {:>10}  {:>6} kernels  {}{via}\n",
+                        ns(g.kernel_ns as f64),
+                        g.kernels,
+                        clean_terminal(&g.key)
+                    ));
+                }
+            }
+            Ok(text)
+        }
+    }
+}
+
+/// One line per GPU, then its largest gaps.
+fn busy_lines(doc: &TimelineDocument) -> Vec<String> {
+    let origin = doc.timeline.program.map(|p| p.start_ns);
+    let mut lines = Vec::new();
+    if doc.summary.busy.is_empty() {
+        lines.push("no kernels ran".into());
+    }
+    for b in &doc.summary.busy {
+        let gpu = match (&b.gpu_name, b.gpu.pid) {
+            (Some(n), Some(pid)) => format!("GPU {} ({n}) of pid {pid}", b.gpu.device),
+            (Some(n), None) => format!("GPU {} ({n})", b.gpu.device),
+            (None, Some(pid)) => format!("GPU {} of pid {pid}", b.gpu.device),
+            (None, None) => format!("GPU {}", b.gpu.device),
+        };
+        let wall = if b.wall_basis == "program" { "the program's wall time" } else { "first to last kernel" };
+        lines.push(format!(
+            "{gpu}: busy {} of {} ({} of {wall}); idle {} in {} gaps",
+            ns(b.busy_ns as f64),
+            ns(b.wall_ns as f64),
+            format_percent(100.0 * b.busy_share),
+            ns(b.idle_ns as f64),
+            b.gap_count
+        ));
+        for g in &b.largest_gaps {
+            let at = origin.map(|o| format!(" at +{}", ns(g.start_ns.saturating_sub(o) as f64))).unwrap_or_default();
+            let between = match (&g.before, &g.after) {
+                (Some(a), Some(b)) => format!("between {a} and {b}"),
+                (None, Some(b)) => format!("before the first kernel ({b})"),
+                (Some(a), None) => format!("after the last kernel ({a})"),
+                (None, None) => String::new(),
+            };
+            lines.push(format!("  gap {}{at} {between}", ns(g.duration_ns as f64)));
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("90s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("1.5m").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2h").unwrap(), Duration::from_secs(7200));
+        for bad in ["", "x", "-1", "0", "NaN", "inf", "1e30"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_missing_injection_library_says_where_it_looked_and_how_to_get_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = find_inject_lib_in(None, Some(dir.path().join("nope.so")), Some(dir.path())).unwrap_err().to_string();
+        assert!(e.contains("libroofline_inject.so was not found") && e.contains("cargo build --release"), "{e}");
+        assert!(e.contains("$ROOFLINE_INJECT_LIB") && e.contains(&dir.path().display().to_string()), "{e}");
+        std::fs::write(dir.path().join(INJECT_LIB), b"").unwrap();
+        let found = find_inject_lib_in(None, None, Some(dir.path())).unwrap();
+        assert!(found.ends_with(INJECT_LIB), "found beside the executable");
+    }
+
+    #[test]
+    fn progress_counts_complete_kernel_lines_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("1.jsonl");
+        std::fs::write(&f, "{\"t\":\"header\"}\n{\"t\":\"kernel\",\"name\":1}\n{\"t\":\"kernel\",\"na").unwrap();
+        let mut p = Progress::default();
+        p.scan(dir.path());
+        assert_eq!(p.kernels, 1);
+        let mut text = std::fs::read_to_string(&f).unwrap();
+        text.push_str("me\":1}\n{\"t\":\"name\"}\n");
+        std::fs::write(&f, text).unwrap();
+        p.scan(dir.path());
+        assert_eq!(p.kernels, 2, "the line completed later counts once");
+    }
+}

@@ -1,0 +1,170 @@
+//! What a reader of an analysis must know, as data: a code with its numbers
+//! and names. The English is produced when rendering ([`Warning::text`], or
+//! `Display`), so that tests match codes and every view words a warning the
+//! same way.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::machine::MemLevel;
+
+/// Metrics a capture lacks, and what each one's absence blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MissingMetric {
+    /// The column(s) that would have filled the value ("a or b").
+    pub metrics: Vec<String>,
+    /// What is lost without it.
+    pub blocks: String,
+}
+
+/// One warning of an analysis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "code")]
+pub enum Warning {
+    /// Metrics the capture lacks; the rest is analysed.
+    MissingMetrics { missing: Vec<MissingMetric> },
+    /// Launches without a positive duration: no rates for them.
+    NoDuration { launches: u64 },
+    /// Kernels whose FP16 came from HFMA alone beside other work: taken for
+    /// constant moves (HFMA2.MMA) and left out of the FLOPs.
+    Fp16ConstantMoves { kernels: Vec<String> },
+    /// Kernels with FP16 FLOPs whose packing (half2 or scalar) the counters
+    /// cannot tell: counted as packed, the roof's convention.
+    Fp16PackingUnknown { kernels: Vec<String> },
+    /// Points not measured at a level (kept off the chart).
+    LevelNotMeasured { level: MemLevel, kernels: Vec<String> },
+    /// Neither counter peaks nor a machine: nothing to judge against.
+    NoRoofs,
+    /// A line Nsight Compute printed as an error.
+    Profiler { message: String },
+    /// The profiled program stopped early; the launches before are analysed.
+    ProgramFailed {
+        program: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signal: Option<String>,
+        /// How the tool itself stopped the program: "--timeout" or the
+        /// signal the tool received ("SIGINT"), when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stopped_by: Option<String>,
+        launches_analysed: u64,
+    },
+    /// A note of the capture reader about its input (names the input).
+    Capture { message: String },
+    /// Rank files of one rank joined into one (a merge of several passes).
+    RanksJoined { rank: u32, inputs: Vec<String> },
+    /// The ranks were analysed against different machines; the merged job
+    /// is judged against the first one.
+    MachinesDiffer { machines: Vec<String>, judged_against: String },
+    /// Text from a document written before warnings were typed.
+    Legacy { text: String },
+}
+
+fn list(names: &[String]) -> String {
+    names.join(", ")
+}
+
+impl Warning {
+    /// The warning's code as JSON names it ("missing_metrics").
+    pub fn code(&self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.get("code").and_then(|c| c.as_str()).map(str::to_string))
+            .unwrap_or_default()
+    }
+
+    /// The warning in English.
+    pub fn text(&self) -> String {
+        match self {
+            Warning::MissingMetrics { missing } => {
+                let parts: Vec<String> =
+                    missing.iter().map(|m| format!("{} (blocks {})", m.metrics.join(" or "), m.blocks)).collect();
+                format!("missing metrics, the rest is analysed: {}", parts.join("; "))
+            }
+            Warning::NoDuration { launches } => format!(
+                "{launches} launch(es) have no positive gpu__time_duration.sum: no rates for them (FLOPs and bytes still count)"
+            ),
+            Warning::Fp16ConstantMoves { kernels } => format!(
+                "FP16 pipe: constant moves in {}: HFMA instructions alone, a small share beside other work, are what compilers emit (HFMA2.MMA) to move constants into registers; they are reported apart and not counted as FP16 FLOPs",
+                list(kernels)
+            ),
+            Warning::Fp16PackingUnknown { kernels } => format!(
+                "FP16 in {} is counted as packed half2 (4 FLOPs per HFMA, Nsight Compute's and the roof's convention); the counters cannot tell scalar half instructions apart, which do half of that: each diagnosis gives both figures",
+                list(kernels)
+            ),
+            Warning::LevelNotMeasured { level, kernels } => format!(
+                "{} points of {} are not measured at that level (their counters miss part of the traffic) and are kept off the chart; each diagnosis says why",
+                level.label(),
+                list(kernels)
+            ),
+            Warning::NoRoofs => "no roofs: the capture has no *.peak_sustained counters and no machine was given; give --machine FILE (from `roofline bench -o`) or --gpu NAME".into(),
+            Warning::Profiler { message } => format!("ncu: {message}"),
+            Warning::ProgramFailed { program, status, signal, stopped_by, launches_analysed } => {
+                let how = match (stopped_by.as_deref(), status, signal) {
+                    (Some("--timeout"), ..) => format!("--timeout reached: ncu and {program} were stopped"),
+                    (Some(sig), ..) => format!("interrupted ({sig}): ncu and {program} were stopped"),
+                    (None, Some(c), _) => format!("{program} exited with status {c}"),
+                    (None, None, Some(s)) => format!("{program} was stopped by a signal ({s})"),
+                    (None, None, None) => format!("{program} failed"),
+                };
+                format!("{how}; the {launches_analysed} launch(es) profiled before that are analysed")
+            }
+            Warning::Capture { message } => message.clone(),
+            Warning::RanksJoined { rank, inputs } => {
+                format!("rank {rank}: {} are joined into one rank (two passes of one process?)", inputs.join(" and "))
+            }
+            Warning::MachinesDiffer { machines, judged_against } => format!(
+                "the ranks were analysed against different machines ({}): the job is judged against {judged_against}",
+                list(machines)
+            ),
+            Warning::Legacy { text } => text.clone(),
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_serialise_as_codes_with_their_numbers() {
+        let w = Warning::NoDuration { launches: 3 };
+        let v = serde_json::to_value(&w).unwrap();
+        assert_eq!(v, serde_json::json!({"code": "no_duration", "launches": 3}));
+        assert_eq!(w.code(), "no_duration");
+        assert!(w.to_string().starts_with("3 launch(es) have no positive"));
+        let back: Warning = serde_json::from_value(v).unwrap();
+        assert_eq!(back, w);
+    }
+
+    #[test]
+    fn a_failed_program_says_how() {
+        let w = Warning::ProgramFailed {
+            program: "./app".into(),
+            status: Some(3),
+            signal: None,
+            stopped_by: None,
+            launches_analysed: 2,
+        };
+        assert_eq!(w.text(), "./app exited with status 3; the 2 launch(es) profiled before that are analysed");
+        let w = Warning::ProgramFailed {
+            program: "./app".into(),
+            status: None,
+            signal: Some("SIGTERM".into()),
+            stopped_by: Some("--timeout".into()),
+            launches_analysed: 2,
+        };
+        assert_eq!(
+            w.text(),
+            "--timeout reached: ncu and ./app were stopped; the 2 launch(es) profiled before that are analysed"
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! `roofline.timeline/v1`: the timeline of a run with its summary, the JSON
+//! document that `roofline timeline` writes and later commands (and the
+//! Python API) read.
+//!
+//! It holds the whole timeline (every activity with its launch and NVTX
+//! range, every range, every process) plus the figures printed on the
+//! terminal, so a reader never has to recompute them. docs/timeline.md
+//! lists the fields.
+
+use serde::{Deserialize, Serialize};
+
+use roofline_core::schema::{DocumentError, Producer};
+
+use crate::model::{ActivityKind, Timeline};
+use crate::select::{group_by_nvtx, Group};
+use crate::summary::{busy, summarize, Busy, SummaryRow};
+
+pub const TIMELINE_SCHEMA: &str = "roofline.timeline/v1";
+
+/// Where every figure of the document comes from.
+pub const PROVENANCE: &str = "measured: CUPTI activity records of the program's own run (GPU timestamps, concurrent kernels, no replay, no serialization); GPU clocks as the program ran them, not locked";
+
+/// How the program's run ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// The program and its arguments.
+    pub command: Vec<String>,
+    /// Wall time from start to exit, as the tool measured it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<f64>,
+    /// The program's exit code, when it exited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// `exit`, `interrupted` (the tool was asked to stop), `timeout`.
+    pub ended_by: String,
+}
+
+/// The figures shown on the terminal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub provenance: String,
+    pub kernel_launches: u64,
+    pub memory_operations: u64,
+    /// Summed kernel time (not the union: see `busy`).
+    pub kernel_ns: u64,
+    /// Per kernel name, largest total first.
+    pub kernels: Vec<SummaryRow>,
+    /// Per copy/memset kind.
+    pub memory: Vec<SummaryRow>,
+    /// Per GPU: busy share and idle gaps.
+    pub busy: Vec<Busy>,
+    /// Time by innermost NVTX range, when the program had ranges.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nvtx: Vec<Group>,
+}
+
+impl Summary {
+    /// Summarises a whole timeline; `top_gaps` largest gaps kept per GPU.
+    pub fn of(tl: &Timeline, top_gaps: usize) -> Summary {
+        let kernels = summarize(tl, ActivityKind::Kernel, &tl.activities);
+        let mut memory = summarize(tl, ActivityKind::Memcpy, &tl.activities);
+        memory.extend(summarize(tl, ActivityKind::Memset, &tl.activities));
+        memory.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
+        let kernel_launches = kernels.iter().map(|r| r.instances).sum();
+        let kernel_ns = kernels.iter().map(|r| r.total_ns).sum();
+        let memory_operations = memory.iter().map(|r| r.instances).sum();
+        let nvtx = if tl.ranges.is_empty() { Vec::new() } else { group_by_nvtx(tl, &tl.activities) };
+        Summary {
+            provenance: PROVENANCE.into(),
+            kernel_launches,
+            memory_operations,
+            kernel_ns,
+            kernels,
+            memory,
+            busy: busy(tl, &tl.activities, tl.program, top_gaps),
+            nvtx,
+        }
+    }
+}
+
+/// `roofline.timeline/v1`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelineDocument {
+    pub schema: String,
+    pub producer: Producer,
+    pub run: RunInfo,
+    pub summary: Summary,
+    pub timeline: Timeline,
+}
+
+impl TimelineDocument {
+    pub fn new(producer: Producer, run: RunInfo, timeline: Timeline, top_gaps: usize) -> TimelineDocument {
+        let summary = Summary::of(&timeline, top_gaps);
+        TimelineDocument { schema: TIMELINE_SCHEMA.into(), producer, run, summary, timeline }
+    }
+}
+
+/// Reads a timeline document, checking its schema first so that another
+/// kind or version of file fails with a message naming it.
+pub fn read_timeline(text: &str, input: &str) -> Result<TimelineDocument, DocumentError> {
+    let expected = TIMELINE_SCHEMA;
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|source| DocumentError::Json { input: input.into(), expected, source })?;
+    let found = value
+        .get("schema")
+        .and_then(|s| s.as_str())
+        .ok_or_else(|| DocumentError::NoSchema { input: input.into(), expected })?
+        .to_string();
+    if found != expected {
+        let fix = if found.starts_with("roofline.timeline/") {
+            format!(
+                "this version of roofline ({}) reads {expected} only: record the run again with it",
+                env!("CARGO_PKG_VERSION")
+            )
+        } else {
+            format!("pass a {expected} file here (`roofline timeline --format json -o FILE -- PROGRAM`)")
+        };
+        return Err(DocumentError::WrongSchema { input: input.into(), found, expected, fix });
+    }
+    serde_json::from_value(value).map_err(|source| DocumentError::Fields { input: input.into(), expected, source })
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# CI for the Python package (.ci/run calls it): the README's path on a fresh
+# virtual environment, then the tests against the installed wheel.
+#  1. `pip install .` in a new venv: builds the release binary through
+#     maturin, reusing target/ (a few minutes cold on 2 cores, seconds warm);
+#  2. `roofline tour` from that venv on the bundled data, and the README's
+#     one-liner (load + to_pandas);
+#  3. pytest: the API tests (python/tests) and the PyTorch recipe's gate on
+#     the committed captures (examples/pytorch/test_recipe.py), importing the
+#     installed package, not the source folder. GPU tests print SKIPPED.
+# pytest's exit status is this script's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+python=${PYTHON:-python3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+venv=$work/venv
+took() { echo "python ci: $1 took $(( $(date +%s) - $2 )) s"; }
+
+t=$(date +%s)
+"$python" -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check pytest pandas
+took "a fresh venv with pytest and pandas" "$t"
+
+t=$(date +%s)
+"$venv/bin/pip" install --disable-pip-version-check --progress-bar off .
+took "pip install ." "$t"
+
+t=$(date +%s)
+(
+  cd "$work"
+  "$venv/bin/roofline" tour > tour.txt
+  grep -q "report: roofline-tour/report.html" tour.txt
+  "$venv/bin/python" -c "import roofline; print(roofline.load('roofline-tour/analysis.json').to_pandas().head())"
+)
+took "roofline tour and the one-liner from the venv" "$t"
+
+t=$(date +%s)
+cd "$work"
+ROOFLINE_EXPECT_INSTALLED=1 "$venv/bin/pytest" -rs -p no:cacheprovider --rootdir "$root" \
+  "$root/python/tests" "$root/examples/pytorch/test_recipe.py"
+took "pytest" "$t"
