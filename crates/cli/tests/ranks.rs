@@ -146,3 +146,66 @@ fn merge_refuses_what_is_not_a_rank_analysis() {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(v["job"]["machine"]["name"], "NVIDIA H200");
 }
+
+/// A stand-in for a CUDA program under libroofline_inject.so (the records
+/// format of docs/timeline.md): one device, a GEMM-like kernel of GEMM_NS
+/// and an NCCL all-reduce of 2 ms.
+const FAKE_RANK: &str = r#"#!/bin/sh
+f="$ROOFLINE_TIMELINE_DIR/$$.jsonl"
+printf '{"t":"header","format":"roofline.records/v1","pid":%s,"ppid":1,"exe":"/bin/sh","cmdline":["fake"],"clock":{"cupti_ns":5000000000,"unix_ns":%s}}\n' $$ "$(date +%s%N)" > "$f"
+printf '{"t":"device","id":0,"name":"NVIDIA H200"}\n' >> "$f"
+printf '{"t":"name","id":1,"s":"gemm_kernel"}\n{"t":"name","id":2,"s":"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"}\n' >> "$f"
+printf '{"t":"kernel","name":1,"start":5000100000,"end":%s,"dev":0,"ctx":1,"stream":7,"corr":1,"grid":[64,1,1],"block":[256,1,1]}\n' $((5000100000 + GEMM_NS)) >> "$f"
+printf '{"t":"kernel","name":2,"start":5100000000,"end":5102000000,"dev":0,"ctx":1,"stream":8,"corr":2,"grid":[2,1,1],"block":[512,1,1]}\n' >> "$f"
+printf '{"t":"end","reason":"exit","records":6}\n' >> "$f"
+"#;
+
+#[test]
+fn timelines_of_the_ranks_merge_with_their_communication_and_stragglers() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("fake.sh");
+    std::fs::write(&fake, FAKE_RANK).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // The tool only checks that the library exists; the stand-in writes the records.
+    std::fs::write(dir.path().join("libroofline_inject.so"), b"").unwrap();
+    for (rank, gemm_ns) in [("0", "4000000"), ("1", "6000000")] {
+        roofline()
+            .current_dir(dir.path())
+            .env("ROOFLINE_INJECT_LIB", dir.path().join("libroofline_inject.so"))
+            .env_remove("CUDA_INJECTION64_PATH")
+            .env("RANK", rank)
+            .env("LOCAL_RANK", rank)
+            .env("WORLD_SIZE", "2")
+            .env("GEMM_NS", gemm_ns)
+            .args(["timeline", "-q", "-o", "tl.{rank}.json", "--"])
+            .arg(&fake)
+            .assert()
+            .success();
+    }
+    let job = dir.path().join("job.json");
+    roofline()
+        .current_dir(dir.path())
+        .args(["merge", "tl.1.json", "tl.0.json", "-o"])
+        .arg(&job)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("2 rank(s)").and(predicate::str::contains("no counters")));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&job).unwrap()).unwrap();
+    let ranks = v["ranks"].as_array().unwrap();
+    assert_eq!((ranks[0]["rank"].as_u64(), ranks[1]["rank"].as_u64()), (Some(0), Some(1)), "ranks from the names");
+    for r in ranks {
+        let comm = r["split"]["communication_s"].as_f64().unwrap();
+        assert!((comm - 2e-3).abs() < 1e-9, "the all-reduce is communication: {r}");
+    }
+    let gemm = v["kernels"].as_array().unwrap().iter().find(|k| k["name"] == "gemm_kernel").unwrap();
+    assert_eq!(gemm["slowest_rank"], 1, "{gemm}");
+    assert_eq!(v["job"]["machine"]["name"], "NVIDIA H200", "the built-in machine of the GPU the timeline names");
+    // The merged timelines go through the views like any merged job.
+    roofline()
+        .args(["report", "--format", "markdown"])
+        .arg(&job)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("AllReduce").and(predicate::str::contains("communication 29%")));
+}

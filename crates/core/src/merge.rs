@@ -136,10 +136,15 @@ pub fn expand_rank(path: &str, info: Option<&RankInfo>) -> (String, Option<Strin
 /// files written without [`RankInfo`].
 pub fn rank_from_file_name(name: &str) -> Option<u32> {
     let base = std::path::Path::new(name).file_name()?.to_string_lossy().to_ascii_lowercase();
-    let at = base.rfind("rank")?;
-    let digits: String =
-        base[at + 4..].trim_start_matches(['_', '-', '.']).chars().take_while(|c| c.is_ascii_digit()).collect();
-    digits.parse().ok()
+    if let Some(at) = base.rfind("rank") {
+        let digits: String =
+            base[at + 4..].trim_start_matches(['_', '-', '.']).chars().take_while(|c| c.is_ascii_digit()).collect();
+        return digits.parse().ok();
+    }
+    // `-o out.{rank}.json`: a part of the name between dots that is all digits.
+    let stem = base.rsplit_once('.').map_or(base.as_str(), |(s, _)| s);
+    let last = stem.rsplit('.').next().filter(|_| stem.contains('.'))?;
+    (!last.is_empty() && last.chars().all(|c| c.is_ascii_digit())).then(|| last.parse().ok()).flatten()
 }
 
 /// GPU seconds per class, for one rank.
@@ -825,6 +830,9 @@ mod tests {
         assert_eq!(rank_from_file_name("rank_3.json"), Some(3));
         assert_eq!(rank_from_file_name("RANK-0.json"), Some(0));
         assert_eq!(rank_from_file_name("job.json"), None);
+        assert_eq!(rank_from_file_name("out/tl.1.json"), Some(1), "-o tl.{rank}.json");
+        assert_eq!(rank_from_file_name("v2.json"), None);
+        assert_eq!(rank_from_file_name("2.json"), None, "a bare number is not taken for a rank");
     }
 
     fn machine() -> Machine {
