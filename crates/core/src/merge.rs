@@ -830,7 +830,7 @@ mod tests {
         assert_eq!(rank_from_file_name("rank_3.json"), Some(3));
         assert_eq!(rank_from_file_name("RANK-0.json"), Some(0));
         assert_eq!(rank_from_file_name("job.json"), None);
-        assert_eq!(rank_from_file_name("out/tl.1.json"), Some(1), "-o tl.{rank}.json");
+        assert_eq!(rank_from_file_name("out/tl.1.json"), Some(1), "-o tl.{{rank}}.json");
         assert_eq!(rank_from_file_name("v2.json"), None);
         assert_eq!(rank_from_file_name("2.json"), None, "a bare number is not taken for a rank");
     }
