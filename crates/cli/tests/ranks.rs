@@ -209,3 +209,25 @@ fn timelines_of_the_ranks_merge_with_their_communication_and_stragglers() {
         .success()
         .stdout(predicate::str::contains("AllReduce").and(predicate::str::contains("communication 29%")));
 }
+
+#[test]
+fn report_shows_a_machine_document_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let machine = dir.path().join("m.json");
+    roofline().args(["peaks", "--gpu", "h200", "-q", "-o"]).arg(&machine).assert().success();
+    roofline()
+        .args(["report", "--format", "markdown"])
+        .arg(&machine)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Roofs of NVIDIA H200").and(predicate::str::contains("DRAM")));
+    roofline()
+        .args(["report", "--format", "csv"])
+        .arg(&machine)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ceiling,rate"));
+    let page = dir.path().join("m.html");
+    roofline().arg("report").arg(&machine).arg("-o").arg(&page).assert().success();
+    assert!(std::fs::read_to_string(&page).unwrap().contains("NVIDIA H200"));
+}

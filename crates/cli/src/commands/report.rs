@@ -27,7 +27,9 @@ The kind of file written with -o follows its extension: .html, .md, .svg,
 pub struct Args {
     /// An analysis (roofline.analysis/v2 JSON, from `roofline model`,
     /// `import` or `profile` with --format json or -o FILE.json), or a job
-    /// of several ranks (roofline.merged/v1, from `roofline merge`).
+    /// of several ranks (roofline.merged/v1, from `roofline merge`), or a
+    /// machine (roofline.machine/v2, from `roofline bench -o` or `peaks -o`:
+    /// its roofs, link roofs included, in any format).
     #[arg(value_name = "ANALYSIS")]
     pub analysis: PathBuf,
 
@@ -50,7 +52,13 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             return Err(bad_input(format!("--svg {}: expected a file name ending in .svg", path.display())));
         }
     }
-    let input = read_input(&args.analysis)?;
+    let input = match read_input(&args.analysis) {
+        Ok(i) => i,
+        Err(e) => match machine_document(&args.analysis) {
+            Some(m) => return emit(&m, args, out),
+            None => return Err(e),
+        },
+    };
     for note in chart_notes(input.analysis()) {
         out.warn(&note);
     }
@@ -58,6 +66,17 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         AnalysisInput::One(doc) => emit(doc.as_ref(), args, out),
         AnalysisInput::Job(job) => emit(job.as_ref(), args, out),
     }
+}
+
+/// The file as a machine document, when it is one (its roofs are shown
+/// as `bench` and `peaks` show them, in every format).
+fn machine_document(path: &std::path::Path) -> Option<roofline_core::schema::MachineDocument> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let head = &text[..text.len().min(512)];
+    if !head.contains(roofline_core::schema::MACHINE_SCHEMA) {
+        return None;
+    }
+    roofline_core::schema::read_machine(&text, &path.display().to_string()).ok()
 }
 
 /// Renders a document as the report: a page to a file, or text on stdout.
