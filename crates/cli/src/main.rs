@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::output::{FormatArg, Output};
+use crate::output::{ColorArg, FormatArg, Output};
 
 /// Where each of your GPU kernels sits under your GPU's roofs, with measured
 /// numbers, and what to do about it.
@@ -37,6 +37,15 @@ struct Cli {
     /// Print less on stderr.
     #[arg(short, long, global = true)]
     quiet: bool,
+
+    /// The terminal table with every column and section (the default fits
+    /// the terminal's width: one line per kernel).
+    #[arg(long, global = true)]
+    wide: bool,
+
+    /// Colour the verdicts: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    color: ColorArg,
 }
 
 #[derive(Subcommand)]
@@ -80,10 +89,16 @@ fn main() -> ExitCode {
         Err(e) => return error::report(&e),
     };
     let (file, note) = ranks::output_file(cli.output.clone(), rank.as_ref());
-    let out = Output::new(cli.format, file, cli.quiet);
+    let out = Output::new(cli.format, file, cli.quiet).colored(cli.color.into());
     if let Some(n) = note {
         out.info(&n);
     }
+    // `report` puts a page on stdout unless --format says otherwise.
+    let page = matches!(cli.command, Command::Report(_)) && cli.format == FormatArg::Table;
+    let out = match out.wide(cli.wide, page) {
+        Ok(out) => out,
+        Err(e) => return error::report(&e),
+    };
     let result = match &cli.command {
         Command::Tour(a) => commands::tour::run(a, &out),
         Command::Peaks(a) => commands::peaks::run(a, &out),

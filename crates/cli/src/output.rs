@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use roofline_report::{
-    csv_tables, render, write_atomic, ChartOptions, Describe, ExportError, Format, RenderOptions, TerminalOptions,
+    csv_tables, render, write_atomic, ChartOptions, ColorChoice, Describe, ExportError, Format, RenderOptions,
+    TerminalOptions,
 };
 use serde::Serialize;
 
@@ -46,6 +47,23 @@ impl From<FormatArg> for Format {
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+impl From<ColorArg> for ColorChoice {
+    fn from(c: ColorArg) -> ColorChoice {
+        match c {
+            ColorArg::Auto => ColorChoice::Auto,
+            ColorArg::Always => ColorChoice::Always,
+            ColorArg::Never => ColorChoice::Never,
+        }
+    }
+}
+
 /// The output settings every command receives.
 #[derive(Debug, Clone)]
 pub struct Output {
@@ -64,8 +82,8 @@ pub struct Output {
 
 impl Output {
     pub fn new(format: FormatArg, file: Option<PathBuf>, quiet: bool) -> Output {
-        let color = std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal();
-        let terminal = TerminalOptions::detect();
+        let color = ColorChoice::Auto.enabled(std::io::stderr().is_terminal());
+        let terminal = TerminalOptions::detect(ColorChoice::Auto);
         Output {
             format: format.into(),
             file,
@@ -74,6 +92,38 @@ impl Output {
             file_default: Format::Json,
             render: RenderOptions { terminal, chart: ChartOptions::default() },
         }
+    }
+
+    /// Colour as `choice` says, on stdout's table and on stderr.
+    pub fn colored(mut self, choice: ColorChoice) -> Output {
+        self.color = choice.enabled(std::io::stderr().is_terminal());
+        self.render.terminal.color = choice.enabled(std::io::stdout().is_terminal());
+        self
+    }
+
+    /// The wide terminal table (`--wide`), refused when nothing this run
+    /// writes is a terminal table: every other format has every column.
+    /// `page` says the command puts a page on stdout by default (`report`).
+    pub fn wide(mut self, wide: bool, page: bool) -> anyhow::Result<Output> {
+        if !wide {
+            return Ok(self);
+        }
+        let table_out = self.format == Format::Table && !page;
+        if !table_out && Format::from_path(self.file.as_deref().unwrap_or(Path::new(""))) != Some(Format::Table) {
+            return Err(bad_input(
+                "--wide lays out the terminal table, which this command does not print here: --format json, csv, markdown and html already hold every column",
+            ));
+        }
+        self.render.terminal.wide = true;
+        Ok(self)
+    }
+
+    /// Whether this run draws a chart: an HTML or SVG page on stdout or in
+    /// the `-o` file. Flags that only shape the chart (`--title`,
+    /// `--width`) are refused otherwise, rather than ignored.
+    pub fn draws_chart(&self) -> bool {
+        let chart = |f: Option<Format>| matches!(f, Some(Format::Html | Format::Svg));
+        chart(Some(self.format)) || chart(self.file_format())
     }
 
     /// The same settings writing to another file (one per GPU).
@@ -126,10 +176,23 @@ impl Output {
     pub fn rendered<D: Describe + Serialize>(&self, doc: &D, format: Format) -> anyhow::Result<String> {
         let mut opts = self.render.clone();
         if format != self.format {
-            // Files get plain text at the default width.
-            opts.terminal = TerminalOptions::default();
+            opts.terminal = self.file_terminal();
         }
-        render(doc, format, &opts).map_err(|e| match e {
+        self.render_with(doc, format, &opts)
+    }
+
+    /// Files get plain text at the pipe width (wide when asked).
+    fn file_terminal(&self) -> TerminalOptions {
+        TerminalOptions { wide: self.render.terminal.wide, ..TerminalOptions::default() }
+    }
+
+    fn render_with<D: Describe + Serialize>(
+        &self,
+        doc: &D,
+        format: Format,
+        opts: &RenderOptions,
+    ) -> anyhow::Result<String> {
+        render(doc, format, opts).map_err(|e| match e {
             // Asking a chart of a document that draws none is the user's to fix.
             ExportError::NoChart(_) => bad_input(format!("{e}")),
             e => e.into(),
@@ -146,7 +209,8 @@ impl Output {
         format: Format,
     ) -> anyhow::Result<Vec<(PathBuf, String)>> {
         if format != Format::Csv {
-            return Ok(vec![(path.to_path_buf(), self.rendered(doc, format)?)]);
+            let opts = RenderOptions { terminal: self.file_terminal(), ..self.render.clone() };
+            return Ok(vec![(path.to_path_buf(), self.render_with(doc, format, &opts)?)]);
         }
         Ok(csv_tables(doc)?
             .into_iter()
@@ -162,6 +226,28 @@ impl Output {
             self.info(&format!("wrote {}", path.display()));
         }
         Ok(())
+    }
+
+    /// As [`Output::document`], with a shorter version of the document for
+    /// the formats people read (terminal, Markdown, HTML, SVG) when there is
+    /// one (`page`: the kernels with the most time of a huge analysis); JSON
+    /// and CSV get the whole of it.
+    pub fn document_for_people<D: Describe + Serialize, P: Describe + Serialize>(
+        &self,
+        doc: &D,
+        page: Option<&P>,
+    ) -> anyhow::Result<()> {
+        let Some(page) = page else { return self.document(doc) };
+        let whole = |f: Format| matches!(f, Format::Json | Format::Csv);
+        let files = match (&self.file, self.file_format()) {
+            (Some(path), Some(f)) if whole(f) => self.files(doc, path, f)?,
+            (Some(path), Some(f)) => self.files(page, path, f)?,
+            _ => Vec::new(),
+        };
+        let text =
+            if whole(self.format) { self.rendered(doc, self.format)? } else { self.rendered(page, self.format)? };
+        self.write(&files)?;
+        self.stdout(&text)
     }
 
     /// Renders the document for the `-o` file and for stdout, then writes

@@ -4,7 +4,9 @@
 use assert_cmd::Command;
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("roofline").unwrap().arg("occupancy").args(args).output().unwrap();
+    // Wide enough that no sentence the tests look for is wrapped.
+    let out =
+        Command::cargo_bin("roofline").unwrap().env("COLUMNS", "200").arg("occupancy").args(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

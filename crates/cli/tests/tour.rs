@@ -33,9 +33,13 @@ fn per_launch_seconds(k: &Value) -> f64 {
 #[test]
 fn bundled_tour_says_so_first_and_its_report_holds_the_figures() {
     let dir = tempfile::tempdir().unwrap();
-    let (stdout, _) = tour(&["--bundled"], dir.path());
-    let first = stdout.lines().next().unwrap();
-    assert!(first.starts_with("No GPU here") && first.contains("bundled data") && first.contains("H200"), "{first}");
+    let (stdout, stderr) = tour(&["--bundled", "--wide"], dir.path());
+    // The notice is a message (stderr); the data says "bundled" in its summary.
+    let first = stderr.lines().next().unwrap();
+    assert!(first.starts_with("Showing the bundled data") && first.contains("H200"), "{first}");
+    assert!(!stdout.contains("bundled data of"), "{stdout}");
+    let data = stdout.lines().find(|l| l.starts_with("data: ")).unwrap();
+    assert!(data.contains("bundled") && data.contains("H200"), "{data}");
 
     let analysis = read_json(&dir.path().join("analysis.json"));
     assert_eq!(analysis["schema"], "roofline.analysis/v2");
@@ -92,8 +96,9 @@ fn tour_on_a_gpu_measures_this_gpu() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (stdout, _) = tour(&[], dir.path());
-    assert!(stdout.lines().next().unwrap().starts_with("Measured on this GPU"), "{stdout}");
+    let (stdout, stderr) = tour(&[], dir.path());
+    assert!(stderr.contains("Measured on this GPU"), "{stderr}");
+    assert!(stdout.lines().any(|l| l.starts_with("data: measured now on this GPU")), "{stdout}");
     let analysis = read_json(&dir.path().join("analysis.json"));
     for name in [
         "vecadd",

@@ -9,7 +9,7 @@
 //! FLOPs and less time. Groups are judged by re-placing their summed FLOPs,
 //! bytes and time under the document's own machine.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -263,20 +263,25 @@ pub fn diff(before: &AnalysisDocument, after: &AnalysisDocument, pairings: &[Pai
         });
     }
 
-    // Same name, by full name first, then by display name.
+    // Same name, by full name first, then by display name; each name's
+    // kernels after the change are taken in order, through one index.
     for by_display in [false, true] {
+        fn key(k: &KernelAnalysis, by_display: bool) -> &str {
+            if by_display {
+                &k.kernel.display_name
+            } else {
+                &k.kernel.name
+            }
+        }
+        let mut unused: HashMap<&str, VecDeque<usize>> = HashMap::new();
+        for (j, ak) in after.kernels.iter().enumerate().filter(|(j, _)| !used_a[*j]) {
+            unused.entry(key(ak, by_display)).or_default().push_back(j);
+        }
         for (i, bk) in before.kernels.iter().enumerate() {
             if used_b[i] {
                 continue;
             }
-            let key = |k: &KernelAnalysis| {
-                if by_display {
-                    k.kernel.display_name.clone()
-                } else {
-                    k.kernel.name.clone()
-                }
-            };
-            let Some(j) = (0..after.kernels.len()).find(|&j| !used_a[j] && key(&after.kernels[j]) == key(bk)) else {
+            let Some(j) = unused.get_mut(key(bk, by_display)).and_then(VecDeque::pop_front) else {
                 continue;
             };
             used_b[i] = true;

@@ -7,8 +7,9 @@
 //! device attributes ([`peaks`], [`arch`], [`gpus`]), paper estimates
 //! ([`estimate`]), the occupancy calculator ([`occupancy`]), statistics
 //! ([`stats`]), CI thresholds ([`check`]), before/after comparisons
-//! ([`diff`]), the versioned JSON documents ([`schema`]) and their typed
-//! warnings ([`warning`]), links between GPUs and to the host ([`link`]),
+//! ([`diff`]), where a whole program's time goes ([`program`]), the
+//! versioned JSON documents ([`schema`]) and their typed warnings
+//! ([`warning`]), links between GPUs and to the host ([`link`]),
 //! collectives against them ([`collective`]) and the ranks of a
 //! multi-process job merged into one document ([`merge`]).
 
@@ -25,6 +26,7 @@ pub mod machine;
 pub mod merge;
 pub mod occupancy;
 pub mod peaks;
+pub mod program;
 pub mod roofline;
 pub mod schema;
 pub mod stats;

@@ -14,6 +14,7 @@
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::machine::Machine;
+use crate::program::{ProgramOptions, ProgramView};
 use crate::roofline::KernelAnalysis;
 use crate::warning::Warning;
 
@@ -89,6 +90,11 @@ pub struct AnalysisDocument {
     /// Things the reader must know (missing metrics, suspect values).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<Warning>,
+    /// Where the program's GPU time goes and what is worth fixing, derived
+    /// from `kernels` (absent when no kernel has a duration). Written for
+    /// readers of the JSON; filled in on reading when a file lacks it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<ProgramView>,
     /// The rank of a multi-process job this analysis is (written under
     /// torchrun, mpirun or srun; `roofline merge` reads it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -97,15 +103,25 @@ pub struct AnalysisDocument {
 
 impl AnalysisDocument {
     pub fn new(producer: Producer, source: AnalysisSource, machine: Machine, kernels: Vec<KernelAnalysis>) -> Self {
-        AnalysisDocument {
+        let mut doc = AnalysisDocument {
             schema: ANALYSIS_SCHEMA.into(),
             producer,
             source,
             machine,
             kernels,
             warnings: Vec::new(),
+            program: None,
             rank: None,
-        }
+        };
+        doc.set_program(&ProgramOptions::default());
+        doc
+    }
+
+    /// Derives the program view from the kernels again, with `opts` (a
+    /// target other than the roof itself, more or fewer top entries).
+    pub fn set_program(&mut self, opts: &ProgramOptions) {
+        let view = ProgramView::from_kernels(&self.kernels, opts);
+        self.program = view.is_timed().then_some(view);
     }
 
     /// The warnings in English, one per line, for every view.
@@ -139,7 +155,27 @@ pub enum DocumentError {
     },
 }
 
+/// The `schema` field alone, read without building the rest.
+#[derive(Deserialize)]
+struct Head {
+    #[serde(default)]
+    schema: Option<String>,
+}
+
 pub(crate) fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'static str) -> Result<T, DocumentError> {
+    // A document of the expected version is read straight into its type:
+    // no intermediate JSON tree, which for 100,000 kernels costs seconds and
+    // several times the file's size in memory. Anything else (v1, another
+    // schema, bad JSON) takes the path that upgrades or explains.
+    if let Ok(Head { schema: Some(found) }) = serde_json::from_str::<Head>(text) {
+        if found == expected {
+            return serde_json::from_str(text).map_err(|source| DocumentError::Fields {
+                input: input.into(),
+                expected,
+                source,
+            });
+        }
+    }
     let mut value: serde_json::Value =
         serde_json::from_str(text).map_err(|source| DocumentError::Json { input: input.into(), expected, source })?;
     upgrade_v1(&mut value);
@@ -247,8 +283,14 @@ fn upgrade_machine_v1(machine: &mut serde_json::Value) {
     obj.entry("ceilings").or_insert(serde_json::Value::Array(ceilings));
 }
 
+/// Reads an analysis; a file without a program view (v1, or written before
+/// it existed) gets one derived from its kernels.
 pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, DocumentError> {
-    read(text, input, ANALYSIS_SCHEMA)
+    let mut doc: AnalysisDocument = read(text, input, ANALYSIS_SCHEMA)?;
+    if doc.program.is_none() {
+        doc.set_program(&ProgramOptions::default());
+    }
+    Ok(doc)
 }
 
 #[cfg(test)]

@@ -97,7 +97,7 @@ pub fn format_si(value: f64, unit: Unit) -> String {
     }
     let mantissa = value / chosen.1;
     if chosen.1 == 1.0 && matches!(unit, Unit::Flop | Unit::Byte) && mantissa.fract() == 0.0 {
-        return format!("{mantissa:.0} {}", unit.symbol());
+        return format!("{} {}", fixed(mantissa, 0), unit.symbol());
     }
     format!("{} {}{}", format_mantissa(mantissa), chosen.0, unit.symbol())
 }
@@ -108,7 +108,10 @@ pub fn format_seconds(seconds: f64) -> String {
         return "n/a s".into();
     }
     let s = seconds.abs();
-    let (scale, symbol) = if s == 0.0 || s >= 1.0 {
+    if s == 0.0 {
+        return "0 s".into();
+    }
+    let (scale, symbol) = if s >= 1.0 {
         (1.0, "s")
     } else if s >= 1e-3 {
         (1e-3, "ms")
@@ -119,11 +122,11 @@ pub fn format_seconds(seconds: f64) -> String {
     };
     let v = seconds / scale;
     let text = if v.abs() >= 100.0 {
-        format!("{v:.1}")
+        fixed(v, 1)
     } else if v.abs() >= 10.0 {
-        format!("{v:.2}")
+        fixed(v, 2)
     } else {
-        format!("{v:.3}")
+        fixed(v, 3)
     };
     format!("{text} {symbol}")
 }
@@ -131,11 +134,32 @@ pub fn format_seconds(seconds: f64) -> String {
 fn format_mantissa(m: f64) -> String {
     let a = m.abs();
     if a >= 100.0 {
-        format!("{m:.0}")
+        fixed(m, 0)
     } else if a >= 10.0 {
-        format!("{m:.1}")
+        fixed(m, 1)
     } else {
-        format!("{m:.2}")
+        fixed(m, 2)
+    }
+}
+
+/// `v` with `decimals` decimals; a number that rounds to zero prints without
+/// a sign, so "-0.0" never reaches a reader.
+pub fn fixed(v: f64, decimals: usize) -> String {
+    let s = format!("{v:.decimals$}");
+    match s.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_string(),
+        _ => s,
+    }
+}
+
+/// `v` with a sign and `decimals` decimals ("+3.2", "-1.0"); zero, or a
+/// number that rounds to it, has no sign.
+pub fn signed(v: f64, decimals: usize) -> String {
+    let s = fixed(v, decimals);
+    if s.starts_with('-') || s.chars().all(|c| c == '0' || c == '.') {
+        s
+    } else {
+        format!("+{s}")
     }
 }
 
@@ -149,13 +173,13 @@ pub fn format_plain(v: f64) -> String {
     if a == 0.0 {
         "0".into()
     } else if a >= 100.0 {
-        format!("{v:.0}")
+        fixed(v, 0)
     } else if a >= 10.0 {
-        format!("{v:.1}")
+        fixed(v, 1)
     } else if a >= 1.0 {
-        format!("{v:.2}")
+        fixed(v, 2)
     } else if a >= 0.01 {
-        format!("{v:.3}")
+        fixed(v, 3)
     } else {
         format!("{v:.2e}")
     }
@@ -167,9 +191,9 @@ pub fn format_percent(p: f64) -> String {
         return "n/a".into();
     }
     if p.abs() < 10.0 {
-        format!("{p:.1}%")
+        format!("{}%", fixed(p, 1))
     } else {
-        format!("{p:.0}%")
+        format!("{}%", fixed(p, 0))
     }
 }
 
@@ -344,6 +368,29 @@ mod tests {
         assert_eq!(parse_quantity("1.57 ms", Unit::Second).unwrap(), 1.57e-3);
         assert_eq!(parse_quantity("2e9", Unit::Flop).unwrap(), 2e9);
         assert_eq!(parse_quantity("2 GFLOP", Unit::Flop).unwrap(), 2e9);
+    }
+
+    #[test]
+    fn negative_zero_never_prints() {
+        for v in [-0.0, -1e-9, -0.0004, -1e-300] {
+            for text in [
+                format_si(v, Unit::FlopPerSecond),
+                format_si(v, Unit::Byte),
+                format_si(v, Unit::FlopPerByte),
+                format_seconds(v),
+                format_percent(v),
+                format_plain(v),
+                fixed(v, 1),
+                signed(v, 1),
+            ] {
+                let number = text.split(' ').next().unwrap().trim_end_matches('%');
+                let zero = number.trim_start_matches('-').chars().all(|c| c == '0' || c == '.');
+                assert!(!(number.starts_with('-') && zero), "{v} printed as {text:?}");
+            }
+        }
+        assert_eq!(signed(3.21, 1), "+3.2");
+        assert_eq!(signed(-1.04, 1), "-1.0");
+        assert_eq!(signed(-0.01, 1), "0.0");
     }
 
     #[test]

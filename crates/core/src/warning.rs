@@ -58,6 +58,9 @@ pub enum Warning {
     /// The ranks were analysed against different machines; the merged job
     /// is judged against the first one.
     MachinesDiffer { machines: Vec<String>, judged_against: String },
+    /// A page (HTML, SVG) shows only the kernels with the most GPU time;
+    /// the JSON and CSV hold them all.
+    PageShowsTop { shown: u64, left_out: u64, left_out_time_pct: f64 },
     /// Text from a document written before warnings were typed.
     Legacy { text: String },
 }
@@ -118,6 +121,10 @@ impl Warning {
             Warning::MachinesDiffer { machines, judged_against } => format!(
                 "the ranks were analysed against different machines ({}): the job is judged against {judged_against}",
                 list(machines)
+            ),
+            Warning::PageShowsTop { shown, left_out, left_out_time_pct } => format!(
+                "This page shows the {shown} kernels with the most GPU time; the other {left_out} ({left_out_time_pct:.1}% of the GPU time) are in the analysis JSON and CSV. The summary counts all {}.",
+                shown + left_out
             ),
             Warning::Legacy { text } => text.clone(),
         }

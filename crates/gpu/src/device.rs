@@ -222,7 +222,7 @@ mod tests {
             Ok(n) => crate::skip_notice(&format!("a GPU is present ({n}); the no-driver path is not exercised here")),
             Err(e) => {
                 let msg = e.to_string();
-                assert!(msg.contains("--gpu NAME") || msg.contains("CUDA"), "{msg}");
+                assert!(msg.contains("CUDA") && !msg.contains("--"), "a GPU-layer message names no flag: {msg}");
             }
         }
     }

@@ -12,9 +12,9 @@ use cudarc::driver::{sys::CUresult, DriverError};
 /// what to do about it.
 #[derive(Debug, thiserror::Error)]
 pub enum GpuError {
-    #[error("no CUDA driver: libcuda.so could not be loaded; install the NVIDIA driver, or use `--gpu NAME` for a GPU from the built-in table")]
+    #[error("no CUDA driver: libcuda.so could not be loaded; install the NVIDIA driver")]
     NoDriver,
-    #[error("the CUDA driver found no GPU ({0}); use `--gpu NAME` for a GPU from the built-in table")]
+    #[error("the CUDA driver found no GPU ({0})")]
     NoDevice(String),
     #[error("device {index} does not exist: this machine has {count} GPU(s), numbered 0 to {last}; pass --device with one of those", last = count.saturating_sub(1))]
     DeviceOutOfRange { index: usize, count: usize },

@@ -51,9 +51,10 @@ pub use chart::model::chart_notes;
 pub use chart::svg::{roofline_chart, roofline_svg};
 pub use chart::ChartOptions;
 pub use diff::{diff_chart, diff_svg};
+pub use documents::analysis::{page_view, PAGE_KERNELS};
 pub use documents::bench::{BenchDocument, BenchResults, BenchRow, IntensitySweep, MeasuredRidge, SweepStep};
 pub use documents::check::CheckDocument;
-pub use documents::diff::DiffDocument;
+pub use documents::diff::{page_diff, DiffDocument};
 pub use documents::gpus::KnownGpus;
 pub use documents::occupancy::{OccupancyDocument, OCCUPANCY_SCHEMA};
 pub use documents::tour::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
@@ -62,7 +63,9 @@ pub use view::{
     spread_text, value_text, Basis, Block, Cell, ChartControls, ChartKind, ChartRef, ChartTab, Column, ColumnKind,
     Describe, Fact, Item, Note, NoteKind, PointDetail, Quantity, Row, Section, Show, Table, Tone, Value,
 };
-pub use writers::{csv_tables, render, CsvTable, Format, RenderOptions, TerminalOptions};
+pub use writers::{
+    csv_tables, render, ColorChoice, CsvTable, Format, RenderOptions, TerminalOptions, MIN_WIDTH, PIPE_WIDTH,
+};
 
 /// An output could not be produced.
 #[derive(Debug, thiserror::Error)]

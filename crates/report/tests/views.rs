@@ -519,7 +519,9 @@ fn the_narrow_terminal_leaves_out_what_only_pages_show() {
     let narrow = render(&doc, Format::Table, &opts(false)).unwrap();
     let wide = render(&doc, Format::Table, &opts(true)).unwrap();
     assert!(!narrow.contains("How the numbers were obtained") && wide.contains("How the numbers were obtained"));
-    assert!(!narrow.contains("next move") && wide.contains("next move"));
+    // At a glance: the next moves of the top opportunities, not every diagnosis with its evidence.
+    assert!(narrow.contains("next moves for the top") && !narrow.contains("\ndiagnosis:"), "{narrow}");
+    assert!(wide.contains("\ndiagnosis:") && !wide.contains("next moves for the top"), "{wide}");
     // Data-only columns never reach people.
     assert!(!wide.contains("display name") && !wide.contains("bytes DRAM"), "{wide}");
 }

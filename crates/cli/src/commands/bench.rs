@@ -44,10 +44,12 @@ pub struct Args {
 /// Exit code 2 for errors the user can fix (a wrong device index, an
 /// unknown benchmark), 1 for a missing GPU or a failed run.
 pub(crate) fn gpu_error(e: GpuError) -> anyhow::Error {
-    if e.is_usage() {
-        bad_input(e)
-    } else {
-        anyhow::Error::new(e)
+    match e {
+        e if e.is_usage() => bad_input(e),
+        GpuError::NoDriver | GpuError::NoDevice(_) => anyhow::anyhow!(
+            "{e}; `roofline bench` measures a local GPU. Without one: `roofline peaks --gpu NAME` gives the theoretical roofs of a GPU from the built-in table, and `roofline tour` shows measured H200 data"
+        ),
+        other => anyhow::Error::new(other),
     }
 }
 

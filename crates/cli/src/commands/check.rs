@@ -106,6 +106,11 @@ fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
     };
     rules.baseline = baseline.as_ref().map(|p| p.display().to_string());
     let input = args.config.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "command line".into());
+    if rules.min_time_share_pct > 0.0 && rules.min_pct_of_roof.is_none() {
+        return Err(bad_input(format!(
+            "{input}: --min-time-share (min_time_share_pct) only chooses the kernels --min-pct-of-roof holds; give --min-pct-of-roof (min_pct_of_roof) too"
+        )));
+    }
     rules.validate(&input).map_err(bad_input)?;
     Ok((rules, baseline))
 }

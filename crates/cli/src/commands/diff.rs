@@ -40,12 +40,19 @@ pub struct Args {
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    if args.title.is_some() && !out.draws_chart() {
+        return Err(bad_input(
+            "--title names the chart, which this output has none of: write .html or .svg (-o), or --format html",
+        ));
+    }
     let pairings = args.pairings.iter().map(|p| Pairing::parse(p)).collect::<Result<Vec<_>, _>>().map_err(bad_input)?;
     let before = read_analysis_file(&args.before)?;
     let after = read_analysis_file(&args.after)?;
     let d = diff(&before, &after, &pairings).map_err(bad_input)?;
     let mut out = out.clone();
     out.render.chart.title = args.title.clone();
-    out.document(&DiffDocument { before: &before, after: &after, diff: &d })?;
+    let page = roofline_report::page_diff(&d);
+    let page_doc = page.as_ref().map(|p| DiffDocument { before: &before, after: &after, diff: p });
+    out.document_for_people(&DiffDocument { before: &before, after: &after, diff: &d }, page_doc.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -156,6 +156,13 @@ pub fn report(
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    if let (Some(ncu), false) = (&args.ncu, is_report(&args.file)) {
+        return Err(bad_input(format!(
+            "--ncu {}: ncu is only needed to read a .ncu-rep report, and {} is a CSV; leave --ncu out",
+            ncu.display(),
+            args.file.display()
+        )));
+    }
     let cap = if is_report(&args.file) { read_report(&args.file, args.ncu.as_deref())? } else { read_csv(&args.file)? };
     let input = args.file.display().to_string();
     report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, None, out)?;

@@ -82,11 +82,11 @@ pub struct Args {
     pub verify_device: bool,
 
     /// With --verify-device: where to write the grid, one row per point.
-    #[arg(long, value_name = "FILE", default_value = "occupancy_grid.csv")]
+    #[arg(long, value_name = "FILE", default_value = "occupancy_grid.csv", requires = "verify_device")]
     pub grid_csv: PathBuf,
 
     /// With --verify-device: where to write the device facts and the counts.
-    #[arg(long, value_name = "FILE", default_value = "occupancy_grid.json")]
+    #[arg(long, value_name = "FILE", default_value = "occupancy_grid.json", requires = "verify_device")]
     pub grid_json: PathBuf,
 }
 

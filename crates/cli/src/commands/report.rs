@@ -7,6 +7,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use roofline_core::schema::AnalysisDocument;
 use roofline_report::{chart_notes, ChartOptions, Describe, Format};
 use serde::Serialize;
 
@@ -41,10 +42,19 @@ pub struct Args {
     #[arg(long)]
     pub title: Option<String>,
 
-    /// Width of the chart in pixels.
-    #[arg(long, default_value_t = 960, value_parser = clap::value_parser!(u32).range(480..=4000))]
-    pub width: u32,
+    /// Width of the chart in pixels [default: 960].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(480..=4000))]
+    pub width: Option<u32>,
 }
+
+impl Args {
+    fn chart_width(&self) -> u32 {
+        self.width.unwrap_or(960)
+    }
+}
+
+/// Chart notes printed on stderr at most; the page holds them all.
+const CHART_NOTES_SHOWN: usize = 10;
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.svg {
@@ -52,19 +62,48 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             return Err(bad_input(format!("--svg {}: expected a file name ending in .svg", path.display())));
         }
     }
+    let page = out.preferring(Format::Html);
+    if !page.draws_chart() && args.svg.is_none() {
+        let given: Vec<&str> = [(args.title.is_some(), "--title"), (args.width.is_some(), "--width")]
+            .iter()
+            .filter_map(|(g, f)| g.then_some(*f))
+            .collect();
+        if !given.is_empty() {
+            return Err(bad_input(format!(
+                "{} shape(s) the chart, which this output has none of: write .html or .svg (-o), or --format html",
+                given.join(" and ")
+            )));
+        }
+    }
     let input = match read_input(&args.analysis) {
         Ok(i) => i,
         Err(e) => match machine_document(&args.analysis) {
-            Some(m) => return emit(&m, args, out),
+            Some(m) => return emit(&m, &m, args, out),
             None => return Err(e),
         },
     };
-    for note in chart_notes(input.analysis()) {
-        out.warn(&note);
-    }
     match &input {
-        AnalysisInput::One(doc) => emit(doc.as_ref(), args, out),
-        AnalysisInput::Job(job) => emit(job.as_ref(), args, out),
+        AnalysisInput::One(whole) => {
+            // A page shows the kernels with the most time of a huge analysis; JSON and CSV all of them.
+            let page = roofline_report::page_view(whole);
+            let page_doc = page.as_ref().unwrap_or(whole);
+            warn_chart_notes(page_doc, out);
+            emit(whole.as_ref(), page_doc, args, out)
+        }
+        AnalysisInput::Job(job) => {
+            warn_chart_notes(&job.job, out);
+            emit(job.as_ref(), job.as_ref(), args, out)
+        }
+    }
+}
+
+fn warn_chart_notes(doc: &AnalysisDocument, out: &Output) {
+    let notes = chart_notes(doc);
+    for note in notes.iter().take(CHART_NOTES_SHOWN) {
+        out.warn(note);
+    }
+    if notes.len() > CHART_NOTES_SHOWN {
+        out.warn(&format!("{} more such notes are on the page", notes.len() - CHART_NOTES_SHOWN));
     }
 }
 
@@ -80,9 +119,13 @@ fn machine_document(path: &std::path::Path) -> Option<roofline_core::schema::Mac
 }
 
 /// Renders a document as the report: a page to a file, or text on stdout.
-fn emit<D: Describe + Serialize>(doc: &D, args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+/// `whole` goes to JSON and CSV; `page_doc` (the kernels with the most
+/// time, for a huge analysis) to the pages and the terminal.
+fn emit<D: Describe + Serialize>(whole: &D, page_doc: &D, args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    let doc_for = |f: Format| if matches!(f, Format::Json | Format::Csv) { whole } else { page_doc };
     let mut out = out.preferring(Format::Html);
-    out.render.chart = ChartOptions { width: args.width as f64, title: args.title.clone(), ..ChartOptions::default() };
+    out.render.chart =
+        ChartOptions { width: args.chart_width() as f64, title: args.title.clone(), ..ChartOptions::default() };
     // A page is not for a terminal: without -o it goes to a file.
     let default_file = out.file.is_none() && out.format == Format::Html && std::io::stdout().is_terminal();
     let target = match (&out.file, out.file_format()) {
@@ -93,14 +136,14 @@ fn emit<D: Describe + Serialize>(doc: &D, args: &Args, out: &Output) -> anyhow::
     // Everything is rendered before anything is written.
     let mut files = Vec::new();
     if let Some(path) = &args.svg {
-        files.extend(out.files(doc, path, Format::Svg)?);
+        files.extend(out.files(page_doc, path, Format::Svg)?);
     }
     let stdout = match &target {
         Some((path, format)) => {
-            files.extend(out.files(doc, path, *format)?);
+            files.extend(out.files(doc_for(*format), path, *format)?);
             None
         }
-        None => Some(out.rendered(doc, out.format)?),
+        None => Some(out.rendered(doc_for(out.format), out.format)?),
     };
     out.write(&files)?;
     if default_file {

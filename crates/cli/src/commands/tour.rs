@@ -24,12 +24,14 @@ use roofline_ncu::{analyse, read_capture, Options as NcuOptions};
 use roofline_report::{write_atomic, Format, Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 
 use super::bench::{gpu_error, now_rfc3339, results_of, run_device};
+use crate::error::bad_input;
 use crate::output::Output;
 
 /// The bundled H200 data: what `roofline tour` wrote on the lent H200.
 const BUNDLED_MACHINE: &str = include_str!("../../../../data/h200/tour/machine.json");
 const BUNDLED_CAPTURE: &str = include_str!("../../../../data/h200/tour/examples.ncu.csv");
 const BUNDLED_ABOUT: &str = "NVIDIA H200 (132 SMs, driver 580.159.04, CUDA 13.0), measured on 2026-11-29";
+const BUNDLED_DATA: &str = "measured on an H200 on 2026-11-29 by `roofline tour`";
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Writes into --out-dir: report.html (the roofline, hover for details), analysis.json,
@@ -44,16 +46,16 @@ pub struct Args {
     #[arg(long, default_value = "roofline-tour", value_name = "DIR")]
     pub out_dir: PathBuf,
 
-    /// The GPU to use.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub device: usize,
+    /// The GPU to use (default 0).
+    #[arg(long, value_name = "N", conflicts_with = "bundled")]
+    pub device: Option<usize>,
 
     /// Nsight Compute to use (default: PATH, $CUDA_HOME/bin, /usr/local/cuda/bin).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["bundled", "no_ncu"])]
     pub ncu: Option<PathBuf>,
 
     /// Time the example kernels with CUDA events even when ncu is present.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "bundled")]
     pub no_ncu: bool,
 
     /// Run each example kernel once and exit (what the tour profiles under ncu).
@@ -64,6 +66,8 @@ pub struct Args {
 /// What the tour obtained, however it was obtained.
 struct Tour {
     banner: String,
+    bundled: bool,
+    data: String,
     machine: MachineDocument,
     analysis: AnalysisDocument,
     method: String,
@@ -85,6 +89,8 @@ impl Tour {
         TourDocument {
             schema: TOUR_SCHEMA,
             banner: self.banner,
+            bundled: self.bundled,
+            data: self.data,
             bench: Some(results_of(&self.machine)),
             machine: self.machine,
             analysis: self.analysis,
@@ -104,19 +110,41 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let started = std::time::Instant::now();
     std::fs::create_dir_all(&args.out_dir)
         .with_context(|| format!("creating the output folder {}", args.out_dir.display()))?;
+    let device = args.device.unwrap_or(0);
     let gpu = if args.bundled {
         Err("--bundled was given".to_string())
     } else {
         match roofline_gpu::device::device_count() {
-            Ok(n) if n > args.device => Ok(()),
-            Ok(n) => Err(format!("device {} asked for, {n} found", args.device)),
+            Ok(n) if n > device => Ok(()),
+            Ok(n) => {
+                return Err(bad_input(format!(
+                    "--device {device}: this machine has {n} GPU(s), numbered 0 to {}",
+                    n.saturating_sub(1)
+                )))
+            }
             Err(e) => Err(e.to_string()),
         }
     };
     let mut tour = match gpu {
-        Ok(()) => live(args, out)?,
-        Err(why) => bundled(args, &why)?,
+        Ok(()) => live(args, device, out)?,
+        Err(why) => {
+            // Flags for a live run cannot work without a GPU: say so rather than ignore them.
+            let live_flags: Vec<&str> =
+                [(args.device.is_some(), "--device"), (args.ncu.is_some(), "--ncu"), (args.no_ncu, "--no-ncu")]
+                    .iter()
+                    .filter_map(|(given, flag)| given.then_some(*flag))
+                    .collect();
+            if !live_flags.is_empty() {
+                return Err(bad_input(format!(
+                    "{} need(s) a GPU, and there is none here ({why}); `roofline tour` without {} shows the bundled H200 data",
+                    live_flags.join(", "),
+                    if live_flags.len() == 1 { "it" } else { "them" }
+                )));
+            }
+            bundled(args, &why)?
+        }
     };
+    out.info(&tour.banner);
     let (report, analysis, machine) =
         (args.out_dir.join("report.html"), args.out_dir.join("analysis.json"), args.out_dir.join("machine.json"));
     let files = [
@@ -134,7 +162,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
 }
 
 fn run_examples_once(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
-    let runs = examples::run(args.device, Plan::PROFILE, &mut |name| out.info(&format!("running {name}")))
+    let runs = examples::run(args.device.unwrap_or(0), Plan::PROFILE, &mut |name| out.info(&format!("running {name}")))
         .map_err(gpu_error)?;
     for r in &runs {
         out.info(&format!("{}: {}", r.name, r.verified));
@@ -149,9 +177,19 @@ fn bundled(args: &Args, why: &str) -> anyhow::Result<Tour> {
     write_atomic(&capture_file, BUNDLED_CAPTURE.as_bytes())?;
     let analysis = ncu_analysis(&cap, &machine.machine, "bundled capture of the example kernels (data/h200/tour/)");
     Ok(Tour {
-        banner: format!(
-            "No GPU here ({why}): showing the bundled data of an {BUNDLED_ABOUT}. Run `roofline tour` on a machine with an NVIDIA GPU to measure your own."
-        ),
+        banner: if args.bundled {
+            format!("Showing the bundled data of an {BUNDLED_ABOUT} (--bundled was given).")
+        } else {
+            format!(
+                "No GPU here ({why}): showing the bundled data of an {BUNDLED_ABOUT}. Run `roofline tour` on a machine with an NVIDIA GPU to measure your own."
+            )
+        },
+        bundled: true,
+        data: if args.bundled {
+            format!("bundled (--bundled): {BUNDLED_DATA}")
+        } else {
+            format!("bundled, no GPU here: {BUNDLED_DATA}")
+        },
         machine,
         analysis,
         method: "roofs: `roofline bench --quick` on the H200; kernels: Nsight Compute counters (FLOPs per precision, bytes at DRAM, L2 and L1, duration from the same run)".into(),
@@ -176,8 +214,7 @@ fn ncu_analysis(cap: &roofline_ncu::Capture, machine: &Machine, detail: &str) ->
     doc
 }
 
-fn live(args: &Args, out: &Output) -> anyhow::Result<Tour> {
-    let d = args.device;
+fn live(args: &Args, d: usize, out: &Output) -> anyhow::Result<Tour> {
     out.info(&format!("measuring the roofs of GPU {d} (roofline bench --quick)"));
     let outcome = run_device(d, &BenchOptions { quick: true, only: Vec::new() }, out).map_err(gpu_error)?;
     let mut producer = Producer::new(&format!("roofline tour --device {d} (bench --quick)"));
@@ -249,5 +286,17 @@ fn live(args: &Args, out: &Output) -> anyhow::Result<Tour> {
             (doc, format!("roofs: `roofline bench --quick` on this GPU; kernels: CUDA events with paper FLOPs and bytes ({why})"))
         }
     };
-    Ok(Tour { banner: format!("Measured on this GPU: {name} (device {d})."), machine, analysis, method, files })
+    let data = format!(
+        "measured now on this GPU (device {d}): roofs by bench --quick, kernels by {}",
+        if analysis.source.kind == "ncu" { "Nsight Compute" } else { "CUDA events" }
+    );
+    Ok(Tour {
+        banner: format!("Measured on this GPU: {name} (device {d})."),
+        bundled: false,
+        data,
+        machine,
+        analysis,
+        method,
+        files,
+    })
 }

@@ -4,11 +4,14 @@
 
 use roofline_core::diagnosis::{Diagnosis, Position, LATENCY_PCT, ON_ROOF_PCT};
 use roofline_core::machine::{FlopKind, MemLevel};
+use roofline_core::program::Verdict;
 use roofline_core::roofline::{Bound, KernelAnalysis, Limiter};
 use roofline_core::schema::AnalysisDocument;
 use roofline_core::units::{format_percent, Unit};
+use roofline_core::warning::Warning;
 
 use super::machine::{heading, ridge_section, roof_sections, roofs_cell};
+use super::program::{program_sections, verdict_tone, GLANCE_OPPORTUNITIES};
 pub(crate) use crate::chart::model::rate_unit;
 use crate::chart::model::{self, chart_notes, kernel_name as kernel_label, point_lines, unique_labels};
 use crate::chart::svg::roofline_svg;
@@ -45,14 +48,21 @@ impl Describe for AnalysisDocument {
     }
 
     fn sections(&self) -> Vec<Section> {
-        let mut s = vec![summary_section(self), ridge_section(&self.machine), chart_section(self)];
-        s.push(Section::new("kernels", "").with(kernel_table(self)));
+        let mut s = lead_sections(self, None);
+        s.push(chart_section(self));
+        s.extend(kernel_sections(self));
         s.extend(super::collectives::communication_section(&self.kernels));
-        s.push(diagnosis_section(self));
+        s.extend(diagnosis_sections(self));
+        s.push(summary_section(self));
+        s.push(ridge_section(&self.machine, &used_kinds(self)));
         s.push(notes_section(self));
         s.extend(roof_sections(&self.machine, "machine", Show::Wide));
         s.push(method_section(self, "method", "How the numbers were obtained"));
         s
+    }
+
+    fn main_table(&self) -> Option<&'static str> {
+        Some("kernel")
     }
 
     fn chart_svg(&self, chart: ChartKind, opts: &ChartOptions) -> Option<String> {
@@ -142,6 +152,12 @@ pub(crate) fn bound_cell(b: Option<Bound>) -> Cell {
     }
 }
 
+/// A kernel's name cell: its label (unique among the kernels shown), its
+/// stable ID and its full name.
+pub(crate) fn name_cell(a: &KernelAnalysis, label: &str) -> Cell {
+    Cell::Name { name: label.to_string(), id: a.kernel.id.clone(), full: a.kernel.name.clone() }
+}
+
 fn limiter_text(a: &KernelAnalysis) -> String {
     match a.limiter {
         Some(Limiter::Bandwidth(l)) => format!("{} bandwidth", l.label()),
@@ -150,6 +166,99 @@ fn limiter_text(a: &KernelAnalysis) -> String {
     }
 }
 
+/// How many kernels a page (HTML, SVG) shows at most: the chart, the table
+/// and the details of the kernels with the most time. A browser does not
+/// lay out 100,000 rows and 300,000 points usefully; the JSON and CSV keep
+/// every kernel.
+pub const PAGE_KERNELS: usize = 2000;
+
+/// The analysis a page shows when it has more than [`PAGE_KERNELS`]
+/// kernels: those with the most GPU time, the program view of all of them,
+/// and a warning that says how many are left out and where they are.
+/// `None` when the analysis fits.
+pub fn page_view(doc: &AnalysisDocument) -> Option<AnalysisDocument> {
+    if doc.kernels.len() <= PAGE_KERNELS {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..doc.kernels.len()).collect();
+    let time = |i: &usize| doc.kernels[*i].kernel.duration_s.filter(|d| d.is_finite()).unwrap_or(-1.0);
+    order.sort_by(|a, b| time(b).total_cmp(&time(a)));
+    let (shown, rest) = order.split_at(PAGE_KERNELS);
+    let share: f64 = rest.iter().filter_map(|&i| doc.kernels[i].time_share).sum();
+    let mut page = AnalysisDocument {
+        kernels: shown.iter().map(|&i| doc.kernels[i].clone()).collect(),
+        warnings: doc.warnings.clone(),
+        ..AnalysisDocument::new(doc.producer.clone(), doc.source.clone(), doc.machine.clone(), Vec::new())
+    };
+    page.schema = doc.schema.clone();
+    page.program = doc.program.clone();
+    page.warnings.insert(
+        0,
+        Warning::PageShowsTop {
+            shown: PAGE_KERNELS as u64,
+            left_out: rest.len() as u64,
+            left_out_time_pct: 100.0 * share,
+        },
+    );
+    Some(page)
+}
+
+/// How many kernels the narrow terminal view lists, most time first.
+pub const GLANCE_KERNELS: usize = 20;
+
+/// The FLOP kinds the kernels did: the precisions whose roofs and ridge
+/// points matter.
+pub(crate) fn used_kinds(doc: &AnalysisDocument) -> Vec<FlopKind> {
+    FlopKind::ALL
+        .into_iter()
+        .filter(|k| doc.kernels.iter().any(|a| a.kernel.flops.get(k).is_some_and(|f| *f > 0.0)))
+        .collect()
+}
+
+/// "Nsight Compute counters" for a source kind.
+fn source_words(kind: &str) -> &str {
+    match kind {
+        "model" => "paper estimates",
+        "ncu" => "Nsight Compute counters",
+        "timing" => "CUDA event timings with paper FLOPs and bytes",
+        other => other,
+    }
+}
+
+/// What the program view opens with: the GPU, where the data comes from
+/// (`data` replaces the source's own words, as the tour's "bundled"), then
+/// the time by verdict, the top opportunities and the groups.
+pub(crate) fn lead_sections(doc: &AnalysisDocument, data: Option<String>) -> Vec<Section> {
+    let m = &doc.machine;
+    let mut gpu = m.name.clone();
+    let mut about = Vec::new();
+    if let Some(cc) = &m.gpu.compute_capability {
+        about.push(format!("compute capability {cc}"));
+    }
+    if let Some(sms) = m.gpu.sms {
+        about.push(format!("{sms} SMs"));
+    }
+    if !about.is_empty() {
+        gpu = format!("{gpu} ({})", about.join(", "));
+    }
+    let data = data.unwrap_or_else(|| {
+        let detail = if doc.source.detail.is_empty() { String::new() } else { format!(": {}", doc.source.detail) };
+        format!("{}{detail}", source_words(&doc.source.kind))
+    });
+    let facts = vec![Fact::new("gpu", "GPU", Cell::text(gpu)), Fact::new("data", "data", Cell::text(data))];
+    match &doc.program {
+        Some(view) => {
+            let placed = if doc.source.kind == "ncu" { "with counters" } else { "under a roof" };
+            program_sections(view, facts, placed)
+        }
+        None => vec![Section::new("program", "").with(facts).with(vec![Note::info(
+            "No kernel has a duration, so there is no GPU time to split; a kernel given a time (time=1.5ms) gets its % of roof and what it would save.",
+        )])],
+    }
+}
+
+/// The roofs the kernels are judged against: the compute roofs of the
+/// precisions they use and every bandwidth.
 fn summary_section(doc: &AnalysisDocument) -> Section {
     let timed = doc.kernels.iter().any(|k| k.kernel.duration_s.is_some());
     let detail = if doc.source.detail.is_empty() { String::new() } else { format!(", {}", doc.source.detail) };
@@ -159,10 +268,10 @@ fn summary_section(doc: &AnalysisDocument) -> Section {
         heading(&doc.machine),
         doc.source.kind
     );
-    Section::new("summary", title).with(vec![Fact::new("roofs", "roofs", roofs_cell(&doc.machine))])
+    Section::new("summary", title).with(vec![Fact::new("roofs", "roofs", roofs_cell(&doc.machine, &used_kinds(doc)))])
 }
 
-fn chart_section(doc: &AnalysisDocument) -> Section {
+pub(crate) fn chart_section(doc: &AnalysisDocument) -> Section {
     let notes: Vec<Note> = chart_notes(doc).into_iter().map(Note::remark).collect();
     Section::new("chart", "Roofline")
         .show(Show::Wide)
@@ -327,7 +436,7 @@ fn kernel_item(doc: &AnalysisDocument, i: usize, label: &str, with_workings: boo
     let (verdict, next) = verdict(a);
     let tone = a.diagnosis.as_ref().map(|d| position_tone(d.position));
     Item {
-        head: Cell::Name { name: label.to_string(), id: a.kernel.id.clone(), full: a.kernel.name.clone() },
+        head: name_cell(a, label),
         verdict: Cell::toned(verdict, tone),
         lines: a.diagnosis.as_ref().map(Diagnosis::evidence_lines).unwrap_or_default(),
         action: next,
@@ -441,7 +550,117 @@ fn workings(doc: &AnalysisDocument, a: &KernelAnalysis) -> Vec<String> {
 /// of megabytes of the same arithmetic.
 const MAX_WORKINGS: usize = 500;
 
-fn diagnosis_section(doc: &AnalysisDocument) -> Section {
+/// The verdict word of a kernel for the narrow view, and its tone: the
+/// program view's verdict for a kernel placed under its roof, the side of
+/// the ridge for a paper estimate, what is missing otherwise.
+pub(crate) fn verdict_cell(a: &KernelAnalysis) -> Cell {
+    match Verdict::of(a) {
+        Verdict::NoCounters if !a.missing_ceilings.is_empty() => Cell::text(format!(
+            "no {} roof",
+            a.missing_ceilings.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
+        )),
+        Verdict::NoCounters => match (a.kernel.duration_s, a.bound) {
+            (None, Some(b)) => Cell::toned(
+                format!("{}-bound", b.label()),
+                Some(if b == Bound::Memory { Tone::Memory } else { Tone::Compute }),
+            ),
+            _ => Cell::text(Verdict::NoCounters.label()),
+        },
+        v => Cell::toned(v.label(), verdict_tone(v)),
+    }
+}
+
+/// "0.248 FLOP/B (L1)": the intensity at the level that limits the kernel
+/// (DRAM for a compute-bound one).
+fn intensity_cell(a: &KernelAnalysis) -> Cell {
+    let level = match a.limiter {
+        Some(Limiter::Bandwidth(l)) => l,
+        _ => MemLevel::Dram,
+    };
+    match a.level(level).and_then(|p| p.intensity).filter(|i| i.is_finite()) {
+        Some(i) => Value::new(i, Quantity::Si(Unit::FlopPerByte))
+            .note(match level {
+                MemLevel::L1 => "L1",
+                l => l.label(),
+            })
+            .cell(),
+        None => Cell::Empty,
+    }
+}
+
+/// The kernels at a glance: one line each, most time first, at most
+/// [`GLANCE_KERNELS`]; untimed estimates show their roof instead.
+fn glance_table(doc: &AnalysisDocument) -> (Table, Option<Note>) {
+    let timed = doc.kernels.iter().any(|k| k.kernel.duration_s.is_some());
+    let mut order: Vec<usize> = (0..doc.kernels.len()).collect();
+    if timed {
+        let time = |i: &usize| doc.kernels[*i].kernel.duration_s.filter(|d| d.is_finite()).unwrap_or(-1.0);
+        order.sort_by(|a, b| time(b).total_cmp(&time(a)));
+    }
+    let mut columns = vec![
+        Column::text("kernel", "kernel"),
+        Column::value("time_share", "share", Quantity::Percent).help("share of the GPU time of all kernels here"),
+        Column::value("intensity", "intensity", Quantity::Si(Unit::FlopPerByte))
+            .help("FLOP per byte at the level that limits the kernel (DRAM when compute-bound)"),
+    ];
+    if timed {
+        columns.push(Column::value("pct_of_roof", "% of roof", Quantity::Percent));
+    } else {
+        columns.push(Column::mixed("roof", "roof"));
+        columns.push(Column::value("roof_pct_of_peak", "% of peak", Quantity::Percent));
+    }
+    columns.push(Column::text("verdict", "verdict"));
+    let mut t = Table::new("kernel", columns);
+    let labels = unique_labels(&doc.kernels);
+    for &i in order.iter().take(GLANCE_KERNELS) {
+        let a = &doc.kernels[i];
+        let tone = a.diagnosis.as_ref().map(|d| position_tone(d.position));
+        let mut cells = vec![
+            name_cell(a, &labels[i]),
+            Cell::value(a.time_share.map(|s| 100.0 * s), Quantity::Percent),
+            intensity_cell(a),
+        ];
+        if timed {
+            cells.push(match a.pct_of_roof.filter(|p| p.is_finite()) {
+                Some(p) => Value::new(p, Quantity::Percent).tone(tone).cell(),
+                None => Cell::Empty,
+            });
+        } else {
+            cells.push(Cell::value(a.attainable_flops_per_s, Quantity::Si(rate_unit(a))));
+            cells.push(match (a.attainable_flops_per_s, a.compute_roof_flops_per_s) {
+                (Some(r), Some(p)) if p > 0.0 => Cell::value(Some(100.0 * r / p), Quantity::Percent),
+                _ => Cell::Empty,
+            });
+        }
+        cells.push(verdict_cell(a));
+        t.push(cells).link = Some(("data-k", i.to_string()));
+    }
+    let rest = &order[order.len().min(GLANCE_KERNELS)..];
+    let note = (!rest.is_empty()).then(|| {
+        let share: f64 = rest.iter().filter_map(|&i| doc.kernels[i].time_share).sum();
+        Note::info(format!(
+            "{} more kernel(s) with {} of the GPU time: --wide lists them all, as do --format csv and the HTML report.",
+            rest.len(),
+            format_percent(100.0 * share)
+        ))
+    });
+    (t, note)
+}
+
+/// The kernel table: one line per kernel at a glance, every column in the
+/// wide view and on pages.
+pub(crate) fn kernel_sections(doc: &AnalysisDocument) -> Vec<Section> {
+    let (glance, more) = glance_table(doc);
+    vec![
+        Section::new("kernels-glance", "").show(Show::Glance).with(glance).with_some(more.map(|n| vec![n])),
+        Section::new("kernels", "").show(Show::Wide).with(kernel_table(doc)),
+    ]
+}
+
+/// The diagnoses: at a glance the next move of the top opportunities; every
+/// kernel's evidence and next move in the wide view and on pages, with the
+/// workings (formulas and values) of the kernels with the most time.
+pub(crate) fn diagnosis_sections(doc: &AnalysisDocument) -> Vec<Section> {
     let labels = unique_labels(&doc.kernels);
     let mut by_time: Vec<usize> = (0..doc.kernels.len()).collect();
     let share = |i: usize| doc.kernels[i].time_share.filter(|s| s.is_finite()).unwrap_or(0.0);
@@ -451,10 +670,22 @@ fn diagnosis_section(doc: &AnalysisDocument) -> Section {
         with_workings[i] = true;
     }
     let items: Vec<Item> = (0..doc.kernels.len()).map(|i| kernel_item(doc, i, &labels[i], with_workings[i])).collect();
-    Section::new("diagnosis", "diagnosis").with_some((!items.is_empty()).then_some(items))
+    let top: Vec<Item> = doc
+        .program
+        .iter()
+        .flat_map(|p| p.opportunities.iter().take(GLANCE_OPPORTUNITIES))
+        .filter_map(|o| doc.kernels.iter().position(|a| a.kernel.id == o.id))
+        .filter(|&i| doc.kernels[i].diagnosis.is_some())
+        .map(|i| Item { lines: Vec::new(), workings: Vec::new(), ..kernel_item(doc, i, &labels[i], false) })
+        .collect();
+    let title = format!("next moves for the top {} (--wide: every diagnosis with its evidence)", top.len());
+    vec![
+        Section::new("next-moves", title).show(Show::Glance).with_some((!top.is_empty()).then_some(top)),
+        Section::new("diagnosis", "diagnosis").show(Show::Wide).with_some((!items.is_empty()).then_some(items)),
+    ]
 }
 
-fn notes_section(doc: &AnalysisDocument) -> Section {
+pub(crate) fn notes_section(doc: &AnalysisDocument) -> Section {
     let facts: Vec<Fact> = doc
         .source
         .byte_convention

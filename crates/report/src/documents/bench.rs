@@ -100,7 +100,7 @@ impl Describe for BenchDocument<'_> {
 
     fn sections(&self) -> Vec<Section> {
         let mut s = roof_sections(&self.machine.machine, "machine", Show::Everywhere);
-        s.push(ridge_section(&self.machine.machine));
+        s.push(ridge_section(&self.machine.machine, &[]));
         s.extend(self.results.sections(&self.machine.machine));
         s
     }

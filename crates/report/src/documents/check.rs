@@ -4,7 +4,7 @@
 use roofline_core::check::CheckReport;
 use serde::Serialize;
 
-use crate::view::{Cell, Column, Describe, Note, Section, Table, Tone};
+use crate::view::{Cell, Column, Describe, Note, Section, Show, Table, Tone};
 
 /// A check's outcomes. JSON is `{passed, outcomes, notes}`.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -35,9 +35,8 @@ impl Describe for CheckDocument<'_> {
 
     fn sections(&self) -> Vec<Section> {
         let columns =
-            Column::texts(&[("result", "result"), ("kernel", "kernel"), ("rule", "rule"), ("detail", "numbers")]);
-        let mut t = Table::new("check", columns);
-        for o in &self.report.outcomes {
+            || Column::texts(&[("result", "result"), ("kernel", "kernel"), ("rule", "rule"), ("detail", "numbers")]);
+        let row = |t: &mut Table, o: &roofline_core::check::Outcome| {
             let tone = Some(if o.passed { Tone::Good } else { Tone::Poor });
             t.push(vec![
                 Cell::toned(if o.passed { "pass" } else { "FAIL" }, tone),
@@ -46,8 +45,54 @@ impl Describe for CheckDocument<'_> {
                 Cell::text(&o.detail),
             ])
             .tone = tone;
+        };
+        // At a glance, small checks in full; large ones by their failures,
+        // the first GLANCE_OUTCOMES of them, and a count of the rest.
+        let total = self.report.outcomes.len();
+        let failed: Vec<_> = self.report.failures().collect();
+        let mut glance = Table::new("check", columns());
+        let mut glance_notes = Vec::new();
+        if total <= GLANCE_OUTCOMES {
+            for o in &self.report.outcomes {
+                row(&mut glance, o);
+            }
+        } else {
+            for o in failed.iter().take(GLANCE_OUTCOMES) {
+                row(&mut glance, o);
+            }
+            glance_notes.push(Note::info(format!(
+                "{} of {total} rule(s) held{}; --wide, --format json or csv list every outcome.",
+                total - failed.len(),
+                if failed.len() > GLANCE_OUTCOMES {
+                    format!(", {} more failed than shown", failed.len() - GLANCE_OUTCOMES)
+                } else {
+                    String::new()
+                }
+            )));
         }
         let notes: Vec<Note> = self.report.notes.iter().map(|n| Note::remark(n.to_string())).collect();
-        vec![Section::new("check", "").with(t).with_some((!notes.is_empty()).then_some(notes))]
+        let glance_notes: Vec<Note> = if self.report.notes.len() > GLANCE_OUTCOMES {
+            glance_notes.push(Note::info(format!(
+                "{} note(s) on kernels no rule judged: --wide lists them.",
+                self.report.notes.len()
+            )));
+            glance_notes
+        } else {
+            glance_notes.into_iter().chain(notes.iter().cloned()).collect()
+        };
+        let mut all = Table::new("check", columns());
+        for o in &self.report.outcomes {
+            row(&mut all, o);
+        }
+        vec![
+            Section::new("check-glance", "")
+                .show(Show::Glance)
+                .with_some((!glance.rows.is_empty()).then_some(glance))
+                .with_some((!glance_notes.is_empty()).then_some(glance_notes)),
+            Section::new("check", "").show(Show::Wide).with(all).with_some((!notes.is_empty()).then_some(notes)),
+        ]
     }
 }
+
+/// How many outcomes the narrow terminal view lists before it counts.
+pub const GLANCE_OUTCOMES: usize = 50;

@@ -1,7 +1,7 @@
 //! A machine: its roofs with where each number came from, the ridge points,
 //! the GPU's facts and notes.
 
-use roofline_core::machine::{Ceiling, Machine, MemLevel, Origin, Resource};
+use roofline_core::machine::{Ceiling, FlopKind, Machine, MemLevel, Origin, Resource};
 use roofline_core::schema::MachineDocument;
 use roofline_core::units::Unit;
 
@@ -14,7 +14,7 @@ impl Describe for MachineDocument {
 
     fn sections(&self) -> Vec<Section> {
         let mut s = roof_sections(&self.machine, "machine", Show::Everywhere);
-        s.push(ridge_section(&self.machine));
+        s.push(ridge_section(&self.machine, &[]));
         s
     }
 }
@@ -62,10 +62,11 @@ pub(crate) fn primary_compute(m: &Machine) -> Vec<&Ceiling> {
     out
 }
 
-/// The roofs a kernel is judged against, one value each with its origin:
-/// "FP32 60.8 TFLOP/s (measured), DRAM 4386 GB/s (measured)".
-pub(crate) fn roofs_cell(m: &Machine) -> Cell {
-    let primary = primary_compute(m)
+/// The roofs kernels of `kinds` are judged against, one value each with
+/// its origin: "FP32 60.8 TFLOP/s (measured), DRAM 4386 GB/s (measured)";
+/// every compute roof when `kinds` is empty.
+pub(crate) fn roofs_cell(m: &Machine, kinds: &[FlopKind]) -> Cell {
+    let primary = used_compute(m, kinds)
         .into_iter()
         .chain(MemLevel::ALL.iter().filter_map(|&l| m.bandwidth_roof(l)))
         .map(|c| {
@@ -76,6 +77,22 @@ pub(crate) fn roofs_cell(m: &Machine) -> Cell {
         })
         .collect();
     Cell::Values(primary)
+}
+
+/// The primary compute ceilings of `kinds` (all of them when empty).
+pub(crate) fn used_compute<'a>(m: &'a Machine, kinds: &[FlopKind]) -> Vec<&'a Ceiling> {
+    if kinds.is_empty() {
+        return primary_compute(m);
+    }
+    let mut out: Vec<&Ceiling> = Vec::new();
+    for &k in kinds {
+        if let Some(c) = m.compute_roof(k) {
+            if !out.iter().any(|x| std::ptr::eq(*x, c)) {
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// The GPU's facts, the table of every ceiling and the machine's notes.
@@ -170,10 +187,10 @@ fn link_section(m: &Machine, show: Show) -> Option<Section> {
     Some(Section::new("interconnect", "Interconnect roofs").show(show).with(t).with(vec![note]))
 }
 
-/// Every primary compute roof against every memory level: where the
-/// kernels turn from memory-bound to compute-bound.
-pub(crate) fn ridge_section(m: &Machine) -> Section {
-    let facts: Vec<Fact> = primary_compute(m)
+/// The compute roofs of `kinds` (every one when empty) against every
+/// memory level: where the kernels turn from memory-bound to compute-bound.
+pub(crate) fn ridge_section(m: &Machine, kinds: &[FlopKind]) -> Section {
+    let facts: Vec<Fact> = used_compute(m, kinds)
         .into_iter()
         .filter_map(|c| {
             let levels: Vec<(String, Value)> = MemLevel::ALL

@@ -14,4 +14,5 @@ pub(crate) mod gpus;
 pub(crate) mod machine;
 pub(crate) mod merged;
 pub(crate) mod occupancy;
+pub(crate) mod program;
 pub(crate) mod tour;

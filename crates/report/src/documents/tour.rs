@@ -9,12 +9,15 @@ use roofline_core::schema::{AnalysisDocument, MachineDocument};
 use roofline_core::units::Unit;
 use serde::Serialize;
 
-use super::analysis::{bound_cell, position_tone, rate_unit};
+use super::analysis::{
+    bound_cell, chart_section, diagnosis_sections, kernel_sections, lead_sections, method_section, notes_section,
+    position_tone, rate_unit,
+};
 use super::bench::{ridge_facts, BenchResults};
-use super::machine::{ceiling_value, heading};
+use super::machine::{ceiling_value, heading, roof_sections};
 use crate::chart::ChartOptions;
 use crate::view::{
-    Cell, ChartControls, ChartKind, Column, Describe, Fact, Note, PointDetail, Quantity, Section, Table, Value,
+    Cell, ChartControls, ChartKind, Column, Describe, Fact, Note, PointDetail, Quantity, Section, Show, Table, Value,
 };
 
 /// The JSON schema name of a tour document.
@@ -25,8 +28,13 @@ pub const TOUR_SCHEMA: &str = "roofline.tour/v1";
 pub struct TourDocument {
     /// [`TOUR_SCHEMA`].
     pub schema: &'static str,
-    /// Where the data comes from (this GPU, or the bundled data and why).
+    /// Where the data comes from (this GPU, or the bundled data and why):
+    /// the pages' banner; the command prints it on stderr.
     pub banner: String,
+    /// Whether the numbers are the bundled H200 data rather than this GPU's.
+    pub bundled: bool,
+    /// What the numbers are, in a line: the summary's "data" fact.
+    pub data: String,
     /// The measured machine.
     pub machine: MachineDocument,
     /// The example kernels under its roofs.
@@ -140,7 +148,7 @@ fn roofs_table(m: &Machine) -> Table {
             Column::text("resource", "resource"),
             Column::with_provenance("rate", "roof", None),
             Column::value("of_theoretical", "of theoretical", Quantity::Percent),
-            Column::mixed("theoretical", "theoretical"),
+            Column::mixed("theoretical", "theoretical").show(Show::Wide),
         ],
     );
     let resources = FlopKind::ALL.map(Resource::Compute).into_iter().chain(MemLevel::ALL.map(Resource::Memory));
@@ -245,25 +253,34 @@ impl Describe for TourDocument {
 
     fn sections(&self) -> Vec<Section> {
         let m = &self.machine.machine;
-        let mut s = vec![
-            Section::new("banner", "").with(vec![Note::info(self.banner.clone())]),
+        let a = &self.analysis;
+        // The summary first, then the kernels, then the roofs they were
+        // judged against (once), the measured ridge, and the examples.
+        let mut s = vec![Section::new("banner", "").show(Show::Pages).with(vec![Note::info(self.banner.clone())])];
+        s.extend(lead_sections(a, Some(self.data.clone())));
+        s.push(chart_section(a));
+        s.extend(kernel_sections(a));
+        s.extend(diagnosis_sections(a));
+        s.push(
             Section::new(
                 "roofs",
                 format!("roofs of {} (measured, with their spread and clock; theoretical for comparison)", heading(m)),
             )
             .with(roofs_table(m)),
-        ];
+        );
         let ridge = ridge_facts(self.bench.as_ref().unwrap_or(&BenchResults::default()), m);
         if !ridge.is_empty() {
             s.push(Section::new("measured-ridge", "").with(ridge));
         }
-        s.extend(self.analysis.sections());
+        s.push(notes_section(a));
         if let Some(f) = &self.fusion {
             s.push(fusion_section(f));
         }
         if !self.intensity_steps.is_empty() {
             s.push(steps_section(&self.intensity_steps));
         }
+        s.extend(roof_sections(m, "machine", Show::Wide));
+        s.push(method_section(a, "method", "How the numbers were obtained"));
         let mut facts = vec![Fact::new("how", "how", Cell::text(&self.method))];
         if let Some((report, rest)) = self.files.split_first() {
             facts.push(Fact::new("report", "report", Cell::text(report)));
@@ -272,6 +289,10 @@ impl Describe for TourDocument {
         facts.push(Fact::new("seconds", "done in", Cell::value(Some(self.seconds), Quantity::Si(Unit::Second))));
         s.push(Section::new("files", "").with(facts));
         s
+    }
+
+    fn main_table(&self) -> Option<&'static str> {
+        Some("kernel")
     }
 
     fn chart_svg(&self, chart: ChartKind, opts: &ChartOptions) -> Option<String> {

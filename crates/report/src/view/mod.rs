@@ -39,6 +39,13 @@ pub trait Describe {
     /// The document, once, as sections of typed cells, in reading order.
     fn sections(&self) -> Vec<Section>;
 
+    /// The name of the table scripts want first (CSV on stdout, and the
+    /// `-o FILE.csv` file itself), when it is not the first in reading
+    /// order: an analysis leads with its summary, but its CSV with kernels.
+    fn main_table(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The SVG of a chart one of its sections refers to.
     fn chart_svg(&self, _chart: ChartKind, _opts: &ChartOptions) -> Option<String> {
         None
@@ -115,6 +122,13 @@ pub enum Show {
     Readers,
     /// CSV only: the raw columns scripts want (full names, per-level bytes).
     Data,
+    /// The default (narrow) terminal view only: what fits a screen at a
+    /// glance (the top kernels by time, the next moves of the top three),
+    /// where the other writers show the whole of it.
+    Glance,
+    /// The pages (Markdown and HTML) only: what the terminal says another
+    /// way (a banner that goes to stderr there).
+    Pages,
 }
 
 /// What a writer is, for [`Show`].
@@ -140,6 +154,8 @@ impl Show {
             (Show::Wide, _) => true,
             (Show::Readers, a) => a != Audience::Data,
             (Show::Data, a) => a == Audience::Data,
+            (Show::Glance, a) => a == Audience::Terminal { wide: false },
+            (Show::Pages, a) => a == Audience::Page,
         }
     }
 }
@@ -523,10 +539,12 @@ pub struct Basis {
     pub origin: Option<Origin>,
     /// False for an unconfirmed (estimated) figure.
     pub confirmed: bool,
-    /// The spread of repeated measurements.
-    pub spread: Option<Spread>,
+    /// The spread of repeated measurements (boxed, as the clock: most
+    /// values have neither, and a table of 100,000 rows holds millions of
+    /// values).
+    pub spread: Option<Box<Spread>>,
     /// The clock it assumes or ran at.
-    pub clock: Option<ClockBasis>,
+    pub clock: Option<Box<ClockBasis>>,
 }
 
 impl Default for Basis {
@@ -549,13 +567,13 @@ impl Value {
 
     /// With the spread of its samples.
     pub fn spread(mut self, spread: Option<Spread>) -> Value {
-        self.basis.spread = spread;
+        self.basis.spread = spread.map(Box::new);
         self
     }
 
     /// With the clock it assumes or ran at.
     pub fn clock(mut self, clock: Option<ClockBasis>) -> Value {
-        self.basis.clock = clock;
+        self.basis.clock = clock.map(Box::new);
         self
     }
 

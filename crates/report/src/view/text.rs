@@ -4,7 +4,7 @@
 //! Writers escape what these functions return; nothing here is escaped.
 
 use roofline_core::stats::Spread;
-use roofline_core::units::{format_percent, format_plain, format_si};
+use roofline_core::units::{fixed, format_percent, format_plain, format_si, signed};
 
 use super::{Cell, Quantity, Value};
 
@@ -15,15 +15,15 @@ pub fn quantity_text(v: f64, unit: Quantity) -> String {
     match unit {
         Quantity::Si(u) => format_si(v, u),
         Quantity::Percent => format_percent(v),
-        Quantity::PercentPoints => format!("{v:+.1} pt"),
-        Quantity::Change => format!("{v:+.1}%"),
-        Quantity::Count => format!("{v:.0}"),
+        Quantity::PercentPoints => format!("{} pt", signed(v, 1)),
+        Quantity::Change => format!("{}%", signed(v, 1)),
+        Quantity::Count => fixed(v, 0),
         Quantity::Ratio => format_plain(v),
         Quantity::Factor => format!("x{}", format_plain(v)),
         Quantity::Speedup if v >= 1.0 => format!("{v:.2}x faster"),
         Quantity::Speedup if v > 0.0 => format!("{:.2}x slower", 1.0 / v),
         Quantity::Speedup => "n/a".into(),
-        Quantity::Megahertz => format!("{v:.0} MHz"),
+        Quantity::Megahertz => format!("{} MHz", fixed(v, 0)),
     }
 }
 
@@ -74,7 +74,7 @@ pub(crate) fn provenance_line(v: &Value) -> String {
         parts.push(origin_text(v));
     }
     if v.basis.spread.is_some() {
-        parts.push(spread_text(v.basis.spread.as_ref(), v.unit));
+        parts.push(spread_text(v.basis.spread.as_deref(), v.unit));
     }
     if v.basis.clock.is_some() {
         parts.push(clock_text(v));
@@ -124,6 +124,9 @@ mod tests {
     fn negative_zero_never_prints() {
         assert_eq!(quantity_text(-0.0, Quantity::Si(Unit::FlopPerSecond)), "0.00 FLOP/s");
         assert_eq!(quantity_text(-0.0, Quantity::Percent), "0.0%");
+        assert_eq!(quantity_text(-0.004, Quantity::PercentPoints), "0.0 pt");
+        assert_eq!(quantity_text(-0.04, Quantity::Change), "0.0%");
+        assert_eq!(quantity_text(-0.2, Quantity::Count), "0");
     }
 
     #[test]

@@ -122,8 +122,8 @@ fn row(t: &Table, cells: &[Cell]) -> Vec<String> {
                     r.push(v.map(|v| v.unit.symbol().to_string()).unwrap_or_default());
                 }
                 if provenance {
-                    let spread = v.and_then(|v| v.basis.spread);
-                    let clock = v.and_then(|v| v.basis.clock.as_ref());
+                    let spread = v.and_then(|v| v.basis.spread.as_deref().copied());
+                    let clock = v.and_then(|v| v.basis.clock.as_deref());
                     r.extend([
                         v.and_then(|v| v.basis.origin).map(|o| o.label().to_string()).unwrap_or_default(),
                         v.map(|v| v.basis.confirmed.to_string()).unwrap_or_default(),
@@ -196,6 +196,10 @@ pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> Result<Vec<CsvTable>, Exp
     if !facts.is_empty() {
         let header = ["section", "field", "part", "value", "unit", "origin"].map(String::from).to_vec();
         out.push(write("facts", header, facts)?);
+    }
+    if let Some(i) = doc.main_table().and_then(|name| out.iter().position(|t| t.name == name)) {
+        let main = out.remove(i);
+        out.insert(0, main);
     }
     Ok(out)
 }

@@ -19,7 +19,7 @@ use crate::view::{Audience, Block, Cell, Column, ColumnKind, Describe, Item, Not
 use crate::ExportError;
 
 pub use self::csv::CsvTable;
-pub use self::terminal::TerminalOptions;
+pub use self::terminal::{ColorChoice, TerminalOptions, MIN_WIDTH, PIPE_WIDTH};
 
 /// The output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -208,7 +208,7 @@ pub(crate) fn slot_text(slot: Slot, cell: &Cell, name: &dyn Fn(&str, &str) -> St
     match (slot, cell) {
         (Slot::Main(_), c) => crate::view::text::cell_text(c, name),
         (Slot::Origin(_), Cell::Value(v)) => origin_text(v),
-        (Slot::Spread(_), Cell::Value(v)) => crate::view::spread_text(v.basis.spread.as_ref(), v.unit),
+        (Slot::Spread(_), Cell::Value(v)) => crate::view::spread_text(v.basis.spread.as_deref(), v.unit),
         (Slot::Clock(_), Cell::Value(v)) => clock_text(v),
         _ => "-".into(),
     }

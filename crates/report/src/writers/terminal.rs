@@ -1,20 +1,65 @@
 //! The terminal view: facts as `label: value` lines, tables drawn by
 //! comfy-table to a given width, notes and warnings, a diagnosis per kernel.
 //!
+//! By default the view is laid out for a person at a terminal: it fits the
+//! width (80 columns and up) with one line per table row, borderless tables
+//! whose widest text column is shortened (with an ellipsis) before any row
+//! would wrap, and a value's origin, spread and clock folded into one short
+//! "basis" column. Sections and columns marked [`Show::Wide`](crate::Show)
+//! appear with `wide`, which draws full tables and lets cells wrap instead.
+//!
 //! Every string is cleaned of control characters first, so a kernel name
 //! cannot move the cursor. Colour (by verdict or bound) only when asked;
-//! the caller decides from the TTY and `NO_COLOR`.
+//! [`TerminalOptions::detect`] decides from the TTY, `NO_COLOR` and the
+//! user's choice.
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Attribute, CellAlignment, Color, ContentArrangement};
 
 use super::{clean, each_item, slot_text, slots, visible, Slot};
-use crate::view::text::{cell_text, values_text};
-use crate::view::{Audience, Block, Cell, Describe, Fact, Item, Note, NoteKind, Table, Tone};
+use crate::view::text::{cell_text, origin_text, quantity_text, values_text};
+use crate::view::{Audience, Block, Cell, Describe, Fact, Item, Note, NoteKind, Table, Tone, Value};
+
+/// The width a pipe or a file gets: readable in a pager or an 80-column
+/// editor window with a little scrolling, and short of 160-column rows.
+pub const PIPE_WIDTH: u16 = 100;
+
+/// The narrowest layout attempted; narrower terminals get this width.
+pub const MIN_WIDTH: u16 = 40;
+
+/// Borderless: a rule under the header and nothing else.
+const GLANCE: &str = "     ──            ";
+
+/// When to colour: `--color never|auto|always`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ColorChoice {
+    /// Never.
+    Never,
+    /// On a terminal, unless `NO_COLOR` is set or `TERM` is `dumb`.
+    #[default]
+    Auto,
+    /// Always, even into a pipe.
+    Always,
+}
+
+impl ColorChoice {
+    /// Whether to colour a stream that is (or is not) a terminal.
+    pub fn enabled(self, is_terminal: bool) -> bool {
+        match self {
+            ColorChoice::Never => false,
+            ColorChoice::Always => true,
+            ColorChoice::Auto => {
+                is_terminal
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+            }
+        }
+    }
+}
 
 /// How the terminal view is laid out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TerminalOptions {
-    /// Columns the tables may use.
+    /// Columns the view may use.
     pub width: u16,
     /// Colour verdicts, bounds and warnings (ANSI escapes).
     pub color: bool,
@@ -25,23 +70,22 @@ pub struct TerminalOptions {
 
 impl Default for TerminalOptions {
     fn default() -> Self {
-        TerminalOptions { width: 160, color: false, wide: false }
+        TerminalOptions { width: PIPE_WIDTH, color: false, wide: false }
     }
 }
 
 impl TerminalOptions {
-    /// For stdout as it is: its width and colour when it is a terminal
-    /// (colour unless `NO_COLOR` is set), 160 columns and no colour when
-    /// it is a pipe or a file.
-    pub fn detect() -> TerminalOptions {
+    /// For stdout as it is: `COLUMNS` when set to a number, else the
+    /// terminal's width when stdout is one, else [`PIPE_WIDTH`]; colour as
+    /// `color` says of stdout.
+    pub fn detect(color: ColorChoice) -> TerminalOptions {
         use std::io::IsTerminal;
         let tty = std::io::stdout().is_terminal();
-        let width = if tty { comfy_table::Table::new().width().filter(|w| *w >= 40) } else { None };
-        TerminalOptions {
-            width: width.unwrap_or(160),
-            color: tty && std::env::var_os("NO_COLOR").is_none(),
-            wide: false,
-        }
+        let columns = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<u16>().ok()).filter(|c| *c > 0);
+        let width = columns
+            .or_else(|| terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0).filter(|w| *w > 0))
+            .unwrap_or(PIPE_WIDTH);
+        TerminalOptions { width: width.max(MIN_WIDTH), color: color.enabled(tty), wide: false }
     }
 }
 
@@ -85,22 +129,196 @@ fn paint(text: &str, tone: Option<Tone>, opts: &TerminalOptions) -> String {
     }
 }
 
+/// A value's origin, spread and clock in a few words, for the narrow view:
+/// "measured, ±0.4%, SM 1980 MHz".
+fn basis_text(v: &Value) -> String {
+    let mut parts = vec![origin_text(v)];
+    if let Some(s) = v.basis.spread.as_ref().filter(|s| s.samples > 1) {
+        let rel = 100.0 * s.stddev / s.median.abs().max(f64::MIN_POSITIVE);
+        parts.push(format!("±{}", quantity_text(rel, crate::view::Quantity::Percent)));
+    }
+    if let Some(c) = &v.basis.clock {
+        match (c.sm_mhz, c.mem_mhz) {
+            (Some(sm), _) => parts.push(format!("SM {}", quantity_text(sm, crate::view::Quantity::Megahertz))),
+            (None, Some(mem)) => parts.push(format!("memory {}", quantity_text(mem, crate::view::Quantity::Megahertz))),
+            (None, None) => {}
+        }
+    }
+    parts.join(", ")
+}
+
+/// The slots a table shows: in the narrow view a value's origin, spread and
+/// clock share one "basis" slot (the origin's).
+fn terminal_slots(t: &Table, opts: &TerminalOptions) -> Vec<Slot> {
+    let mut out = slots(t, Audience::Terminal { wide: opts.wide });
+    if !opts.wide {
+        let with_basis: Vec<usize> = out
+            .iter()
+            .filter_map(|s| match s {
+                Slot::Origin(i) | Slot::Spread(i) | Slot::Clock(i) => Some(*i),
+                Slot::Main(_) => None,
+            })
+            .collect();
+        out.retain(|s| !matches!(s, Slot::Origin(_) | Slot::Spread(_) | Slot::Clock(_)));
+        let mut at = 0;
+        while at < out.len() {
+            if let Slot::Main(i) = out[at] {
+                if with_basis.contains(&i) {
+                    out.insert(at + 1, Slot::Origin(i));
+                    at += 1;
+                }
+            }
+            at += 1;
+        }
+    }
+    out
+}
+
+/// A before -> after cell in the narrow view: the after value and the
+/// change ("1.030 ms (-33.1%)"), the one word when both sides say it.
+fn change_text(before: &Cell, after: &Cell, delta: Option<&Value>) -> String {
+    let (b, a) = (text(before), text(after));
+    match (before.is_empty(), after.is_empty(), delta) {
+        (false, false, Some(d)) => format!("{a} ({})", clean(&crate::view::value_text(d), false)),
+        (false, false, None) if a == b => a,
+        (false, true, _) => format!("was {b}"),
+        (true, false, _) => a,
+        _ => format!("{b} -> {a}"),
+    }
+}
+
+fn slot_cell_text(slot: Slot, cell: &Cell, opts: &TerminalOptions) -> String {
+    match (slot, cell) {
+        (Slot::Main(_), Cell::Change { before, after, delta }) if !opts.wide => {
+            change_text(before, after, delta.as_ref())
+        }
+        (Slot::Origin(_), Cell::Value(v)) if !opts.wide => clean(&basis_text(v), false),
+        (Slot::Main(_), Cell::Values(vs)) => clean(&values_text(vs), false),
+        _ => clean(&slot_text(slot, cell, &name), false),
+    }
+}
+
+/// `s` cut to `width` characters, the last one an ellipsis when cut.
+fn shorten(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Words of `text` in lines of at most `width` characters (a longer word
+/// keeps a line of its own).
+fn word_lines(text: &str, width: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= width => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines.join("\n")
+}
+
+/// The narrow layout of a table: each column as wide as its widest cell
+/// (headers wrap onto more lines before a row would), and the widest text
+/// column shortened when the rows still do not fit. `None` when even that
+/// cannot fit: the caller lets cells wrap.
+fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>], width: usize) -> Option<()> {
+    const GAP: usize = 2;
+    let len = |s: &str| s.chars().count();
+    let n = slots.len();
+    let gaps = GAP * n.saturating_sub(1);
+    let data: Vec<usize> = (0..n).map(|j| rows.iter().map(|r| len(&r[j])).max().unwrap_or(0)).collect();
+    let full: Vec<usize> = (0..n).map(|j| data[j].max(len(&header[j]))).collect();
+    let mut widths = if full.iter().sum::<usize>() + gaps <= width {
+        full
+    } else {
+        // Headers wrap at words; the room left widens, a column at a time,
+        // the header that takes the most lines.
+        let word = |j: usize| header[j].split(' ').map(len).max().unwrap_or(0);
+        let mut w: Vec<usize> = (0..n).map(|j| data[j].max(word(j))).collect();
+        let mut room = width.saturating_sub(w.iter().sum::<usize>() + gaps);
+        while room > 0 {
+            let lines = |j: usize| word_lines(&header[j], w[j]).lines().count();
+            let Some(j) = (0..n).filter(|&j| w[j] < full[j]).max_by_key(|&j| (lines(j), std::cmp::Reverse(j))) else {
+                break;
+            };
+            w[j] += 1;
+            room -= 1;
+        }
+        w
+    };
+    let total = widths.iter().sum::<usize>() + gaps;
+    if total > width {
+        // The kernel name (or the widest text) gives way; a kernel keeps its ID.
+        let names = |j: &usize| t.rows.iter().any(|r| matches!(r.cells[slots[*j].column()], Cell::Name { .. }));
+        let text = |j: &usize| matches!(slots[*j], Slot::Main(i) if !t.columns[i].numeric());
+        let flexible = (0..n).find(names).or_else(|| (0..n).filter(text).max_by_key(|&j| widths[j]))?;
+        let keep = widths[flexible].saturating_sub(total - width).max(12);
+        for (r, row) in rows.iter_mut().zip(&t.rows) {
+            let cell = &mut r[flexible];
+            if len(cell) <= keep {
+                continue;
+            }
+            *cell = match &row.cells[slots[flexible].column()] {
+                Cell::Name { name: n, id, .. } if !id.is_empty() => {
+                    let id = clean(id, false);
+                    let room = keep.saturating_sub(len(&id) + 3).max(4);
+                    format!("{} [{id}]", shorten(&clean(n, false), room))
+                }
+                _ => shorten(cell, keep),
+            };
+        }
+        widths[flexible] = rows.iter().map(|r| len(&r[flexible])).max().unwrap_or(0).max(keep.min(widths[flexible]));
+    }
+    if widths.iter().sum::<usize>() + gaps > width {
+        return None;
+    }
+    for (h, w) in header.iter_mut().zip(&widths) {
+        *h = word_lines(h, *w);
+    }
+    Some(())
+}
+
 fn table(t: &Table, opts: &TerminalOptions) -> String {
-    let audience = Audience::Terminal { wide: opts.wide };
-    let slots = slots(t, audience);
+    let slots = terminal_slots(t, opts);
+    let mut header: Vec<String> = slots
+        .iter()
+        .map(|s| match s {
+            Slot::Origin(_) if !opts.wide => "basis".to_string(),
+            s => clean(&s.label(&t.columns), false),
+        })
+        .collect();
+    let mut rows: Vec<Vec<String>> =
+        t.rows.iter().map(|r| slots.iter().map(|&s| slot_cell_text(s, &r.cells[s.column()], opts)).collect()).collect();
+    let narrow = !opts.wide && fit(t, &slots, &mut header, &mut rows, usize::from(opts.width)).is_some();
     let mut out = comfy_table::Table::new();
-    out.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(opts.width);
+    out.load_preset(if opts.wide { UTF8_FULL_CONDENSED } else { GLANCE })
+        .set_content_arrangement(if narrow { ContentArrangement::Disabled } else { ContentArrangement::Dynamic })
+        .set_width(opts.width);
     if opts.color {
         out.enforce_styling();
     } else {
         out.force_no_tty();
     }
-    out.set_header(slots.iter().map(|s| comfy_table::Cell::new(clean(&s.label(&t.columns), false))));
-    for row in &t.rows {
-        out.add_row(slots.iter().map(|&slot| {
+    out.set_header(header.iter().map(|h| {
+        let c = comfy_table::Cell::new(h);
+        if opts.wide {
+            c
+        } else {
+            c.add_attribute(Attribute::Bold)
+        }
+    }));
+    for (row, texts) in t.rows.iter().zip(rows) {
+        out.add_row(slots.iter().zip(texts).map(|(&slot, text)| {
             let cell = &row.cells[slot.column()];
             let main = matches!(slot, Slot::Main(_));
-            let mut c = comfy_table::Cell::new(clean(&slot_text(slot, cell, &name), false));
+            let mut c = comfy_table::Cell::new(text);
             if main && t.columns[slot.column()].numeric() {
                 c = c.set_alignment(CellAlignment::Right);
             }
@@ -110,7 +328,16 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
             }
         }));
     }
-    format!("{out}\n")
+    if !opts.wide {
+        let last = slots.len().saturating_sub(1);
+        for (j, column) in out.column_iter_mut().enumerate() {
+            // With the (blank) vertical line, two spaces between columns.
+            column.set_padding((0, if j == last { 0 } else { 1 }));
+        }
+    }
+    let mut text = out.trim_fmt();
+    text.push('\n');
+    text
 }
 
 /// `head` then `body`, wrapped at word boundaries to `width` columns, the
@@ -207,7 +434,8 @@ pub(crate) fn render<D: Describe + ?Sized>(doc: &D, opts: &TerminalOptions) -> S
         }
         if !section.title.is_empty() {
             let title = clean(&section.title, false);
-            s.insert_str(0, &if has_table { format!("{title}\n") } else { format!("{title}:\n") });
+            let title = if has_table { title } else { format!("{title}:") };
+            s.insert_str(0, &wrap("", 0, &title, "  ", opts.width));
         }
         parts.push(s);
     }
