@@ -130,22 +130,30 @@ PROF=("$C"/prof.*.json "$C"/coll.*.json)
 TL=("$C"/tl.*.json)
 shopt -u nullglob
 if ((${#PROF[@]})); then
-  run_b merge_profile 20 "$B" merge "${PROF[@]}" "${MACHINE[@]}" -o "$C/job-profile.json"
+  COLUMNS=140 run_b merge_profile 20 "$B" merge "${PROF[@]}" "${MACHINE[@]}" -o "$C/job-profile.json"
+  cp "$W/logs/merge_profile.out" "$V/job-profile.terminal" 2> /dev/null
 else
   record merge_profile skip - "no per-rank profile files"
 fi
 if ((${#TL[@]})); then
-  run_b merge_timeline 20 "$B" merge "${TL[@]}" "${MACHINE[@]}" -o "$C/job-timeline.json"
+  COLUMNS=140 run_b merge_timeline 20 "$B" merge "${TL[@]}" "${MACHINE[@]}" -o "$C/job-timeline.json"
+  cp "$W/logs/merge_timeline.out" "$V/job-timeline.terminal" 2> /dev/null
 else
   record merge_timeline skip - "no per-rank timeline files"
 fi
 
-render() { # JOB NAME: every view of a merged job
+render() { # DOC NAME: every view of a document (the terminal table is what merge printed)
   local job=$1 name=$2 f
   [[ -s $job ]] || return 3
   local rc=0
-  for f in terminal markdown csv json; do
-    "$B" report "$job" --format "$f" > "$V/$name.$f" 2>> "$V/$name.err" || rc=1
+  local formats=(chart markdown csv json)
+  [[ $name == bench-* ]] && formats=(markdown csv json) # a machine has no kernel chart
+  for f in "${formats[@]}"; do
+    if [[ $f == csv ]]; then # every table (stdout would get the first one only)
+      "$B" report "$job" -o "$V/$name.csv" > /dev/null 2>> "$V/$name.err" || rc=1
+    else
+      "$B" report "$job" --format "$f" > "$V/$name.$f" 2>> "$V/$name.err" || rc=1
+    fi
   done
   "$B" report "$job" -o "$V/$name.html" 2>> "$V/$name.err" || rc=1
   return $rc
