@@ -74,7 +74,9 @@ def nvbandwidth(path):
             cur["arrow"] = "<-" if "<-" in line else "->"
             continue
         f = line.split()
-        if len(f) >= 2 and f[0].isdigit():
+        # A matrix row: the row's index, then GB/s with decimals or N/A (the
+        # column header row holds indices alone).
+        if len(f) >= 2 and f[0].isdigit() and any("." in v or v == "N/A" for v in f[1:]):
             for v in f[1:]:
                 try:
                     cur["cells"].append(float(v) * 1e9)
