@@ -1,26 +1,65 @@
 //! Reading the analysis documents that `report`, `check` and `diff` take:
 //! the schema is checked first, and an analysis with no kernels (an empty
-//! profile) is refused, so no command draws or judges nothing.
+//! profile) is refused, so no command draws or judges nothing. A merged
+//! job (`roofline.merged/v1`, from `roofline merge`) is read too: `report`
+//! shows it whole (ranks, stragglers, the job's analysis); `check` and
+//! `diff` judge the job's analysis, every rank's kernels summed.
 
 use std::path::Path;
 
-use roofline_core::schema::{read_analysis, AnalysisDocument, ANALYSIS_SCHEMA};
+use roofline_core::merge::{read_merged, MergedDocument, MERGED_SCHEMA};
+use roofline_core::schema::{read_analysis, AnalysisDocument, DocumentError, ANALYSIS_SCHEMA};
 
 use crate::error::bad_input;
 use crate::input_file::read_text;
 
-/// Reads an analysis document; every failure is bad input (exit code 2).
-pub fn read_analysis_file(path: &Path) -> anyhow::Result<AnalysisDocument> {
+/// One process's analysis or a job of several ranks.
+#[derive(Debug, Clone)]
+pub enum AnalysisInput {
+    One(Box<AnalysisDocument>),
+    Job(Box<MergedDocument>),
+}
+
+impl AnalysisInput {
+    /// The analysis to judge: the document itself, or the job's.
+    pub fn analysis(&self) -> &AnalysisDocument {
+        match self {
+            AnalysisInput::One(a) => a,
+            AnalysisInput::Job(j) => &j.job,
+        }
+    }
+
+    pub fn into_analysis(self) -> AnalysisDocument {
+        match self {
+            AnalysisInput::One(a) => *a,
+            AnalysisInput::Job(j) => j.job,
+        }
+    }
+}
+
+/// Reads an analysis or a merged job; every failure is bad input (exit code 2).
+pub fn read_input(path: &Path) -> anyhow::Result<AnalysisInput> {
     let input = path.display().to_string();
     let text = read_text(
         path,
-        &format!("a {ANALYSIS_SCHEMA} JSON file, as written by `roofline model --format json -o FILE.json`"),
+        &format!("a {ANALYSIS_SCHEMA} JSON file, as written by `roofline model --format json -o FILE.json`, or a {MERGED_SCHEMA} file from `roofline merge`"),
     )?;
-    let doc = read_analysis(&text, &input)?;
-    if doc.kernels.is_empty() {
+    let doc = match read_analysis(&text, &input) {
+        Ok(a) => AnalysisInput::One(Box::new(a)),
+        Err(DocumentError::WrongSchema { found, .. }) if found == MERGED_SCHEMA => {
+            AnalysisInput::Job(Box::new(read_merged(&text, &input)?))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if doc.analysis().kernels.is_empty() {
         return Err(bad_input(format!(
             "{input}: the analysis has no kernels (an empty profile?); profile or model at least one kernel and write it again"
         )));
     }
     Ok(doc)
+}
+
+/// Reads the analysis to judge from an analysis or a merged job.
+pub fn read_analysis_file(path: &Path) -> anyhow::Result<AnalysisDocument> {
+    read_input(path).map(AnalysisInput::into_analysis)
 }

@@ -12,6 +12,7 @@ mod error;
 mod input_file;
 mod machine_args;
 mod output;
+mod ranks;
 mod streams;
 
 use std::process::ExitCode;
@@ -34,7 +35,9 @@ struct Cli {
 
     /// Also write the result to FILE, in the format its extension names
     /// (.json, .csv, .md, .html, .svg, .txt; otherwise --format, and JSON
-    /// for the table); written whole or not at all.
+    /// for the table); written whole or not at all. Under torchrun, mpirun
+    /// or srun, `{rank}` in FILE becomes this process's rank (without it,
+    /// each rank of several writes FILE-stem.rankN.ext).
     #[arg(short = 'o', long = "output", global = true, value_name = "FILE")]
     output: Option<std::path::PathBuf>,
 
@@ -74,6 +77,8 @@ enum Command {
     Diff(commands::diff::Args),
     /// The occupancy calculator: resident blocks and warps per SM, the limiting resource, headroom, sweeps.
     Occupancy(commands::occupancy::Args),
+    /// One document from the analyses of a job's ranks: per-kernel spread, stragglers, time by class per rank.
+    Merge(commands::merge::Args),
     /// Runs a program and records every kernel, copy and memset it runs on the GPU, without replay: time per kernel, GPU busy share, idle gaps, NVTX ranges, Chrome trace.
     Timeline(Box<commands::timeline::Args>),
 }
@@ -85,7 +90,16 @@ fn main() -> ExitCode {
             "--format trace is for `roofline timeline` only; choose table, json, csv or markdown here",
         ));
     }
-    let out = Output::new(cli.format, cli.output.clone(), cli.quiet).colored(cli.color.into());
+    // Under torchrun, mpirun or srun each rank writes its own file.
+    let rank = match ranks::from_env() {
+        Ok(r) => r,
+        Err(e) => return error::report(&e),
+    };
+    let (file, note) = ranks::output_file(cli.output.clone(), rank.as_ref());
+    let out = Output::new(cli.format, file, cli.quiet).colored(cli.color.into());
+    if let Some(n) = note {
+        out.info(&n);
+    }
     // `report` puts a page on stdout unless --format says otherwise.
     let page = matches!(cli.command, Command::Report(_)) && cli.format == FormatArg::Table;
     let out = match out.wide(cli.wide, page) {
@@ -103,6 +117,7 @@ fn main() -> ExitCode {
         Command::Check(a) => commands::check::run(a, &out),
         Command::Diff(a) => commands::diff::run(a, &out),
         Command::Occupancy(a) => commands::occupancy::run(a, &out),
+        Command::Merge(a) => commands::merge::run(a, &out),
         Command::Timeline(a) => commands::timeline::run(a, &out, cli.format == FormatArg::Trace),
     };
     match result {

@@ -147,6 +147,7 @@ fn base(sub: &str, dir: &Path) -> (Vec<String>, bool) {
         "diff" => (s(&["diff", "a.json", "a.json"]), false),
         "occupancy" => (s(&["occupancy", "--gpu", "h200", "--threads", "256", "--regs", "40"]), false),
         "timeline" => (s(&["timeline", "--", "./fake-cuda-app"]), false),
+        "merge" => (s(&["merge", "a.json"]), false),
         other => panic!("no base run for `roofline {other}`: add one"),
     }
 }
@@ -233,6 +234,8 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
             }),
         ),
         ("profile", "--save-csv") => (vec!["--save-csv", "raw.csv"], file("raw.csv")),
+        ("profile", "--collectives") => (vec!["--collectives", "only"], ncu_got("regex:^nccl")),
+        ("merge", "--machine") => (vec!["--machine", "machine.json"], has("NVIDIA H200")),
         // report
         ("report", "--svg") => (vec!["--svg", "chart.svg"], file("chart.svg")),
         ("report", "--title") => (vec!["--title", "My chart title"], has("My chart title")),

@@ -170,6 +170,13 @@ pub struct Evidence {
     /// analysis itself used another machine (a measured one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counter_pct_of_roof: Option<f64>,
+    /// Bytes this GPU received over NVLink (Nsight Compute's `nvlrx__bytes`),
+    /// on machines whose GPUs have NVLinks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvlink_rx_bytes: Option<f64>,
+    /// Bytes this GPU sent over NVLink (`nvltx__bytes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvlink_tx_bytes: Option<f64>,
 
     // Launch shape (`launch__*`, `sm__cycles_active`).
     /// Blocks the grid has per resident-block slot of the whole GPU

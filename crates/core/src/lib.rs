@@ -10,24 +10,30 @@
 //! ([`diff`]), where a whole program's time goes ([`program`]), the
 //! versioned JSON documents ([`schema`]), their typed warnings
 //! ([`warning`]) and the range every number of a document keeps to
-//! ([`bounds`]).
+//! ([`bounds`]), links between GPUs and to the host ([`link`]),
+//! collectives against them ([`collective`]) and the ranks of a
+//! multi-process job merged into one document ([`merge`]).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod arch;
 pub mod bounds;
 pub mod check;
+pub mod collective;
 pub mod diagnosis;
 pub mod diff;
 pub mod estimate;
 pub mod gpus;
 pub mod kernel;
+pub mod link;
 pub mod machine;
+pub mod merge;
 pub mod occupancy;
 pub mod peaks;
 pub mod program;
 pub mod roofline;
 pub mod schema;
 pub mod stats;
+pub mod synthetic;
 pub mod units;
 pub mod warning;
 

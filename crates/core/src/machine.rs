@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+use crate::link::Link;
 use crate::stats::Spread;
 use crate::units::{format_si, Unit};
 
@@ -341,7 +342,8 @@ impl Pipe {
     }
 }
 
-/// What a ceiling bounds: a kind of arithmetic or a memory level.
+/// What a ceiling bounds: a kind of arithmetic, a memory level, a pipe or
+/// a link.
 ///
 /// One enum, so that every view walks one list of ceilings instead of two
 /// parallel ones; the unit of a ceiling's rate follows from it.
@@ -354,6 +356,9 @@ pub enum Resource {
     Memory(MemLevel),
     /// An instruction roof: warp instructions/s one pipe issues.
     Instruction(Pipe),
+    /// An interconnect roof: bytes/s between the host and a GPU, between
+    /// two GPUs, or a collective's bus bandwidth over several GPUs.
+    Link(Link),
 }
 
 impl Resource {
@@ -363,6 +368,7 @@ impl Resource {
             Resource::Compute(kind) => kind.rate_unit(),
             Resource::Memory(_) => Unit::BytePerSecond,
             Resource::Instruction(_) => Unit::InstPerSecond,
+            Resource::Link(_) => Unit::BytePerSecond,
         }
     }
 
@@ -372,15 +378,18 @@ impl Resource {
             Resource::Compute(kind) => kind.label(),
             Resource::Memory(level) => level.label(),
             Resource::Instruction(pipe) => pipe.label(),
+            Resource::Link(link) => link.label(),
         }
     }
 
-    /// The resource's family as JSON names it: "compute" or "memory".
+    /// The resource's family as JSON names it: "compute", "memory",
+    /// "instruction" or "link".
     pub fn family(self) -> &'static str {
         match self {
             Resource::Compute(_) => "compute",
             Resource::Memory(_) => "memory",
             Resource::Instruction(_) => "instruction",
+            Resource::Link(_) => "link",
         }
     }
 
@@ -390,6 +399,7 @@ impl Resource {
             Resource::Compute(kind) => kind.key(),
             Resource::Memory(level) => level.key(),
             Resource::Instruction(pipe) => pipe.key(),
+            Resource::Link(link) => link.key(),
         }
     }
 
@@ -603,6 +613,11 @@ impl Machine {
     /// The instruction-pipe ceilings (the instruction roofline's flat roofs).
     pub fn instruction(&self) -> impl Iterator<Item = &Ceiling> {
         self.ceilings.iter().filter(|c| matches!(c.resource, Resource::Instruction(_)))
+    }
+
+    /// The interconnect ceilings (host, peer and collective links).
+    pub fn links(&self) -> impl Iterator<Item = &Ceiling> {
+        self.ceilings.iter().filter(|c| matches!(c.resource, Resource::Link(_)))
     }
 
     /// The slanted (memory) ceilings.

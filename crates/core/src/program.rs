@@ -42,19 +42,30 @@ pub enum Verdict {
     ComputeBound,
     /// Below 30% of its roof and of every bandwidth: waiting on latency.
     LatencyBound,
+    /// An NCCL collective: judged against the interconnect (its % is of
+    /// the link roof), not the memory or compute roofs.
+    Communication,
     /// No point under a roof: no counters (or no FLOPs and bytes) for it.
     NoCounters,
 }
 
 impl Verdict {
     /// Every verdict, in the order views list them.
-    pub const ALL: [Verdict; 4] =
-        [Verdict::MemoryBound, Verdict::ComputeBound, Verdict::LatencyBound, Verdict::NoCounters];
+    pub const ALL: [Verdict; 5] = [
+        Verdict::MemoryBound,
+        Verdict::ComputeBound,
+        Verdict::LatencyBound,
+        Verdict::Communication,
+        Verdict::NoCounters,
+    ];
 
     /// The verdict of an analysed kernel: latency-bound when the diagnosis
     /// says so, else the side of the ridge; "no counters" when the kernel
-    /// has no % of roof.
+    /// has no % of roof; a collective is communication.
     pub fn of(a: &KernelAnalysis) -> Verdict {
+        if a.collective.is_some() {
+            return Verdict::Communication;
+        }
         if a.diagnosis.as_ref().is_some_and(|d| d.position == Position::LatencyBound) {
             return Verdict::LatencyBound;
         }
@@ -71,6 +82,7 @@ impl Verdict {
             Verdict::MemoryBound => "memory-bound",
             Verdict::ComputeBound => "compute-bound",
             Verdict::LatencyBound => "latency-bound",
+            Verdict::Communication => "communication",
             Verdict::NoCounters => "no counters",
         }
     }
@@ -81,6 +93,7 @@ impl Verdict {
             Verdict::MemoryBound => "memory_bound",
             Verdict::ComputeBound => "compute_bound",
             Verdict::LatencyBound => "latency_bound",
+            Verdict::Communication => "communication",
             Verdict::NoCounters => "no_counters",
         }
     }
@@ -265,7 +278,7 @@ impl ProgramView {
             seconds: f64,
             launches: u64,
             kernels: Vec<&'a str>,
-            per_verdict: [f64; 4],
+            per_verdict: [f64; Verdict::ALL.len()],
             saved_s: f64,
         }
         let mut groups: HashMap<String, GroupAcc> = HashMap::new();
@@ -293,7 +306,7 @@ impl ProgramView {
                 seconds: 0.0,
                 launches: 0,
                 kernels: Vec::new(),
-                per_verdict: [0.0; 4],
+                per_verdict: [0.0; Verdict::ALL.len()],
                 saved_s: 0.0,
             });
             g.seconds += r.duration_s;
@@ -348,6 +361,8 @@ impl ProgramView {
         for v in &mut by_verdict {
             v.share = share(v.seconds);
         }
+        // Communication is listed only for programs that have collectives.
+        by_verdict.retain(|v| v.verdict != Verdict::Communication || v.kernels > 0);
         opportunities.sort_by(|x, y| y.saved_s.total_cmp(&x.saved_s).then_with(|| x.name.cmp(&y.name)));
         opportunities.truncate(opts.top);
 
@@ -400,7 +415,7 @@ impl ProgramView {
 }
 
 fn verdict_index(v: Verdict) -> usize {
-    Verdict::ALL.iter().position(|x| *x == v).unwrap_or(3)
+    Verdict::ALL.iter().position(|x| *x == v).unwrap_or(Verdict::ALL.len() - 1)
 }
 
 fn short_name(a: &KernelAnalysis) -> &str {
@@ -428,6 +443,22 @@ mod tests {
         k.bytes.insert(MemLevel::Dram, bytes);
         k.duration_s = Some(seconds);
         k
+    }
+
+    /// An NCCL collective's time is communication in the program view,
+    /// not "no counters", even without a byte count (a timeline).
+    #[test]
+    fn a_collectives_time_is_communication() {
+        let m = Machine::simple("m", FlopKind::Fp32, 20e12, 1e12);
+        let mut nccl = Kernel::named("ncclDevKernel_AllReduce_Sum_f32_RING_LL", Origin::Measured);
+        nccl.duration_s = Some(0.002);
+        let ks = analyze(&m, &[nccl, kernel("A matmul", 1e10, 1e7, 0.010)]);
+        let v = ProgramView::from_kernels(&ks, &ProgramOptions::default());
+        let comm = v.verdict(Verdict::Communication).unwrap();
+        assert!(close(comm.seconds, 0.002) && comm.kernels == 1, "{comm:?}");
+        assert_eq!(v.verdict(Verdict::NoCounters).unwrap().seconds, 0.0);
+        let one_gpu = ProgramView::from_kernels(&ks[1..], &ProgramOptions::default());
+        assert!(one_gpu.verdict(Verdict::Communication).is_none(), "listed only with collectives");
     }
 
     /// Seed 002's dashboard on its ridge-20 machine (20 TFLOP/s, 1 TB/s):

@@ -29,6 +29,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::collective::CollectivePlacement;
 use crate::diagnosis::{diagnose, Diagnosis};
 use crate::kernel::{Kernel, LevelCaveat};
 use crate::machine::{FlopKind, Machine, MemLevel, Origin, Pipe, Resource};
@@ -345,6 +346,11 @@ pub struct KernelAnalysis {
     pub instructions: Option<InstructionAnalysis>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnosis: Option<Diagnosis>,
+    /// For NCCL kernels: their traffic against the interconnect roof
+    /// (`crate::collective`); their % of roof is that one, not a memory
+    /// level's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collective: Option<CollectivePlacement>,
 }
 
 impl KernelAnalysis {
@@ -499,9 +505,21 @@ pub fn analyze_kernel(machine: &Machine, kernel: &Kernel) -> KernelAnalysis {
         missing_ceilings,
         instructions: None,
         diagnosis: None,
+        collective: crate::collective::place(machine, kernel),
     };
-    analysis.instructions = instruction_analysis(machine, &analysis);
-    analysis.diagnosis = diagnose(machine, &analysis);
+    match &analysis.collective {
+        // A collective is judged against its link, not a memory level.
+        Some(c) => {
+            analysis.pct_of_roof = c.pct_of_roof;
+            analysis.pct_of_mix_roof = None;
+            analysis.bound = None;
+            analysis.limiter = None;
+        }
+        None => {
+            analysis.instructions = instruction_analysis(machine, &analysis);
+            analysis.diagnosis = diagnose(machine, &analysis);
+        }
+    }
     analysis
 }
 

@@ -100,6 +100,10 @@ pub struct AnalysisDocument {
     /// readers of the JSON; filled in on reading when a file lacks it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<ProgramView>,
+    /// The rank of a multi-process job this analysis is (written under
+    /// torchrun, mpirun or srun; `roofline merge` reads it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<crate::merge::RankInfo>,
 }
 
 impl AnalysisDocument {
@@ -112,6 +116,7 @@ impl AnalysisDocument {
             kernels,
             warnings: Vec::new(),
             program: None,
+            rank: None,
         };
         doc.set_program(&ProgramOptions::default());
         doc
@@ -164,18 +169,18 @@ struct Head {
     schema: Option<String>,
 }
 
-fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'static str) -> Result<T, DocumentError> {
+pub(crate) fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'static str) -> Result<T, DocumentError> {
     // A document of the expected version is read straight into its type:
     // no intermediate JSON tree, which for 100,000 kernels costs seconds and
     // several times the file's size in memory. Anything else (v1, another
-    // schema, bad JSON) takes the path that upgrades or explains.
+    // schema, bad JSON, early v2 text) takes the path that upgrades or explains.
     if let Ok(Head { schema: Some(found) }) = serde_json::from_str::<Head>(text) {
         if found == expected {
-            return serde_json::from_str(text).map_err(|source| DocumentError::Fields {
-                input: input.into(),
-                expected,
-                source,
-            });
+            // A file of this version written before diagnoses were typed
+            // (English evidence) fails here and is upgraded below.
+            if let Ok(doc) = serde_json::from_str(text) {
+                return Ok(doc);
+            }
         }
     }
     let mut value: serde_json::Value =

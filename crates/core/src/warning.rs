@@ -73,6 +73,11 @@ pub enum Warning {
     },
     /// A note of the capture reader about its input (names the input).
     Capture { message: String },
+    /// Rank files of one rank joined into one (a merge of several passes).
+    RanksJoined { rank: u32, inputs: Vec<String> },
+    /// The ranks were analysed against different machines; the merged job
+    /// is judged against the first one.
+    MachinesDiffer { machines: Vec<String>, judged_against: String },
     /// A page (HTML, SVG) shows only the kernels with the most GPU time;
     /// the JSON and CSV hold them all.
     PageShowsTop { shown: u64, left_out: u64, left_out_time_pct: f64 },
@@ -153,6 +158,13 @@ impl Warning {
                 format!("{how}; the {launches_analysed} launch(es) profiled before that are analysed")
             }
             Warning::Capture { message } => message.clone(),
+            Warning::RanksJoined { rank, inputs } => {
+                format!("rank {rank}: {} are joined into one rank (two passes of one process?)", inputs.join(" and "))
+            }
+            Warning::MachinesDiffer { machines, judged_against } => format!(
+                "the ranks were analysed against different machines ({}): the job is judged against {judged_against}",
+                list(machines)
+            ),
             Warning::PageShowsTop { shown, left_out, left_out_time_pct } => format!(
                 "This page shows the {shown} kernels with the most GPU time; the other {left_out} ({left_out_time_pct:.1}% of the GPU time) are in the analysis JSON and CSV. The summary counts all {}.",
                 shown + left_out

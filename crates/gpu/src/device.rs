@@ -170,6 +170,30 @@ pub fn theoretical(info: &DeviceInfo) -> Result<Machine, GpuError> {
     Ok(m)
 }
 
+/// The theoretical link roofs that involve GPU `ordinal` (its host link,
+/// its peer links, the collectives over every GPU), from NVML's view of the
+/// machine's PCIe and NVLink; and what could not be read. Without NVML
+/// there are none, and the second list says so.
+pub fn link_roofs(ordinal: usize) -> (Vec<roofline_core::machine::Ceiling>, Vec<String>) {
+    let nvml = match crate::nvml::init() {
+        Ok(n) => n,
+        Err(e) => return (Vec::new(), vec![format!("no theoretical link roofs: {e}")]),
+    };
+    let uuids: Vec<String> = match query_all() {
+        Ok(all) => all.into_iter().map(|d| d.uuid).collect(),
+        Err(e) => return (Vec::new(), vec![format!("no theoretical link roofs: {e}")]),
+    };
+    let (facts, warnings) = crate::nvml::link_facts(&nvml, &uuids);
+    let roofs = roofline_core::link::theoretical_links(&facts)
+        .into_iter()
+        .filter(|c| match c.resource {
+            roofline_core::machine::Resource::Link(l) => l.involves(ordinal as u8),
+            _ => false,
+        })
+        .collect();
+    (roofs, warnings)
+}
+
 /// A context on one GPU (the primary context).
 pub fn open(ordinal: usize) -> Result<Arc<CudaContext>, GpuError> {
     check_index(ordinal)?;

@@ -38,6 +38,10 @@ pub enum GpuError {
     UnknownCapability { cc: String, known: String },
     #[error("no benchmark matches '{name}'; known: {known}")]
     UnknownBenchmark { name: String, known: String },
+    #[error("NCCL (libnccl.so.2) not found: looked at {looked}; the collective roofs are not measured. Point at it with ROOFLINE_NCCL_LIB=/path/to/libnccl.so.2 (PyTorch ships one under site-packages/nvidia/nccl/lib) or put its folder on LD_LIBRARY_PATH")]
+    NoNccl { looked: String },
+    #[error("needs {needed} GPUs: this machine has {found}")]
+    NeedsGpus { needed: usize, found: usize },
     #[error("{library} call failed: {what}: {detail}")]
     Library { library: &'static str, what: String, detail: String },
     #[error("{bench}: {detail}")]

@@ -10,12 +10,14 @@
 //! memory and event timing. On a session, [`bench`] times the benchmark
 //! kernels and builds the measured machine, [`examples`] runs the bundled
 //! example kernels for the main job, and [`occupancy_check`] compares the
-//! occupancy calculator with the driver's own answer.
+//! occupancy calculator with the driver's own answer. [`nccl`] loads NCCL
+//! for the collective benchmarks (NVLink SHARP always off).
 
 pub mod bench;
 pub mod device;
 pub mod error;
 pub mod examples;
+pub mod nccl;
 pub mod nvml;
 pub mod nvrtc;
 pub mod occupancy_check;

@@ -16,6 +16,8 @@ use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
 use nvml_wrapper::Nvml;
 use serde::{Deserialize, Serialize};
 
+use roofline_core::link::{nvlink_bytes_per_s, GpuLinks, NvLinks, Pcie};
+
 use crate::error::GpuError;
 
 /// One reading.
@@ -140,6 +142,60 @@ pub fn info(nvml: &Nvml, uuid: &str) -> Result<NvmlInfo, String> {
         throttle: d.current_throttle_reasons().map(|r| throttle_names(r.bits())).unwrap_or_default(),
         other_processes: others,
     })
+}
+
+/// NVML's `NVML_NVLINK_MAX_LINKS`: links per GPU to ask about.
+const NVLINK_MAX_LINKS: u32 = 18;
+
+/// The links of the GPUs with these UUIDs, in CUDA order (index = CUDA
+/// ordinal): each one's PCIe link at its maximum generation and width, and
+/// its active NVLinks with where they lead (another GPU of the list, found
+/// by PCI bus id, or anything else: an NVSwitch). Links NVML cannot read are
+/// left out, with a sentence in the second list.
+pub fn link_facts(nvml: &Nvml, uuids: &[String]) -> (Vec<GpuLinks>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let devices: Vec<Option<nvml_wrapper::Device<'_>>> = uuids
+        .iter()
+        .map(|u| {
+            nvml.device_by_uuid(u.as_str()).map_err(|e| warnings.push(format!("NVML does not know {u}: {e}"))).ok()
+        })
+        .collect();
+    let bus = |b: &str| b.trim().to_ascii_lowercase().trim_start_matches("0000").to_string();
+    let bus_ids: Vec<Option<String>> =
+        devices.iter().map(|d| d.as_ref().and_then(|d| d.pci_info().ok()).map(|p| bus(&p.bus_id))).collect();
+    let mut out = Vec::new();
+    for (i, d) in devices.iter().enumerate() {
+        let Some(d) = d else { continue };
+        let gpu = i as u8;
+        let pcie = match (d.max_pcie_link_gen(), d.max_pcie_link_width()) {
+            (Ok(generation), Ok(lanes)) => Some(Pcie { generation, lanes }),
+            _ => None,
+        };
+        let mut nv = NvLinks::default();
+        for l in 0..NVLINK_MAX_LINKS {
+            let link = d.link_wrapper_for(l);
+            if !link.is_active().unwrap_or(false) {
+                continue;
+            }
+            nv.active += 1;
+            if nv.version == 0 {
+                nv.version = link.version().unwrap_or(0);
+            }
+            let remote = link.remote_pci_info().ok().map(|p| bus(&p.bus_id));
+            match remote.and_then(|r| bus_ids.iter().position(|b| b.as_deref() == Some(r.as_str()))) {
+                Some(peer) if peer != i => *nv.to_gpu.entry(peer as u8).or_insert(0) += 1,
+                _ => nv.to_switch += 1,
+            }
+        }
+        if nv.active > 0 && nvlink_bytes_per_s(nv.version).is_none() {
+            warnings.push(format!(
+                "GPU {i}: NVLink version {} is not in the tool's table: no theoretical NVLink roof",
+                nv.version
+            ));
+        }
+        out.push(GpuLinks { gpu, pcie, nvlink: (nv.active > 0).then_some(nv) });
+    }
+    (out, warnings)
 }
 
 /// A thread reading one GPU's clocks every `period` until dropped.

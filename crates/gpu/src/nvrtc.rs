@@ -24,6 +24,8 @@ pub const TENSOR_CHECK: &str = include_str!("../kernels/tensor_check.cu");
 pub const L2_TMA: &str = include_str!("../kernels/l2_tma.cu");
 /// The instruction micro-benchmarks (INT32, MUFU, shared memory, atomics, load issue).
 pub const INSTRUCTIONS: &str = include_str!("../kernels/instructions.cu");
+/// The interconnect benchmarks (peer copies; inputs and checks of every link benchmark).
+pub const INTERCONNECT: &str = include_str!("../kernels/interconnect.cu");
 
 /// The environment variable naming a folder to write every CUBIN to.
 pub const CUBIN_DIR_ENV: &str = "ROOFLINE_CUBIN_DIR";

@@ -438,6 +438,16 @@ impl Plan {
                 }
             }
         }
+        // Some ncu versions list the NVLink counters under a prefix
+        // ("NVLTX.TriageCompute.nvltx__bytes"): the same counter by its tail.
+        for (slot, tail) in crate::collectives::NVLINK_TAILS {
+            if slots[slot as usize].is_none() {
+                if let Some(i) = names.iter().position(|c| c.ends_with(&format!(".{tail}"))) {
+                    slots[slot as usize] =
+                        Some(SlotColumn { col: i, via: Via::Direct(1.0), scale: base_scale(slot, Via::Direct(1.0)) });
+                }
+            }
+        }
         let mut by_kind: BTreeMap<FlopKind, Vec<(String, usize)>> = BTreeMap::new();
         let mut stalls = Vec::new();
         let mut pipes = Vec::new();

@@ -6,10 +6,13 @@
 //! memory level and diagnosis evidence; [`aggregate`] sums launches per
 //! kernel; [`analyse`] places every kernel under its roofs with
 //! `roofline_core::roofline`, against the counters' own peaks and, when
-//! given, a measured machine.
+//! given, a measured machine. [`collectives`] says which counters and
+//! ncu options NCCL's kernels need (NVLink bytes, one replay pass, ranks
+//! in lockstep).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod aggregate;
+pub mod collectives;
 pub mod csv;
 pub mod demangle;
 pub mod metrics;

@@ -90,9 +90,13 @@ pub enum Slot {
     GlobalReductionInstructions,
     GenericAtomicAluInstructions,
     GenericAtomicCasInstructions,
+    /// Bytes received over NVLink (multi-GPU machines only).
+    NvlinkRx,
+    /// Bytes sent over NVLink.
+    NvlinkTx,
 }
 
-pub const SLOT_COUNT: usize = Slot::GenericAtomicCasInstructions as usize + 1;
+pub const SLOT_COUNT: usize = Slot::NvlinkTx as usize + 1;
 
 /// How a column turns into a slot's value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -181,6 +185,12 @@ pub const COLUMNS: &[(Slot, &str, Via)] = &[
     (Slot::BankConflictsLoad, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", Via::Direct(1.0)),
     (Slot::BankConflictsStore, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", Via::Direct(1.0)),
     (Slot::ExcessiveSectors, "derived__memory_l2_theoretical_sectors_global_excessive", Via::Direct(1.0)),
+    (Slot::NvlinkRx, "nvlrx__bytes_data_user.sum", Via::Direct(1.0)),
+    (Slot::NvlinkRx, "nvlrx__bytes.sum", Via::Direct(1.0)),
+    (Slot::NvlinkRx, "nvlrx__bytes.sum.per_second", Via::PerSecond(1.0)),
+    (Slot::NvlinkTx, "nvltx__bytes_data_user.sum", Via::Direct(1.0)),
+    (Slot::NvlinkTx, "nvltx__bytes.sum", Via::Direct(1.0)),
+    (Slot::NvlinkTx, "nvltx__bytes.sum.per_second", Via::PerSecond(1.0)),
     (Slot::Waves, "launch__waves_per_multiprocessor", Via::Direct(1.0)),
     (Slot::SmCount, "launch__sm_count", Via::Direct(1.0)),
     (Slot::SmCount, "device__attribute_multiprocessor_count", Via::Direct(1.0)),
@@ -266,6 +276,7 @@ pub fn blocks(slot: Slot) -> &'static str {
         | Slot::GridSize
         | Slot::BankConflictsLoad
         | Slot::BankConflictsStore => "launch details in the diagnosis",
+        Slot::NvlinkRx | Slot::NvlinkTx => "the NVLink bytes of collectives (multi-GPU machines)",
         Slot::Waves | Slot::SmCount | Slot::SmCyclesActive => "the launch-shape evidence (waves, tail, idle SMs)",
         Slot::MaxSmClock => "the clock in the verdict (the GPU's maximum clock)",
         Slot::DramReadBytes | Slot::DramWriteBytes => "the DRAM roof for the kernel's own read:write mix",
@@ -299,6 +310,8 @@ pub fn reported_when_missing(slot: Slot) -> bool {
             | Slot::LimitBarriers
             | Slot::BankConflictsLoad
             | Slot::BankConflictsStore
+            | Slot::NvlinkRx
+            | Slot::NvlinkTx
             | Slot::SharedWavefronts
             | Slot::TmaLoadSectors
             | Slot::AsyncCopyInstructions
@@ -369,6 +382,9 @@ pub fn metrics_for(cc_major: Option<u32>, known: Option<&HashSet<String>>) -> (V
             keep.push(format!("{b}.sum.peak_sustained"));
         }
     }
+    // NVLink counters exist only on machines with NVLinks: asked for when
+    // this ncu offers them, never reported missing otherwise.
+    keep.extend(crate::collectives::nvlink_metrics(known));
     (keep, dropped)
 }
 

@@ -191,6 +191,8 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         // Every launch weighs more than zero (1 ns without a duration).
         stalls: stalls.into_iter().map(|(r, (n, w))| (r, n / w)).collect(),
         counter_pct_of_roof: None,
+        nvlink_rx_bytes: total(launches, Slot::NvlinkRx),
+        nvlink_tx_bytes: total(launches, Slot::NvlinkTx),
         shared_wavefronts: total(launches, Slot::SharedWavefronts),
         waves: first(launches, Slot::Waves),
         sm_count: first(launches, Slot::SmCount),

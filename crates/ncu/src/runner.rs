@@ -175,6 +175,17 @@ pub fn query_known(ncu: &Path) -> Option<HashSet<String>> {
     (!known.is_empty()).then_some(known)
 }
 
+/// `ncu --help`, to see which options this version has (empty when it
+/// cannot be run).
+pub fn help_text(ncu: &Path) -> String {
+    Command::new(ncu)
+        .arg("--help")
+        .stdin(Stdio::null())
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
+}
+
 /// The compute capability's major number, from nvidia-smi when present.
 pub fn local_cc_major() -> Option<u32> {
     let out = Command::new("nvidia-smi")

@@ -173,6 +173,64 @@ fn snapshot_tour() {
     snapshots("tour_samples", &tour(), Json::Snapshot);
 }
 
+/// Two synthetic ranks merged: GEMMs, memory-bound kernels and NCCL
+/// collectives with NVLink bytes, the last rank slower in its GEMMs.
+fn merged_job() -> roofline_core::merge::MergedDocument {
+    let mut m = roofline_core::merge::Merger::new(None);
+    for r in 0..2 {
+        let doc = roofline_core::synthetic::rank(r, 2, 64, 8, false);
+        m.add(doc, &format!("job.rank{r}.json"), r).unwrap();
+    }
+    m.finish(Producer::new("samples")).unwrap()
+}
+
+/// A machine with interconnect roofs: the synthetic pair's theoretical
+/// links and a measured all-reduce bus bandwidth beside them.
+fn machine_with_links() -> MachineDocument {
+    use roofline_core::collective::CollectiveOp;
+    use roofline_core::link::{Engine, Link};
+    use roofline_core::machine::{Ceiling, ClockBasis, Provenance, Resource};
+    use roofline_core::stats::Spread;
+    let mut m = roofline_core::synthetic::machine(2);
+    let measured = |link: Link, rate: f64, name: &str| {
+        Ceiling::new(Resource::Link(link), name, rate, Provenance::new(Origin::Measured, "sample"))
+            .with_spread(Spread::from_samples(&[rate * 0.99, rate, rate * 1.01]).ok())
+            .with_clock(ClockBasis::sm(1980.0, "sample"))
+    };
+    m.ceilings.push(measured(
+        Link::Peer { from: 0, to: 1, engine: Engine::CopyEngine, both_ways: false },
+        372e9,
+        "GPU 0 -> GPU 1 copy engine, write (measured)",
+    ));
+    m.ceilings.push(measured(
+        Link::Collective { op: CollectiveOp::AllReduce, gpus: 2 },
+        361e9,
+        "all-reduce bus over 2 GPUs (measured)",
+    ));
+    MachineDocument::new(m, Producer::new("samples"))
+}
+
+#[test]
+fn snapshot_merged_job() {
+    let job = merged_job();
+    let same = |j: &str| {
+        let back = roofline_core::merge::read_merged(j, "json").unwrap();
+        back.ranks.len() == 2 && back.kernels.len() == merged_job().kernels.len()
+    };
+    snapshots("merged_job", &job, Json::ReadsBackAs(same));
+    assert_same_units("merged", &job);
+}
+
+#[test]
+fn snapshot_machine_with_links() {
+    let m = machine_with_links();
+    snapshots("machine_links", &m, Json::ReadsBackAs(|j| same_json(j, &read_machine(j, "json").unwrap())));
+    assert_same_units("machine with links", &m);
+    let text = render(&m, Format::Table, &opts(true)).unwrap();
+    // The measured copy beside its wire: 372 of 450 GB/s.
+    assert!(text.contains("83%"), "{text}");
+}
+
 #[test]
 fn snapshot_known_gpus() {
     snapshots("known_gpus", &KnownGpus::default(), Json::Snapshot);

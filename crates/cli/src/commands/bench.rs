@@ -35,7 +35,8 @@ pub struct Args {
 
     /// Only the benchmarks whose id starts with one of these (comma-separated):
     /// dram, l2, l1, fp64, fp32, fp16, tensor, sweep, int, sfu, shared, atomic,
-    /// lsu, or a full id such as tensor.bf16 or sfu.ex2.
+    /// lsu, link (or interconnect: host, peer and NCCL bandwidth; link.h2d,
+    /// link.p2p, link.nccl), or a full id such as tensor.bf16 or sfu.ex2.
     #[arg(long, value_name = "IDS", value_delimiter = ',')]
     pub only: Vec<String>,
 }
@@ -53,7 +54,8 @@ pub(crate) fn gpu_error(e: GpuError) -> anyhow::Error {
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
-    bench::suite::select(bench::suite::suite(), &args.only).map_err(|e| bad_input(format!("--only: {e}")))?;
+    // Every id a machine of two GPUs has: the link ids depend on the machine.
+    bench::suite::select(bench::suite::suite_for(0, 2), &args.only).map_err(|e| bad_input(format!("--only: {e}")))?;
     let devices: Vec<usize> = if args.all_devices {
         (0..roofline_gpu::device::device_count().map_err(gpu_error)?).collect()
     } else {

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
+use roofline_core::merge::RankInfo;
 use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
 use roofline_ncu::runner::find_ncu;
 use roofline_ncu::{analyse, read_capture, ByteConvention, Capture, CsvError, Options};
@@ -153,26 +154,30 @@ pub fn read_csv(path: &Path) -> anyhow::Result<Capture> {
 
 /// Analyses a capture and prints it; warnings go to stderr and into the
 /// document. `created` is when the capture was taken, when known (a
-/// `profile` run; an imported file does not say).
+/// `profile` run; an imported file does not say); `rank` is the rank of a
+/// multi-process job the capture came from, under a launcher.
 pub fn report(
     cap: &Capture,
     args: &AnalysisArgs,
     command: &str,
     detail: &str,
     created: Option<String>,
+    rank: Option<RankInfo>,
     out: &Output,
 ) -> anyhow::Result<()> {
-    report_with(cap, args, command, detail, created, out, |_| {})
+    report_with(cap, args, command, detail, created, rank, out, |_| {})
 }
 
 /// [`report`], with `adjust` applied to the document before it is written
 /// (profile's two passes put the timeline's program view in).
+#[allow(clippy::too_many_arguments)]
 pub fn report_with(
     cap: &Capture,
     args: &AnalysisArgs,
     command: &str,
     detail: &str,
     created: Option<String>,
+    rank: Option<RankInfo>,
     out: &Output,
     adjust: impl FnOnce(&mut AnalysisDocument),
 ) -> anyhow::Result<()> {
@@ -195,6 +200,7 @@ pub fn report_with(
         a.kernels,
     );
     doc.warnings = a.warnings;
+    doc.rank = rank;
     out.check_analysis(&doc)?;
     out.info(&format!("{} launch(es) of {} kernel(s) analysed", cap.launches.len(), doc.kernels.len()));
     adjust(&mut doc);
@@ -215,6 +221,6 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     out.protect_inputs(&[], &inputs)?;
     let cap = if is_report(&args.file) { read_report(&args.file, args.ncu.as_deref())? } else { read_csv(&args.file)? };
     let input = args.file.display().to_string();
-    report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, out)?;
+    report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, None, out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod check;
 pub mod diff;
 pub mod import;
+pub mod merge;
 pub mod model;
 pub mod occupancy;
 pub mod peaks;

@@ -33,7 +33,8 @@ pub struct Args {
 }
 
 /// The theoretical machine of one local GPU, from its live attributes, with
-/// NVML's clocks, temperature, power and throttle reasons as notes.
+/// NVML's clocks, temperature, power and throttle reasons as notes, and its
+/// link roofs (PCIe to the host, NVLink or PCIe to the other GPUs).
 fn live_machine(d: usize) -> Result<roofline_core::machine::Machine, GpuError> {
     let info = device::query(d)?;
     let mut m = device::theoretical(&info)?;
@@ -60,6 +61,9 @@ fn live_machine(d: usize) -> Result<roofline_core::machine::Machine, GpuError> {
         }
         Err(e) => m.notes.push(e),
     }
+    let (links, notes) = device::link_roofs(d);
+    m.ceilings.extend(links);
+    m.notes.extend(notes);
     Ok(m)
 }
 

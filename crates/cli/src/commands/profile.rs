@@ -15,14 +15,24 @@
 //! from the replays. The program's output goes to stderr; if it fails or is
 //! interrupted midway, what was collected is analysed and the exit status
 //! reported.
+//!
+//! Under torchrun, mpirun or srun each rank profiles itself in one pass and
+//! writes its own file (`-o job.rank{rank}.json`); NCCL's kernels are then
+//! profiled without replaying a collective on one rank alone
+//! (`--collectives`, see `roofline_ncu::collectives`), and `roofline merge`
+//! joins the ranks.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use roofline_core::merge::RankInfo;
 use roofline_core::program::{ProgramOptions, ProgramView};
 use roofline_core::units::format_percent;
-use roofline_ncu::runner::{find_ncu, metric_list, parse_progress, private_log, Filters, Progress, Run};
+use roofline_ncu::collectives::{self, Mode};
+use roofline_ncu::runner::{
+    find_ncu, help_text, metric_list, parse_progress, private_log, query_known, Filters, Progress, Run,
+};
 use roofline_ncu::{read_capture, Capture, CsvError, ProgramExit};
 use roofline_timeline::plan::{launch_rows, Plan, PlanOptions};
 use roofline_timeline::ActivityKind;
@@ -38,7 +48,17 @@ use crate::streams::message;
   roofline profile -- ./app --size 4096
   roofline profile --coverage 99 --launches-per-kernel 3 -- python3 train.py
   roofline profile --one-pass -k regex:gemm -c 10 -- python3 train.py
-  roofline profile --nvtx-include \"step/\" --machine h200.json -o app.json -- ./app")]
+  roofline profile --nvtx-include \"step/\" --machine h200.json -o app.json -- ./app
+  torchrun --nproc_per_node 2 --no-python roofline profile -o job.rank{rank}.json -- python3 train.py
+  mpirun -np 4 roofline profile -o job.rank{rank}.json -- ./app
+
+Under a launcher of several ranks each rank profiles itself in one ncu pass.
+Collectives (--collectives): auto profiles every kernel of a single process;
+under a launcher of several ranks it keeps the ranks of NCCL's kernels in
+lockstep where this ncu can (--lockstep-kernel-launch), and otherwise leaves
+NCCL's kernels out (replaying a collective on one rank hangs the job): profile
+them in a second run with --collectives only (one pass: duration and NVLink
+bytes) and give both files to `roofline merge`.")]
 pub struct Args {
     /// Nsight Compute to use (default: PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin).
     #[arg(long, value_name = "PATH")]
@@ -92,6 +112,11 @@ pub struct Args {
     #[arg(long = "ncu-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub ncu_args: Vec<String>,
 
+    /// How to profile NCCL's kernels: auto, all, skip, only (one pass of
+    /// duration and NVLink bytes) or lockstep (every rank's ncu in step).
+    #[arg(long, default_value = "auto", value_name = "MODE")]
+    pub collectives: String,
+
     /// Keep ncu's raw CSV in FILE (to `roofline import` later).
     #[arg(long, value_name = "FILE")]
     pub save_csv: Option<PathBuf>,
@@ -125,10 +150,32 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     }
     // Check the machine flags before a long profiling run.
     args.analysis.options()?;
+    let mode = Mode::parse(&args.collectives).ok_or_else(|| {
+        bad_input(format!("--collectives {}: expected auto, all, skip, only or lockstep", args.collectives))
+    })?;
+    let rank = crate::ranks::from_env()?;
     let ncu = find_ncu(args.ncu.as_deref())?;
-    let metrics = match &args.metrics {
-        Some(m) => m.clone(),
-        None => {
+    let world = rank.as_ref().map(|r| r.world_size.unwrap_or(2));
+    let needs_help = matches!(mode, Mode::Auto | Mode::Lockstep) && world.is_some_and(|w| w > 1);
+    let help = if needs_help { help_text(&ncu) } else { String::new() };
+    let known = if mode == Mode::Only { query_known(&ncu) } else { None };
+    let coll = collectives::plan(mode, world, &help, known.as_ref()).map_err(bad_input)?;
+    if let (Some(filter), Some(k)) = (coll.kernel_filter, &args.kernel_name) {
+        if matches!(mode, Mode::Skip | Mode::Only) {
+            return Err(bad_input(format!(
+                "-k {k} and --collectives {}: that mode sets the kernel filter itself ({filter}); use --collectives all with -k",
+                args.collectives
+            )));
+        }
+        out.info(&format!("-k {k} kept; NCCL kernels it matches are profiled as usual"));
+    }
+    if let Some(n) = &coll.note {
+        out.info(&format!("roofline: {n}"));
+    }
+    let metrics = match (&args.metrics, &coll.metrics) {
+        (Some(m), _) => m.clone(),
+        (None, Some(m)) => m.clone(),
+        (None, None) => {
             let (list, dropped) = metric_list(&ncu);
             if !dropped.is_empty() {
                 out.info(&format!(
@@ -147,11 +194,15 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         || !args.nvtx_include.is_empty()
         || !args.nvtx_exclude.is_empty();
     if args.one_pass {
-        return one_pass(args, out, &ncu, &metrics, args.timeout);
+        return one_pass(args, out, &ncu, &metrics, args.timeout, &coll, rank);
     }
     if explicit_filters {
         out.info("-k/-c/-s/--nvtx-include/--nvtx-exclude choose the launches themselves: one ncu pass over them, times from the replays (no timeline)");
-        return one_pass(args, out, &ncu, &metrics, args.timeout);
+        return one_pass(args, out, &ncu, &metrics, args.timeout, &coll, rank);
+    }
+    if world.is_some_and(|w| w > 1) || mode != Mode::Auto {
+        out.info("ranks of a multi-process job (or --collectives set): one ncu pass per rank, times from the replays");
+        return one_pass(args, out, &ncu, &metrics, args.timeout, &coll, rank);
     }
     let (inject, cupti) = match injection(None, None) {
         Ok(found) => found,
@@ -159,7 +210,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             out.warn(&format!(
                 "no timeline first ({e}); profiling every launch in one ncu pass instead, with times from the replays (--one-pass does this on purpose)"
             ));
-            return one_pass(args, out, &ncu, &metrics, args.timeout);
+            return one_pass(args, out, &ncu, &metrics, args.timeout, &coll, rank);
         }
     };
     let rec = record(
@@ -193,7 +244,15 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         out.warn(&format!(
             "pass 1 recorded no kernel launch of {program}; profiling every launch in one ncu pass instead (--one-pass does this on purpose)"
         ));
-        return one_pass(args, out, &ncu, &metrics, args.timeout.map(|t| t.saturating_sub(started.elapsed())));
+        return one_pass(
+            args,
+            out,
+            &ncu,
+            &metrics,
+            args.timeout.map(|t| t.saturating_sub(started.elapsed())),
+            &coll,
+            rank,
+        );
     }
     let plan = Plan::of(
         &rec.timeline,
@@ -259,7 +318,7 @@ fn two_pass_report(
     let planned = plan.kernels.len();
     let coverage = plan.covered_share;
     let detail = format!("{} ({how})", args.command.join(" "));
-    report_with(cap, &args.analysis, &command_line, &detail, created, out, |doc| {
+    report_with(cap, &args.analysis, &command_line, &detail, created, None, out, |doc| {
         let by_name: std::collections::HashMap<&str, &str> =
             doc.kernels.iter().rev().map(|k| (k.kernel.name.as_str(), k.kernel.id.as_str())).collect();
         let rows = launch_rows(tl, |name, mangled| {
@@ -424,15 +483,19 @@ fn one_pass(
     ncu: &std::path::Path,
     metrics: &[String],
     timeout: Option<Duration>,
+    collectives: &collectives::Plan,
+    rank: Option<RankInfo>,
 ) -> anyhow::Result<ExitCode> {
+    let mut extra = collectives.extra.clone();
+    extra.extend(args.ncu_args.iter().cloned());
     let filters = Filters {
-        kernel_name: args.kernel_name.clone(),
+        kernel_name: args.kernel_name.clone().or(collectives.kernel_filter.map(String::from)),
         launch_count: args.launch_count,
         launch_skip: args.launch_skip,
         nvtx_include: args.nvtx_include.clone(),
         nvtx_exclude: args.nvtx_exclude.clone(),
     };
-    let pass = ncu_pass(args, out, ncu, metrics, filters, args.ncu_args.clone(), timeout, None)?;
+    let pass = ncu_pass(args, out, ncu, metrics, filters, extra, timeout, None)?;
     let cap = match pass.cap {
         Ok(c) => c,
         Err(e @ CsvError::CounterPermission { .. }) => {
@@ -447,7 +510,7 @@ fn one_pass(
     cap.program_exit = pass.exit;
     let command_line = format!("roofline profile -- {}", args.command.join(" "));
     let created = Some(super::bench::now_rfc3339());
-    let reported = report(&cap, &args.analysis, &command_line, &args.command.join(" "), created, out);
+    let reported = report(&cap, &args.analysis, &command_line, &args.command.join(" "), created, rank, out);
     keep_log_on_failure(out, pass.log_dir, &pass.saved, &reported);
     pass.saved?;
     reported?;

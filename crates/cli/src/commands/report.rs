@@ -7,9 +7,11 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_report::{chart_notes, ChartOptions, Format};
+use roofline_core::schema::AnalysisDocument;
+use roofline_report::{chart_notes, ChartOptions, Describe, Format};
+use serde::Serialize;
 
-use crate::analysis_file::read_analysis_file;
+use crate::analysis_file::{read_input, AnalysisInput};
 use crate::error::bad_input;
 use crate::output::Output;
 
@@ -25,7 +27,10 @@ The kind of file written with -o follows its extension: .html, .md, .svg,
 .json; otherwise --format decides (markdown, json, csv, chart; table means HTML).")]
 pub struct Args {
     /// An analysis (roofline.analysis/v2 JSON, from `roofline model`,
-    /// `import` or `profile` with --format json or -o FILE.json).
+    /// `import` or `profile` with --format json or -o FILE.json), or a job
+    /// of several ranks (roofline.merged/v1, from `roofline merge`), or a
+    /// machine (roofline.machine/v2, from `roofline bench -o` or `peaks -o`:
+    /// its roofs, link roofs included, in any format).
     #[arg(value_name = "ANALYSIS")]
     pub analysis: PathBuf,
 
@@ -72,18 +77,54 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             )));
         }
     }
-    let whole = read_analysis_file(&args.analysis)?;
-    // A page shows the kernels with the most time of a huge analysis; JSON and CSV all of them.
-    let page = roofline_report::page_view(&whole);
-    let page_doc = page.as_ref().unwrap_or(&whole);
-    let doc_for = |f: Format| if matches!(f, Format::Json | Format::Csv) { &whole } else { page_doc };
-    let notes = chart_notes(page_doc);
+    let input = match read_input(&args.analysis) {
+        Ok(i) => i,
+        Err(e) => match machine_document(&args.analysis) {
+            Some(m) => return emit(&m, &m, args, out),
+            None => return Err(e),
+        },
+    };
+    match &input {
+        AnalysisInput::One(whole) => {
+            // A page shows the kernels with the most time of a huge analysis; JSON and CSV all of them.
+            let page = roofline_report::page_view(whole);
+            let page_doc = page.as_ref().unwrap_or(whole);
+            warn_chart_notes(page_doc, out);
+            emit(whole.as_ref(), page_doc, args, out)
+        }
+        AnalysisInput::Job(job) => {
+            warn_chart_notes(&job.job, out);
+            emit(job.as_ref(), job.as_ref(), args, out)
+        }
+    }
+}
+
+fn warn_chart_notes(doc: &AnalysisDocument, out: &Output) {
+    let notes = chart_notes(doc);
     for note in notes.iter().take(CHART_NOTES_SHOWN) {
         out.warn(note);
     }
     if notes.len() > CHART_NOTES_SHOWN {
         out.warn(&format!("{} more such notes are on the page", notes.len() - CHART_NOTES_SHOWN));
     }
+}
+
+/// The file as a machine document, when it is one (its roofs are shown
+/// as `bench` and `peaks` show them, in every format).
+fn machine_document(path: &std::path::Path) -> Option<roofline_core::schema::MachineDocument> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let head = &text[..text.len().min(512)];
+    if !head.contains(roofline_core::schema::MACHINE_SCHEMA) {
+        return None;
+    }
+    roofline_core::schema::read_machine(&text, &path.display().to_string()).ok()
+}
+
+/// Renders a document as the report: a page to a file, or text on stdout.
+/// `whole` goes to JSON and CSV; `page_doc` (the kernels with the most
+/// time, for a huge analysis) to the pages and the terminal.
+fn emit<D: Describe + Serialize>(whole: &D, page_doc: &D, args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    let doc_for = |f: Format| if matches!(f, Format::Json | Format::Csv) { whole } else { page_doc };
     let mut out = out.preferring(Format::Html);
     out.render.chart =
         ChartOptions { width: args.chart_width() as f64, title: args.title.clone(), ..ChartOptions::default() };

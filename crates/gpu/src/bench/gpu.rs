@@ -5,6 +5,7 @@
 use cudarc::driver::{CudaSlice, PushKernelArg};
 
 use super::executor::{Candidate, Executor, Plan, Prepared};
+use super::interconnect::{self, Links};
 use super::suite::{BenchSpec, SuiteConfig, What};
 use super::{compute, instructions, memory, tensor, verify};
 use crate::error::GpuError;
@@ -19,6 +20,7 @@ pub const TENSOR_CHECK: &str = "tensor_check.cu";
 pub const INSTRUCTIONS: &str = "instructions.cu";
 /// Hopper and newer only.
 pub const L2_TMA: &str = "l2_tma.cu";
+pub const INTERCONNECT: &str = "interconnect.cu";
 
 /// One benchmark's buffers and kernels on the GPU.
 pub(crate) trait Workload {
@@ -122,22 +124,31 @@ pub(crate) struct GpuExecutor {
     cublaslt: bool,
     current: Option<Box<dyn Workload>>,
     warnings: Vec<String>,
+    /// The other GPUs, peer access and NCCL, for the link benchmarks.
+    links: Links,
 }
 
 impl GpuExecutor {
-    /// Compiles the benchmark sources for the session's device.
-    pub fn new(mut session: Session, sampler: Option<Sampler>, cublaslt: bool) -> Result<GpuExecutor, GpuError> {
+    /// Compiles the benchmark sources for the session's device; `gpus` is
+    /// how many GPUs the machine has (for the link benchmarks).
+    pub fn new(
+        mut session: Session,
+        sampler: Option<Sampler>,
+        cublaslt: bool,
+        gpus: usize,
+    ) -> Result<GpuExecutor, GpuError> {
         let mut sources = vec![
             (MEMORY, nvrtc::MEMORY),
             (COMPUTE, nvrtc::COMPUTE),
             (TENSOR_CHECK, nvrtc::TENSOR_CHECK),
             (INSTRUCTIONS, nvrtc::INSTRUCTIONS),
+            (INTERCONNECT, nvrtc::INTERCONNECT),
         ];
         if session.info().attrs.cc.major >= 9 {
             sources.push((L2_TMA, nvrtc::L2_TMA));
         }
         session.load_sources(&sources)?;
-        Ok(GpuExecutor { session, sampler, cublaslt, current: None, warnings: Vec::new() })
+        Ok(GpuExecutor { session, sampler, cublaslt, current: None, warnings: Vec::new(), links: Links::new(gpus) })
     }
 
     pub fn session(&self) -> &Session {
@@ -161,6 +172,15 @@ impl Executor for GpuExecutor {
                 return Ok(Prepared::Skip("skipped (no cuBLASLt)".into()));
             }
         }
+        if let What::Link(link) = spec.what {
+            return match interconnect::prepare(&mut self.links, &self.session, spec, cfg, &mut self.warnings, link)? {
+                Ok((w, plan)) => {
+                    self.current = Some(w);
+                    Ok(Prepared::Plan(plan))
+                }
+                Err(why) => Ok(Prepared::Skip(why)),
+            };
+        }
         let mut setup = Setup { s: &self.session, spec, cfg, warnings: &mut self.warnings };
         let (w, plan) = match spec.what {
             What::DramRead | What::DramWrite | What::DramCopy | What::DramTriad | What::DramAdd => {
@@ -177,6 +197,7 @@ impl Executor for GpuExecutor {
             What::SharedInst(op) => instructions::shared(&mut setup, op)?,
             What::Atomic(space) => instructions::atomic(&mut setup, space)?,
             What::LoadIssue => instructions::load_issue(&mut setup)?,
+            What::Link(_) => return Err(GpuError::bench(&spec.id, "a link benchmark reached the single-GPU path")),
         };
         self.current = Some(w);
         Ok(Prepared::Plan(plan))

@@ -3,6 +3,7 @@
 //! primary measured roof, the others secondary roofs drawn beneath it.
 
 use roofline_core::arch::InstOp;
+use roofline_core::link::Link;
 use roofline_core::machine::{
     Ceiling, ClockBasis, FlopKind, Machine, MemLevel, Origin, Pipe, Provenance, Resource, StreamPattern,
 };
@@ -31,6 +32,15 @@ fn provenance(r: &BenchResult) -> Provenance {
 
 /// The theoretical ceiling a result is judged against, and what to call it.
 fn bound_of<'a>(r: &BenchResult, theoretical: &'a Machine) -> Option<(&'a Ceiling, String)> {
+    if let What::Link(lb) = r.what {
+        let link = lb.link()?;
+        let bound = match link {
+            Link::Collective { .. } => link,
+            _ => link.wire()?,
+        };
+        let c = theoretical.links().find(|c| c.resource == Resource::Link(bound) && !c.secondary)?;
+        return Some((c, format!("the theoretical bound of {} ({})", bound.path(), c.clock.basis)));
+    }
     if let Some(level) = r.what.level() {
         // L2 has no theoretical roof; it cannot outrun the SMs' L1/shared.
         let roof = if level == MemLevel::L2 { MemLevel::L1 } else { level };
@@ -55,7 +65,15 @@ fn bound_of<'a>(r: &BenchResult, theoretical: &'a Machine) -> Option<(&'a Ceilin
 /// loop, say). Above an unconfirmed roof it is a warning, since the table
 /// row may be the one that is wrong.
 pub fn plausible(r: &BenchResult, theoretical: &Machine, max_sm_mhz: Option<f64>) -> Result<Option<String>, String> {
-    let Some((c, what)) = bound_of(r, theoretical) else { return Ok(None) };
+    let Some((c, what)) = bound_of(r, theoretical) else {
+        return Ok(matches!(r.what, What::Link(_)).then(|| {
+            format!(
+                "{}: no theoretical link bound to check {} against (NVML could not say what the link is)",
+                r.id,
+                format_si(r.rate.median, r.unit)
+            )
+        }));
+    };
     let scale = match (r.what.level(), max_sm_mhz, c.clock.sm_mhz) {
         (None, Some(max), Some(at)) if at > 0.0 && max > at => max / at,
         _ => 1.0,
@@ -118,6 +136,7 @@ pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: 
     let (ceilings, rejected) = instruction_ceilings(results, l1);
     m.ceilings.extend(ceilings);
     m.notes.extend(rejected);
+    m.ceilings.extend(link_ceilings(results));
     for s in sweeps {
         if let Some(r) = &s.ridge {
             m.notes.push(format!(
@@ -144,6 +163,43 @@ pub fn measured_machine(theoretical: &Machine, results: &[BenchResult], sweeps: 
         }
     }
     m
+}
+
+/// The measured link roofs: per link (path, engine, one or both ways) the
+/// faster of its issuers (write, read) is the primary roof and the other a
+/// secondary one; a collective's roof is its best bus bandwidth.
+fn link_ceilings(results: &[BenchResult]) -> Vec<Ceiling> {
+    let mut out: Vec<Ceiling> = Vec::new();
+    let mut links: Vec<Link> = results
+        .iter()
+        .filter_map(|r| match r.what {
+            What::Link(lb) => lb.link(),
+            _ => None,
+        })
+        .collect();
+    links.sort();
+    links.dedup();
+    for link in links {
+        let mut rs: Vec<&BenchResult> =
+            results.iter().filter(|r| matches!(r.what, What::Link(lb) if lb.link() == Some(link))).collect();
+        rs.sort_by(|a, b| b.rate.median.total_cmp(&a.rate.median));
+        for (i, r) in rs.iter().enumerate() {
+            let What::Link(lb) = r.what else { continue };
+            let name = match (link, lb.issuer()) {
+                (Link::Collective { op, gpus }, _) => format!("{} over {gpus} GPUs (measured)", op.bus_label()),
+                (_, Some(how)) => {
+                    format!("{} {}, {how} (measured)", link.path(), link.label().trim_start_matches("peer "))
+                }
+                _ => format!("{} (measured)", link.path()),
+            };
+            let mut c = Ceiling::new(Resource::Link(link), name, r.rate.median, provenance(r))
+                .with_clock(clock_of(r))
+                .with_spread(Some(r.rate));
+            c.secondary = i > 0;
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// FLOPs per warp instruction of a CUDA-core FMA benchmark.

@@ -15,6 +15,7 @@ mod compute;
 pub mod executor;
 mod gpu;
 mod instructions;
+pub mod interconnect;
 pub mod machine;
 mod memory;
 pub mod runner;
@@ -100,7 +101,8 @@ pub struct Outcome {
 /// kernels, and hands the loop ([`runner::run_suite`]) the GPU executor.
 pub fn run(ordinal: usize, opts: &Options, on: &mut dyn FnMut(Event)) -> Result<Outcome, GpuError> {
     let t0 = Instant::now();
-    let specs = suite::select(suite::suite(), &opts.only)?;
+    let gpus = device::device_count()?;
+    let specs = suite::select(suite::suite_for(ordinal, gpus), &opts.only)?;
     let session = Session::open(ordinal)?;
     crate::nvrtc::check_nvrtc()?;
     let info = session.info().clone();
@@ -133,14 +135,23 @@ pub fn run(ordinal: usize, opts: &Options, on: &mut dyn FnMut(Event)) -> Result<
         on(Event::Warning(w.clone()));
     }
     on(Event::Start { device: ordinal, name: info.name.clone(), total: specs.len() });
-    let theoretical = device::theoretical(&info)?;
-    let mut exec = gpu::GpuExecutor::new(session, sampler, cublaslt.is_ok())?;
+    let mut theoretical = device::theoretical(&info)?;
+    if specs.iter().any(|s| matches!(s.what, What::Link(_))) {
+        // The wires bound the link figures (plausibility) and are shown beside them.
+        let (roofs, link_warnings) = device::link_roofs(ordinal);
+        theoretical.ceilings.extend(roofs);
+        warnings.extend(link_warnings);
+    }
+    let mut exec = gpu::GpuExecutor::new(session, sampler, cublaslt.is_ok(), gpus)?;
     let arch = exec.session().arch().to_string();
     let max_sm = nvml_info.as_ref().map(|n| n.max_sm_mhz as f64);
     let report =
         runner::run_suite(&mut exec, &specs, &cfg, Checks { theoretical: &theoretical, max_sm_mhz: max_sm }, on);
     warnings.extend(report.warnings);
     let mut machine = machine::measured_machine(&theoretical, &report.results, &report.sweeps);
+    for (id, why) in &report.skipped {
+        machine.notes.push(format!("benchmark {id} not measured: {why}"));
+    }
     if let Some(n) = &nvml_info {
         machine.gpu.driver = Some(format!("{} (CUDA {})", n.driver_version, info.cuda_driver_version));
     } else {
@@ -278,6 +289,49 @@ mod tests {
             let c = out.machine.roof(Resource::Instruction(p)).unwrap_or_else(|| panic!("{p:?}"));
             assert_eq!(c.provenance.origin, roofline_core::Origin::Measured, "{p:?}");
             assert!(c.spread.is_some(), "{p:?}");
+        }
+    }
+
+    /// On any GPU: host to device and back run, pass their checks and leave
+    /// measured host-link roofs beside the PCIe bound; on two or more GPUs
+    /// the peer copies and (with NCCL) the collectives too.
+    #[test]
+    fn live_link_benchmarks_leave_checked_roofs() {
+        use roofline_core::link::{Engine, Link};
+        use roofline_core::machine::Resource;
+        let Ok(n) = crate::device::device_count() else {
+            crate::skip_notice("no GPU; the link benchmarks were not run");
+            return;
+        };
+        let out =
+            run(0, &Options { quick: true, only: vec!["link".into()] }, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+        let m = &out.measurements;
+        assert!(m.failures.is_empty(), "{:?}", m.failures);
+        for l in [Link::HostToDevice { gpu: 0 }, Link::DeviceToHost { gpu: 0 }] {
+            let c = out.machine.roof(Resource::Link(l)).unwrap_or_else(|| panic!("{l}"));
+            assert_eq!(c.provenance.origin, roofline_core::Origin::Measured);
+            assert!(c.spread.is_some());
+        }
+        if n < 2 {
+            crate::skip_notice(&format!(
+                "needs 2 GPUs: this machine has {n}; the peer and NCCL benchmarks were not run"
+            ));
+            assert!(
+                out.machine.notes.iter().any(|x| x.contains("needs 2 GPUs: this machine has 1")),
+                "{:?}",
+                out.machine.notes
+            );
+            return;
+        }
+        for engine in [Engine::CopyEngine, Engine::Sm] {
+            let l = Link::Peer { from: 0, to: 1, engine, both_ways: false };
+            assert!(out.machine.roof(Resource::Link(l)).is_some(), "{l}");
+        }
+        let nccl = m.results.iter().filter(|r| r.id.starts_with("link.nccl")).count();
+        if nccl == 0 {
+            crate::skip_notice("NCCL not found: the collective benchmarks were not run");
+        } else {
+            assert_eq!(nccl, 3);
         }
     }
 

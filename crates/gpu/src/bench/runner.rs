@@ -55,6 +55,8 @@ pub struct Report {
     pub sweeps: Vec<Sweep>,
     pub failures: Vec<Failure>,
     pub warnings: Vec<String>,
+    /// Benchmarks not measured here, and why ("needs 2 GPUs: this machine has 1").
+    pub skipped: Vec<(String, String)>,
 }
 
 enum Outcome {
@@ -88,7 +90,8 @@ pub fn run_suite(
                 report.sweeps.extend(sweep);
             }
             Ok(Outcome::Skipped(why)) => {
-                on(Event::Done { id: spec.id.clone(), summary: format!("{}: {why}", spec.id) })
+                on(Event::Done { id: spec.id.clone(), summary: format!("{}: {why}", spec.id) });
+                report.skipped.push((spec.id.clone(), why));
             }
             Err(e) => {
                 let error = e.to_string();
@@ -652,6 +655,166 @@ mod tests {
         );
         assert!(r.failures.is_empty() && r.results.is_empty());
         assert!(said.iter().any(|e| matches!(e, Event::Done { summary, .. } if summary.contains("not mocked"))));
+    }
+
+    /// An H200 pair behind NVSwitch: 18 NVLink 4 links (450 GB/s one way),
+    /// PCIe Gen5 x16 to the host.
+    fn h200_pair() -> Machine {
+        use roofline_core::link::{theoretical_links, GpuLinks, NvLinks, Pcie};
+        let mut m = h200();
+        let gpus: Vec<GpuLinks> = (0..2)
+            .map(|gpu| GpuLinks {
+                gpu,
+                pcie: Some(Pcie { generation: 5, lanes: 16 }),
+                nvlink: Some(NvLinks { version: 4, active: 18, to_gpu: Default::default(), to_switch: 18 }),
+            })
+            .collect();
+        m.ceilings.extend(theoretical_links(&gpus));
+        m
+    }
+
+    fn link_spec(id: &str) -> BenchSpec {
+        crate::bench::suite::interconnect(0, 2).into_iter().find(|s| s.id == id).unwrap()
+    }
+
+    fn run_links(mock: &mut Mock, ids: &[&str]) -> Report {
+        let theo = h200_pair();
+        let specs: Vec<BenchSpec> = ids.iter().map(|i| link_spec(i)).collect();
+        run_suite(
+            mock,
+            &specs,
+            &SuiteConfig::new(false),
+            Checks { theoretical: &theo, max_sm_mhz: Some(1980.0) },
+            &mut |_| {},
+        )
+    }
+
+    #[test]
+    fn a_peer_copy_faster_than_its_nvlinks_is_rejected() {
+        // 512 MiB one way: 1.06 x 450 GB/s is rejected, 0.9 x is kept.
+        let bytes = (512u64 << 20) as f64;
+        for (factor, kept) in [(0.9, true), (1.06, false)] {
+            let secs = bytes / (factor * 450e9);
+            let mut m = Mock::new(move |_, _, _| secs)
+                .with("link.p2p.ce.write.0-1", plan(Unit::BytePerSecond, vec![cand("copy", bytes, None, 0)], None));
+            let r = run_links(&mut m, &["link.p2p.ce.write.0-1"]);
+            assert_eq!(r.results.len() == 1, kept, "{factor}: {:?}", r.failures);
+            if !kept {
+                assert!(
+                    r.failures[0].error.contains("GPU 0 -> GPU 1") && r.failures[0].error.contains("NVLink 4 x18"),
+                    "{}",
+                    r.failures[0].error
+                );
+            }
+        }
+        // Both ways at once are bound by twice the one-way rate.
+        let secs = 2.0 * bytes / (1.8 * 450e9);
+        let mut m = Mock::new(move |_, _, _| secs).with(
+            "link.p2p.sm.write.bi.0-1",
+            plan(Unit::BytePerSecond, vec![cand("copy", 2.0 * bytes, None, 0)], None),
+        );
+        assert_eq!(run_links(&mut m, &["link.p2p.sm.write.bi.0-1"]).results.len(), 1);
+    }
+
+    #[test]
+    fn a_host_copy_above_pcie_is_warned_not_rejected() {
+        // 70 GB/s over a PCIe Gen5 x16 bound of 63 GB/s: perhaps NVLink-C2C.
+        let bytes = (512u64 << 20) as f64;
+        let mut m = Mock::new(move |_, _, _| bytes / 70e9)
+            .with("link.h2d", plan(Unit::BytePerSecond, vec![cand("memcpy", bytes, None, 0)], None));
+        let r = run_links(&mut m, &["link.h2d"]);
+        assert_eq!(r.results.len(), 1, "{:?}", r.failures);
+        assert!(r.warnings.iter().any(|w| w.contains("unconfirmed") && w.contains("link.h2d")), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn a_link_without_a_theoretical_bound_says_it_was_not_checked() {
+        let bytes = (512u64 << 20) as f64;
+        let mut m = Mock::new(move |_, _, _| bytes / 50e9)
+            .with("link.d2h", plan(Unit::BytePerSecond, vec![cand("memcpy", bytes, None, 0)], None));
+        let theo = h200();
+        let r = run_suite(
+            &mut m,
+            &[link_spec("link.d2h")],
+            &SuiteConfig::new(true),
+            Checks { theoretical: &theo, max_sm_mhz: None },
+            &mut |_| {},
+        );
+        assert_eq!(r.results.len(), 1);
+        assert!(r.warnings.iter().any(|w| w.contains("no theoretical link bound")), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn a_collective_sweep_reports_its_best_bus_bandwidth_and_becomes_a_roof() {
+        use roofline_core::collective::CollectiveOp;
+        use roofline_core::link::Link;
+        // Bus bandwidth rises with the message: 250, 330, 360, 365 GB/s.
+        let sizes = [16u64 << 20, 64 << 20, 256 << 20, 1 << 30];
+        let busbw = [250e9, 330e9, 360e9, 365e9];
+        let cands: Vec<Candidate> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| {
+                cand(
+                    &format!("{s} B"),
+                    crate::bench::interconnect::bus_bytes(CollectiveOp::AllReduce, s, 2),
+                    Some(s as f64),
+                    i,
+                )
+            })
+            .collect();
+        let works: Vec<f64> = cands.iter().map(|c| c.work).collect();
+        let mut m = Mock::new(move |v, _, _| works[v] / busbw[v])
+            .with("link.nccl.all_reduce", plan(Unit::BytePerSecond, cands, Some("message size (bytes)")));
+        let r = run_links(&mut m, &["link.nccl.all_reduce"]);
+        assert!(r.failures.is_empty(), "{:?}", r.failures);
+        let res = &r.results[0];
+        assert!((res.rate.median - 365e9).abs() < 1.0, "{}", res.rate.median);
+        assert_eq!(res.curve.as_ref().unwrap().points.len(), 4);
+        assert_eq!(m.verified, vec![0, 1, 2, 3], "every size is checked");
+        let machine = measured_machine(&h200_pair(), &r.results, &r.sweeps);
+        let roof = machine.roof(Resource::Link(Link::Collective { op: CollectiveOp::AllReduce, gpus: 2 })).unwrap();
+        assert_eq!(roof.provenance.origin, Origin::Measured);
+        assert_eq!(roof.name, "all-reduce bus over 2 GPUs (measured)");
+        assert!(roof.spread.is_some() && roof.clock.sm_mhz == Some(1980.0));
+    }
+
+    #[test]
+    fn the_faster_issuer_is_the_peer_roof_and_the_other_is_drawn_beneath() {
+        use roofline_core::link::{Engine, Link};
+        let bytes = (512u64 << 20) as f64;
+        let p = || plan(Unit::BytePerSecond, vec![cand("copy", bytes, None, 0)], None);
+        let mut write = Mock::new(move |_, _, _| bytes / 380e9).with("link.p2p.ce.write.0-1", p());
+        let r = run_links(&mut write, &["link.p2p.ce.write.0-1"]);
+        let mut read = Mock::new(move |_, _, _| bytes / 360e9).with("link.p2p.ce.read.0-1", p());
+        let r2 = run_links(&mut read, &["link.p2p.ce.read.0-1"]);
+        let all: Vec<_> = r.results.into_iter().chain(r2.results).collect();
+        let machine = measured_machine(&h200_pair(), &all, &[]);
+        let link = Link::Peer { from: 0, to: 1, engine: Engine::CopyEngine, both_ways: false };
+        let roof = machine.roof(Resource::Link(link)).unwrap();
+        assert_eq!(roof.name, "GPU 0 -> GPU 1 copy engine, write (measured)");
+        assert!((roof.rate - 380e9).abs() < 1.0);
+        assert!(machine.links().any(|c| c.secondary && c.name == "GPU 0 -> GPU 1 copy engine, read (measured)"));
+        // The wire's theoretical roof stays beside it.
+        let wire = Link::Peer { from: 0, to: 1, engine: Engine::Wire, both_ways: false };
+        assert_eq!(machine.roof(Resource::Link(wire)).unwrap().rate, 450e9);
+    }
+
+    #[test]
+    fn a_benchmark_that_needs_more_gpus_is_recorded_as_skipped_with_the_reason() {
+        let mut m = Mock::new(|_, _, _| 1e-3);
+        m.plans.insert("link.p2p".into(), Ok(Prepared::Skip("needs 2 GPUs: this machine has 1".into())));
+        let theo = h200();
+        let spec = crate::bench::suite::interconnect(0, 1).into_iter().find(|s| s.id == "link.p2p").unwrap();
+        let r = run_suite(
+            &mut m,
+            &[spec],
+            &SuiteConfig::new(true),
+            Checks { theoretical: &theo, max_sm_mhz: None },
+            &mut |_| {},
+        );
+        assert!(r.results.is_empty() && r.failures.is_empty());
+        assert_eq!(r.skipped, vec![("link.p2p".to_string(), "needs 2 GPUs: this machine has 1".to_string())]);
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! records they leave. Pure data, testable without a GPU.
 
 use roofline_core::arch::InstOp;
+use roofline_core::collective::CollectiveOp;
+use roofline_core::link::{Engine, Link};
 use roofline_core::machine::{FlopKind, MemLevel, Pipe};
 use roofline_core::stats::Spread;
 use roofline_core::units::Unit;
@@ -60,6 +62,48 @@ pub enum AtomicSpace {
     Shared,
 }
 
+/// An interconnect benchmark: bytes between the host and a GPU, between two
+/// GPUs, or an NCCL collective over every GPU of the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum LinkBench {
+    /// Pinned host memory to GPU `gpu` (copy engine).
+    HostToDevice { gpu: u8 },
+    /// GPU `gpu` to pinned host memory.
+    DeviceToHost { gpu: u8 },
+    /// From GPU `from` to GPU `to` with `engine`; `pull`: issued by the
+    /// receiving GPU (it reads its peer), else by the sender (it writes).
+    /// With `both_ways`, each GPU of the pair does the same towards the
+    /// other at the same time.
+    Peer { from: u8, to: u8, engine: Engine, pull: bool, both_ways: bool },
+    /// The peer benchmarks' stand-in on a machine with `gpus` (< 2) GPUs.
+    Peers { gpus: u8 },
+    /// An NCCL collective over `gpus` GPUs, as bus bandwidth.
+    Collective { op: CollectiveOp, gpus: u8 },
+}
+
+impl LinkBench {
+    /// The link whose roof the benchmark measures.
+    pub fn link(self) -> Option<Link> {
+        Some(match self {
+            LinkBench::HostToDevice { gpu } => Link::HostToDevice { gpu },
+            LinkBench::DeviceToHost { gpu } => Link::DeviceToHost { gpu },
+            LinkBench::Peer { from, to, engine, both_ways, .. } => Link::Peer { from, to, engine, both_ways },
+            LinkBench::Collective { op, gpus } => Link::Collective { op, gpus },
+            LinkBench::Peers { .. } => return None,
+        })
+    }
+
+    /// "write" (issued by the sender) or "read" (by the receiver), for peer copies.
+    pub fn issuer(self) -> Option<&'static str> {
+        match self {
+            LinkBench::Peer { pull: true, .. } => Some("read"),
+            LinkBench::Peer { pull: false, .. } => Some("write"),
+            _ => None,
+        }
+    }
+}
+
 /// What one benchmark measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -81,6 +125,8 @@ pub enum What {
     Atomic(AtomicSpace),
     /// Global loads served by L1: how many warp load instructions an SM issues.
     LoadIssue,
+    /// An interconnect: host, peer or collective bandwidth.
+    Link(LinkBench),
 }
 
 impl What {
@@ -149,7 +195,7 @@ impl What {
 
     /// The unit of the benchmark's rate.
     pub fn unit(self) -> Unit {
-        if self.level().is_some() {
+        if self.level().is_some() || matches!(self, What::Link(_)) {
             Unit::BytePerSecond
         } else if let Some(k) = self.kind() {
             k.rate_unit()
@@ -310,19 +356,101 @@ pub fn suite() -> Vec<BenchSpec> {
     ]
 }
 
+/// The interconnect benchmarks of device `d` on a machine of `gpus` GPUs:
+/// host to device and back; to and from every other GPU, one way
+/// (both directions) and both ways at once, by copy engine and by SM, each
+/// issued by the sender (write) and by the receiver (read); and NCCL's
+/// all-reduce, all-gather and reduce-scatter over all the GPUs. With one
+/// GPU the peer and collective entries stay, to say what they need.
+pub fn interconnect(d: usize, gpus: usize) -> Vec<BenchSpec> {
+    let g = d as u8;
+    let n = gpus.min(u8::MAX as usize) as u8;
+    let mut v = vec![
+        spec(
+            "link.h2d",
+            &format!("host -> GPU {d}, pinned memory, copy engine"),
+            What::Link(LinkBench::HostToDevice { gpu: g }),
+        ),
+        spec(
+            "link.d2h",
+            &format!("GPU {d} -> host, pinned memory, copy engine"),
+            What::Link(LinkBench::DeviceToHost { gpu: g }),
+        ),
+    ];
+    if gpus < 2 {
+        v.push(spec("link.p2p", "peer-to-peer copies", What::Link(LinkBench::Peers { gpus: n })));
+    }
+    let engines = [(Engine::CopyEngine, "ce", "copy engine"), (Engine::Sm, "sm", "SM copy")];
+    for p in (0..n).filter(|&p| p != g) {
+        for (from, to) in [(g, p), (p, g)] {
+            for (engine, key, label) in engines {
+                for pull in [false, true] {
+                    let how = if pull { "read" } else { "write" };
+                    let who = if pull { to } else { from };
+                    v.push(spec(
+                        &format!("link.p2p.{key}.{how}.{from}-{to}"),
+                        &format!("GPU {from} -> GPU {to}, {label}, issued by GPU {who} ({how})"),
+                        What::Link(LinkBench::Peer { from, to, engine, pull, both_ways: false }),
+                    ));
+                }
+            }
+        }
+        let (a, b) = (g.min(p), g.max(p));
+        for (engine, key, label) in engines {
+            for pull in [false, true] {
+                let how = if pull { "read" } else { "write" };
+                v.push(spec(
+                    &format!("link.p2p.{key}.{how}.bi.{a}-{b}"),
+                    &format!("GPU {a} <-> GPU {b} at once, {label}, each GPU {how}s"),
+                    What::Link(LinkBench::Peer { from: a, to: b, engine, pull, both_ways: true }),
+                ));
+            }
+        }
+    }
+    for op in CollectiveOp::BENCHED {
+        v.push(spec(
+            &format!("link.nccl.{}", op.key()),
+            &format!("NCCL {} over {gpus} GPU(s), bus bandwidth", op.label()),
+            What::Link(LinkBench::Collective { op, gpus: n }),
+        ));
+    }
+    v
+}
+
+/// The whole suite for device `d` of a machine with `gpus` GPUs.
+pub fn suite_for(d: usize, gpus: usize) -> Vec<BenchSpec> {
+    let mut v = suite();
+    v.extend(interconnect(d, gpus));
+    v
+}
+
+/// Names `--only` accepts for a group: `interconnect` is `link`.
+fn alias(o: &str) -> &str {
+    match o {
+        "interconnect" => "link",
+        other => other,
+    }
+}
+
 /// Keeps the benchmarks whose id starts with one of `only` (all when empty);
-/// an unknown name is an error listing the known ones.
+/// an unknown name is an error listing the known ones. A name under a
+/// stand-in (`link.p2p.ce` on a machine with one GPU) selects the stand-in,
+/// which then says what it needs.
 pub fn select(all: Vec<BenchSpec>, only: &[String]) -> Result<Vec<BenchSpec>, crate::GpuError> {
     if only.is_empty() {
         return Ok(all);
     }
+    let matches = |s: &BenchSpec, o: &str| {
+        let o = alias(o);
+        s.id.starts_with(o) || (matches!(s.what, What::Link(LinkBench::Peers { .. })) && o.starts_with(s.id.as_str()))
+    };
     for o in only {
-        if !all.iter().any(|s| s.id.starts_with(o.as_str())) {
+        if !all.iter().any(|s| matches(s, o)) {
             let ids: Vec<&str> = all.iter().map(|s| s.id.as_str()).collect();
             return Err(crate::GpuError::UnknownBenchmark { name: o.clone(), known: ids.join(", ") });
         }
     }
-    Ok(all.into_iter().filter(|s| only.iter().any(|o| s.id.starts_with(o.as_str()))).collect())
+    Ok(all.into_iter().filter(|s| only.iter().any(|o| matches(s, o))).collect())
 }
 
 /// How a streaming kernel walks its arrays.
@@ -579,6 +707,58 @@ mod tests {
         }
         let ids: std::collections::HashSet<_> = s.iter().map(|b| &b.id).collect();
         assert_eq!(ids.len(), s.len(), "ids are unique");
+    }
+
+    #[test]
+    fn two_gpus_get_every_pair_direction_engine_and_issuer() {
+        let s = interconnect(0, 2);
+        let ids: Vec<&str> = s.iter().map(|b| b.id.as_str()).collect();
+        for id in [
+            "link.h2d",
+            "link.d2h",
+            "link.p2p.ce.write.0-1",
+            "link.p2p.ce.read.0-1",
+            "link.p2p.sm.write.1-0",
+            "link.p2p.sm.read.1-0",
+            "link.p2p.ce.write.bi.0-1",
+            "link.p2p.sm.read.bi.0-1",
+            "link.nccl.all_reduce",
+            "link.nccl.all_gather",
+            "link.nccl.reduce_scatter",
+        ] {
+            assert!(ids.contains(&id), "{id} in {ids:?}");
+        }
+        // 2 host + 2 directions x 2 engines x 2 issuers + 2 engines x 2 issuers both ways + 3 collectives.
+        assert_eq!(s.len(), 2 + 8 + 4 + 3);
+        let ids: std::collections::HashSet<_> = s.iter().map(|b| &b.id).collect();
+        assert_eq!(ids.len(), s.len(), "ids are unique");
+        assert!(s.iter().all(|b| b.what.unit() == Unit::BytePerSecond));
+        // Device 1 of 4: pairs with 0, 2 and 3, both ways once per pair.
+        let d1 = interconnect(1, 4);
+        assert!(d1.iter().any(|b| b.id == "link.p2p.ce.write.bi.0-1"));
+        assert!(d1.iter().any(|b| b.id == "link.p2p.sm.read.3-1"));
+        assert!(!d1.iter().any(|b| b.id.contains("0-2") || b.id.contains("2-3")), "only pairs with device 1");
+    }
+
+    #[test]
+    fn one_gpu_keeps_a_stand_in_for_the_peer_benchmarks() {
+        let s = interconnect(0, 1);
+        let p = s.iter().find(|b| b.id == "link.p2p").unwrap();
+        assert_eq!(p.what, What::Link(LinkBench::Peers { gpus: 1 }));
+        let chosen = select(suite_for(0, 1), &["link.p2p.ce".into()]).unwrap();
+        assert_eq!(chosen.len(), 1, "the stand-in answers for its children");
+        assert_eq!(select(suite_for(0, 1), &["interconnect".into()]).unwrap().len(), 2 + 1 + 3);
+        assert!(select(suite_for(0, 2), &["link.p2p.xx".into()]).is_err());
+    }
+
+    #[test]
+    fn link_benchmarks_name_their_roof() {
+        let p = LinkBench::Peer { from: 1, to: 0, engine: Engine::Sm, pull: true, both_ways: false };
+        assert_eq!(p.link(), Some(Link::Peer { from: 1, to: 0, engine: Engine::Sm, both_ways: false }));
+        assert_eq!(p.issuer(), Some("read"));
+        assert_eq!(LinkBench::Peers { gpus: 1 }.link(), None);
+        let t = serde_json::to_string(&What::Link(p)).unwrap();
+        assert_eq!(serde_json::from_str::<What>(&t).unwrap(), What::Link(p));
     }
 
     #[test]

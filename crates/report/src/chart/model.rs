@@ -753,7 +753,13 @@ fn notes_with(doc: &AnalysisDocument, labels: &[String]) -> Vec<String> {
                 if a.missing_ceilings.len() == 1 { "it" } else { "them" }
             ));
         }
-        if a.total_flops <= 0.0 {
+        if let Some(c) = &a.collective {
+            // A collective is judged against the interconnect, not this chart.
+            notes.push(format!(
+                "{label}: a collective, judged against the interconnect, not this chart: see Communication{}",
+                c.pct_of_roof.map(|p| format!(" ({} of its link roof)", format_percent(p))).unwrap_or_default()
+            ));
+        } else if a.total_flops <= 0.0 {
             no_flops.push(match a.pct_of_roof {
                 Some(p) => format!("{label} ({} of its bandwidth roof)", format_percent(p)),
                 None => label.clone(),

@@ -51,6 +51,7 @@ impl Describe for AnalysisDocument {
         let mut s = lead_sections(self, None);
         s.push(chart_section(self));
         s.extend(kernel_sections(self));
+        s.extend(super::collectives::communication_section(&self.kernels));
         s.extend(diagnosis_sections(self));
         s.push(summary_section(self));
         s.push(ridge_section(&self.machine, &used_kinds(self)));
@@ -359,7 +360,13 @@ fn kernel_table(doc: &AnalysisDocument) -> Table {
             cells.push(Cell::value(p.and_then(|p| p.intensity), Quantity::Si(Unit::FlopPerByte)));
             cells.push(Cell::value(p.and_then(|p| p.achieved_bytes_per_s), Quantity::Si(Unit::BytePerSecond)));
         }
-        let achieved = if a.total_flops > 0.0 {
+        let achieved = if let Some(c) = &a.collective {
+            // A collective moves bytes over the links: its bus bandwidth.
+            match c.achieved_bytes_per_s {
+                Some(b) => Value::new(b, Quantity::Si(Unit::BytePerSecond)).note("bus").cell(),
+                None => Cell::Empty,
+            }
+        } else if a.total_flops > 0.0 {
             Cell::value(a.achieved_flops_per_s, Quantity::Si(unit))
         } else {
             // No FLOPs: what the limiting level moved.
@@ -376,9 +383,13 @@ fn kernel_table(doc: &AnalysisDocument) -> Table {
         let (position, next) = verdict(a);
         cells.extend([
             achieved,
-            match a.attainable_flops_per_s.filter(|r| r.is_finite()) {
-                Some(r) => Value::new(r, Quantity::Si(unit)).note(limiter_text(a)).cell(),
-                None => Cell::Empty,
+            match (&a.collective, a.attainable_flops_per_s.filter(|r| r.is_finite())) {
+                (Some(c), _) => match (c.roof_bytes_per_s, &c.roof_name) {
+                    (Some(r), Some(n)) => Value::new(r, Quantity::Si(Unit::BytePerSecond)).note(n.clone()).cell(),
+                    _ => Cell::Empty,
+                },
+                (None, Some(r)) => Value::new(r, Quantity::Si(unit)).note(limiter_text(a)).cell(),
+                (None, None) => Cell::Empty,
             },
             Cell::value(a.compute_roof_flops_per_s, Quantity::Si(unit)),
             Cell::opt_text(a.limiter.map(|l| match l {
@@ -404,6 +415,9 @@ fn kernel_table(doc: &AnalysisDocument) -> Table {
 
 /// The verdict word and the next move, also for kernels with no diagnosis.
 fn verdict(a: &KernelAnalysis) -> (String, Option<String>) {
+    if let Some(c) = &a.collective {
+        return ("communication".into(), Some(super::collectives::next_move(c)));
+    }
     match &a.diagnosis {
         Some(d) => (d.position.label().to_string(), Some(d.next_move_text())),
         None if !a.missing_ceilings.is_empty() => (

@@ -1,7 +1,7 @@
 //! A machine: its roofs with where each number came from, the ridge points,
 //! the GPU's facts and notes.
 
-use roofline_core::machine::{Ceiling, FlopKind, Machine, MemLevel};
+use roofline_core::machine::{Ceiling, FlopKind, Machine, MemLevel, Origin, Resource};
 use roofline_core::schema::MachineDocument;
 use roofline_core::units::Unit;
 
@@ -136,11 +136,55 @@ pub(crate) fn roof_sections(m: &Machine, id: &str, show: Show) -> Vec<Section> {
         ]);
     }
     let notes: Vec<Note> = m.notes.iter().map(|n| Note::remark(n.to_string())).collect();
-    vec![Section::new(id, format!("Roofs of {}", heading(m)))
+    let mut out = vec![Section::new(id, format!("Roofs of {}", heading(m)))
         .show(show)
         .with(facts)
         .with(roofs)
-        .with_some((!notes.is_empty()).then_some(notes))]
+        .with_some((!notes.is_empty()).then_some(notes))];
+    out.extend(link_section(m, show));
+    out
+}
+
+/// The interconnect roofs, each measured one beside the wire it runs on.
+fn link_section(m: &Machine, show: Show) -> Option<Section> {
+    let links: Vec<&Ceiling> = m.links().collect();
+    if links.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "link",
+        vec![
+            Column::text("path", "path"),
+            Column::text("kind", "kind"),
+            Column::with_provenance("rate", "bandwidth", Some(Quantity::Si(Unit::BytePerSecond))),
+            Column::value("of_wire", "of the wire", Quantity::Percent)
+                .help("the figure over the theoretical rate of the link it runs on"),
+            Column::text("ceiling", "ceiling").show(Show::Wide),
+            Column::text("secondary", "secondary").show(Show::Data),
+        ],
+    );
+    for c in links {
+        let Resource::Link(link) = c.resource else { continue };
+        // A copy runs on its wire; a collective's bound is its own theoretical roof.
+        let bound = link.wire().unwrap_or(link);
+        let wire = m
+            .ceilings
+            .iter()
+            .find(|x| x.resource == Resource::Link(bound) && x.provenance.origin == Origin::Theoretical);
+        let of_wire = wire.filter(|w| w.rate > 0.0 && !std::ptr::eq(*w, c)).map(|w| 100.0 * c.rate / w.rate);
+        t.push(vec![
+            Cell::text(link.path()),
+            Cell::text(link.label()),
+            ceiling_value(c).cell(),
+            Cell::value(of_wire, Quantity::Percent),
+            Cell::text(&c.name),
+            Cell::text(c.secondary.to_string()),
+        ]);
+    }
+    let note = Note::info(
+        "One way: bytes from one end to the other per second; both ways (<->): the two directions together (nvbandwidth's total); collectives: NCCL's bus bandwidth (nccl-tests' busbw), which a ring brings up to one GPU's one-way link bandwidth.",
+    );
+    Some(Section::new("interconnect", "Interconnect roofs").show(show).with(t).with(vec![note]))
 }
 
 /// The compute roofs of `kinds` (every one when empty) against every

@@ -8,9 +8,11 @@
 pub(crate) mod analysis;
 pub(crate) mod bench;
 pub(crate) mod check;
+pub(crate) mod collectives;
 pub(crate) mod diff;
 pub(crate) mod gpus;
 pub(crate) mod machine;
+pub(crate) mod merged;
 pub(crate) mod occupancy;
 pub(crate) mod program;
 pub(crate) mod timeline;

@@ -18,7 +18,7 @@ pub(crate) fn verdict_tone(v: Verdict) -> Option<Tone> {
         Verdict::MemoryBound => Some(Tone::Memory),
         Verdict::ComputeBound => Some(Tone::Compute),
         Verdict::LatencyBound => Some(Tone::Poor),
-        Verdict::NoCounters => None,
+        Verdict::Communication | Verdict::NoCounters => None,
     }
 }
 

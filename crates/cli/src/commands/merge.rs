@@ -1,0 +1,156 @@
+//! `roofline merge RANK_FILES... -o job.json`: the analyses a job's ranks
+//! wrote (one per rank, from `roofline profile` under torchrun, mpirun or
+//! srun) as one document with a rank dimension (`roofline.merged/v1`):
+//! each rank's GPU time split into compute, memory and communication, each
+//! kernel's spread over the ranks and its slowest rank, and the job as one
+//! analysis that `report`, `check` and `diff` take like any other.
+//!
+//! Files are read one at a time and folded in, so memory follows the
+//! number of distinct kernels times ranks, not the files' size.
+//!
+//! Timelines (`roofline timeline -o tl.{rank}.json` under a launcher) merge
+//! too: they have no counters, so each kernel brings its measured time and
+//! launches only. NCCL kernels are still told apart by name, so the job's
+//! time splits into communication and the rest (not placed: no counters)
+//! per rank, and stragglers show, without any replay.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use roofline_core::machine::{Machine, Origin};
+use roofline_core::merge::{read_rank, MergeError, Merger};
+use roofline_core::schema::{read_machine, AnalysisDocument, AnalysisSource, Producer, ANALYSIS_SCHEMA};
+use roofline_core::warning::Warning;
+use roofline_core::{analyze, gpus, Kernel};
+use roofline_timeline::{read_timeline, ActivityKind, TimelineDocument, TIMELINE_SCHEMA};
+
+use crate::error::bad_input;
+use crate::output::Output;
+
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  torchrun --nproc_per_node 2 --no-python roofline profile -o job.rank{rank}.json -- python3 train.py
+  roofline merge job.rank*.json -o job.json
+  roofline report job.json -o job.html
+  roofline check job.json --min-pct-of-roof 50
+
+Each file's rank comes from the document (written under a launcher), else
+from its name (job.rank3.json), else from its place on the command line.
+Two files of one rank (a pass without the collectives and a pass of the
+collectives alone) are joined into that rank.")]
+pub struct Args {
+    /// The ranks' analyses (roofline.analysis/v2 JSON from `profile`), or
+    /// their timelines (roofline.timeline/v1 JSON from `timeline`).
+    #[arg(value_name = "RANK_FILE", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// Judge the job against this machine (a machine JSON from `roofline
+    /// bench -o`) instead of the first rank's.
+    #[arg(long, value_name = "FILE")]
+    pub machine: Option<PathBuf>,
+}
+
+fn read_text(path: &PathBuf, what: &str) -> anyhow::Result<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| bad_input(format!("{}: cannot read it ({e}); expected {what}", path.display())))
+}
+
+pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    let machine = match &args.machine {
+        Some(p) => {
+            let input = p.display().to_string();
+            Some(read_machine(&read_text(p, "a machine JSON from `roofline bench -o`")?, &input)?.machine)
+        }
+        None => None,
+    };
+    let mut merger = Merger::new(machine.clone());
+    let mut timelines = Vec::new();
+    for (i, path) in args.files.iter().enumerate() {
+        let input = path.display().to_string();
+        let text = read_text(path, &format!("a {ANALYSIS_SCHEMA} or {TIMELINE_SCHEMA} file a rank wrote"))?;
+        if is_timeline(&text) {
+            let tl = read_timeline(&text, &input)?;
+            drop(text);
+            let doc = timeline_as_analysis(tl, machine.as_ref(), &input);
+            merger.add(doc, &input, i as u32).map_err(bad_input)?;
+            timelines.push(input);
+        } else {
+            let doc = read_rank(&text, &input)?;
+            merger.add_rank(doc, &input, i as u32).map_err(bad_input)?;
+        }
+    }
+    let mut producer = Producer::new(&format!("roofline merge ({} files)", args.files.len()));
+    producer.created = Some(super::bench::now_rfc3339());
+    let mut doc = merger.finish(producer).map_err(|e: MergeError| bad_input(e))?;
+    if !timelines.is_empty() {
+        let w = Warning::Capture {
+            message: format!(
+                "{} of the files are timelines ({}): kernel times and launches only, no counters, so only collectives are placed (against the link roofs); profile the ranks with `roofline profile` to place the rest",
+                timelines.len(),
+                timelines.join(", ")
+            ),
+        };
+        doc.job.warnings.push(w.clone());
+        doc.warnings.push(w);
+    }
+    for w in &doc.warnings {
+        out.warn(&w.text());
+    }
+    out.info(&format!("{} rank(s), {} kernel(s) merged", doc.ranks.len(), doc.kernels.len()));
+    out.document(&doc)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether a document is a timeline: its schema, looked for near the start
+/// (roofline writes it first), else anywhere in the text.
+fn is_timeline(text: &str) -> bool {
+    let head = &text[..text.len().min(512)];
+    let needle = format!("\"{TIMELINE_SCHEMA}\"");
+    head.contains(&needle) || (!head.contains("\"schema\"") && text.contains(&needle))
+}
+
+/// A rank's timeline as an analysis: each kernel with its measured time and
+/// launches, no counters. The machine is `machine`, else the built-in one
+/// of the GPU the timeline names, else an empty one with that name.
+fn timeline_as_analysis(tl: TimelineDocument, machine: Option<&Machine>, input: &str) -> AnalysisDocument {
+    let device = tl.timeline.devices.first().map(|d| d.name.clone());
+    let machine = match machine {
+        Some(m) => m.clone(),
+        None => device
+            .as_deref()
+            .and_then(gpus::find_by_device_name)
+            .and_then(|g| roofline_core::peaks::theoretical_machine(&g.attributes()).ok())
+            .unwrap_or_else(|| Machine {
+                name: device.clone().unwrap_or_else(|| "unknown GPU".into()),
+                ..Machine::default()
+            }),
+    };
+    let kernels: Vec<Kernel> = tl
+        .summary
+        .kernels
+        .iter()
+        .filter(|r| r.kind == ActivityKind::Kernel)
+        .map(|r| {
+            let mut k = Kernel::named(&r.name, Origin::Measured);
+            if !r.display_name.is_empty() {
+                k.display_name = r.display_name.clone();
+            }
+            k.launches = r.instances;
+            k.duration_s = Some(r.total_ns as f64 * 1e-9);
+            k
+        })
+        .collect();
+    let analysed = analyze(&machine, &kernels);
+    let mut doc = AnalysisDocument::new(
+        tl.producer,
+        AnalysisSource {
+            kind: "timeline".into(),
+            detail: format!("{input}: {}", tl.run.command.join(" ")),
+            byte_convention: None,
+        },
+        machine,
+        analysed,
+    );
+    doc.warnings.extend(tl.timeline.warnings.into_iter().map(|text| Warning::Legacy { text }));
+    doc
+}

@@ -1,0 +1,127 @@
+//! Synthetic rank files, and the merge of many of them with its time and
+//! peak memory (issue 12's scale target: 256 ranks of 10,000 launches in
+//! under 10 s and 2 GB on one core).
+//!
+//!   cargo run --release -p roofline-core --example ranks -- write DIR RANKS LAUNCHES KINDS [per-launch]
+//!   cargo run --release -p roofline-core --example ranks -- merge DIR
+//!   cargo run --release -p roofline-core --example ranks -- stream RANKS LAUNCHES KINDS [per-launch]
+//!
+//! `stream` needs no disk: it writes each rank's JSON in memory, one rank at
+//! a time, and times only the merge's part (parsing the text and folding
+//! it in, then finishing the job), in CPU and wall seconds.
+//!
+//! `merge` runs in its own process so that its peak resident memory
+//! (VmHWM) is the merge's alone: it reads every `*.json` of DIR one at a
+//! time, folds it in, and prints the wall time, the peak memory and the
+//! merged document's size.
+
+use std::time::Instant;
+
+use roofline_core::merge::{read_rank, Merger};
+use roofline_core::schema::Producer;
+
+fn peak_rss_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    s.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// CPU seconds (user + system) of this process, from /proc/self/stat
+/// (clock ticks of 1/100 s, the Linux default).
+fn cpu_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after = s.rsplit_once(')')?.1;
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = "usage: ranks write DIR RANKS LAUNCHES KINDS [per-launch] | ranks merge DIR | ranks stream RANKS LAUNCHES KINDS [per-launch]";
+    match args.first().map(String::as_str) {
+        Some("write") if args.len() >= 5 => {
+            let dir = std::path::Path::new(&args[1]);
+            let n: u32 = args[2].parse().expect(usage);
+            let launches: u64 = args[3].parse().expect(usage);
+            let kinds: usize = args[4].parse().expect(usage);
+            let per_launch = args.get(5).is_some_and(|a| a == "per-launch");
+            std::fs::create_dir_all(dir).expect("create DIR");
+            for r in 0..n {
+                let doc = roofline_core::synthetic::rank(r, n, launches, kinds, per_launch);
+                let text = serde_json::to_string_pretty(&doc).expect("serialise");
+                std::fs::write(dir.join(format!("job.rank{r}.json")), text).expect("write");
+            }
+            eprintln!("wrote {n} rank files to {}", dir.display());
+        }
+        Some("merge") if args.len() >= 2 => {
+            let mut files: Vec<_> = std::fs::read_dir(&args[1])
+                .expect("read DIR")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .collect();
+            files.sort();
+            let t0 = Instant::now();
+            let mut bytes = 0u64;
+            let mut m = Merger::new(None);
+            for (i, f) in files.iter().enumerate() {
+                let text = std::fs::read_to_string(f).expect("read");
+                bytes += text.len() as u64;
+                let input = f.display().to_string();
+                let doc = read_rank(&text, &input).expect("rank file");
+                m.add_rank(doc, &input, i as u32).expect("merge");
+            }
+            let doc = m.finish(Producer::new("ranks example")).expect("finish");
+            let out = serde_json::to_string(&doc).expect("serialise");
+            let secs = t0.elapsed().as_secs_f64();
+            println!(
+                "ranks {} kernels {} input_bytes {} output_bytes {} wall_seconds {:.2} cpu_seconds {:.2} peak_rss_mib {:.0}",
+                doc.ranks.len(),
+                doc.kernels.len(),
+                bytes,
+                out.len(),
+                secs,
+                cpu_seconds().unwrap_or(f64::NAN),
+                peak_rss_kib().unwrap_or(0) as f64 / 1024.0
+            );
+        }
+        Some("stream") if args.len() >= 4 => {
+            let n: u32 = args[1].parse().expect(usage);
+            let launches: u64 = args[2].parse().expect(usage);
+            let kinds: usize = args[3].parse().expect(usage);
+            let per_launch = args.get(4).is_some_and(|a| a == "per-launch");
+            let (mut wall, mut cpu, mut bytes) = (0.0f64, 0.0f64, 0u64);
+            let mut m = Merger::new(None);
+            for r in 0..n {
+                let text =
+                    serde_json::to_string_pretty(&roofline_core::synthetic::rank(r, n, launches, kinds, per_launch))
+                        .expect("serialise");
+                bytes += text.len() as u64;
+                let (c0, t0) = (cpu_seconds().unwrap_or(0.0), Instant::now());
+                let input = format!("job.rank{r}.json");
+                let doc = read_rank(&text, &input).expect("rank");
+                m.add_rank(doc, &input, r).expect("merge");
+                wall += t0.elapsed().as_secs_f64();
+                cpu += cpu_seconds().unwrap_or(0.0) - c0;
+            }
+            let (c0, t0) = (cpu_seconds().unwrap_or(0.0), Instant::now());
+            let doc = m.finish(Producer::new("ranks example")).expect("finish");
+            let out = serde_json::to_string(&doc).expect("serialise");
+            wall += t0.elapsed().as_secs_f64();
+            cpu += cpu_seconds().unwrap_or(0.0) - c0;
+            println!(
+                "ranks {} kernels {} input_bytes {} output_bytes {} merge_wall_seconds {:.2} merge_cpu_seconds {:.2} peak_rss_mib {:.0}",
+                doc.ranks.len(),
+                doc.kernels.len(),
+                bytes,
+                out.len(),
+                wall,
+                cpu,
+                peak_rss_kib().unwrap_or(0) as f64 / 1024.0
+            );
+        }
+        _ => {
+            eprintln!("{usage}");
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,972 @@
+//! Ranks: one analysis per process of a multi-process job, merged into one
+//! document with a rank dimension.
+//!
+//! Under torchrun, `mpirun` or `srun` every rank profiles itself and writes
+//! its own analysis, named by its rank from the launcher's environment
+//! ([`RankInfo::from_env`], [`expand_rank`]). `roofline merge` folds those
+//! files one at a time into a [`Merger`] (so memory grows with the number of
+//! distinct kernels times ranks, not with the files' size) and produces a
+//! [`MergedDocument`]:
+//! - per kernel and rank, the GPU time; per kernel, its spread over the
+//!   ranks that ran it and the slowest rank (the straggler) with how far
+//!   behind the median it is;
+//! - per rank, its GPU time split into compute-bound, memory-bound,
+//!   communication (NCCL collectives) and not placed;
+//! - the job as one analysis: every kernel's FLOPs, bytes, launches and time
+//!   summed over the ranks and placed under the machine's roofs, so that
+//!   `report`, `check` and `diff` judge the job as they judge one process.
+//!
+//! Two files that name the same rank (a pass over the compute kernels and a
+//! pass over the collectives, say) are joined into that rank.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::collective::{time_class, TimeClass};
+use crate::kernel::{Evidence, Kernel};
+use crate::machine::{FlopKind, Machine, MemLevel, Origin};
+use crate::roofline::analyze;
+use crate::schema::{AnalysisDocument, AnalysisSource, DocumentError, Producer};
+use crate::stats::Spread;
+use crate::warning::Warning;
+
+pub const MERGED_SCHEMA: &str = "roofline.merged/v1";
+
+/// Which process of a job a document came from, as its launcher said.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankInfo {
+    /// The global rank.
+    pub rank: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_rank: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world_size: Option<u32>,
+    /// The variable the rank came from ("RANK", "OMPI_COMM_WORLD_RANK").
+    pub variable: String,
+    /// "torchrun", "Open MPI", "PMI", "Slurm".
+    pub launcher: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+}
+
+/// The launchers' variables, in the order they are trusted: torchrun's
+/// first (under `srun torchrun`, torch's rank is the one that matters),
+/// then Open MPI, PMI (MPICH, Intel MPI, MVAPICH) and Slurm.
+pub const LAUNCHERS: [(&str, &str, &str, &str); 4] = [
+    ("torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK"),
+    ("Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"),
+    ("PMI", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"),
+    ("Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"),
+];
+
+/// A launcher's variable held something that is not a rank.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{variable}={value:?} is not a rank (a whole number from 0); fix or unset it")]
+pub struct BadRank {
+    pub variable: String,
+    pub value: String,
+}
+
+impl RankInfo {
+    /// The rank of this process from its environment (`get` reads a
+    /// variable); `Ok(None)` when no launcher variable is set.
+    pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Option<RankInfo>, BadRank> {
+        let num = |var: &str| -> Result<Option<u32>, BadRank> {
+            match get(var) {
+                None => Ok(None),
+                Some(v) => {
+                    v.trim().parse::<u32>().map(Some).map_err(|_| BadRank { variable: var.to_string(), value: v })
+                }
+            }
+        };
+        for (launcher, rank_var, size_var, local_var) in LAUNCHERS {
+            let Some(rank) = num(rank_var)? else { continue };
+            return Ok(Some(RankInfo {
+                rank,
+                local_rank: num(local_var).ok().flatten(),
+                world_size: num(size_var).ok().flatten(),
+                variable: rank_var.to_string(),
+                launcher: launcher.to_string(),
+                host: None,
+            }));
+        }
+        Ok(None)
+    }
+}
+
+/// A file name for this rank: `{rank}` (and `{local_rank}`, `{world_size}`)
+/// replaced; without a placeholder, a job of several ranks gets `.rankN`
+/// before the extension so that ranks never overwrite each other's file.
+/// Returns the name and, when the name was changed without a placeholder,
+/// a sentence saying so.
+pub fn expand_rank(path: &str, info: Option<&RankInfo>) -> (String, Option<String>) {
+    let rank = info.map(|i| i.rank).unwrap_or(0);
+    if path.contains("{rank}") || path.contains("{local_rank}") || path.contains("{world_size}") {
+        let local = info.and_then(|i| i.local_rank).unwrap_or(rank);
+        let size = info.and_then(|i| i.world_size).unwrap_or(1);
+        let out = path
+            .replace("{rank}", &rank.to_string())
+            .replace("{local_rank}", &local.to_string())
+            .replace("{world_size}", &size.to_string());
+        let note = info.is_none().then(|| format!("no launcher variable is set: {{rank}} is 0 in {out}"));
+        return (out, note);
+    }
+    match info {
+        Some(i) if i.world_size.is_none_or(|n| n > 1) => {
+            let p = std::path::Path::new(path);
+            let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = match p.extension() {
+                Some(e) => format!("{stem}.rank{}.{}", i.rank, e.to_string_lossy()),
+                None => format!("{stem}.rank{}", i.rank),
+            };
+            let out = p.with_file_name(name).display().to_string();
+            let note = format!(
+                "rank {} of a job ({} from {}): writing {out}, not {path} (put {{rank}} in the name to choose where)",
+                i.rank, i.variable, i.launcher
+            );
+            (out, Some(note))
+        }
+        _ => (path.to_string(), None),
+    }
+}
+
+/// The rank a file name gives ("job.rank3.json", "rank_12.json"), for rank
+/// files written without [`RankInfo`].
+pub fn rank_from_file_name(name: &str) -> Option<u32> {
+    let base = std::path::Path::new(name).file_name()?.to_string_lossy().to_ascii_lowercase();
+    if let Some(at) = base.rfind("rank") {
+        let digits: String =
+            base[at + 4..].trim_start_matches(['_', '-', '.']).chars().take_while(|c| c.is_ascii_digit()).collect();
+        return digits.parse().ok();
+    }
+    // `-o out.{rank}.json`: a part of the name between dots that is all digits.
+    let stem = base.rsplit_once('.').map_or(base.as_str(), |(s, _)| s);
+    let last = stem.rsplit('.').next().filter(|_| stem.contains('.'))?;
+    (!last.is_empty() && last.chars().all(|c| c.is_ascii_digit())).then(|| last.parse().ok()).flatten()
+}
+
+/// GPU seconds per class, for one rank.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct TimeSplit {
+    pub compute_s: f64,
+    pub memory_s: f64,
+    pub communication_s: f64,
+    /// Kernels with no roof or no duration to place them by.
+    pub unplaced_s: f64,
+}
+
+impl TimeSplit {
+    pub fn total(&self) -> f64 {
+        self.compute_s + self.memory_s + self.communication_s + self.unplaced_s
+    }
+
+    pub fn get(&self, c: TimeClass) -> f64 {
+        match c {
+            TimeClass::Compute => self.compute_s,
+            TimeClass::Memory => self.memory_s,
+            TimeClass::Communication => self.communication_s,
+            TimeClass::Unplaced => self.unplaced_s,
+        }
+    }
+
+    fn add(&mut self, c: TimeClass, s: f64) {
+        match c {
+            TimeClass::Compute => self.compute_s += s,
+            TimeClass::Memory => self.memory_s += s,
+            TimeClass::Communication => self.communication_s += s,
+            TimeClass::Unplaced => self.unplaced_s += s,
+        }
+    }
+}
+
+/// One rank of the job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankSummary {
+    pub rank: u32,
+    /// The file(s) it came from.
+    pub inputs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub info: Option<RankInfo>,
+    /// The machine its kernels were judged against.
+    pub machine: String,
+    pub kernels: usize,
+    pub launches: u64,
+    /// Summed duration of its kernels, seconds.
+    pub time_s: f64,
+    pub split: TimeSplit,
+}
+
+/// One kernel across the ranks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergedKernel {
+    pub id: String,
+    pub name: String,
+    pub display_name: String,
+    /// Compute, memory, communication or not placed, in the job's analysis.
+    pub class: TimeClass,
+    /// Seconds per rank, in the order of [`MergedDocument::ranks`]; `None`
+    /// where the rank did not run it (or ran it untimed).
+    pub time_s: Vec<Option<f64>>,
+    /// Over the ranks that ran it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slowest_rank: Option<u32>,
+    /// How much longer the slowest rank took than the median rank, in %.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behind_median_pct: Option<f64>,
+}
+
+/// `roofline.merged/v1`: the ranks of a job in one document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergedDocument {
+    pub schema: String,
+    pub producer: Producer,
+    pub ranks: Vec<RankSummary>,
+    /// Every kernel, most GPU time (over all ranks) first.
+    pub kernels: Vec<MergedKernel>,
+    /// The job as one analysis (kernels summed over the ranks).
+    pub job: AnalysisDocument,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}
+
+/// A rank file that cannot be merged.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MergeError {
+    #[error("no rank files to merge; give the files the ranks wrote, for example `roofline merge job.rank*.json -o job.json`")]
+    Empty,
+    #[error("{input}: has no kernels; every rank file must be a profile with at least one kernel")]
+    NoKernels { input: String },
+}
+
+/// What the merge reads of a rank's analysis: its machine, rank and, per
+/// kernel, the kernel and where it landed (the side of the ridge, or a
+/// collective). Names are borrowed from the text and the rest of each entry
+/// (levels, diagnosis) is skipped while parsing; a kernel's evidence is
+/// parsed only when it is kept. That keeps a merge of many large files fast.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RankInput<'a> {
+    #[serde(borrow)]
+    pub schema: Cow<'a, str>,
+    pub machine: Machine,
+    #[serde(borrow)]
+    pub kernels: Vec<RankKernel<'a>>,
+    #[serde(default)]
+    pub rank: Option<RankInfo>,
+}
+
+/// One kernel of a [`RankInput`].
+#[derive(Debug, Clone, Deserialize)]
+pub struct RankKernel<'a> {
+    #[serde(borrow)]
+    pub kernel: KernelRef<'a>,
+    #[serde(default)]
+    pub bound: Option<crate::roofline::Bound>,
+    /// Present for collectives (its content is recomputed for the job).
+    #[serde(default)]
+    pub collective: Option<serde::de::IgnoredAny>,
+}
+
+/// The parts of a [`Kernel`] the merge sums.
+#[derive(Debug, Clone, Deserialize)]
+pub struct KernelRef<'a> {
+    #[serde(borrow)]
+    pub id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    pub display_name: Cow<'a, str>,
+    /// FLOPs per kind, in [`FlopKind::ALL`] order (NaN: none).
+    #[serde(default = "no_flops", deserialize_with = "flop_array")]
+    pub flops: [f64; 9],
+    /// Bytes per level, in [`MemLevel::ALL`] order (NaN: none).
+    #[serde(default = "no_bytes", deserialize_with = "byte_array")]
+    pub bytes: [f64; 3],
+    #[serde(default)]
+    pub duration_s: Option<f64>,
+    #[serde(default = "one")]
+    pub launches: u64,
+    pub origin: Origin,
+    /// The evidence as written, parsed only if this launch's is kept.
+    #[serde(borrow, default)]
+    pub evidence: Option<&'a serde_json::value::RawValue>,
+    /// The evidence of a kernel that came already parsed.
+    #[serde(skip)]
+    pub parsed_evidence: Option<Evidence>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn no_flops() -> [f64; 9] {
+    [f64::NAN; 9]
+}
+
+fn no_bytes() -> [f64; 3] {
+    [f64::NAN; 3]
+}
+
+/// A map keyed by `K` read into an array indexed by `index(K)`, without
+/// allocating: the merge reads two such maps per launch.
+fn keyed_array<'de, D, K, const N: usize>(d: D, index: fn(K) -> usize) -> Result<[f64; N], D::Error>
+where
+    D: serde::Deserializer<'de>,
+    K: Deserialize<'de>,
+{
+    struct V<K, const N: usize>(fn(K) -> usize);
+    impl<'de, K: Deserialize<'de>, const N: usize> serde::de::Visitor<'de> for V<K, N> {
+        type Value = [f64; N];
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map of numbers")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<[f64; N], A::Error> {
+            let mut out = [f64::NAN; N];
+            while let Some((k, v)) = m.next_entry::<K, f64>()? {
+                let i = (self.0)(k);
+                out[i] = if out[i].is_nan() { v } else { out[i] + v };
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(V::<K, N>(index))
+}
+
+fn flop_array<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 9], D::Error> {
+    keyed_array(d, |k: FlopKind| FlopKind::ALL.iter().position(|x| *x == k).unwrap_or(0))
+}
+
+fn byte_array<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 3], D::Error> {
+    keyed_array(d, |l: MemLevel| MemLevel::ALL.iter().position(|x| *x == l).unwrap_or(0))
+}
+
+fn to_array<K: Copy + Ord, const N: usize>(m: &BTreeMap<K, f64>, all: &[K; N]) -> [f64; N] {
+    let mut out = [f64::NAN; N];
+    for (i, k) in all.iter().enumerate() {
+        if let Some(v) = m.get(k) {
+            out[i] = *v;
+        }
+    }
+    out
+}
+
+/// The two evidence fields a collective's launches add up.
+#[derive(Deserialize, Default)]
+struct NvlinkOnly {
+    #[serde(default)]
+    nvlink_rx_bytes: Option<f64>,
+    #[serde(default)]
+    nvlink_tx_bytes: Option<f64>,
+}
+
+impl KernelRef<'_> {
+    /// NVLink bytes received and sent, without parsing the rest.
+    fn nvlink(&self) -> (Option<f64>, Option<f64>) {
+        match (&self.parsed_evidence, self.evidence) {
+            (Some(e), _) => (e.nvlink_rx_bytes, e.nvlink_tx_bytes),
+            (None, Some(raw)) => {
+                let n: NvlinkOnly = serde_json::from_str(raw.get()).unwrap_or_default();
+                (n.nvlink_rx_bytes, n.nvlink_tx_bytes)
+            }
+            (None, None) => (None, None),
+        }
+    }
+
+    fn evidence(&self) -> Evidence {
+        match (&self.parsed_evidence, self.evidence) {
+            (Some(e), _) => e.clone(),
+            (None, Some(raw)) => serde_json::from_str(raw.get()).unwrap_or_default(),
+            (None, None) => Evidence::default(),
+        }
+    }
+}
+
+impl RankKernel<'_> {
+    fn class(&self) -> TimeClass {
+        match (&self.collective, self.bound) {
+            (Some(_), _) => TimeClass::Communication,
+            (None, Some(crate::roofline::Bound::Compute)) => TimeClass::Compute,
+            (None, Some(crate::roofline::Bound::Memory)) => TimeClass::Memory,
+            (None, None) => TimeClass::Unplaced,
+        }
+    }
+}
+
+impl From<AnalysisDocument> for RankInput<'static> {
+    fn from(d: AnalysisDocument) -> RankInput<'static> {
+        RankInput {
+            schema: Cow::Owned(d.schema),
+            machine: d.machine,
+            kernels: d
+                .kernels
+                .into_iter()
+                .map(|a| RankKernel {
+                    bound: a.bound,
+                    collective: a.collective.map(|_| serde::de::IgnoredAny),
+                    kernel: KernelRef {
+                        id: Cow::Owned(a.kernel.id),
+                        name: Cow::Owned(a.kernel.name),
+                        display_name: Cow::Owned(a.kernel.display_name),
+                        flops: to_array(&a.kernel.flops, &FlopKind::ALL),
+                        bytes: to_array(&a.kernel.bytes, &MemLevel::ALL),
+                        duration_s: a.kernel.duration_s,
+                        launches: a.kernel.launches,
+                        origin: a.kernel.origin,
+                        evidence: None,
+                        parsed_evidence: Some(a.kernel.evidence),
+                    },
+                })
+                .collect(),
+            rank: d.rank,
+        }
+    }
+}
+
+/// The value of a `"schema"` key among the first few hundred bytes, when
+/// it is there as a plain string.
+fn schema_at_head(text: &str) -> Option<&str> {
+    let head = &text[..text.len().min(512)];
+    let head = head.trim_start().strip_prefix('{')?.trim_start();
+    let rest = head.strip_prefix("\"schema\"")?.trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let end = rest.find('"')?;
+    let value = &rest[..end];
+    (!value.contains('\\')).then_some(value)
+}
+
+#[derive(Deserialize)]
+struct SchemaOnly {
+    #[serde(default)]
+    schema: Option<String>,
+}
+
+/// Reads a rank's analysis for merging: the schema is checked first; a
+/// current document is parsed straight into a [`RankInput`], an older one
+/// through the full reader (which upgrades it).
+pub fn read_rank<'a>(text: &'a str, input: &str) -> Result<RankInput<'a>, DocumentError> {
+    use crate::schema::ANALYSIS_SCHEMA;
+    let expected = ANALYSIS_SCHEMA;
+    // roofline writes the schema first: read it from the head of the text
+    // rather than scanning the whole document twice.
+    let schema = match schema_at_head(text) {
+        Some(s) => Some(s.to_string()),
+        None => {
+            let head: SchemaOnly = serde_json::from_str(text).map_err(|source| DocumentError::Json {
+                input: input.into(),
+                expected,
+                source,
+            })?;
+            head.schema
+        }
+    };
+    match schema.as_deref() {
+        Some(s) if s == ANALYSIS_SCHEMA => {
+            serde_json::from_str(text).map_err(|source| DocumentError::Fields { input: input.into(), expected, source })
+        }
+        _ => crate::schema::read_analysis(text, input).map(RankInput::from),
+    }
+}
+
+/// What one kernel added up to, in one rank and over the job.
+#[derive(Debug, Clone)]
+struct Acc {
+    name: String,
+    id: String,
+    display_name: String,
+    origin: Origin,
+    /// Seconds per rank slot (NaN where not run).
+    per_rank: Vec<f64>,
+    flops: BTreeMap<FlopKind, f64>,
+    bytes: BTreeMap<MemLevel, f64>,
+    launches: u64,
+    time: f64,
+    timed: bool,
+    /// Evidence of the rank that spent the most time in it.
+    evidence: Evidence,
+    evidence_time: f64,
+    nvlink_rx: Option<f64>,
+    nvlink_tx: Option<f64>,
+}
+
+struct RankAcc {
+    summary: RankSummary,
+    /// Whether this rank ran each kernel (by index).
+    seen: Vec<bool>,
+    distinct: usize,
+}
+
+/// FNV-1a: kernel names are hashed once per launch of every rank, and
+/// need no protection against crafted collisions here.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for b in bytes {
+            h ^= *b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
+/// Folds rank documents, one at a time, into a [`MergedDocument`].
+pub struct Merger {
+    machine: Option<Machine>,
+    ranks: Vec<RankAcc>,
+    slot_of_rank: HashMap<u32, usize>,
+    kernels: Vec<Acc>,
+    by_name: FastMap<String, usize>,
+    warnings: Vec<Warning>,
+    machines: Vec<String>,
+}
+
+fn add_opt(a: &mut Option<f64>, b: Option<f64>) {
+    if let Some(b) = b {
+        *a = Some(a.unwrap_or(0.0) + b);
+    }
+}
+
+impl Merger {
+    /// A merger judging the job against `machine`, or against the first
+    /// rank's machine when `None`.
+    pub fn new(machine: Option<Machine>) -> Merger {
+        Merger {
+            machine,
+            ranks: Vec::new(),
+            slot_of_rank: HashMap::new(),
+            kernels: Vec::new(),
+            by_name: FastMap::default(),
+            warnings: Vec::new(),
+            machines: Vec::new(),
+        }
+    }
+
+    /// Adds one rank's analysis. Its rank is the document's own
+    /// ([`AnalysisDocument::rank`]), else the file name's, else `fallback`.
+    pub fn add(&mut self, doc: AnalysisDocument, input: &str, fallback: u32) -> Result<(), MergeError> {
+        self.add_rank(RankInput::from(doc), input, fallback)
+    }
+
+    /// Adds one rank as [`read_rank`] read it (see [`Merger::add`]).
+    pub fn add_rank(&mut self, doc: RankInput<'_>, input: &str, fallback: u32) -> Result<(), MergeError> {
+        if doc.kernels.is_empty() {
+            return Err(MergeError::NoKernels { input: input.to_string() });
+        }
+        let rank = doc.rank.as_ref().map(|r| r.rank).or_else(|| rank_from_file_name(input)).unwrap_or(fallback);
+        if self.machine.is_none() {
+            self.machine = Some(doc.machine.clone());
+        }
+        if !self.machines.contains(&doc.machine.name) {
+            self.machines.push(doc.machine.name.clone());
+        }
+        let slot = match self.slot_of_rank.get(&rank) {
+            Some(&s) => {
+                let mut inputs = self.ranks[s].summary.inputs.clone();
+                inputs.push(input.to_string());
+                self.warnings.push(Warning::RanksJoined { rank, inputs });
+                self.ranks[s].summary.inputs.push(input.to_string());
+                s
+            }
+            None => {
+                let s = self.ranks.len();
+                self.slot_of_rank.insert(rank, s);
+                self.ranks.push(RankAcc {
+                    summary: RankSummary {
+                        rank,
+                        inputs: vec![input.to_string()],
+                        info: doc.rank.clone(),
+                        machine: doc.machine.name.clone(),
+                        kernels: 0,
+                        launches: 0,
+                        time_s: 0.0,
+                        split: TimeSplit::default(),
+                    },
+                    seen: Vec::new(),
+                    distinct: 0,
+                });
+                for k in &mut self.kernels {
+                    k.per_rank.push(f64::NAN);
+                }
+                s
+            }
+        };
+        let n_slots = self.ranks.len();
+        for a in doc.kernels {
+            let class = a.class();
+            let k = a.kernel;
+            let d = k.duration_s.filter(|d| d.is_finite() && *d > 0.0);
+            let idx = match self.by_name.get(k.name.as_ref()) {
+                Some(&i) => i,
+                None => {
+                    let i = self.kernels.len();
+                    self.by_name.insert(k.name.to_string(), i);
+                    self.kernels.push(Acc {
+                        name: k.name.to_string(),
+                        id: k.id.to_string(),
+                        display_name: k.display_name.to_string(),
+                        origin: k.origin,
+                        per_rank: vec![f64::NAN; n_slots],
+                        flops: BTreeMap::new(),
+                        bytes: BTreeMap::new(),
+                        launches: 0,
+                        time: 0.0,
+                        timed: false,
+                        evidence: Evidence::default(),
+                        evidence_time: -1.0,
+                        nvlink_rx: None,
+                        nvlink_tx: None,
+                    });
+                    i
+                }
+            };
+            let r = &mut self.ranks[slot];
+            if r.seen.len() <= idx {
+                r.seen.resize(idx + 1, false);
+            }
+            if !r.seen[idx] {
+                r.seen[idx] = true;
+                r.distinct += 1;
+            }
+            r.summary.kernels = r.distinct;
+            r.summary.launches += k.launches;
+            if let Some(d) = d {
+                r.summary.time_s += d;
+                r.summary.split.add(class, d);
+            }
+            let acc = &mut self.kernels[idx];
+            for (i, f) in k.flops.iter().enumerate().filter(|(_, f)| !f.is_nan()) {
+                *acc.flops.entry(FlopKind::ALL[i]).or_insert(0.0) += f;
+            }
+            for (i, b) in k.bytes.iter().enumerate().filter(|(_, b)| !b.is_nan()) {
+                *acc.bytes.entry(MemLevel::ALL[i]).or_insert(0.0) += b;
+            }
+            acc.launches += k.launches;
+            if let Some(d) = d {
+                acc.time += d;
+                acc.timed = true;
+                let cell = &mut acc.per_rank[slot];
+                *cell = if cell.is_nan() { d } else { *cell + d };
+            }
+            // NVLink bytes add up over every launch; the rest of the
+            // evidence is the longest launch's (parsed only then).
+            if class == TimeClass::Communication {
+                let (rx, tx) = k.nvlink();
+                add_opt(&mut acc.nvlink_rx, rx);
+                add_opt(&mut acc.nvlink_tx, tx);
+            }
+            let weight = d.unwrap_or(0.0);
+            if weight > acc.evidence_time {
+                acc.evidence = k.evidence();
+                acc.evidence_time = weight;
+            }
+        }
+        Ok(())
+    }
+
+    /// The merged document.
+    pub fn finish(self, producer: Producer) -> Result<MergedDocument, MergeError> {
+        if self.ranks.is_empty() {
+            return Err(MergeError::Empty);
+        }
+        let mut warnings = self.warnings;
+        if self.machines.len() > 1 {
+            warnings.push(Warning::MachinesDiffer {
+                machines: self.machines.clone(),
+                judged_against: self.machine.as_ref().map(|m| m.name.clone()).unwrap_or_default(),
+            });
+        }
+        let machine = self.machine.unwrap_or_default();
+        // Ranks in order of their number; per-kernel columns follow.
+        let mut order: Vec<usize> = (0..self.ranks.len()).collect();
+        order.sort_by_key(|&s| self.ranks[s].summary.rank);
+        let ranks: Vec<RankSummary> = order.iter().map(|&s| self.ranks[s].summary.clone()).collect();
+        let mut job_kernels = Vec::with_capacity(self.kernels.len());
+        let mut per_rank = Vec::with_capacity(self.kernels.len());
+        for acc in self.kernels {
+            let mut k = Kernel::named(&acc.name, acc.origin);
+            k.id = acc.id;
+            k.display_name = acc.display_name;
+            k.flops = acc.flops;
+            k.bytes = acc.bytes;
+            k.launches = acc.launches;
+            k.duration_s = acc.timed.then_some(acc.time);
+            k.evidence = acc.evidence;
+            if acc.nvlink_rx.is_some() || acc.nvlink_tx.is_some() {
+                // Collectives: every launch's NVLink bytes.
+                k.evidence.nvlink_rx_bytes = acc.nvlink_rx;
+                k.evidence.nvlink_tx_bytes = acc.nvlink_tx;
+            }
+            job_kernels.push(k);
+            per_rank.push(acc.per_rank);
+        }
+        let analysed = analyze(&machine, &job_kernels);
+        let mut kernels: Vec<MergedKernel> = analysed
+            .iter()
+            .zip(per_rank)
+            .map(|(a, times)| {
+                let time_s: Vec<Option<f64>> =
+                    order.iter().map(|&s| times.get(s).copied().filter(|t| !t.is_nan())).collect();
+                let present: Vec<(u32, f64)> =
+                    time_s.iter().zip(&ranks).filter_map(|(t, r)| t.map(|t| (r.rank, t))).collect();
+                let samples: Vec<f64> = present.iter().map(|p| p.1).collect();
+                let spread = Spread::from_samples(&samples).ok();
+                let slowest = present.iter().max_by(|a, b| a.1.total_cmp(&b.1)).copied();
+                let behind = match (spread, slowest) {
+                    (Some(s), Some((_, t))) if s.median > 0.0 && present.len() > 1 => {
+                        Some(100.0 * (t - s.median) / s.median)
+                    }
+                    _ => None,
+                };
+                MergedKernel {
+                    id: a.kernel.id.clone(),
+                    name: a.kernel.name.clone(),
+                    display_name: a.kernel.display_name.clone(),
+                    class: time_class(a),
+                    time_s,
+                    spread,
+                    slowest_rank: slowest.filter(|_| present.len() > 1).map(|s| s.0),
+                    behind_median_pct: behind,
+                }
+            })
+            .collect();
+        let total_time = |k: &MergedKernel| k.time_s.iter().flatten().sum::<f64>();
+        kernels.sort_by(|a, b| total_time(b).total_cmp(&total_time(a)));
+        let inputs: Vec<&str> = ranks.iter().flat_map(|r| r.inputs.iter().map(String::as_str)).collect();
+        let detail = format!("{} rank(s): {}", ranks.len(), abbreviate(&inputs, 6));
+        let mut job = AnalysisDocument::new(
+            producer.clone(),
+            AnalysisSource { kind: "merged".into(), detail, byte_convention: None },
+            machine,
+            analysed,
+        );
+        job.warnings = warnings.clone();
+        Ok(MergedDocument { schema: MERGED_SCHEMA.into(), producer, ranks, kernels, job, warnings })
+    }
+}
+
+/// "a, b, c and 7 more".
+fn abbreviate(items: &[&str], keep: usize) -> String {
+    if items.len() <= keep {
+        items.join(", ")
+    } else {
+        format!("{} and {} more", items[..keep].join(", "), items.len() - keep)
+    }
+}
+
+/// Reads a merged document (schema checked first).
+pub fn read_merged(text: &str, input: &str) -> Result<MergedDocument, DocumentError> {
+    crate::schema::read(text, input, MERGED_SCHEMA)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::roofline::analyze;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    }
+
+    #[test]
+    fn every_launcher_names_the_rank() {
+        let t = RankInfo::from_env(env(&[("RANK", "3"), ("LOCAL_RANK", "1"), ("WORLD_SIZE", "4")])).unwrap().unwrap();
+        assert_eq!((t.rank, t.local_rank, t.world_size, t.launcher.as_str()), (3, Some(1), Some(4), "torchrun"));
+        let o =
+            RankInfo::from_env(env(&[("OMPI_COMM_WORLD_RANK", "5"), ("OMPI_COMM_WORLD_SIZE", "8")])).unwrap().unwrap();
+        assert_eq!((o.rank, o.world_size, o.variable.as_str()), (5, Some(8), "OMPI_COMM_WORLD_RANK"));
+        let p = RankInfo::from_env(env(&[("PMI_RANK", "2"), ("PMI_SIZE", "4")])).unwrap().unwrap();
+        assert_eq!((p.rank, p.launcher.as_str()), (2, "PMI"));
+        let s = RankInfo::from_env(env(&[("SLURM_PROCID", "7"), ("SLURM_NTASKS", "16"), ("SLURM_LOCALID", "3")]))
+            .unwrap()
+            .unwrap();
+        assert_eq!((s.rank, s.local_rank, s.launcher.as_str()), (7, Some(3), "Slurm"));
+        // torchrun inside srun: torch's rank wins.
+        let both = RankInfo::from_env(env(&[("SLURM_PROCID", "0"), ("RANK", "6")])).unwrap().unwrap();
+        assert_eq!(both.rank, 6);
+        assert_eq!(RankInfo::from_env(env(&[])).unwrap(), None);
+        let bad = RankInfo::from_env(env(&[("RANK", "first")])).unwrap_err();
+        assert!(bad.to_string().contains("RANK=\"first\""), "{bad}");
+    }
+
+    #[test]
+    fn rank_placeholders_and_automatic_suffix() {
+        let info = RankInfo::from_env(env(&[("RANK", "1"), ("WORLD_SIZE", "2"), ("LOCAL_RANK", "1")])).unwrap();
+        assert_eq!(expand_rank("out/job.rank{rank}.json", info.as_ref()), ("out/job.rank1.json".into(), None));
+        assert_eq!(expand_rank("r{local_rank}of{world_size}.json", info.as_ref()).0, "r1of2.json");
+        let (name, note) = expand_rank("out/job.json", info.as_ref());
+        assert_eq!(name, "out/job.rank1.json");
+        assert!(note.unwrap().contains("{rank}"));
+        assert_eq!(expand_rank("job.json", None), ("job.json".into(), None));
+        let (zero, note) = expand_rank("job.rank{rank}.json", None);
+        assert_eq!(zero, "job.rank0.json");
+        assert!(note.is_some());
+        let single = RankInfo::from_env(env(&[("RANK", "0"), ("WORLD_SIZE", "1")])).unwrap();
+        assert_eq!(expand_rank("job.json", single.as_ref()).0, "job.json", "a job of one rank keeps its name");
+    }
+
+    #[test]
+    fn the_schema_is_read_from_the_head_when_it_comes_first() {
+        assert_eq!(schema_at_head("{\n  \"schema\": \"roofline.analysis/v2\",\n"), Some("roofline.analysis/v2"));
+        assert_eq!(schema_at_head("{\"producer\": {}, \"schema\": \"x\"}"), None, "elsewhere: the full reader");
+        assert_eq!(schema_at_head("[1, 2]"), None);
+        // A document of another schema is refused by name either way.
+        let e = read_rank("{\"schema\": \"roofline.machine/v2\", \"machine\": {}}", "m.json").unwrap_err().to_string();
+        assert!(e.contains("roofline.machine/v2") && e.contains("m.json"), "{e}");
+    }
+
+    #[test]
+    fn rank_from_file_names() {
+        assert_eq!(rank_from_file_name("runs/job.rank12.json"), Some(12));
+        assert_eq!(rank_from_file_name("rank_3.json"), Some(3));
+        assert_eq!(rank_from_file_name("RANK-0.json"), Some(0));
+        assert_eq!(rank_from_file_name("job.json"), None);
+        assert_eq!(rank_from_file_name("out/tl.1.json"), Some(1), "-o tl.{{rank}}.json");
+        assert_eq!(rank_from_file_name("v2.json"), None);
+        assert_eq!(rank_from_file_name("2.json"), None, "a bare number is not taken for a rank");
+    }
+
+    fn machine() -> Machine {
+        Machine::simple("m", FlopKind::Fp32, 100e12, 4e12)
+    }
+
+    /// A rank: (name, FLOPs, DRAM bytes, seconds) per kernel.
+    fn rank_doc(rank: u32, kernels: &[(&str, f64, f64, f64)]) -> AnalysisDocument {
+        let ks: Vec<Kernel> = kernels
+            .iter()
+            .map(|(n, f, b, t)| {
+                let mut k = Kernel::named(n, Origin::Counter);
+                if *f > 0.0 {
+                    k.flops.insert(FlopKind::Fp32, *f);
+                }
+                k.bytes.insert(MemLevel::Dram, *b);
+                k.duration_s = Some(*t);
+                k
+            })
+            .collect();
+        let m = machine();
+        let mut d = AnalysisDocument::new(
+            Producer::new("test"),
+            AnalysisSource { kind: "ncu".into(), detail: String::new(), byte_convention: None },
+            m.clone(),
+            analyze(&m, &ks),
+        );
+        d.rank = Some(RankInfo {
+            rank,
+            local_rank: Some(rank),
+            world_size: Some(2),
+            variable: "RANK".into(),
+            launcher: "torchrun".into(),
+            host: None,
+        });
+        d
+    }
+
+    #[test]
+    fn merge_sums_the_job_and_finds_the_straggler() {
+        // gemm: compute-bound (1e12 FLOP on 1e9 B: intensity 1000 > ridge 25).
+        // copy: memory-bound. allreduce: communication.
+        let r0 = rank_doc(
+            0,
+            &[
+                ("gemm", 1e12, 1e9, 0.010),
+                ("copy", 0.0, 4e9, 0.002),
+                ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0.0, 1e6, 0.004),
+            ],
+        );
+        let r1 = rank_doc(
+            1,
+            &[
+                ("gemm", 1e12, 1e9, 0.016),
+                ("copy", 0.0, 4e9, 0.002),
+                ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0.0, 1e6, 0.001),
+            ],
+        );
+        let mut m = Merger::new(None);
+        // Files in reverse order: ranks come out sorted.
+        m.add(r1, "job.rank1.json", 9).unwrap();
+        m.add(r0, "job.rank0.json", 9).unwrap();
+        let doc = m.finish(Producer::new("roofline merge")).unwrap();
+        assert_eq!(doc.schema, MERGED_SCHEMA);
+        assert_eq!(doc.ranks.iter().map(|r| r.rank).collect::<Vec<_>>(), vec![0, 1]);
+        let r0 = &doc.ranks[0];
+        assert_eq!(r0.split.compute_s, 0.010);
+        assert_eq!(r0.split.memory_s, 0.002);
+        assert_eq!(r0.split.communication_s, 0.004);
+        assert!((r0.time_s - 0.016).abs() < 1e-15);
+        assert_eq!(doc.ranks[1].split.compute_s, 0.016);
+        let gemm = doc.kernels.iter().find(|k| k.name == "gemm").unwrap();
+        assert_eq!(gemm.time_s, vec![Some(0.010), Some(0.016)]);
+        assert_eq!(gemm.slowest_rank, Some(1));
+        // Median of 10 and 16 ms is 13 ms; 16 is 23.08% behind it.
+        assert!((gemm.behind_median_pct.unwrap() - 100.0 * 3.0 / 13.0).abs() < 1e-9);
+        assert_eq!(gemm.class, TimeClass::Compute);
+        assert_eq!(doc.kernels[0].name, "gemm", "most time first");
+        let ar = doc.kernels.iter().find(|k| k.name.starts_with("nccl")).unwrap();
+        assert_eq!((ar.class, ar.slowest_rank), (TimeClass::Communication, Some(0)));
+        // The job: summed over ranks.
+        let job_gemm = doc.job.kernels.iter().find(|a| a.kernel.name == "gemm").unwrap();
+        assert_eq!(job_gemm.kernel.flops[&FlopKind::Fp32], 2e12);
+        assert!((job_gemm.kernel.duration_s.unwrap() - 0.026).abs() < 1e-15);
+        assert_eq!(job_gemm.kernel.launches, 2);
+        let shares: f64 = doc.job.kernels.iter().filter_map(|a| a.time_share).sum();
+        assert!((shares - 1.0).abs() < 1e-12);
+        // Round trip through JSON (floats to within serde_json's parsing).
+        let text = serde_json::to_string(&doc).unwrap();
+        let back = read_merged(&text, "job.json").unwrap();
+        assert_eq!((back.ranks, back.kernels.len(), back.job.kernels.len()), (doc.ranks.clone(), 3, 3));
+        assert_eq!(back.kernels[0].time_s, doc.kernels[0].time_s);
+        let e = read_merged(&serde_json::to_string(&doc.job).unwrap(), "a.json").unwrap_err().to_string();
+        assert!(e.contains("roofline.analysis/v2") && e.contains(MERGED_SCHEMA), "{e}");
+    }
+
+    #[test]
+    fn two_files_of_one_rank_are_joined_and_a_missing_kernel_is_none() {
+        let compute = rank_doc(0, &[("gemm", 1e12, 1e9, 0.010)]);
+        let comm = rank_doc(0, &[("ncclDevKernel_AllGather_RING_LL", 0.0, 1e6, 0.003)]);
+        let other = rank_doc(1, &[("gemm", 1e12, 1e9, 0.011)]);
+        let mut m = Merger::new(None);
+        m.add(compute, "c.rank0.json", 0).unwrap();
+        m.add(comm, "n.rank0.json", 0).unwrap();
+        m.add(other, "c.rank1.json", 1).unwrap();
+        let doc = m.finish(Producer::new("t")).unwrap();
+        assert_eq!(doc.ranks.len(), 2);
+        assert_eq!(doc.ranks[0].inputs, vec!["c.rank0.json".to_string(), "n.rank0.json".to_string()]);
+        assert_eq!(doc.ranks[0].split.communication_s, 0.003);
+        assert!(doc.warnings.iter().any(|w| matches!(w, Warning::RanksJoined { rank: 0, .. })), "{:?}", doc.warnings);
+        let ag = doc.kernels.iter().find(|k| k.name.contains("AllGather")).unwrap();
+        assert_eq!(ag.time_s, vec![Some(0.003), None]);
+        assert_eq!((ag.slowest_rank, ag.behind_median_pct), (None, None), "one rank: no straggler");
+    }
+
+    #[test]
+    fn nothing_to_merge_and_empty_ranks_are_errors() {
+        assert_eq!(Merger::new(None).finish(Producer::new("t")).unwrap_err(), MergeError::Empty);
+        let mut empty = rank_doc(0, &[]);
+        empty.kernels.clear();
+        let e = Merger::new(None).add(empty, "r0.json", 0).unwrap_err();
+        assert!(e.to_string().contains("r0.json"), "{e}");
+    }
+
+    #[test]
+    fn rank_comes_from_the_file_name_then_the_order() {
+        let mut a = rank_doc(0, &[("k", 0.0, 1.0, 1.0)]);
+        a.rank = None;
+        let mut b = a.clone();
+        b.kernels[0].kernel.duration_s = Some(2.0);
+        let mut m = Merger::new(None);
+        m.add(a, "x/rank_5.json", 0).unwrap();
+        m.add(b, "other.json", 7).unwrap();
+        let doc = m.finish(Producer::new("t")).unwrap();
+        assert_eq!(doc.ranks.iter().map(|r| r.rank).collect::<Vec<_>>(), vec![5, 7]);
+    }
+}
