@@ -10,6 +10,7 @@ pub(crate) mod bench;
 pub(crate) mod check;
 pub(crate) mod diff;
 pub(crate) mod gpus;
+pub(crate) mod instructions;
 pub(crate) mod machine;
 pub(crate) mod occupancy;
 pub(crate) mod program;
