@@ -7,11 +7,11 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_report::{chart_notes, ChartOptions, Format};
+use roofline_report::{chart_notes, ChartOptions, Format, InstructionView};
 
 use crate::analysis_file::read_analysis_file;
 use crate::error::bad_input;
-use crate::output::Output;
+use crate::output::{Output, ViewArg};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
@@ -20,6 +20,8 @@ use crate::output::Output;
   roofline report analysis.json --format markdown >> \"$GITHUB_STEP_SUMMARY\"
   roofline report analysis.json -o chart.svg       the chart alone
   roofline report analysis.json --format chart     the chart in the terminal (also: terminal)
+  roofline report analysis.json --view instructions -o inst.html
+                                                   the instruction roofline: each kernel's binding pipe
 
 The kind of file written with -o follows its extension: .html, .md, .svg,
 .json; otherwise --format decides (markdown, json, csv, chart; table means HTML).")]
@@ -36,6 +38,12 @@ pub struct Args {
     /// Title of the chart (default: "Roofline of <machine>").
     #[arg(long)]
     pub title: Option<String>,
+
+    /// The roofline to show: flops, instructions (each kernel's binding
+    /// pipe against its roof; needs instruction counters), or auto (the
+    /// instruction roofline too, for the kernels FLOPs do not explain).
+    #[arg(long, value_enum, default_value_t = ViewArg::Flops)]
+    pub view: ViewArg,
 
     /// Width of the chart in pixels [default: 960].
     #[arg(long, value_parser = clap::value_parser!(u32).range(480..=4000))]
@@ -74,8 +82,14 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     // A page shows the kernels with the most time of a huge analysis; JSON and CSV all of them.
     let page = roofline_report::page_view(&whole);
     let page_doc = page.as_ref().unwrap_or(&whole);
-    let doc_for = |f: Format| if matches!(f, Format::Json | Format::Csv) { &whole } else { page_doc };
-    let notes = chart_notes(page_doc);
+    let input = args.analysis.display().to_string();
+    let viewed = |d| InstructionView::new(d, args.view.into(), &input).map_err(bad_input);
+    let (whole_view, page_view) = (viewed(&whole)?, viewed(page_doc)?);
+    let doc_for = |f: Format| if matches!(f, Format::Json | Format::Csv) { &whole_view } else { &page_view };
+    let notes = match args.view {
+        ViewArg::Instructions => roofline_report::chart::instructions::build(page_doc, None, None).notes,
+        _ => chart_notes(page_doc),
+    };
     for note in notes.iter().take(CHART_NOTES_SHOWN) {
         out.warn(note);
     }
@@ -95,7 +109,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     // Everything is rendered before anything is written.
     let mut files = Vec::new();
     if let Some(path) = &args.svg {
-        files.extend(out.files(page_doc, path, Format::Svg)?);
+        files.extend(out.files(&page_view, path, Format::Svg)?);
     }
     let stdout = match &target {
         Some((path, format)) => {

@@ -26,6 +26,9 @@ use super::scale::plottable;
 /// Bytes in one memory transaction (a sector).
 pub const TRANSACTION_BYTES: f64 = 32.0;
 
+/// How to read the chart's y against its roofs.
+pub const READING: &str = "y counts every warp instruction, so the issue roof bounds the points; a pipe's roof bounds that pipe's instructions only: the table gives each kernel's binding pipe at its own rate";
+
 /// The roof of a pipe as the analysis judged it: the first kernel's stored
 /// roof for it, else the machine's (measured when it has one).
 pub fn roof_of_pipe(doc: &AnalysisDocument, pipe: Pipe) -> Option<PipeRoof> {
@@ -167,7 +170,8 @@ pub fn build(doc: &AnalysisDocument, only: Option<&[usize]>, title: Option<&str>
     // those of the issue slots and of the binding pipes are shown.
     let mut roofs: Vec<Roof> = Vec::new();
     let mut pipe_index: Vec<(Pipe, usize)> = Vec::new();
-    for pipe in Pipe::ALL {
+    // The tensor pipe is judged on the FLOP roofline (one HGMMA is a tile).
+    for pipe in Pipe::ALL.into_iter().filter(|p| *p != Pipe::Tensor) {
         let used = pipe == Pipe::Issue
             || marks.iter().any(|mk| {
                 doc.kernels[mk.k]
@@ -268,11 +272,6 @@ pub fn build(doc: &AnalysisDocument, only: Option<&[usize]>, title: Option<&str>
                 }
             }
         }
-    }
-    if !marks.is_empty() {
-        notes.push(
-            "y counts every warp instruction, so the issue roof bounds the points; a pipe's roof bounds that pipe's instructions only: the table gives each kernel's binding pipe at its own rate".into(),
-        );
     }
 
     let (view, full) = fit_views(&marks, &roofs, "all");

@@ -94,7 +94,8 @@ impl<'a> InstructionView<'a> {
         }
         let doc = self.doc;
         let model = instructions::build(doc, Some(&self.kernels), None);
-        let chart_notes: Vec<Note> = model.notes.iter().cloned().map(Note::remark).collect();
+        let mut chart_notes = vec![Note::info(instructions::READING)];
+        chart_notes.extend(model.notes.iter().cloned().map(Note::remark));
         let lead = match self.view {
             AnalysisView::Auto => format!(
                 "Instruction roofline of the {} kernel{} whose time FLOPs do not explain",
@@ -111,7 +112,7 @@ impl<'a> InstructionView<'a> {
                     kind: ChartKind::Instructions,
                     hint: "Hover or focus a point for its numbers. x: warp instructions per 32-byte transaction at each memory level; y: warp instructions/s; flat roofs: pipe issue rates; diagonals: bandwidth / 32 B.".into(),
                 })
-                .with_some((!chart_notes.is_empty()).then_some(chart_notes)),
+                .with(chart_notes),
             roof_section(doc, &self.kernels),
         ]
     }
@@ -144,12 +145,13 @@ fn instruction_table(doc: &AnalysisDocument, kernels: &[usize]) -> Table {
         Column::value("warp_instructions", "warp inst", Quantity::Count)
             .show(Show::Wide)
             .help("warp instructions executed, all pipes (counter)"),
-        Column::with_provenance("warp_inst_per_s", "inst rate", Some(Quantity::Si(Unit::InstPerSecond)))
-            .help("warp instructions per second, all pipes"),
+        Column::value("warp_inst_per_s", "all inst rate", Quantity::Si(Unit::InstPerSecond))
+            .show(Show::Wide)
+            .help("warp instructions per second, all pipes (counter)"),
         Column::text("binding_pipe", "binding pipe")
             .help("the pipe closest to its roof (issue slots and tensor pipe apart)"),
-        Column::with_provenance("pipe_inst_per_s", "pipe rate", Some(Quantity::Si(Unit::InstPerSecond)))
-            .help("the binding pipe's warp instructions per second"),
+        Column::value("pipe_inst_per_s", "pipe rate", Quantity::Si(Unit::InstPerSecond))
+            .help("the binding pipe's warp instructions per second (counter)"),
         Column::with_provenance("pipe_roof", "pipe roof", Some(Quantity::Si(Unit::InstPerSecond)))
             .help("the binding pipe's roof: measured by bench where the machine has it, else theoretical"),
         Column::value("pct_of_pipe_roof", "% of pipe roof", Quantity::Percent).help("pipe rate / pipe roof"),
@@ -221,7 +223,7 @@ fn roof_section(doc: &AnalysisDocument, kernels: &[usize]) -> Section {
             Column::text("source", "source").show(Show::Wide),
         ],
     );
-    for pipe in Pipe::ALL {
+    for pipe in Pipe::ALL.into_iter().filter(|p| *p != Pipe::Tensor) {
         let used = pipe == Pipe::Issue
             || kernels.iter().any(|&k| {
                 doc.kernels[k]
@@ -352,7 +354,7 @@ impl Describe for InstructionView<'_> {
     }
 
     fn point_details(&self) -> Vec<PointDetail> {
-        let mut out = if self.view == AnalysisView::Auto { self.doc.point_details() } else { Vec::new() };
+        let mut out = if self.view == AnalysisView::Instructions { Vec::new() } else { self.doc.point_details() };
         if self.kernels.is_empty() {
             return out;
         }
