@@ -17,8 +17,8 @@ use anyhow::Context;
 use roofline_core::schema::{AnalysisDocument, MachineDocument};
 use roofline_report::output_file::refuse_overwriting_inputs;
 use roofline_report::{
-    csv_tables, render, write_atomic, ChartOptions, ColorChoice, Describe, ExportError, Format, RenderOptions,
-    TerminalOptions,
+    csv_tables, render, write_atomic, AnalysisView, ChartOptions, ColorChoice, Describe, ExportError, Format,
+    InstructionView, RenderOptions, TerminalOptions,
 };
 use serde::Serialize;
 
@@ -54,6 +54,54 @@ impl From<FormatArg> for Format {
             // document, where one is asked for, is JSON.
             FormatArg::Trace => Format::Json,
             FormatArg::Chart => Format::Chart,
+        }
+    }
+}
+
+/// Which roofline an analysis is shown on (`--view`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ViewArg {
+    /// The FLOP roofline.
+    #[default]
+    Flops,
+    /// The instruction roofline: each kernel's binding pipe against its roof.
+    Instructions,
+    /// The FLOP roofline, then the instruction roofline of the kernels FLOPs do not explain.
+    Auto,
+}
+
+impl From<ViewArg> for AnalysisView {
+    fn from(v: ViewArg) -> AnalysisView {
+        match v {
+            ViewArg::Flops => AnalysisView::Flops,
+            ViewArg::Instructions => AnalysisView::Instructions,
+            ViewArg::Auto => AnalysisView::Auto,
+        }
+    }
+}
+
+impl Output {
+    /// Renders an analysis on the roofline `view` asks for (refused, exit
+    /// 2, when it asks the instruction roofline of an analysis with no
+    /// instruction counters); `page`: a shorter one for the formats people
+    /// read, as in [`Output::document_for_people`].
+    pub fn analysis(
+        &self,
+        doc: &AnalysisDocument,
+        page: Option<&AnalysisDocument>,
+        view: ViewArg,
+        input: &str,
+    ) -> anyhow::Result<()> {
+        if view == ViewArg::Flops {
+            return self.document_for_people(doc, page);
+        }
+        let whole = InstructionView::new(doc, view.into(), input).map_err(bad_input)?;
+        match page {
+            Some(p) => {
+                let page = InstructionView::new(p, view.into(), input).map_err(bad_input)?;
+                self.document_for_people(&whole, Some(&page))
+            }
+            None => self.document(&whole),
         }
     }
 }

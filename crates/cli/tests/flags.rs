@@ -240,6 +240,9 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
         ("report", "--svg") => (vec!["--svg", "chart.svg"], file("chart.svg")),
         ("report", "--title") => (vec!["--title", "My chart title"], has("My chart title")),
         ("report", "--width") => (vec!["--width", "640"], has("width=\"640\"")),
+        // The bundled capture has no instruction counters: the instruction view is refused
+        // (shown working on a capture with them in `view_instructions_shows_the_binding_pipes`).
+        ("import" | "profile" | "report", "--view") => (vec!["--view", "instructions"], Expect::Refused),
         // check
         ("check", "--config") => (vec!["--config", "rules.toml"], has("fused")),
         ("check", "--min-pct-of-roof") => (vec!["--min-pct-of-roof", "2"], has("min_pct_of_roof")),
@@ -435,4 +438,38 @@ fn every_documented_flag_works_or_is_refused() {
 fn flags_are_read_from_help_definition_lines_only() {
     let help = "Options:\n      --min-pct-of-roof <PCT>  Every kernel\n      --min-time-share <PCT>   Only kernels held to\n                               --min-pct-of-roof.\n  -o, --output <FILE>  Also\n";
     assert_eq!(documented_flags(help), ["--min-pct-of-roof", "--min-time-share", "--output"]);
+}
+
+#[test]
+fn view_instructions_shows_the_binding_pipes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let capture = repo("tests/fixtures/external/h200-2026-11-30/pytorch_full_a.csv");
+    let machine = repo("results/h200-2026-11-30-bench-check/machine.json");
+    let args = |extra: &[&str]| {
+        let mut v: Vec<String> = vec!["import".into(), capture.clone(), "--machine".into(), machine.clone()];
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let r = run(d, &args(&["--view", "instructions"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("binding pipe") && r.stdout.contains("FMA (FP32, IMAD)"), "{}", r.stdout);
+    assert!(r.stdout.contains("Ginst/s") && r.stdout.contains("measured"), "{}", r.stdout);
+    let r = run(d, &args(&["--view", "instructions", "--format", "chart"]));
+    assert!(r.code == 0 && r.stdout.contains("Instruction roofline of NVIDIA H200"), "{}", r.stdout);
+    let r = run(d, &args(&["--view", "auto", "--format", "markdown"]));
+    assert!(r.code == 0 && r.stdout.contains("Instruction roofline of the 1 kernel"), "{}", r.stdout);
+    // The default is the FLOP view.
+    let r = run(d, &args(&[]));
+    assert!(r.code == 0 && !r.stdout.contains("binding pipe"), "{}", r.stdout);
+    // `report` of a saved analysis, and its refusal without counters.
+    let r = run(d, &args(&["--format", "json", "-o", "a.json"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(
+        d,
+        &["report".into(), "a.json".into(), "--view".into(), "instructions".into(), "-o".into(), "i.html".into()],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let html = std::fs::read_to_string(d.join("i.html")).unwrap();
+    assert!(html.contains("Instruction roofline chart") && html.contains("warp instructions per 32-byte transaction"));
 }

@@ -56,6 +56,7 @@ pub use documents::bench::{BenchDocument, BenchResults, BenchRow, IntensitySweep
 pub use documents::check::CheckDocument;
 pub use documents::diff::{page_diff, DiffDocument};
 pub use documents::gpus::KnownGpus;
+pub use documents::instructions::{AnalysisView, InstructionView, NoInstructionData, INSTRUCTION_COUNTERS};
 pub use documents::occupancy::{OccupancyDocument, OCCUPANCY_SCHEMA};
 pub use documents::timeline::{TimelineView, DEFAULT_TOP as TIMELINE_TOP};
 pub use documents::tour::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};

@@ -442,3 +442,46 @@ fn the_terminal_chart_has_a_key_and_fits_its_width() {
     let colour = terminal::render(&doc, &model::build(&doc, None), 100, true);
     assert!(colour.contains("\x1b["));
 }
+
+#[test]
+fn instruction_roofline_places_kernels_under_pipe_roofs_and_transaction_diagonals() {
+    use roofline_core::machine::{MemLevel, Pipe, Resource};
+    use roofline_report::chart::instructions;
+    use roofline_report::chart::model::{Axes, RoofKind};
+    let doc = samples::pytorch_instructions();
+    let m = instructions::build(&doc, None, None);
+    assert_eq!(m.axes, Axes::Instruction);
+    assert_eq!(m.unit.symbol(), "inst/s");
+    // Flat roofs: the machine's measured instruction ceilings, shown for the issue slots and each binding pipe.
+    let issue = doc.machine.roof(Resource::Instruction(Pipe::Issue)).expect("measured issue roof");
+    let flat = |name: &str| {
+        m.roofs.iter().find(|r| r.name.starts_with(name) && matches!(r.kind, RoofKind::Flat { .. })).unwrap()
+    };
+    assert_eq!(flat("issue").kind.rate(), issue.rate);
+    assert!(flat("issue").name.ends_with("(measured)") && !flat("issue").dashed && !flat("issue").extra());
+    let xu = doc.machine.roof(Resource::Instruction(Pipe::Xu)).expect("measured XU roof");
+    assert_eq!(flat(Pipe::Xu.label()).kind.rate(), xu.rate);
+    assert!(flat(Pipe::Xu.label()).value.ends_with("inst/s"));
+    // Diagonals: bandwidth / 32 B.
+    for level in MemLevel::ALL {
+        let bw = doc.machine.bandwidth_roof(level).unwrap().rate;
+        let d = m.roofs.iter().find(|r| matches!(r.kind, RoofKind::Slanted { level: l, .. } if l == level)).unwrap();
+        assert_eq!(d.kind.rate(), bw / 32.0);
+        assert!(d.value.ends_with("/ 32 B"), "{}", d.value);
+    }
+    // One mark per kernel, at (instructions / (bytes / 32), instructions / duration).
+    assert_eq!(m.marks.len(), doc.kernels.len());
+    for mk in &m.marks {
+        let a = &doc.kernels[mk.k];
+        let n = a.kernel.evidence.warp_instructions.unwrap();
+        assert!((mk.y / (n / a.kernel.duration_s.unwrap()) - 1.0).abs() < 1e-12);
+        for (level, x) in &mk.points {
+            let bytes = a.level(*level).unwrap().bytes;
+            assert!((x / (n / (bytes / 32.0)) - 1.0).abs() < 1e-12, "{} at {level:?}", mk.label);
+        }
+    }
+    // The SVG draws them on instruction axes.
+    let svg = roofline_report::chart::svg::draw(&doc, &m, &ChartOptions::default()).0;
+    assert!(svg.contains("warp instructions per 32-byte transaction") && svg.contains("data-tip=\"i0-dram\""));
+    assert!(!svg.contains("FLOP/byte"));
+}

@@ -141,6 +141,43 @@ fn snapshot_analyses() {
 }
 
 #[test]
+fn snapshot_instruction_view_pytorch_full_a() {
+    use roofline_report::{AnalysisView, InstructionView};
+    let doc = samples::pytorch_instructions();
+    let view = InstructionView::new(&doc, AnalysisView::Instructions, "pytorch_full_a.csv").unwrap();
+    snapshots(
+        "instructions_pytorch_full_a",
+        &view,
+        Json::ReadsBackAs(|j| same_json(j, &samples::pytorch_instructions())),
+    );
+    let chart = render(&view, Format::Chart, &opts(false)).unwrap();
+    insta::assert_snapshot!("instructions_pytorch_full_a_chart", chart);
+    // `auto` adds the instruction roofline of the kernels FLOPs do not explain, after the FLOP one.
+    let auto = InstructionView::new(&doc, AnalysisView::Auto, "pytorch_full_a.csv").unwrap();
+    let wanted: Vec<usize> = (0..doc.kernels.len())
+        .filter(|&i| doc.kernels[i].instructions.as_ref().is_some_and(|ia| ia.show_by_default))
+        .collect();
+    assert_eq!(auto.kernels, wanted);
+    assert!(!wanted.is_empty(), "the fixture has a kernel FLOPs do not explain");
+    let md = render(&auto, Format::Markdown, &opts(false)).unwrap();
+    let (flop, inst) = (md.find("Roofline").unwrap(), md.find("Instruction roofline of the 1 kernel").unwrap());
+    assert!(flop < inst, "the FLOP view comes first");
+}
+
+#[test]
+fn instruction_view_is_refused_without_instruction_counters() {
+    use roofline_report::{AnalysisView, InstructionView};
+    let mut doc = samples::pytorch_instructions();
+    for a in &mut doc.kernels {
+        a.instructions = None;
+    }
+    let e = InstructionView::new(&doc, AnalysisView::Instructions, "a.json").unwrap_err().to_string();
+    assert!(e.contains("a.json") && e.contains("smsp__inst_executed.sum") && e.contains("roofline profile"), "{e}");
+    // `auto` falls back to the FLOP view.
+    assert!(InstructionView::new(&doc, AnalysisView::Auto, "a.json").unwrap().kernels.is_empty());
+}
+
+#[test]
 fn snapshot_diff_seed_000_fusion() {
     let (b, a, d) = seed_000_diff();
     snapshots("diff_seed_000", &DiffDocument { before: &b, after: &a, diff: &d }, Json::Snapshot);

@@ -13,7 +13,7 @@ use roofline_ncu::{analyse, read_capture, ByteConvention, Capture, CsvError, Opt
 
 use crate::error::bad_input;
 use crate::machine_args::MachineArgs;
-use crate::output::Output;
+use crate::output::{Output, ViewArg};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum BytesArg {
@@ -38,6 +38,12 @@ pub struct AnalysisArgs {
     /// One point per launch instead of one per kernel.
     #[arg(long)]
     pub per_launch: bool,
+
+    /// The roofline to show: flops, instructions (each kernel's binding
+    /// pipe against its roof; needs instruction counters), or auto (the
+    /// instruction roofline too, for the kernels FLOPs do not explain).
+    #[arg(long, value_enum, default_value_t = ViewArg::Flops)]
+    pub view: ViewArg,
 }
 
 impl AnalysisArgs {
@@ -204,7 +210,7 @@ pub fn report_with(
     out.check_analysis(&doc)?;
     out.info(&format!("{} launch(es) of {} kernel(s) analysed", cap.launches.len(), doc.kernels.len()));
     adjust(&mut doc);
-    out.document(&doc)
+    out.analysis(&doc, None, args.view, detail)
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {

@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roofline_core::schema::AnalysisDocument;
-use roofline_report::{chart_notes, ChartOptions, Describe, Format};
+use roofline_report::{chart_notes, ChartOptions, Describe, Format, InstructionView};
 use serde::Serialize;
 
 use crate::analysis_file::{read_input, AnalysisInput};
 use crate::error::bad_input;
-use crate::output::Output;
+use crate::output::{Output, ViewArg};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
@@ -22,6 +22,8 @@ use crate::output::Output;
   roofline report analysis.json --format markdown >> \"$GITHUB_STEP_SUMMARY\"
   roofline report analysis.json -o chart.svg       the chart alone
   roofline report analysis.json --format chart     the chart in the terminal (also: terminal)
+  roofline report analysis.json --view instructions -o inst.html
+                                                   the instruction roofline: each kernel's binding pipe
 
 The kind of file written with -o follows its extension: .html, .md, .svg,
 .json; otherwise --format decides (markdown, json, csv, chart; table means HTML).")]
@@ -41,6 +43,12 @@ pub struct Args {
     /// Title of the chart (default: "Roofline of <machine>").
     #[arg(long)]
     pub title: Option<String>,
+
+    /// The roofline to show: flops, instructions (each kernel's binding
+    /// pipe against its roof; needs instruction counters), or auto (the
+    /// instruction roofline too, for the kernels FLOPs do not explain).
+    #[arg(long, value_enum, default_value_t = ViewArg::Flops)]
+    pub view: ViewArg,
 
     /// Width of the chart in pixels [default: 960].
     #[arg(long, value_parser = clap::value_parser!(u32).range(480..=4000))]
@@ -89,18 +97,29 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             // A page shows the kernels with the most time of a huge analysis; JSON and CSV all of them.
             let page = roofline_report::page_view(whole);
             let page_doc = page.as_ref().unwrap_or(whole);
-            warn_chart_notes(page_doc, out);
-            emit(whole.as_ref(), page_doc, args, out)
+            warn_chart_notes(page_doc, args.view, out);
+            let name = args.analysis.display().to_string();
+            let viewed = |d| InstructionView::new(d, args.view.into(), &name).map_err(bad_input);
+            emit(&viewed(whole)?, &viewed(page_doc)?, args, out)
         }
         AnalysisInput::Job(job) => {
-            warn_chart_notes(&job.job, out);
+            if args.view != ViewArg::Flops {
+                return Err(bad_input(format!(
+                    "--view {}: a merged job is shown on the FLOP roofline; give one rank's analysis for the instruction roofline",
+                    if args.view == ViewArg::Instructions { "instructions" } else { "auto" }
+                )));
+            }
+            warn_chart_notes(&job.job, ViewArg::Flops, out);
             emit(job.as_ref(), job.as_ref(), args, out)
         }
     }
 }
 
-fn warn_chart_notes(doc: &AnalysisDocument, out: &Output) {
-    let notes = chart_notes(doc);
+fn warn_chart_notes(doc: &AnalysisDocument, view: ViewArg, out: &Output) {
+    let notes = match view {
+        ViewArg::Instructions => roofline_report::chart::instructions::build(doc, None, None).notes,
+        _ => chart_notes(doc),
+    };
     for note in notes.iter().take(CHART_NOTES_SHOWN) {
         out.warn(note);
     }

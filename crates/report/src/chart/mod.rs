@@ -12,9 +12,13 @@
 //!   data attributes the HTML page zooms and links by) and [`terminal`]
 //!   (braille dots, for work over SSH).
 //!
+//! The instruction roofline ([`instructions`]) is another [`model::Model`]
+//! over the same renderers.
+//!
 //! The diff chart (`crate::diff`) draws with the same axes, roofs, legend
 //! and layout.
 
+pub mod instructions;
 pub mod layout;
 pub mod model;
 pub mod scale;

@@ -202,9 +202,48 @@ pub struct Ridge {
     pub title: String,
 }
 
+/// Which roofline a model is: the axes and the hover text follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axes {
+    /// FLOP/s against FLOP per byte.
+    Flop,
+    /// Warp instructions/s against warp instructions per 32-byte
+    /// transaction ([`super::instructions`]).
+    Instruction,
+}
+
+impl Axes {
+    /// The x axis' title on a page.
+    pub fn x_title(self) -> &'static str {
+        match self {
+            Axes::Flop => "Arithmetic intensity (FLOP/byte, log scale)",
+            Axes::Instruction => "Instruction intensity (warp instructions per 32-byte transaction, log scale)",
+        }
+    }
+
+    /// The x axis in a few words, for the terminal.
+    pub fn x_short(self) -> &'static str {
+        match self {
+            Axes::Flop => "arithmetic intensity (FLOP/byte)",
+            Axes::Instruction => "warp instructions per 32-byte transaction",
+        }
+    }
+
+    /// Prefix of the points' `data-tip` keys, so two charts of one page
+    /// keep their hover details apart.
+    pub fn tip_prefix(self) -> &'static str {
+        match self {
+            Axes::Flop => "",
+            Axes::Instruction => "i",
+        }
+    }
+}
+
 /// A roofline chart in data units.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
+    /// Which roofline.
+    pub axes: Axes,
     /// The heading.
     pub title: String,
     /// The line under it.
@@ -653,38 +692,7 @@ pub fn build(doc: &AnalysisDocument, title: Option<&str>) -> Model {
 
     // Views: fitted to the kernels (and the roof each is judged by), and
     // to the whole roofline of the roofs drawn.
-    let fit = |tab: &str| -> (View, View) {
-        let in_tab: Vec<&Mark> = marks.iter().filter(|mk| tab == "all" || mk.tab == tab).collect();
-        let xs: Vec<f64> = in_tab.iter().flat_map(|mk| mk.points.iter().map(|p| p.1)).collect();
-        let ys: Vec<f64> = in_tab.iter().flat_map(|mk| std::iter::once(mk.y).chain(mk.attainable)).collect();
-        let shown: Vec<&Roof> = roofs.iter().filter(|r| r.tabs.iter().any(|t| t == tab)).collect();
-        let flat: Vec<f64> =
-            shown.iter().filter(|r| matches!(r.kind, RoofKind::Flat { .. })).map(|r| r.kind.rate()).collect();
-        let slanted: Vec<f64> = shown
-            .iter()
-            .filter(|r| matches!(r.kind, RoofKind::Slanted { .. }) && !r.thin)
-            .map(|r| r.kind.rate())
-            .collect();
-        let ridge_xs: Vec<f64> = flat.iter().flat_map(|p| slanted.iter().map(move |b| p / b)).collect();
-        let full = View {
-            x: Span::fit(xs.iter().copied().chain(ridge_xs.iter().copied()), 0.3, 4.0, (0.01, 100.0)),
-            y: Span::fit(
-                ys.iter().copied().chain(flat.iter().copied()).chain(
-                    // Without kernels, reach down to where the slowest memory roof enters.
-                    if xs.is_empty() { slanted.iter().map(|b| b * 0.1).collect::<Vec<_>>() } else { Vec::new() },
-                ),
-                0.3,
-                3.0,
-                (1e9, 1e12),
-            ),
-        };
-        let view = if xs.is_empty() {
-            full
-        } else {
-            View { x: Span::fit(xs.iter().copied(), 0.3, 1.5, (0.01, 100.0)), y: Span::fit(ys, 0.3, 1.2, (1e9, 1e12)) }
-        };
-        (view, full)
-    };
+    let fit = |tab: &str| fit_views(&marks, &roofs, tab);
     let mut tabs = Vec::new();
     let (view, full) = fit("all");
     tabs.push(Tab { key: "all".into(), label: "All".into(), count: marks.len(), view, full });
@@ -705,6 +713,7 @@ pub fn build(doc: &AnalysisDocument, title: Option<&str>) -> Model {
     let detail =
         if doc.source.detail.is_empty() { String::new() } else { format!(": {}", shorten(&doc.source.detail, 60)) };
     Model {
+        axes: Axes::Flop,
         title: title.map(str::to_string).unwrap_or_else(|| format!("Roofline of {}", m.name)),
         subtitle: format!(
             "{} kernel{} ({} timed, {} on the chart), from {}{detail}",
@@ -721,6 +730,38 @@ pub fn build(doc: &AnalysisDocument, title: Option<&str>) -> Model {
         unit,
         notes,
     }
+}
+
+/// The views of a tab: fitted to its kernels (and the roof each is judged
+/// by), and to the whole roofline of the roofs drawn in it.
+pub(crate) fn fit_views(marks: &[Mark], roofs: &[Roof], tab: &str) -> (View, View) {
+    let in_tab: Vec<&Mark> = marks.iter().filter(|mk| tab == "all" || mk.tab == tab).collect();
+    let xs: Vec<f64> = in_tab.iter().flat_map(|mk| mk.points.iter().map(|p| p.1)).collect();
+    let ys: Vec<f64> = in_tab.iter().flat_map(|mk| std::iter::once(mk.y).chain(mk.attainable)).collect();
+    let shown: Vec<&Roof> = roofs.iter().filter(|r| r.tabs.iter().any(|t| t == tab)).collect();
+    let flat: Vec<f64> =
+        shown.iter().filter(|r| matches!(r.kind, RoofKind::Flat { .. })).map(|r| r.kind.rate()).collect();
+    let slanted: Vec<f64> =
+        shown.iter().filter(|r| matches!(r.kind, RoofKind::Slanted { .. }) && !r.thin).map(|r| r.kind.rate()).collect();
+    let ridge_xs: Vec<f64> = flat.iter().flat_map(|p| slanted.iter().map(move |b| p / b)).collect();
+    let full = View {
+        x: Span::fit(xs.iter().copied().chain(ridge_xs.iter().copied()), 0.3, 4.0, (0.01, 100.0)),
+        y: Span::fit(
+            ys.iter().copied().chain(flat.iter().copied()).chain(
+                // Without kernels, reach down to where the slowest memory roof enters.
+                if xs.is_empty() { slanted.iter().map(|b| b * 0.1).collect::<Vec<_>>() } else { Vec::new() },
+            ),
+            0.3,
+            3.0,
+            (1e9, 1e12),
+        ),
+    };
+    let view = if xs.is_empty() {
+        full
+    } else {
+        View { x: Span::fit(xs.iter().copied(), 0.3, 1.5, (0.01, 100.0)), y: Span::fit(ys, 0.3, 1.2, (1e9, 1e12)) }
+    };
+    (view, full)
 }
 
 /// Notes a chart of `doc` must carry: kernels it cannot draw and FLOP kinds

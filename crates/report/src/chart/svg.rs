@@ -18,7 +18,7 @@ use roofline_core::units::{format_percent, Unit};
 use super::layout::{
     label_quad, leader, spots_around, text_width, Anchor, Layout, Need, Quad, Rect, Spot, FONT_FAMILY,
 };
-use super::model::{self, Mark, Model, Roof, RoofKind, View, MAX_KERNEL_LABELS};
+use super::model::{self, Axes, Mark, Model, Roof, RoofKind, View, MAX_KERNEL_LABELS};
 use super::scale::{tick_label, Frame};
 use super::ChartOptions;
 
@@ -223,6 +223,19 @@ impl Canvas {
     /// A chart of `width` with a plot of `plot_height` showing `view`, its
     /// title and subtitle and its axes drawn.
     pub fn new(id: &'static str, view: View, unit: Unit, opts: &ChartOptions, title: &str, subtitle: &str) -> Canvas {
+        Canvas::with_x_title(id, view, unit, Axes::Flop.x_title(), opts, title, subtitle)
+    }
+
+    /// As [`Canvas::new`], with the x axis titled `x_title`.
+    pub fn with_x_title(
+        id: &'static str,
+        view: View,
+        unit: Unit,
+        x_title: &str,
+        opts: &ChartOptions,
+        title: &str,
+        subtitle: &str,
+    ) -> Canvas {
         let ticks_y = view.y.ticks();
         let tick_w = ticks_y.major.iter().map(|v| text_width(&tick_label(*v, unit), 11.0)).fold(0.0, f64::max);
         let left = (tick_w + 34.0).ceil();
@@ -243,11 +256,11 @@ impl Canvas {
             n(left),
             escape(subtitle)
         );
-        c.axes(unit);
+        c.axes(unit, x_title);
         c
     }
 
-    fn axes(&mut self, unit: Unit) {
+    fn axes(&mut self, unit: Unit, x_title: &str) {
         let f = self.frame;
         let p = f.plot;
         let (tx, ty) = (f.x.ticks(), f.y.ticks());
@@ -308,9 +321,10 @@ impl Canvas {
         let _ = writeln!(self.body, "</g>");
         let _ = writeln!(
             self.body,
-            "<text x=\"{}\" y=\"{}\" font-size=\"13\" text-anchor=\"middle\">Arithmetic intensity (FLOP/byte, log scale)</text>",
+            "<text x=\"{}\" y=\"{}\" font-size=\"13\" text-anchor=\"middle\">{}</text>",
             n(p.x + p.w / 2.0),
-            n(p.y + p.h + 38.0)
+            n(p.y + p.h + 38.0),
+            escape(x_title)
         );
         let _ = writeln!(
             self.body,
@@ -660,7 +674,12 @@ pub fn roofline_chart(doc: &AnalysisDocument, opts: &ChartOptions) -> (String, V
 /// Draws a model.
 pub fn draw(doc: &AnalysisDocument, model: &Model, opts: &ChartOptions) -> (String, Vec<Quad>) {
     let all = model.all();
-    let mut c = Canvas::new("roofline", all.view, model.unit, opts, &model.title, &model.subtitle);
+    let id = match model.axes {
+        Axes::Flop => "roofline",
+        Axes::Instruction => "instructions",
+    };
+    let mut c =
+        Canvas::with_x_title(id, all.view, model.unit, model.axes.x_title(), opts, &model.title, &model.subtitle);
     let f = c.frame;
     c.open_plot();
     c.roof_lines(&model.roofs, "all");
@@ -731,16 +750,20 @@ pub fn draw(doc: &AnalysisDocument, model: &Model, opts: &ChartOptions) -> (Stri
         let mut spots = Vec::new();
         for (level, x) in &m.points {
             let px = f.px(*x);
-            let (title, lines) = model::point_lines(a, &m.label, *level);
+            let (title, lines) = match model.axes {
+                Axes::Flop => model::point_lines(a, &m.label, *level),
+                Axes::Instruction => super::instructions::point_lines(a, &m.label, *level),
+            };
             let extra = format!(
-                " class=\"pt\" data-k=\"{0}\" data-level=\"{1}\" data-tip=\"{0}-{1}\" data-x=\"{2:e}\" data-y=\"{3:e}\" data-r=\"{4}\" data-shape=\"{5}\" fill-opacity=\"{6}\"",
+                " class=\"pt\" data-k=\"{0}\" data-level=\"{1}\" data-tip=\"{7}{0}-{1}\" data-x=\"{2:e}\" data-y=\"{3:e}\" data-r=\"{4}\" data-shape=\"{5}\" fill-opacity=\"{6}\"",
                 m.k,
                 level.key(),
                 x,
                 m.y,
                 n(r),
                 Shape::of(*level).key(),
-                if m.timed { "0.85" } else { "1" }
+                if m.timed { "0.85" } else { "1" },
+                model.axes.tip_prefix()
             );
             let mut el =
                 marker(Shape::of(*level), px, py, r, if m.timed { m.colour } else { "#ffffff" }, m.colour, &extra);
@@ -876,7 +899,15 @@ pub fn draw(doc: &AnalysisDocument, model: &Model, opts: &ChartOptions) -> (Stri
     }
     let svg = c.finish(
         "roofline-chart",
-        &format!("Roofline chart of {} kernels on {}", doc.kernels.len(), doc.machine.name),
+        &format!(
+            "{} chart of {} kernels on {}",
+            match model.axes {
+                Axes::Flop => "Roofline",
+                Axes::Instruction => "Instruction roofline",
+            },
+            doc.kernels.len(),
+            doc.machine.name
+        ),
         &attrs,
     );
     (svg, labels)

@@ -12,7 +12,7 @@ use roofline_core::roofline::{KernelAnalysis, Limiter};
 use roofline_core::schema::AnalysisDocument;
 use roofline_core::units::{format_percent, Unit};
 
-use super::model::{Model, RoofKind};
+use super::model::{Axes, Model, RoofKind};
 use super::scale::tick_label;
 
 /// Letters for kernels, by rank.
@@ -122,6 +122,11 @@ fn headline_point(a: &KernelAnalysis, points: &[(MemLevel, f64)]) -> Option<(Mem
     points.iter().find(|p| p.0 == want).or_else(|| points.first()).copied()
 }
 
+/// An instruction-roofline kernel's point: at DRAM, else its first level.
+fn instruction_point(points: &[(MemLevel, f64)]) -> Option<(MemLevel, f64)> {
+    points.iter().find(|p| p.0 == MemLevel::Dram).or_else(|| points.first()).copied()
+}
+
 /// The chart of `model` (built from `doc`) in `width` columns; ANSI
 /// colour when `color`.
 pub fn render(doc: &AnalysisDocument, model: &Model, width: usize, color: bool) -> String {
@@ -182,7 +187,11 @@ pub fn render(doc: &AnalysisDocument, model: &Model, width: usize, color: bool) 
     for (i, m) in model.marks.iter().enumerate() {
         let a = &doc.kernels[m.k];
         let Some(letter) = KEYS.chars().nth(i) else { break };
-        let Some((level, x)) = headline_point(a, &m.points) else { continue };
+        let point = match model.axes {
+            Axes::Flop => headline_point(a, &m.points),
+            Axes::Instruction => instruction_point(&m.points),
+        };
+        let Some((level, x)) = point else { continue };
         let (col, row) = (dx(x) / 2, dy(m.y) / 4);
         let colour = KERNEL_COLOURS[i % KERNEL_COLOURS.len()];
         let mut where_ = String::new();
@@ -192,8 +201,19 @@ pub fn render(doc: &AnalysisDocument, model: &Model, width: usize, color: bool) 
             let under = g.cells[row as usize * w + col as usize].ch.unwrap_or('?');
             where_ = format!(" (under {under})");
         }
-        let pct = a.pct_of_roof.map(format_percent).unwrap_or_else(|| "-".into());
-        let verdict = a.diagnosis.as_ref().map(|d| d.position.label().to_string()).unwrap_or_default();
+        let (pct, verdict) = match model.axes {
+            Axes::Flop => (
+                a.pct_of_roof.map(format_percent).unwrap_or_else(|| "-".into()),
+                a.diagnosis.as_ref().map(|d| d.position.label().to_string()).unwrap_or_default(),
+            ),
+            Axes::Instruction => {
+                let p = a.instructions.as_ref().and_then(|ia| ia.binding_point());
+                (
+                    p.and_then(|p| p.pct_of_roof).map(format_percent).unwrap_or_else(|| "-".into()),
+                    p.map(|p| format!("{}-bound", p.pipe.label())).unwrap_or_default(),
+                )
+            }
+        };
         let share = m.share.map(|s| format_percent(100.0 * s)).unwrap_or_else(|| "-".into());
         key_lines.push((
             letter,
@@ -294,22 +314,31 @@ pub fn render(doc: &AnalysisDocument, model: &Model, width: usize, color: bool) 
         free_from = start + n + 1;
     }
     out.push_str(&format!("{:>width$} {}\n", "", line.iter().collect::<String>().trim_end(), width = margin - 1));
-    let axes = format!("x: arithmetic intensity (FLOP/byte), y: {}, both log", model.unit.symbol());
+    let axes = format!("x: {}, y: {}, both log", model.axes.x_short(), model.unit.symbol());
     for l in super::svg::wrap_chars(&axes, width - margin) {
         out.push_str(&format!("{:>w$} {l}\n", "", w = margin - 1));
     }
 
     // The key.
     out.push('\n');
-    out.push_str("kernels (by GPU time; each at the level that sets its roof):\n");
+    out.push_str(match model.axes {
+        Axes::Flop => "kernels (by GPU time; each at the level that sets its roof):\n",
+        Axes::Instruction => {
+            "kernels (by GPU time; each at its DRAM point, else its first level; % of its binding pipe's roof):\n"
+        }
+    });
     let widths: Vec<usize> =
         (0..4).map(|c| key_lines.iter().map(|(_, _, t)| t[c].chars().count()).max().unwrap_or(0)).collect();
     if !key_lines.is_empty() {
         out.push_str(&format!(
-            "     {:<w0$}  {:>w1$}  {:<w2$}  verdict, level of the point\n",
+            "     {:<w0$}  {:>w1$}  {:<w2$}  {}, level of the point\n",
             "kernel",
             "time",
             "% of roof",
+            match model.axes {
+                Axes::Flop => "verdict",
+                Axes::Instruction => "binding pipe",
+            },
             w0 = widths[0],
             w1 = widths[1].max(4),
             w2 = widths[2].max(9)
@@ -340,7 +369,7 @@ pub fn render(doc: &AnalysisDocument, model: &Model, width: usize, color: bool) 
             RoofKind::Flat { .. } => "──",
             RoofKind::Slanted { .. } => "╱ ",
         };
-        let kind = if r.dashed { ", theoretical" } else { "" };
+        let kind = if r.dashed && model.axes == Axes::Flop { ", theoretical" } else { "" };
         out.push_str(&format!("  {mark} {} {}{kind}\n", r.name, r.value));
     }
     for note in &model.notes {

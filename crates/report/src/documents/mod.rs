@@ -11,6 +11,7 @@ pub(crate) mod check;
 pub(crate) mod collectives;
 pub(crate) mod diff;
 pub(crate) mod gpus;
+pub(crate) mod instructions;
 pub(crate) mod machine;
 pub(crate) mod merged;
 pub(crate) mod occupancy;

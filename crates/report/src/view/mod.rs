@@ -251,6 +251,9 @@ impl From<ChartRef> for Block {
 pub enum ChartKind {
     /// The roofline of an analysis: roofs and one point per kernel and level.
     Roofline,
+    /// The instruction roofline of an analysis: pipe roofs, memory
+    /// diagonals in transactions/s, one point per kernel and level.
+    Instructions,
     /// Before and after: an arrow per kernel.
     Diff,
     /// Occupancy against one launch parameter.

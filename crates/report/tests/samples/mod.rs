@@ -29,12 +29,18 @@ fn doc(machine: Machine, specs: &[&str], detail: &str) -> AnalysisDocument {
 /// bundled tour capture, or one of `tests/fixtures/external/`) analysed
 /// under the bundled H200 machine, as `roofline import --machine` does.
 pub fn h200_capture(path: &str) -> AnalysisDocument {
+    h200_capture_on(path, "data/h200/tour/machine.json")
+}
+
+/// As [`h200_capture`], under the machine JSON at `machine` (a path from
+/// the repository's root).
+pub fn h200_capture_on(path: &str, machine: &str) -> AnalysisDocument {
     use roofline_ncu::{analyse, read_capture, ByteConvention, Options};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let text = std::fs::read_to_string(root.join(path)).expect("capture in the repository");
     let machine = roofline_core::schema::read_machine(
-        &std::fs::read_to_string(root.join("data/h200/tour/machine.json")).expect("bundled machine"),
-        "data/h200/tour/machine.json",
+        &std::fs::read_to_string(root.join(machine)).expect("machine in the repository"),
+        machine,
     )
     .expect("bundled machine reads")
     .machine;
@@ -63,6 +69,16 @@ pub fn babelstream() -> AnalysisDocument {
 /// 31 PyTorch, cuBLAS, cuDNN and CUB operations on the H200.
 pub fn pytorch() -> AnalysisDocument {
     h200_capture("tests/fixtures/external/h200-2026-11-30/pytorch_profile.csv")
+}
+
+/// 15 PyTorch, cuBLAS, cuDNN and CUTLASS kernels captured on the H200
+/// with instruction counters, under the machine `bench` measured there
+/// (measured instruction roofs).
+pub fn pytorch_instructions() -> AnalysisDocument {
+    h200_capture_on(
+        "tests/fixtures/external/h200-2026-11-30/pytorch_full_a.csv",
+        "results/h200-2026-11-30-bench-check/machine.json",
+    )
 }
 
 /// The tour's example kernels as captured on the H200 (the bundled data).
