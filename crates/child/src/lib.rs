@@ -16,6 +16,26 @@
 //! only record them; the previous handlers come back when the child has
 //! been waited for, so that the tool can still write what it collected.
 //! One child is supervised at a time.
+//!
+//! ```
+//! use std::process::Command;
+//! use std::time::Duration;
+//! use roofline_child::{spawn, Ending, Limits};
+//!
+//! // A program that outlives its timeout is stopped (SIGINT first) and said so.
+//! let mut cmd = Command::new("sleep");
+//! cmd.arg("30");
+//! let limits = Limits { timeout: Some(Duration::from_millis(200)), grace: Duration::from_secs(1), ..Limits::default() };
+//! let outcome = spawn(cmd).unwrap().wait(&limits, |_elapsed| {}).unwrap();
+//! assert_eq!(outcome.ending, Ending::TimedOut);
+//! assert_eq!(outcome.describe(), "was stopped by SIGINT");
+//!
+//! // A name that is not on PATH is the user's mistake, with the fix in the message.
+//! let Err(err) = spawn(Command::new("no-such-program-roofline")) else { panic!("it started") };
+//! assert!(err.to_string().contains("not found; check the name"));
+//! ```
+
+#![warn(missing_docs)]
 
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus};
@@ -28,26 +48,44 @@ pub const FORWARDED: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc
 /// A child could not be started or waited for.
 #[derive(Debug, thiserror::Error)]
 pub enum ChildError {
+    /// No file of that name on `PATH` (or at that path): the user mistyped
+    /// the program, which is bad usage rather than a failure of the tool.
     #[error("{program}: not found; check the name, or give its path (it is run as is, not through a shell)")]
-    NotFound { program: String },
+    NotFound {
+        /// The program as the user gave it.
+        program: String,
+    },
+    /// The file exists but may not be run: told apart from `NotFound` so
+    /// the message points at permissions, not at the name.
     #[error("{program}: not executable ({source}); check its permissions")]
     NotExecutable {
+        /// The program as the user gave it.
         program: String,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },
+    /// Any other failure to start (no memory for the fork, too many
+    /// processes): the system's own error, kept as the source.
     #[error("could not start {program}: {source}")]
     Start {
+        /// The program as the user gave it.
         program: String,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },
+    /// Waiting for the child failed, so its exit status is unknown.
     #[error("waiting for {program}: {source}")]
     Wait {
+        /// The program that was running.
         program: String,
+        /// What `waitpid` said.
         #[source]
         source: std::io::Error,
     },
+    /// The signal handlers are process-wide, so a second supervised child
+    /// would steal the first one's forwarding: refused instead.
     #[error("another child is already supervised in this process")]
     Busy,
 }
@@ -75,7 +113,10 @@ pub enum Ending {
     /// It ended on its own (exit or crash).
     Finished,
     /// The tool got this signal and stopped the program.
-    Interrupted { signal: i32 },
+    Interrupted {
+        /// The signal the tool received (and forwarded first).
+        signal: i32,
+    },
     /// `--timeout` expired.
     TimedOut,
 }
@@ -83,15 +124,22 @@ pub enum Ending {
 /// A waited-for child.
 #[derive(Debug, Clone, Copy)]
 pub struct Outcome {
+    /// The program's own exit status, as `waitpid` gave it.
     pub status: ExitStatus,
+    /// Whether the program ended by itself or was stopped by the tool:
+    /// the status alone cannot tell a forwarded SIGINT from a crash.
     pub ending: Ending,
+    /// Wall-clock time from spawn to the end of the wait.
     pub wall: Duration,
-    /// Unix time of the start and the end, in nanoseconds.
+    /// Unix time of the start, in nanoseconds: lines the run up with the
+    /// timestamps of records the program wrote (CUPTI, ncu).
     pub started_unix_ns: u64,
+    /// Unix time of the end, in nanoseconds.
     pub ended_unix_ns: u64,
 }
 
 impl Outcome {
+    /// The exit code, or `None` when a signal ended the program.
     pub fn exit_code(&self) -> Option<i32> {
         self.status.code()
     }

@@ -13,6 +13,26 @@
 //! ([`bounds`]), links between GPUs and to the host ([`link`]),
 //! collectives against them ([`collective`]) and the ranks of a
 //! multi-process job merged into one document ([`merge`]).
+//!
+//! ```
+//! use roofline_core::{analyze_kernel, ridge_point, Bound, FlopKind, Kernel, Limiter, Machine, MemLevel, Origin};
+//!
+//! // A GPU of 1000 GFLOP/s FP32 and 100 GB/s DRAM: the ridge is at 10 FLOP/B.
+//! let machine = Machine::simple("my GPU", FlopKind::Fp32, 1000e9, 100e9);
+//! assert_eq!(ridge_point(1000e9, 100e9), 10.0);
+//!
+//! // A kernel that did 2e9 FP32 FLOPs over 1e9 DRAM bytes in 0.1 s.
+//! let mut kernel = Kernel::named("saxpy", Origin::Counter);
+//! kernel.flops.insert(FlopKind::Fp32, 2e9);
+//! kernel.bytes.insert(MemLevel::Dram, 1e9);
+//! kernel.duration_s = Some(0.1);
+//!
+//! let a = analyze_kernel(&machine, &kernel);
+//! assert_eq!(a.bound, Some(Bound::Memory)); // 2 FLOP/B is left of the ridge
+//! assert_eq!(a.limiter, Some(Limiter::Bandwidth(MemLevel::Dram)));
+//! assert_eq!(a.attainable_flops_per_s, Some(200e9)); // 2 FLOP/B x 100 GB/s
+//! assert!((a.pct_of_roof.unwrap() - 10.0).abs() < 1e-9); // 20 GFLOP/s of 200
+//! ```
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod arch;

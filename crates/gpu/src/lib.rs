@@ -12,6 +12,19 @@
 //! example kernels for the main job, and [`occupancy_check`] compares the
 //! occupancy calculator with the driver's own answer. [`nccl`] loads NCCL
 //! for the collective benchmarks (NVLink SHARP always off).
+//!
+//! ```
+//! use roofline_gpu::{GpuError, Session};
+//!
+//! // Without a driver or a GPU this is a typed error whose message says what
+//! // to install, never a panic; with one, a session on GPU 0.
+//! match Session::open(0) {
+//!     Ok(session) => assert!(session.sms() > 0 && session.arch().starts_with("sm_")),
+//!     Err(e @ GpuError::NoDriver) => assert!(e.to_string().contains("install the NVIDIA driver")),
+//!     Err(e @ GpuError::NoDevice(_)) => assert!(e.to_string().contains("found no GPU")),
+//!     Err(e) => panic!("a machine with a driver and a GPU could not open it: {e}"),
+//! }
+//! ```
 
 pub mod bench;
 pub mod device;

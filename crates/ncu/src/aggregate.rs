@@ -18,6 +18,7 @@ use crate::points::{bytes, duration, evidence, flops, fp16_accounting, ByteConve
 pub struct Group {
     /// Indexes into `Capture::launches`, in capture order.
     pub launches: Vec<usize>,
+    /// Their counters summed (durations added, clocks duration-weighted).
     pub kernel: Kernel,
 }
 

@@ -75,6 +75,7 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Reads `--collectives` (auto, all, skip, only, lockstep; any case).
     pub fn parse(s: &str) -> Option<Mode> {
         Some(match s.trim().to_ascii_lowercase().as_str() {
             "auto" => Mode::Auto,

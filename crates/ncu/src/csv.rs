@@ -25,17 +25,28 @@ use crate::metrics::{
 pub struct Launch {
     /// ncu's `ID` column (the launch's index in the capture).
     pub id: String,
+    /// The profiled process's pid: launches of different processes are
+    /// different kernels even under one name.
     pub process_id: String,
+    /// The profiled process's name, for messages.
     pub process_name: String,
+    /// The host ncu ran on (a capture may merge several).
     pub host: String,
     /// The name as ncu printed it (demangled by default).
     pub kernel_name: String,
+    /// CUDA context id: with the process, device and stream, part of the key
+    /// that groups launches into one kernel.
     pub context: String,
+    /// CUDA stream id (part of the grouping key).
     pub stream: String,
+    /// ncu's device index (part of the grouping key).
     pub device: String,
     /// Compute capability, "9.0".
     pub cc: String,
+    /// Block size as ncu printed it, "(256, 1, 1)": the launch shape the
+    /// diagnosis checks.
     pub block: String,
+    /// Grid size as ncu printed it, "(1024, 1, 1)".
     pub grid: String,
     /// Values in base SI units (seconds, bytes, Hz), `None` when the column
     /// is missing or the value is `n/a`.
@@ -54,6 +65,7 @@ pub struct Launch {
 /// Tensor-core operations of one kind in one launch.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct TensorCount {
+    /// Operations counted (each an MMA's FLOPs as ncu defines its `ops`).
     pub ops: f64,
     /// Operations per cycle over the whole GPU (`.sum.peak_sustained`).
     pub peak_per_cycle: Option<f64>,
@@ -71,6 +83,8 @@ pub struct PipeCount {
 }
 
 impl Launch {
+    /// The value of one slot in base SI units, `None` when the capture has
+    /// no such column or the value was `n/a`.
     pub fn get(&self, slot: Slot) -> Option<f64> {
         self.values[slot as usize]
     }
@@ -79,6 +93,7 @@ impl Launch {
 /// A slot no column of the header could fill.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MissingMetric {
+    /// What the roofline could not fill.
     pub slot: Slot,
     /// The column(s) that would have filled it.
     pub metrics: Vec<&'static str>,
@@ -89,8 +104,13 @@ pub struct MissingMetric {
 /// Everything read from one capture.
 #[derive(Debug, Clone, Default)]
 pub struct Capture {
+    /// Every launch that could be read, in file order.
     pub launches: Vec<Launch>,
+    /// Metrics the header lacks, each with what it blocks: said once, not
+    /// once per launch.
     pub missing: Vec<MissingMetric>,
+    /// What was skipped or repaired while reading (garbled rows, a cut-off
+    /// file), so that a partial capture is never taken for a whole one.
     pub warnings: Vec<String>,
     /// `==ERROR==` lines of the preamble or the end of the file.
     pub errors: Vec<String>,
@@ -105,6 +125,7 @@ pub struct Capture {
 /// How a profiled program ended when it did not succeed.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ProgramExit {
+    /// The program as the user gave it.
     pub program: String,
     /// Its exit status, when it exited.
     pub status: Option<i32>,
@@ -123,30 +144,96 @@ pub const MAX_LINE_BYTES: usize = 16 << 20;
 /// A capture that cannot be analysed at all.
 #[derive(Debug, thiserror::Error)]
 pub enum CsvError {
+    /// The file could not be opened or read.
     #[error("{input}: cannot read it ({source})")]
     Io {
+        /// The file as the user named it.
         input: String,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },
+    /// ncu ran without permission to read counters: the capture has no
+    /// data, and the fix is a system setting, which the message gives.
     #[error("{input}: Nsight Compute was not allowed to read the GPU's performance counters (ERR_NVGPUCTRPERM). Fix: run as root or with sudo, or allow profiling for all users: `echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' | sudo tee /etc/modprobe.d/ncu-counters.conf`, then reboot (or reload the nvidia module); details: https://developer.nvidia.com/ERR_NVGPUCTRPERM")]
-    CounterPermission { input: String },
+    CounterPermission {
+        /// The file as the user named it.
+        input: String,
+    },
+    /// A details-page export: the right tool, the wrong page.
     #[error("{input}: this is Nsight Compute's details page (one row per metric); expected the raw page (one row per launch). Export it again with `ncu --import REPORT.ncu-rep --csv --page raw --print-units base`, or profile with `--page raw`")]
-    DetailsPage { input: String },
+    DetailsPage {
+        /// The file as the user named it.
+        input: String,
+    },
+    /// A `--print-summary` export: statistics per kernel, not launches.
     #[error("{input}: this is Nsight Compute's summary (`--print-summary`: one row per kernel and metric, with minimum, maximum and average); expected the raw page (one row per launch). Export it again without --print-summary: `ncu --import REPORT.ncu-rep --csv --page raw --print-units base`, or profile with `ncu --csv --page raw --print-units base`")]
-    SummaryPage { input: String },
+    SummaryPage {
+        /// The file as the user named it.
+        input: String,
+    },
+    /// Another column separator than ncu's comma (a spreadsheet's export).
     #[error("{input}: the columns are separated by {delimiter:?}, expected ',' as `ncu --csv` writes them (a spreadsheet saved it with another separator?). Export it again with `ncu --import REPORT.ncu-rep --csv --page raw --print-units base`, or save it as comma-separated")]
-    Delimiter { input: String, delimiter: char },
+    Delimiter {
+        /// The file as the user named it.
+        input: String,
+        /// The separator found.
+        delimiter: char,
+    },
+    /// NUL bytes: a binary file (a .ncu-rep given as CSV), never text.
     #[error("{input}: line {line}: binary data (NUL bytes), not text; expected the CSV written by `ncu --csv --page raw` (for a .ncu-rep report, give a file name ending in .ncu-rep)")]
-    Binary { input: String, line: u64 },
+    Binary {
+        /// The file as the user named it.
+        input: String,
+        /// The first line holding them.
+        line: u64,
+    },
+    /// A line past the reader's limit: not a CSV, and memory is protected.
     #[error("{input}: line {line} is longer than {max} bytes with no line break; expected the CSV written by `ncu --csv --page raw`", max = MAX_LINE_BYTES)]
-    LineTooLong { input: String, line: u64 },
+    LineTooLong {
+        /// The file as the user named it.
+        input: String,
+        /// The line that runs on.
+        line: u64,
+    },
+    /// A unit of the wrong kind or unknown: values would be off by a scale nobody sees.
     #[error("{input}: column {column} has unit {unit:?}, {problem}; expected {expected}. Fix the units row (the row under the header), or export the capture again with `--print-units base`")]
-    Unit { input: String, column: String, unit: String, problem: String, expected: &'static str },
+    Unit {
+        /// The file as the user named it.
+        input: String,
+        /// The metric's column.
+        column: String,
+        /// The unit in the units row.
+        unit: String,
+        /// What is wrong with it.
+        problem: String,
+        /// The kind of unit that column needs.
+        expected: &'static str,
+    },
+    /// A value that cannot be a counter (negative, out of range, not a number).
     #[error("{input}: line {line}: {column} = {raw:?}: {problem}; correct or delete that row, or capture again")]
-    Value { input: String, line: u64, column: String, raw: String, problem: String },
+    Value {
+        /// The file as the user named it.
+        input: String,
+        /// The launch's line.
+        line: u64,
+        /// The metric's column.
+        column: String,
+        /// The text as written.
+        raw: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// Nothing that looks like a launch row.
     #[error("{input}: no kernel launches in it{detail}; expected the output of `ncu --csv --page raw` (a header row starting with \"ID\", one row per launch). {hint}")]
-    NoLaunches { input: String, detail: String, hint: String },
+    NoLaunches {
+        /// The file as the user named it.
+        input: String,
+        /// What was found instead (", only ncu's own lines"), or empty.
+        detail: String,
+        /// The likely fix for what was found.
+        hint: String,
+    },
 }
 
 /// What a unit measures, as far as the reader cares: the columns it scales
@@ -180,7 +267,9 @@ impl Dimension {
 /// seconds, Hz, counts) and what it measures.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NcuUnit {
+    /// The factor to base SI units (bytes, seconds, Hz, counts).
     pub scale: f64,
+    /// What the unit measures.
     pub dimension: Dimension,
 }
 

@@ -9,6 +9,31 @@
 //! given, a measured machine. [`collectives`] says which counters and
 //! ncu options NCCL's kernels need (NVLink bytes, one replay pass, ranks
 //! in lockstep).
+//!
+//! ```
+//! use roofline_core::machine::{FlopKind, Machine};
+//! use roofline_core::Limiter;
+//! use roofline_ncu::{analyse, read_capture, Options};
+//!
+//! // A raw capture cut down to three counters: 100 ms, 1e9 FFMAs (2e9
+//! // FLOPs), 1e9 DRAM bytes. Values in scaled units are brought to base SI.
+//! let csv = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum\",\"dram__bytes.sum\"\n\
+//!            \"\",\"\",\"usecond\",\"inst\",\"Gbyte\"\n\
+//!            \"0\",\"saxpy\",\"100000\",\"1,000,000,000\",\"1\"\n";
+//! let capture = read_capture(csv.as_bytes(), "example.csv").unwrap();
+//! assert_eq!(capture.launches.len(), 1);
+//!
+//! // Judged against a given machine: 2 FLOP/B is left of its 10 FLOP/B ridge,
+//! // so DRAM holds it: 20 GFLOP/s achieved of the 200 GFLOP/s it could attain.
+//! let machine = Machine::simple("my GPU", FlopKind::Fp32, 1000e9, 100e9);
+//! let analysis = analyse(&capture, &Options { machine: Some(machine), ..Options::default() });
+//! let saxpy = &analysis.kernels[0];
+//! assert_eq!(saxpy.total_flops, 2e9);
+//! assert_eq!(saxpy.limiter, Some(Limiter::Bandwidth(roofline_core::MemLevel::Dram)));
+//! assert!((saxpy.pct_of_roof.unwrap() - 10.0).abs() < 1e-9);
+//! ```
+
+#![warn(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod aggregate;
@@ -30,6 +55,8 @@ pub use crate::points::ByteConvention;
 /// How to analyse a capture.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
+    /// Which counters count as L2 and L1 bytes: the two conventions give
+    /// different intensities, so the document says which one was used.
     pub convention: ByteConvention,
     /// One point per launch instead of per kernel.
     pub per_launch: bool,
@@ -45,7 +72,11 @@ pub struct Analysis {
     /// The machine of the document: the given one, or the counter peaks
     /// over all launches.
     pub machine: Machine,
+    /// One placement per kernel (or per launch with `per_launch`), in
+    /// capture order.
     pub kernels: Vec<KernelAnalysis>,
+    /// What the reader skipped, what is missing and which kernels need a
+    /// caveat: typed, so that they are rendered once and tested by code.
     pub warnings: Vec<Warning>,
 }
 

@@ -14,7 +14,12 @@ use std::collections::HashSet;
 pub const SM90_LIST: &str = include_str!("../metrics/sm90.txt");
 
 /// One number a roofline point is built from, whatever column carried it.
+///
+/// Each variant is named after the quantity it holds; which columns fill it,
+/// and with what factor, is the [`COLUMNS`] table, and what is lost without
+/// it is [`blocks`]: a doc line per variant would only repeat its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[allow(missing_docs)]
 pub enum Slot {
     Duration,
     /// Elapsed SM cycles: turns `--set full`'s per-cycle instruction rates
@@ -96,6 +101,8 @@ pub enum Slot {
     NvlinkTx,
 }
 
+/// The number of slots: the length of a launch's value array, indexed by
+/// `Slot as usize`.
 pub const SLOT_COUNT: usize = Slot::NvlinkTx as usize + 1;
 
 /// How a column turns into a slot's value.
@@ -223,7 +230,9 @@ pub const COLUMNS: &[(Slot, &str, Via)] = &[
 /// `sm__inst_executed_pipe_<pipe>.avg.pct_of_peak_sustained_active` and
 /// `sm__inst_executed_pipe_<pipe>.sum` (warp instructions).
 pub const PIPE_PREFIX: &str = "sm__inst_executed_pipe_";
+/// Suffix of a pipe's utilisation column.
 pub const PIPE_PCT_SUFFIX: &str = ".avg.pct_of_peak_sustained_active";
+/// Suffix of a pipe's warp-instruction count column.
 pub const PIPE_COUNT_SUFFIX: &str = ".sum";
 /// Cycles a pipe was busy: `sm__pipe_<pipe>_cycles_active.avg.pct_of_peak_sustained_active`.
 /// Above the instruction utilisation when instructions occupy the pipe for
@@ -231,6 +240,7 @@ pub const PIPE_COUNT_SUFFIX: &str = ".sum";
 /// `shared` pipe here is the datapath FP64 and tensor instructions share,
 /// not shared memory.
 pub const PIPE_CYCLES_PREFIX: &str = "sm__pipe_";
+/// Suffix of a pipe's busy-cycles column.
 pub const PIPE_CYCLES_SUFFIX: &str = "_cycles_active.avg.pct_of_peak_sustained_active";
 
 /// Prefix and suffix of the tensor-core operation counters
@@ -238,6 +248,7 @@ pub const PIPE_CYCLES_SUFFIX: &str = "_cycles_active.avg.pct_of_peak_sustained_a
 pub const TENSOR_PREFIX: &str = "sm__ops_path_tensor_src_";
 /// Stall reasons: `smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio`.
 pub const STALL_PREFIX: &str = "smsp__average_warps_issue_stalled_";
+/// Suffix of a stall reason's column.
 pub const STALL_SUFFIX: &str = "_per_issue_active.ratio";
 
 /// What is lost without a slot: the sentence `import` prints next to a

@@ -33,6 +33,8 @@ pub enum ByteConvention {
 }
 
 impl ByteConvention {
+    /// The counters behind each level's bytes, written into the document's
+    /// notes so that a reader can reproduce the intensities.
     pub fn describe(self) -> &'static str {
         match self {
             ByteConvention::Ncu => "Nsight Compute's chart convention: DRAM = dram__bytes.sum; L2 = 32 B x lts__lts2xbar_cycles_active.sum; L1 = 128 B x l1tex__lsu_writeback_active_mem_lgds.sum",

@@ -24,19 +24,30 @@ use crate::metrics;
 /// Nsight Compute could not be found or started.
 #[derive(Debug, thiserror::Error)]
 pub enum RunnerError {
+    /// No `ncu` anywhere it was looked for; `import` still works without it.
     #[error("Nsight Compute (ncu) not found: looked at {looked}. Install it with the CUDA toolkit (it is in $CUDA_HOME/bin) or from https://developer.nvidia.com/nsight-compute, or give its path with --ncu PATH. Without it, `roofline import FILE` analyses a CSV that ncu wrote on another machine (`ncu --csv --page raw ./program > capture.csv`).")]
-    NotFound { looked: String },
+    NotFound {
+        /// Every place searched, so the user sees why each was passed over.
+        looked: String,
+    },
+    /// `ncu` was found but could not be started.
     #[error("could not start {ncu}: {source}")]
     Start {
+        /// The `ncu` that was tried.
         ncu: String,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },
+    /// Running or stopping the profiled program failed (see `roofline-child`).
     #[error(transparent)]
     Child(#[from] roofline_child::ChildError),
+    /// A file of the run (the CSV ncu writes into) could not be made or read.
     #[error("{what}: {source}")]
     Io {
+        /// Which file, and what was being done with it.
         what: String,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },
@@ -102,10 +113,13 @@ pub struct Filters {
     pub launch_skip: Option<u64>,
     /// `--nvtx-include` (turns on `--nvtx`).
     pub nvtx_include: Vec<String>,
+    /// `--nvtx-exclude` (turns on `--nvtx`).
     pub nvtx_exclude: Vec<String>,
 }
 
 impl Filters {
+    /// The filters as ncu's own flags, in a fixed order (so a command line
+    /// shown to the user is reproducible).
     pub fn args(&self) -> Vec<String> {
         let mut a = Vec::new();
         if let Some(k) = &self.kernel_name {
@@ -133,9 +147,13 @@ impl Filters {
 /// A profiling run to make.
 #[derive(Debug, Clone)]
 pub struct Run {
+    /// The `ncu` to run (see [`find_ncu`]).
     pub ncu: PathBuf,
+    /// The program to profile, run as is (no shell).
     pub program: String,
+    /// Its arguments.
     pub args: Vec<String>,
+    /// Which launches ncu profiles.
     pub filters: Filters,
     /// `--clock-control` (default `none`: never touch the clocks).
     pub clock_control: String,

@@ -8,6 +8,37 @@
 //! run by NVTX range and groups time by range or name ([`select`]), and
 //! writes the versioned document ([`document`]) and a Chrome trace
 //! ([`trace`]). Pure: it reads files and strings, never a GPU.
+//!
+//! ```
+//! use roofline_timeline::model::ActivityKind;
+//! use roofline_timeline::records::{ClockPair, Record};
+//! use roofline_timeline::read_sources;
+//! use roofline_timeline::summary::summarize;
+//!
+//! // One process's record file, as the injection library writes it: a
+//! // header, the interned kernel name, two launches of it (2 us, then 6 us).
+//! let clock = ClockPair { cupti_ns: 1_000_000, unix_ns: 1_700_000_000_000_000_000 };
+//! let mut lines = vec![
+//!     Record::header(42, 1, "/bin/app".into(), vec!["app".into()], clock),
+//!     Record::Name { id: 1, s: "_Z6vecaddPKfS0_Pfi".into() },
+//! ];
+//! for (corr, start, end) in [(1, 1_001_000, 1_003_000), (2, 1_010_000, 1_016_000)] {
+//!     lines.push(Record::Kernel {
+//!         name: 1, start, end, dev: 0, ctx: 1, stream: 7, corr, grid: [128, 1, 1], block: [256, 1, 1],
+//!         regs: 32, smem_static: 0, smem_dynamic: 0, graph: None, node: None,
+//!     });
+//! }
+//! lines.push(Record::End { reason: "exit".into(), records: lines.len() as u64 });
+//! let text: String = lines.iter().map(Record::to_line).collect();
+//!
+//! let timeline = read_sources(vec![("42.jsonl".to_string(), std::io::Cursor::new(text))], None);
+//! let rows = summarize(&timeline, ActivityKind::Kernel, &timeline.activities);
+//! assert_eq!(rows.len(), 1);
+//! // Names are demangled; the display name is the short one a table shows.
+//! assert_eq!(rows[0].name, "vecadd(float const*, float const*, float*, int)");
+//! assert_eq!(rows[0].display_name, "vecadd");
+//! assert_eq!((rows[0].instances, rows[0].total_ns, rows[0].median_ns), (2, 8_000, 4_000.0));
+//! ```
 
 pub mod document;
 pub mod model;

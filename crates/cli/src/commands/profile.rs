@@ -331,11 +331,11 @@ fn two_pass_report(
             doc.kernels.iter().filter(|k| ids.contains(k.kernel.id.as_str())).count()
         };
         if !quiet {
-            eprintln!(
+            message(&format!(
                 "roofline: {profiled} of {planned} planned kernels profiled; counter-backed points cover {:.1}% of the GPU time ({:.1}% planned)",
                 100.0 * share,
                 100.0 * coverage
-            );
+            ));
         }
         doc.source.detail = format!("{detail}; counter-backed share of GPU time {:.1}%", 100.0 * share);
         doc.program = Some(view);

@@ -403,13 +403,13 @@ pub fn record(o: &RecordOptions, out: &Output) -> anyhow::Result<Recorded> {
         } else if lines && elapsed >= last_line + Duration::from_secs(5) {
             last_line = elapsed;
             progress.scan(&dir);
-            eprintln!(
+            crate::streams::message(&format!(
                 "roofline: {}{} kernel launches recorded in {} process(es), {:.0} s",
                 o.progress_label,
                 progress.kernels,
                 progress.files.len(),
                 elapsed.as_secs_f64()
-            );
+            ));
         }
     })?;
     if let Some(s) = spinner {
