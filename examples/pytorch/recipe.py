@@ -4,6 +4,7 @@ thing, compare, and gate the change.
     python examples/pytorch/recipe.py --out recipe-out                  # fused AdamW, NVTX selection
     python examples/pytorch/recipe.py --out recipe-out --change compile
     python examples/pytorch/recipe.py --select profiler-range ...        # the whole step, every thread
+    python examples/pytorch/recipe.py --select timeline ...              # two passes: the whole program in minutes
     python examples/pytorch/recipe.py --machine h200.json ...           # judge against measured roofs
 
 1. `roofline profile --nvtx-include "step N/"` runs the training script
@@ -48,7 +49,13 @@ CHANGES = {"fused-adamw": ["--fused-adamw"], "compile": ["--compile"]}
 def profile_step(out: Path, label: str, train_args: list, step: int, select: str = "nvtx", machine: str = None,
                  train: Path = TRAIN, ncu: str = None) -> roofline.Analysis:
     """Step STEP of the training script under Nsight Compute, as an analysis in OUT/LABEL.json."""
-    if select == "nvtx":
+    if select == "timeline":
+        # Two passes: the program's own timeline (every thread), then ncu on
+        # the kernels that hold 95% of the GPU time; per-step figures from
+        # the NVTX step ranges' time windows.
+        command = [sys.executable, str(train), "--steps", str(step + 1)] + train_args
+        flags = {}
+    elif select == "nvtx":
         command = [sys.executable, str(train), "--steps", str(step + 1)] + train_args
         flags = {"nvtx_include": f"step {step}/"}
     else:  # the one measured step between cudaProfilerStart and Stop, every thread
@@ -74,7 +81,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("recipe-out"), help="folder for the outputs")
     p.add_argument("--change", choices=sorted(CHANGES), default="fused-adamw", help="what the 'after' run changes")
-    p.add_argument("--select", choices=["nvtx", "profiler-range"], default="nvtx",
+    p.add_argument("--select", choices=["nvtx", "profiler-range", "timeline"], default="nvtx",
                    help="how the step is picked: its NVTX range (main thread: forward and optimizer), or "
                         "cudaProfilerStart/Stop around it (every thread, backward included)")
     p.add_argument("--step", type=int, default=0,

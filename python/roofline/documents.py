@@ -322,9 +322,25 @@ class Kernel(Record):
 
     @property
     def diagnosis(self) -> Optional[Record]:
-        """The verdict as the JSON has it (``position``, ``evidence``, ``next_move``, ...)."""
+        """The verdict as the JSON has it (``position``, ``evidence[]`` and ``next_moves[]``: codes with their numbers and ``text``)."""
         d = self.raw.get("diagnosis")
         return None if d is None else Record(d)
+
+    @property
+    def evidence_lines(self) -> List[str]:
+        """The diagnosis's evidence in English, one fact per entry (as every view prints it)."""
+        d = self.raw.get("diagnosis") or {}
+        return [e.get("text", e.get("code", "")) if isinstance(e, dict) else e for e in d.get("evidence", [])]
+
+    @property
+    def next_move(self) -> Optional[str]:
+        """What to try next, in English (the moves joined by "; ")."""
+        d = self.raw.get("diagnosis")
+        if d is None:
+            return None
+        if "next_moves" in d:
+            return "; ".join(m.get("text", m.get("code", "")) if isinstance(m, dict) else m for m in d["next_moves"])
+        return d.get("next_move")
 
     @property
     def verdict(self) -> Optional[str]:
@@ -496,7 +512,13 @@ class Analysis(Document):
 
     @property
     def warnings(self) -> List[str]:
-        return list(self.raw.get("warnings", []))
+        """Each warning in English (its ``text``); older files hold the sentence itself."""
+        return [w.get("text", w.get("code", "")) if isinstance(w, dict) else w for w in self.raw.get("warnings", [])]
+
+    @property
+    def warning_codes(self) -> List[str]:
+        """Each warning's code (``missing_metrics``, ``program_failed``...): what tests should match."""
+        return [w.get("code", "legacy") if isinstance(w, dict) else "legacy" for w in self.raw.get("warnings", [])]
 
     def kernel(self, name: str) -> Kernel:
         """The kernel with this id, name or display name (exactly)."""

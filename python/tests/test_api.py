@@ -118,7 +118,8 @@ def test_load_analysis_numbers_are_the_json_numbers(tour_analysis):
     assert a.path == tour_analysis
     assert a.producer.tool == "roofline"
     assert a.source.kind == j["source"]["kind"]
-    assert a.warnings == j["warnings"]
+    assert a.warnings == [w["text"] for w in j["warnings"]]
+    assert a.warning_codes == [w["code"] for w in j["warnings"]]
     assert len(a.kernels) == len(j["kernels"]) > 10
     for k, e in zip(a.kernels, j["kernels"]):
         assert (k.id, k.name) == (e["kernel"]["id"], e["kernel"]["name"])
@@ -133,8 +134,9 @@ def test_load_analysis_numbers_are_the_json_numbers(tour_analysis):
         assert k.bound == e["bound"]
         assert k.limiter == (e["limiter"].get("which") or e["limiter"]["type"])
         assert k.verdict == e["diagnosis"]["position"]
-        assert k.diagnosis.evidence == e["diagnosis"]["evidence"]
-        assert k.diagnosis.next_move == e["diagnosis"]["next_move"]
+        assert [f.code for f in k.diagnosis.evidence] == [f["code"] for f in e["diagnosis"]["evidence"]]
+        assert k.evidence_lines == [f["text"] for f in e["diagnosis"]["evidence"]]
+        assert k.next_move == "; ".join(m["text"] for m in e["diagnosis"]["next_moves"])
         assert k.evidence.raw == e["kernel"]["evidence"]
         assert [p.level for p in k.points] == [lv["level"] for lv in e["levels"]]
         for p, lv in zip(k.points, e["levels"]):
@@ -425,7 +427,7 @@ def test_report_formats(tmp_path, tour_analysis):
     page = roofline.report(a, format="html")
     assert page.lstrip().lower().startswith("<!doctype html") and "<svg" in page
     md = roofline.report(tour_analysis, format="markdown")
-    assert md.startswith("#") and "Roofline of" in md
+    assert md.startswith("#") and "Where the GPU time goes" in md
     assert all(k.display_name in md.replace("\\_", "_") for k in a.kernels)
     svg = roofline.report(a, format="svg", title="My chart")
     assert svg.startswith("<svg") and "My chart" in svg
@@ -493,8 +495,9 @@ def test_timeline_and_merge_reach_the_binary():
         with pytest.raises(roofline.RooflineUsageError, match="unrecognized subcommand"):
             roofline.timeline(["true"], echo=False)
     elif gpu_missing_reason():
-        with pytest.raises(roofline.RooflineError):
-            roofline.timeline(["true"], echo=False)
+        # A program that never initialises CUDA records nothing: an empty timeline, not an error.
+        t = roofline.timeline(["true"], echo=False)
+        assert isinstance(t, roofline.Timeline) and t.summary.kernel_launches == 0
     else:
         t = roofline.timeline([sys.executable, "-c", "print(1)"], echo=False)
         assert isinstance(t, roofline.Timeline)
@@ -531,9 +534,9 @@ def test_chart_is_svg_and_markdown_is_the_binarys(tour_analysis):
 
 
 def test_repr_html_of_what_the_binary_cannot_draw_says_so(tour_dir):
-    m = roofline.load(tour_dir / "machine.json")
-    html = m._repr_html_()
-    assert "could not draw" in html and "MachineDocument" in html
+    occ = roofline.run(["occupancy", "--gpu", "h200", "--threads", "256", "--regs", "32"])
+    html = occ._repr_html_()
+    assert "could not draw" in html
 
 
 def test_run_occupancy_gives_its_document():
@@ -590,6 +593,7 @@ exit 3
     assert e.value.exit_code == 1
     assert isinstance(e.value.document, roofline.Analysis) and e.value.document.kernels
     assert any("exited with status 3" in w for w in e.value.document.warnings)
+    assert "program_failed" in e.value.document.warning_codes
     args = (tmp_path / "args").read_text().split("\n")
     assert args[args.index("--nvtx-include") + 1] == "step 0/" and args[args.index("--launch-count") + 1] == "5"
     assert args[-4:-1] == ["./app", "--size", "4096"]

@@ -55,6 +55,9 @@ if [ -z "$wheel" ]; then
   echo "no .carry/wheels/roofline-*.whl: build it first with scripts/build-wheel.sh .carry/wheels" | tee -a "$W/summary.txt"
 else
   step install 120 "$V/bin/pip" install --no-index --no-deps "$wheel"
+  # The system's packages (PyTorch, pytest) where a venv does not see them
+  # (an image that puts them on the system python's path by other means).
+  export PYTHONPATH=$(python3 -c 'import sys; print(":".join(p for p in sys.path[1:] if p))')${PYTHONPATH:+:$PYTHONPATH}
   "$V/bin/python" -c "import pytest" 2>/dev/null || step install-pytest 60 "$V/bin/pip" install --no-index --find-links .carry/wheels pytest
   export PATH=$V/bin:$PATH
   step which 30 sh -c "command -v roofline; roofline --version; python -c 'import roofline; print(roofline.__file__, roofline.binary(), roofline.inject_library())'"

@@ -287,10 +287,45 @@ pub enum Advice {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Diagnosis {
     pub position: Position,
-    /// What the numbers say, one fact per entry.
+    /// What the numbers say, one fact per entry (written with its `text`).
+    #[serde(serialize_with = "with_text")]
     pub evidence: Vec<Finding>,
-    /// What to try next, the main move first.
+    /// What to try next, the main move first (written with its `text`).
+    #[serde(serialize_with = "with_text")]
     pub next_moves: Vec<Advice>,
+}
+
+/// A typed entry that has its English.
+trait Text {
+    fn english(&self) -> String;
+}
+
+impl Text for Finding {
+    fn english(&self) -> String {
+        self.text()
+    }
+}
+
+impl Text for Advice {
+    fn english(&self) -> String {
+        self.text()
+    }
+}
+
+/// Each entry's code and numbers, plus `text`, its English, for readers of
+/// the JSON that do not render codes (the Python package, `jq`); reading
+/// ignores `text` and makes the English again from the code.
+fn with_text<T: Serialize + Text, S: serde::Serializer>(items: &[T], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::{Error, SerializeSeq};
+    let mut seq = s.serialize_seq(Some(items.len()))?;
+    for item in items {
+        let mut v = serde_json::to_value(item).map_err(S::Error::custom)?;
+        if let Some(m) = v.as_object_mut() {
+            m.insert("text".into(), item.english().into());
+        }
+        seq.serialize_element(&v)?;
+    }
+    seq.end()
 }
 
 impl Diagnosis {

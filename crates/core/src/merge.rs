@@ -230,6 +230,7 @@ pub struct MergedDocument {
     /// The job as one analysis (kernels summed over the ranks).
     pub job: AnalysisDocument,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(serialize_with = "crate::warning::serialize_with_text")]
     pub warnings: Vec<Warning>,
 }
 

@@ -94,6 +94,7 @@ pub struct AnalysisDocument {
     pub kernels: Vec<KernelAnalysis>,
     /// Things the reader must know (missing metrics, suspect values).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(serialize_with = "crate::warning::serialize_with_text")]
     pub warnings: Vec<Warning>,
     /// Where the program's GPU time goes and what is worth fixing, derived
     /// from `kernels` (absent when no kernel has a duration). Written for

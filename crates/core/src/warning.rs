@@ -218,3 +218,39 @@ mod tests {
         );
     }
 }
+
+/// Serde `serialize_with` for a document's warnings: each warning's code
+/// and numbers, plus `text`, its English, for readers of the JSON that do
+/// not render codes themselves (the Python package, `jq`). Reading ignores
+/// `text`: the English is made again from the code.
+pub fn serialize_with_text<S: serde::Serializer>(warnings: &[Warning], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::{Error, SerializeSeq};
+    let mut seq = s.serialize_seq(Some(warnings.len()))?;
+    for w in warnings {
+        let mut v = serde_json::to_value(w).map_err(S::Error::custom)?;
+        if let Some(m) = v.as_object_mut() {
+            m.insert("text".into(), w.text().into());
+        }
+        seq.serialize_element(&v)?;
+    }
+    seq.end()
+}
+
+#[cfg(test)]
+mod text_tests {
+    use super::*;
+
+    #[test]
+    fn warnings_carry_their_english_in_json_and_read_back_without_it() {
+        let w = vec![Warning::NoDuration { launches: 3 }];
+        #[derive(serde::Serialize, serde::Deserialize)]
+        struct Doc {
+            #[serde(serialize_with = "serialize_with_text")]
+            warnings: Vec<Warning>,
+        }
+        let json = serde_json::to_string(&Doc { warnings: w.clone() }).unwrap();
+        assert!(json.contains(&format!("\"text\":{}", serde_json::to_string(&w[0].text()).unwrap())), "{json}");
+        let back: Doc = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.warnings, w);
+    }
+}

@@ -20,7 +20,10 @@ pub fn demangle(name: &str) -> String {
     if name.starts_with("_Z") {
         if let Ok(sym) = cpp_demangle::Symbol::new(name) {
             if let Ok(text) = sym.demangle() {
-                return text;
+                // Nsight Compute's spelling of an anonymous namespace, so
+                // that a name reads alike from a capture and from a timeline
+                // (and its parentheses are not taken for a parameter list).
+                return text.replace("(anonymous namespace)", "<unnamed>");
             }
         }
     }
@@ -496,6 +499,20 @@ mod tests {
         "void at::native::vectorized_elementwise_kernel<4, at::native::AbsFunctor<c10::BFloat16>, std::array<char *, 2>>(int, T2, T3)",
         "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char *, 3>>(int, T2, T3)",
     ];
+
+    #[test]
+    fn a_mangled_name_in_an_anonymous_namespace_keeps_its_kernel_name() {
+        // PyTorch's layer norm as CUPTI gives it (mangled): the display name
+        // was "at::native::" when "(anonymous namespace)" read as parameters.
+        let n = "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a28vectorized_layer_norm_kernelIffLb0EEEviT0_PKT_S6_S6_PS3_S7_PS4_";
+        let d = display_names(&[n]);
+        assert!(d[0].contains("vectorized_layer_norm_kernel"), "{d:?}");
+        assert!(
+            demangle(n).contains("<unnamed>::vectorized_layer_norm_kernel<float, float, false>"),
+            "{}",
+            demangle(n)
+        );
+    }
 
     #[test]
     fn a_vector_width_never_names_a_kernel_when_a_functor_does() {

@@ -89,8 +89,10 @@ impl TerminalOptions {
     }
 }
 
+/// A name and its stable ID, once: a display name that already carries its
+/// ID (two kernels whose names nothing else tells apart) is not given it twice.
 fn name(n: &str, id: &str) -> String {
-    if id.is_empty() {
+    if id.is_empty() || n.ends_with(&format!("[{id}]")) {
         n.to_string()
     } else {
         format!("{n} [{id}]")
@@ -267,6 +269,7 @@ fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>
             }
             *cell = match &row.cells[slots[flexible].column()] {
                 Cell::Name { name: n, id, .. } if !id.is_empty() => {
+                    let n = n.strip_suffix(&format!(" [{id}]")).unwrap_or(n);
                     let id = clean(id, false);
                     let room = keep.saturating_sub(len(&id) + 3).max(4);
                     format!("{} [{id}]", shorten(&clean(n, false), room))
@@ -440,4 +443,16 @@ pub(crate) fn render<D: Describe + ?Sized>(doc: &D, opts: &TerminalOptions) -> S
         parts.push(s);
     }
     parts.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name;
+
+    #[test]
+    fn a_name_that_carries_its_id_is_not_given_it_twice() {
+        assert_eq!(name("at::native:: [kf57f53]", "kf57f53"), "at::native:: [kf57f53]");
+        assert_eq!(name("vecadd", "k848f34"), "vecadd [k848f34]");
+        assert_eq!(name("vecadd", ""), "vecadd");
+    }
 }
