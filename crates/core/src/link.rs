@@ -161,6 +161,22 @@ impl Pcie {
 /// Bytes per second one NVLink carries one way, by NVLink version (NVML's
 /// `nvmlDeviceGetNvLinkVersion`): 20 GB/s for NVLink 1 (P100), 25 GB/s for
 /// NVLink 2 to 4 (V100, A100, H100/H200), 50 GB/s for NVLink 5 (B200).
+/// The NVLink generation behind NVML's version code
+/// (`nvmlDeviceGetNvLinkVersion` returns `NVML_NVLINK_VERSION_*`, an enum:
+/// 1 = 1.0, 2 = 2.0, 3 = 2.2, 4 = 3.0, 5 = 3.1, 6 = 4.0, 7 = 5.0, 8 = 6.0),
+/// not the generation itself: an H200 answers 6, NVLink 4.
+pub fn nvlink_generation_from_nvml(code: u32) -> Option<u32> {
+    match code {
+        1 => Some(1),
+        2 | 3 => Some(2),
+        4 | 5 => Some(3),
+        6 => Some(4),
+        7 => Some(5),
+        8 => Some(6),
+        _ => None,
+    }
+}
+
 pub fn nvlink_bytes_per_s(version: u32) -> Option<f64> {
     match version {
         1 => Some(20e9),
@@ -355,6 +371,17 @@ fn pcie_gts(generation: u32) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nvml_version_codes_are_generations_only_after_translation() {
+        // The H200 pair of the x2 machine answered 6 (results/h200-x2-2026-11-30-multigpu):
+        // NVLink 4, 25 GB/s per link one way, 18 links = 450 GB/s.
+        assert_eq!(nvlink_generation_from_nvml(6), Some(4));
+        assert_eq!(nvlink_bytes_per_s(nvlink_generation_from_nvml(6).unwrap()), Some(25e9));
+        assert_eq!(nvlink_generation_from_nvml(7), Some(5));
+        assert_eq!(nvlink_generation_from_nvml(3), Some(2));
+        assert_eq!(nvlink_generation_from_nvml(0), None);
+    }
 
     fn h200_pair() -> Vec<GpuLinks> {
         (0..2)

@@ -179,7 +179,12 @@ pub fn link_facts(nvml: &Nvml, uuids: &[String]) -> (Vec<GpuLinks>, Vec<String>)
             }
             nv.active += 1;
             if nv.version == 0 {
-                nv.version = link.version().unwrap_or(0);
+                // NVML answers an enum code (6 = NVLink 4.0), not the generation.
+                let code = link.version().unwrap_or(0);
+                nv.version = roofline_core::link::nvlink_generation_from_nvml(code).unwrap_or(0);
+                if nv.version == 0 {
+                    warnings.push(format!("GPU {i}: NVML's NVLink version code {code} is not one the tool knows"));
+                }
             }
             let remote = link.remote_pci_info().ok().map(|p| bus(&p.bus_id));
             match remote.and_then(|r| bus_ids.iter().position(|b| b.as_deref() == Some(r.as_str()))) {
