@@ -154,6 +154,9 @@ fn two_passes_profile_only_the_planned_kernels_and_weight_points_by_timeline_dur
     assert!(close(p["placed_s"].as_f64().unwrap(), 10e-6), "vecadd's point over its 4 launches: {p}");
     assert_eq!(p["launches"], 5);
     assert!(close(verdict_seconds(&doc, "no_counters"), 0.5e-6), "scale keeps its time: {p}");
+    // The kernel table's share is of the program's own GPU time, as the program view's.
+    let shares: Vec<f64> = doc["kernels"].as_array().unwrap().iter().filter_map(|k| k["time_share"].as_f64()).collect();
+    assert!(shares.iter().any(|s| close(*s, 10.0 / 10.5)), "{shares:?}");
     let detail = doc["source"]["detail"].as_str().unwrap();
     assert!(detail.contains("counter-backed share of GPU time 95.2%"), "{detail}");
     assert!(stderr.contains("1 of 1 planned kernels profiled; counter-backed points cover 95.2%"), "{stderr}");

@@ -337,6 +337,17 @@ fn two_pass_report(
                 100.0 * coverage
             ));
         }
+        // Each kernel's share is of the program's own GPU time (the
+        // timeline's), as in the program view; its rates stay the replays'.
+        let mut true_time: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
+        for r in &rows {
+            *true_time.entry(r.kernel.as_str()).or_insert(0.0) += r.duration_s;
+        }
+        if view.total_s > 0.0 {
+            for k in &mut doc.kernels {
+                k.time_share = true_time.get(k.kernel.id.as_str()).map(|t| t / view.total_s);
+            }
+        }
         doc.source.detail = format!("{detail}; counter-backed share of GPU time {:.1}%", 100.0 * share);
         doc.program = Some(view);
     })
