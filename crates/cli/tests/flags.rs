@@ -227,6 +227,10 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
         // Two passes: the plan's filters reach ncu.
         ("profile", "--coverage") => (vec!["--coverage", "100"], ncu_got("regex:^(_Z6vecaddPKfS0_Pfi|_Z5scalePfi)$")),
         ("profile", "--launches-per-kernel") => (vec!["--launches-per-kernel", "3"], ncu_got("3")),
+        ("profile", "--group-by") => (
+            vec!["--group-by", "nvtx", "--format", "json"],
+            works(|r, _| r.stdout.contains("\"group_by\": \"labels\"") && r.stdout.contains("\"step 0\"")),
+        ),
         ("profile", "--one-pass") => (
             vec!["--one-pass"],
             works(|r, d| {

@@ -76,6 +76,11 @@ pub struct Args {
     #[arg(long)]
     pub one_pass: bool,
 
+    /// Group the program's GPU time by kernel name, or by the NVTX ranges each
+    /// launch ran under (per step, when the program marks its steps; two passes).
+    #[arg(long, value_enum, default_value_t = GroupArg::Name)]
+    pub group_by: GroupArg,
+
     /// Profile only kernels with this name (ncu -k; "regex:..." for a pattern; implies --one-pass).
     #[arg(short = 'k', long = "kernel-name", value_name = "NAME")]
     pub kernel_name: Option<String>,
@@ -131,6 +136,16 @@ pub struct Args {
     /// The program to profile and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "PROGRAM")]
     pub command: Vec<String>,
+}
+
+/// `--group-by`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GroupArg {
+    /// Launches of one kernel together.
+    Name,
+    /// The NVTX ranges (outermost first) a launch ran under; autograd-thread
+    /// launches take the range open in their process at the time.
+    Nvtx,
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
@@ -324,7 +339,12 @@ fn two_pass_report(
         let rows = launch_rows(tl, |name, mangled| {
             mangled.and_then(|m| by_name.get(m)).or_else(|| by_name.get(name)).map(|id| id.to_string())
         });
-        let view = ProgramView::from_launches(&doc.kernels, &rows, &ProgramOptions::default());
+        let group_by = match args.group_by {
+            GroupArg::Name => roofline_core::program::GroupBy::Name,
+            GroupArg::Nvtx => roofline_core::program::GroupBy::Labels,
+        };
+        let view =
+            ProgramView::from_launches(&doc.kernels, &rows, &ProgramOptions { group_by, ..ProgramOptions::default() });
         let share = if view.total_s > 0.0 { view.placed_s / view.total_s } else { 0.0 };
         let profiled = {
             let ids: std::collections::HashSet<&str> = rows.iter().map(|r| r.kernel.as_str()).collect();
