@@ -40,22 +40,7 @@ pub const DISPLAY_MAX: usize = 64;
 /// arguments folded to `<…>`, cut at [`DISPLAY_MAX`] characters.
 pub fn display_name(name: &str) -> String {
     let full = demangle(name);
-    let mut s = full.as_str();
-    // The parameter list: the last top-level parenthesised group.
-    let mut depth = 0i32;
-    let mut cut = s.len();
-    for (i, c) in s.char_indices() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            '(' if depth == 0 => {
-                cut = i;
-                break;
-            }
-            _ => {}
-        }
-    }
-    s = &s[..cut];
+    let s = without_parameters(&full);
     // Fold template arguments.
     let mut out = String::with_capacity(s.len());
     let mut depth = 0i32;
@@ -318,23 +303,24 @@ fn naming_arg(name: &str) -> Option<String> {
     owner.or(innermost)
 }
 
-/// A demangled name without its return type and parameter list.
-fn strip_signature(name: &str) -> String {
-    let full = demangle(name);
+/// A name up to its parameter list: the first `(` outside template brackets.
+fn without_parameters(s: &str) -> &str {
     let mut depth = 0i32;
-    let mut cut = full.len();
-    for (i, c) in full.char_indices() {
+    for (i, c) in s.char_indices() {
         match c {
             '<' => depth += 1,
             '>' => depth -= 1,
-            '(' if depth == 0 => {
-                cut = i;
-                break;
-            }
+            '(' if depth == 0 => return &s[..i],
             _ => {}
         }
     }
-    let s = full[..cut].trim();
+    s
+}
+
+/// A demangled name without its return type and parameter list.
+fn strip_signature(name: &str) -> String {
+    let full = demangle(name);
+    let s = without_parameters(&full).trim();
     // The return type: everything before the last top-level space.
     let mut depth = 0i32;
     let mut last_space = None;
