@@ -485,3 +485,31 @@ fn instruction_roofline_places_kernels_under_pipe_roofs_and_transaction_diagonal
     assert!(svg.contains("warp instructions per 32-byte transaction") && svg.contains("data-tip=\"i0-dram\""));
     assert!(!svg.contains("FLOP/byte"));
 }
+
+#[test]
+fn kernels_told_apart_by_a_readable_word_not_a_mangled_fragment() {
+    // Two PyTorch elementwise kernels whose display names share their first
+    // 34 characters: each label adds the word of its own display name, not a
+    // piece of the mangled name with its length prefix ("18GeluCUDAKernelImpl").
+    let mut doc = samples::pytorch();
+    let template = doc.kernels[0].clone();
+    let named = |display: &str, mangled: &str| {
+        let mut k = template.clone();
+        k.kernel.display_name = display.to_string();
+        k.kernel.name = mangled.to_string();
+        k
+    };
+    doc.kernels = vec![
+        named(
+            "vectorized_elementwise_kernel<GeluCUDAKernelImpl>",
+            "_ZN2at6native29vectorized_elementwise_kernelILi8EZZZNS0_18GeluCUDAKernelImplERNS_18TensorIteratorBaseENS0_8GeluTypeEENKUlvE_clEvENKUlvE2_clEvEUlN3c108BFloat16EE_St5arrayIPcLm2EEEEviT0_T1_",
+        ),
+        named(
+            "vectorized_elementwise_kernel<GeluBackwardCUDAKernelImpl>",
+            "_ZN2at6native29vectorized_elementwise_kernelILi8EZZZNS0_26GeluBackwardCUDAKernelImplERNS_18TensorIteratorBaseENS0_8GeluTypeEENKUlvE_clEvENKUlvE2_clEvEUlN3c108BFloat16ES8_E_St5arrayIPcLm3EEEEviT0_T1_",
+        ),
+    ];
+    let labels = unique_labels(&doc.kernels);
+    assert!(labels[0].ends_with("(GeluCUDAKernelImpl)"), "{labels:?}");
+    assert!(labels[1].ends_with("(GeluBackwardCUDAKernelImpl)"), "{labels:?}");
+}

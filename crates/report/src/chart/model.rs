@@ -304,8 +304,13 @@ pub fn unique_labels(kernels: &[KernelAnalysis]) -> Vec<String> {
     // Identifiers, then their parts between underscores, each once.
     let words = |s: &str| -> Vec<String> {
         let mut seen = BTreeSet::new();
-        let idents: Vec<&str> =
-            s.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+        // A mangled name prefixes each identifier with its length
+        // ("18GeluCUDAKernelImpl"): the digits are not part of the word.
+        let idents: Vec<&str> = s
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map(|w| w.trim_start_matches(|c: char| c.is_ascii_digit()))
+            .filter(|w| !w.is_empty())
+            .collect();
         let parts = idents.iter().flat_map(|w| w.split('_')).filter(|w| !w.is_empty());
         idents.iter().copied().chain(parts).filter(|w| seen.insert(w.to_string())).map(str::to_string).collect()
     };
@@ -325,7 +330,19 @@ pub fn unique_labels(kernels: &[KernelAnalysis]) -> Vec<String> {
             }
             continue;
         }
-        let sets: Vec<Vec<String>> = members.iter().map(|&i| words(&kernels[i].kernel.name)).collect();
+        // The display name's words first: they are what the reader sees.
+        let sets: Vec<Vec<String>> = members
+            .iter()
+            .map(|&i| {
+                let mut w = words(&kernel_name(&kernels[i]));
+                for x in words(&kernels[i].kernel.name) {
+                    if !w.contains(&x) {
+                        w.push(x);
+                    }
+                }
+                w
+            })
+            .collect();
         for (n, &i) in members.iter().enumerate() {
             let others: BTreeSet<&str> = sets
                 .iter()
@@ -334,7 +351,7 @@ pub fn unique_labels(kernels: &[KernelAnalysis]) -> Vec<String> {
                 .flat_map(|(_, s)| s.iter().map(String::as_str))
                 .collect();
             let distinct = |w: &&String| !others.contains(w.as_str()) && !base[i].contains(w.as_str());
-            let readable = |w: &&String| w.len() >= 2 && w.len() <= 24 && w.chars().any(char::is_alphabetic);
+            let readable = |w: &&String| w.len() >= 2 && w.len() <= 40 && w.chars().any(char::is_alphabetic);
             let word = sets[n]
                 .iter()
                 .filter(distinct)
