@@ -575,16 +575,19 @@ def test_profile_of_a_program_that_fails_carries_what_was_profiled(tmp_path):
     ncu = tmp_path / "ncu"
     ncu.write_text(f"""#!/bin/sh
 if [ "$1" = "--query-metrics" ]; then exit 1; fi
+if [ "$1" = "--import" ]; then cat "$2"; exit 0; fi
 printf '%s\\n' "$@" > "{tmp_path / 'args'}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --log-file) log="$2"; shift 2;;
-    --csv|--nvtx) shift;;
+    --export) rep="$2"; shift 2;;
+    --csv|--nvtx|--force-overwrite) shift;;
     --page|--print-units|--clock-control|--metrics|--nvtx-include|--launch-count) shift 2;;
     *) break;;
   esac
 done
-cp "{FIXTURES / 'ncu' / 'h200_seed000_exit3.csv'}" "$log"
+grep '^==' "{FIXTURES / 'ncu' / 'h200_seed000_exit3.csv'}" > "$log"
+grep -v '^==' "{FIXTURES / 'ncu' / 'h200_seed000_exit3.csv'}" > "$rep"
 exit 3
 """)
     ncu.chmod(ncu.stat().st_mode | stat.S_IXUSR)

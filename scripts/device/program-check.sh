@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `roofline profile` in two passes on the H200 (issue 11, item 2), in one go (< 6 minutes):
-#  (a) profile (timeline, then ncu on the kernels holding 95% of GPU time, 2 launches per kernel
+#  (a) profile --group-by nvtx (timeline, then ncu on the kernels holding 95% of GPU time, 2 launches per kernel
 #      and shape) of examples/pytorch/train_gpt.py, 2 warm-up + 8 steps (~429 launches each:
 #      >= 3,000 in the steps), timed (target <= 180 s), counter-backed share (target >= 95%);
 #  (b) ncu --set full on the first 40 launches of the same program, timed, extrapolated to all
@@ -8,6 +8,7 @@
 #  (c) SIGINT to roofline at ~40% of (a)'s time: the partial analysis is written;
 #  (d) seed000_host.cu (nvcc): `roofline timeline` vs `roofline tour --no-ncu` (CUDA events),
 #      and vs the program's own CUDA events (scripts/device/timeline_check.py).
+# PROGRAM_CHECK_ONLY=profile runs (a) alone.
 # Run from the repository root with .carry/roofline and .carry/libroofline_inject.so
 # (target/release/ of `cargo build --release`). Every step is under `timeout`, recorded, and
 # never stops the later ones. One tarball and summary.txt under $OUT; the summary prints last.
@@ -48,15 +49,27 @@ log "program: ${PROG[*]}"
 
 # (a) two passes ---------------------------------------------------------------------
 log "=== (a) roofline profile (two passes)"
-run profile 240 "$B" profile --clock-control none --format table -o "$W/profile.json" -- "${PROG[@]}"
+run profile 240 "$B" profile --clock-control none --group-by nvtx --format table -o "$W/profile.json" -- "${PROG[@]}"
 A_WALL=$WALL
 log "profile wall: $A_WALL s (measured; target <= 180 s)"
 grep -E "pass 1/2|pass 2/2: profiling [0-9]+ of|planned kernels profiled" "$W/profile.err" | head -6 | tee -a "$S"
+# The progress line's ETA (issue 11 item 5): the first, a middle and the last estimate.
+grep -E "left at the pace so far" "$W/profile.err" | sed -n '1p;20p;$p' | tee -a "$S"
 python3 "$PC" share "$W/profile.json" | tee -a "$S"
 # The program's own wall time in pass 1 ("python3 exited with status 0 after 12.3 s").
 P_WALL=$(sed -n 's/.*pass 1\/2: python3 .* after \([0-9.]*\) s.*/\1/p' "$W/profile.err" | head -1)
 LAUNCHES=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['program']['launches'])" "$W/profile.json" 2>/dev/null || echo 0)
 log "pass 1: program wall ${P_WALL:-?} s under the timeline, $LAUNCHES kernel launches (all 10 steps)"
+
+# PROGRAM_CHECK_ONLY=profile stops here: (a) alone, for a re-check of the profile itself.
+if [ "${PROGRAM_CHECK_ONLY:-}" = profile ]; then
+  log "total: $(elapsed "$START" "$(date +%s.%N)") s (PROGRAM_CHECK_ONLY=profile: (a) only)"
+  tar czf "$OUT/program-check-h200.tgz" -C "$W" . 2>/dev/null
+  cp "$S" "$OUT/"
+  echo "=== profile stderr (progress lines)"; grep -E "profiled launch" "$W/profile.err" | sed -n '1,5p;60,62p;$p'
+  echo "=== summary"; cat "$S"
+  exit 0
+fi
 
 # (b) ncu --set full on a sample, extrapolated ----------------------------------------
 log "=== (b) ncu --set full, 40 launches"

@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod support;
+use support::stand_in_ncu;
+
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu").join(name)
 }
@@ -145,33 +148,6 @@ fn model_json(dir: &Path, name: &str, kernels: &[&str]) -> PathBuf {
 fn make_executable(path: &Path, script: &str) {
     std::fs::write(path, script).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
-/// A stand-in ncu that records its arguments in `dir/args`, copies
-/// `capture` to its --log-file and runs the program.
-fn fake_ncu(dir: &Path, capture: &Path) -> PathBuf {
-    let script = format!(
-        r#"#!/bin/sh
-if [ "$1" = "--query-metrics" ]; then exit 1; fi
-printf '%s\n' "$@" > "{args}"
-log=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --log-file) log="$2"; shift 2;;
-    --csv|--nvtx) shift;;
-    --page|--print-units|--clock-control|--metrics|--kernel-name|--launch-count|--launch-skip|--nvtx-include|--nvtx-exclude) shift 2;;
-    *) break;;
-  esac
-done
-cp "{capture}" "$log"
-"$@"
-"#,
-        args = dir.join("args").display(),
-        capture = capture.display()
-    );
-    let path = dir.join("ncu");
-    make_executable(&path, &script);
-    path
 }
 
 // ---------------------------------------------------------------- item 1
@@ -348,9 +324,9 @@ fn commands_refuse_to_overwrite_their_inputs() {
 #[test]
 fn profile_keeps_ncu_log_in_a_private_folder() {
     let dir = tempfile::tempdir().unwrap();
-    let ncu = fake_ncu(dir.path(), &fixture("h200_seed000_exit3.csv"));
+    let ncu = stand_in_ncu(dir.path(), &fixture("h200_seed000_exit3.csv"));
     roofline().arg("profile").arg("--ncu").arg(&ncu).args(["--", "true"]).assert().success();
-    let args = std::fs::read_to_string(dir.path().join("args")).unwrap();
+    let args = std::fs::read_to_string(dir.path().join("ncu-args")).unwrap();
     let args: Vec<&str> = args.lines().collect();
     let log = PathBuf::from(args[args.iter().position(|a| *a == "--log-file").unwrap() + 1]);
     let folder = log.parent().unwrap();
@@ -810,7 +786,7 @@ fn occupancy_of_a_launch_that_cannot_run_exits_1_with_the_reason() {
 #[test]
 fn profile_keeps_and_prints_the_analysis_when_save_csv_fails() {
     let dir = tempfile::tempdir().unwrap();
-    let ncu = fake_ncu(dir.path(), &fixture("h200_seed000_exit3.csv"));
+    let ncu = stand_in_ncu(dir.path(), &fixture("h200_seed000_exit3.csv"));
     let o = roofline()
         .arg("profile")
         .arg("--ncu")
@@ -836,7 +812,7 @@ fn profile_keeps_and_prints_the_analysis_when_save_csv_fails() {
 #[test]
 fn profile_keeps_and_prints_the_analysis_when_the_output_file_fails() {
     let dir = tempfile::tempdir().unwrap();
-    let ncu = fake_ncu(dir.path(), &fixture("h200_seed000_exit3.csv"));
+    let ncu = stand_in_ncu(dir.path(), &fixture("h200_seed000_exit3.csv"));
     let o = roofline()
         .arg("profile")
         .arg("--ncu")

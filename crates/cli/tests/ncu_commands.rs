@@ -2,7 +2,7 @@
 //! real H200 captures, and a stand-in `ncu` (a shell script that writes a
 //! recorded capture to --log-file and runs the program) for `profile`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use assert_cmd::Command;
 
@@ -14,38 +14,6 @@ fn roofline() -> Command {
     let mut c = Command::cargo_bin("roofline").unwrap();
     c.env("NO_COLOR", "1");
     c
-}
-
-/// A stand-in ncu in `dir` that records its arguments in `dir/args` and
-/// replays `capture`.
-fn fake_ncu(dir: &Path, capture: &Path) -> PathBuf {
-    let script = format!(
-        r#"#!/bin/sh
-if [ "$1" = "--query-metrics" ]; then exit 1; fi
-printf '%s\n' "$@" > "{args}"
-log=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --log-file) log="$2"; shift 2;;
-    --csv|--nvtx) shift;;
-    --page|--print-units|--clock-control|--metrics|--kernel-name|--launch-count|--launch-skip|--nvtx-include|--nvtx-exclude) shift 2;;
-    *) break;;
-  esac
-done
-cp "{capture}" "$log"
-"$@"
-"#,
-        args = dir.join("args").display(),
-        capture = capture.display()
-    );
-    let path = dir.join("ncu");
-    std::fs::write(&path, script).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    path
 }
 
 fn json(out: &[u8]) -> serde_json::Value {
@@ -104,7 +72,7 @@ fn import_of_a_report_goes_through_ncu_import() {
     let dir = tempfile::tempdir().unwrap();
     let script = format!(
         "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"{}\"\ncat \"{}\"\n",
-        dir.path().join("args").display(),
+        dir.path().join("ncu-args").display(),
         fixture("h200_gemms_metrics.csv").display()
     );
     let ncu = dir.path().join("ncu");
@@ -126,7 +94,7 @@ fn import_of_a_report_goes_through_ncu_import() {
         .stdout
         .clone();
     assert_eq!(json(&out)["kernels"].as_array().unwrap().len(), 4);
-    let args = std::fs::read_to_string(dir.path().join("args")).unwrap();
+    let args = std::fs::read_to_string(dir.path().join("ncu-args")).unwrap();
     let args: Vec<&str> = args.lines().collect();
     assert_eq!(args, ["--import", rep.to_str().unwrap(), "--csv", "--page", "raw", "--print-units", "base"]);
 }
@@ -147,7 +115,7 @@ fn profile_without_ncu_says_how_to_get_it() {
 #[test]
 fn profile_of_a_program_that_fails_midway_analyses_what_was_profiled() {
     let dir = tempfile::tempdir().unwrap();
-    let ncu = fake_ncu(dir.path(), &fixture("h200_seed000_exit3.csv"));
+    let ncu = stand_in_ncu(dir.path(), &fixture("h200_seed000_exit3.csv"));
     let out = roofline()
         .arg("profile")
         .arg("--ncu")
@@ -174,7 +142,7 @@ fn profile_of_a_program_that_fails_midway_analyses_what_was_profiled() {
 #[test]
 fn profile_passes_filters_and_its_settings_to_ncu() {
     let dir = tempfile::tempdir().unwrap();
-    let ncu = fake_ncu(dir.path(), &fixture("h200_seed000_metrics.csv"));
+    let ncu = stand_in_ncu(dir.path(), &fixture("h200_seed000_metrics.csv"));
     let saved = dir.path().join("saved.csv");
     let json_out = dir.path().join("a.json");
     roofline()
@@ -188,10 +156,19 @@ fn profile_passes_filters_and_its_settings_to_ncu() {
         .args(["--", "true", "arg1"])
         .assert()
         .success();
-    let args = std::fs::read_to_string(dir.path().join("args")).unwrap();
+    let args = std::fs::read_to_string(dir.path().join("ncu-args")).unwrap();
     let args: Vec<&str> = args.lines().collect();
     let has = |pair: &[&str]| args.windows(pair.len()).any(|w| w == pair);
-    assert!(has(&["--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none"]), "{args:?}");
+    assert!(has(&["--clock-control", "none"]), "{args:?}");
+    // The counters go to a report (ncu prints a line per profiled launch
+    // then, which --csv mode does not), read back as the raw page in base units.
+    let report = args[args.iter().position(|a| *a == "--export").unwrap() + 1];
+    assert!(report.ends_with(".ncu-rep"), "{args:?}");
+    let import = std::fs::read_to_string(dir.path().join("import-args")).unwrap();
+    assert_eq!(
+        import.lines().collect::<Vec<_>>(),
+        ["--import", report, "--csv", "--page", "raw", "--print-units", "base"]
+    );
     assert!(has(&["--kernel-name", "regex:vec"]) && has(&["--launch-count", "2"]) && has(&["--launch-skip", "1"]));
     assert!(has(&["--nvtx", "--nvtx-include", "step/"]));
     assert!(has(&["true", "arg1"]));
@@ -211,7 +188,7 @@ fn profile_without_access_to_the_counters_explains_the_fix() {
         "==PROF== Connected to process 77 (/app)\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0. For instructions on enabling permissions and to get more information see https://developer.nvidia.com/ERR_NVGPUCTRPERM\n==PROF== Disconnected from process 77\n",
     )
     .unwrap();
-    let ncu = fake_ncu(dir.path(), &log);
+    let ncu = stand_in_ncu(dir.path(), &log);
     roofline().arg("profile").arg("--ncu").arg(&ncu).args(["--", "true"]).assert().code(1).stderr(
         predicates::str::contains("ERR_NVGPUCTRPERM")
             .and(predicates::str::contains("NVreg_RestrictProfilingToAdminUsers=0")),
@@ -261,3 +238,6 @@ fn import_against_a_given_machine_keeps_the_counter_peak_percentages() {
 }
 
 use predicates::prelude::PredicateBooleanExt;
+
+mod support;
+use support::stand_in_ncu;

@@ -10,34 +10,11 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 
+mod support;
+use support::stand_in_ncu;
+
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu").join(name)
-}
-
-/// A stand-in ncu that writes `capture` to --log-file, then runs the program.
-fn fake_ncu(dir: &Path, capture: &Path) -> PathBuf {
-    let script = format!(
-        r#"#!/bin/sh
-if [ "$1" = "--query-metrics" ]; then exit 1; fi
-log=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --log-file) log="$2"; shift 2;;
-    --csv|--nvtx) shift;;
-    --page|--print-units|--clock-control|--metrics|--kernel-name|--launch-count|--launch-skip|--nvtx-include|--nvtx-exclude) shift 2;;
-    *) break;;
-  esac
-done
-cp "{capture}" "$log"
-"$@"
-"#,
-        capture = capture.display()
-    );
-    let path = dir.join("ncu");
-    std::fs::write(&path, script).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
 }
 
 fn leftovers(tmp: &Path) -> Vec<String> {
@@ -49,7 +26,7 @@ fn profile_timeout_stops_ncu_and_the_program_and_analyses_what_was_profiled() {
     let dir = tempfile::tempdir().unwrap();
     let tmp = dir.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
-    let ncu = fake_ncu(dir.path(), &fixture("h200_seed000_metrics.csv"));
+    let ncu = stand_in_ncu(dir.path(), &fixture("h200_seed000_metrics.csv"));
     let t = Instant::now();
     let out = Command::cargo_bin("roofline")
         .unwrap()
@@ -76,7 +53,7 @@ fn sigterm_to_profile_is_forwarded_and_nothing_is_orphaned() {
     let dir = tempfile::tempdir().unwrap();
     let tmp = dir.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
-    let ncu = fake_ncu(dir.path(), &fixture("h200_seed000_metrics.csv"));
+    let ncu = stand_in_ncu(dir.path(), &fixture("h200_seed000_metrics.csv"));
     let marker = dir.path().join("still-running");
     // The "program" touches a file while it runs.
     let program = format!("while true; do touch {}; sleep 0.05; done", marker.display());

@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+mod support;
+use support::stand_in_ncu;
+
 /// vecadd: 4 launches of 1, 2, 3, 4 us (10 us) on two streams inside NVTX
 /// `step 0`; scale: 1 launch of 0.5 us. Does nothing outside a recording.
 const FAKE_CUDA_APP: &str = r#"#!/bin/sh
@@ -64,28 +67,7 @@ impl Setup {
         }
         assert_eq!(kept.iter().filter(|l| l.contains("_Z6vecadd")).count(), 1, "one vecadd row in the capture");
         std::fs::write(d.join("capture.csv"), kept.join("\n") + "\n").unwrap();
-        let ncu = format!(
-            r#"#!/bin/sh
-if [ "$1" = "--query-metrics" ]; then exit 1; fi
-printf '%s\n' "$@" > "{d}/ncu-args"
-log=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --log-file) log="$2"; shift 2;;
-    --csv|--nvtx) shift;;
-    --page|--print-units|--clock-control|--metrics|--kernel-name|--kernel-name-base|--print-kernel-base|--filter-mode|--launch-count|--launch-skip) shift 2;;
-    --*) shift;;
-    *) break;;
-  esac
-done
-cp "{d}/capture.csv" "$log"
-if [ -f "{d}/sleep" ]; then touch "{d}/ncu-sleeping"; sleep "$(cat "{d}/sleep")"; fi
-"$@"
-"#,
-            d = d.display()
-        );
-        std::fs::write(d.join("ncu"), ncu).unwrap();
-        std::fs::set_permissions(d.join("ncu"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        stand_in_ncu(d, &d.join("capture.csv"));
         Setup { dir }
     }
     fn path(&self, name: &str) -> PathBuf {
@@ -139,6 +121,8 @@ fn two_passes_profile_only_the_planned_kernels_and_weight_points_by_timeline_dur
     // Pass 1 saw 5 launches; vecadd holds 10 of 10.5 us (95.2%) >= 95%: only it reaches ncu.
     assert!(stderr.contains("pass 1/2: 5 kernel launches recorded"), "{stderr}");
     assert!(stderr.contains("pass 2/2: profiling 1 of 2 kernels"), "{stderr}");
+    // Live progress from ncu's per-launch lines, against the plan.
+    assert!(stderr.contains("pass 2/2: profiled launch 1 of 2 planned, about"), "{stderr}");
     let args = s.ncu_args();
     let after = |flag: &str| args.iter().position(|a| a == flag).map(|i| args[i + 1].clone());
     assert_eq!(after("--kernel-name").as_deref(), Some("regex:^(_Z6vecaddPKfS0_Pfi)$"), "{args:?}");

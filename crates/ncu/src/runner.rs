@@ -3,9 +3,12 @@
 //! `ncu` comes from `--ncu PATH`, then `PATH`, then `$CUDA_HOME/bin`, then
 //! `/usr/local/cuda/bin`; when none has it, the error says where to get it
 //! and that `roofline import` works without it. The profiled program's own
-//! output goes to stderr (never into the data on stdout), ncu's report to a
-//! log file that is read afterwards, and the log's `==PROF==` lines are
-//! followed while it runs to show progress. ncu runs as an owned child
+//! output goes to stderr (never into the data on stdout). ncu writes a
+//! report (`--export`), read back as CSV when it ends (`--import --csv
+//! --page raw`), and its messages to a log whose `==PROF== Profiling` lines,
+//! one per launch, are followed while it runs to show progress and an ETA:
+//! in `--csv` mode ncu prints none of them (measured on the H200 with
+//! Nsight Compute 2025.3.1: results/h200-x2-2026-11-30-ncu-progress). ncu runs as an owned child
 //! (roofline-child): its own process group, the tool's SIGINT/SIGTERM
 //! forwarded to it and the program, an optional timeout.
 
@@ -222,20 +225,31 @@ pub fn metric_list(ncu: &Path) -> (Vec<String>, Vec<String>) {
 }
 
 impl Run {
+    /// The Nsight Compute report ncu writes while it profiles; it is read
+    /// back as CSV into [`Run::log_file`] when ncu ends, whatever the way.
+    pub fn report_file(&self) -> PathBuf {
+        self.log_file.with_extension("ncu-rep")
+    }
+
+    /// ncu's own messages while it runs: one `==PROF== Profiling` line per
+    /// launch as it is profiled (ncu prints none of those in `--csv` mode,
+    /// which is why the counters go through a report).
+    pub fn message_file(&self) -> PathBuf {
+        self.log_file.with_extension("log")
+    }
+
     /// ncu's command line, program included.
     pub fn command_line(&self, metric_names: &[String]) -> Vec<String> {
         let mut a = vec![
-            "--csv".to_string(),
-            "--page".into(),
-            "raw".into(),
-            "--print-units".into(),
-            self.print_units.clone(),
-            "--clock-control".into(),
+            "--clock-control".to_string(),
             self.clock_control.clone(),
             "--metrics".into(),
             metric_names.join(","),
+            "--export".into(),
+            self.report_file().display().to_string(),
+            "--force-overwrite".into(),
             "--log-file".into(),
-            self.log_file.display().to_string(),
+            self.message_file().display().to_string(),
         ];
         a.extend(self.filters.args());
         a.extend(self.extra.iter().cloned());
@@ -244,10 +258,24 @@ impl Run {
         a
     }
 
+    /// The command line that reads the report back as the CSV
+    /// `roofline import` reads (`--csv --page raw`, in `--print-units`).
+    pub fn export_command_line(&self) -> Vec<String> {
+        vec![
+            "--import".to_string(),
+            self.report_file().display().to_string(),
+            "--csv".into(),
+            "--page".into(),
+            "raw".into(),
+            "--print-units".into(),
+            self.print_units.clone(),
+        ]
+    }
+
     /// Runs ncu to completion. `progress` receives each `==PROF==`,
-    /// `==WARNING==` and `==ERROR==` line of the log as it appears (in CSV
-    /// mode ncu prints no per-kernel lines: the rows come at the end), and a
-    /// heartbeat every [`HEARTBEAT`]. Returns ncu's exit status (the program's).
+    /// `==WARNING==` and `==ERROR==` line of ncu's messages as it appears
+    /// (one per profiled launch), and a heartbeat every [`HEARTBEAT`].
+    /// Returns ncu's exit status (the program's).
     pub fn execute(
         &self,
         metric_names: &[String],
@@ -257,14 +285,18 @@ impl Run {
     }
 
     /// As [`Run::execute`], with a timeout and the way ncu ended (finished,
-    /// interrupted by a signal to the tool, timed out).
+    /// interrupted by a signal to the tool, timed out). However ncu ended,
+    /// the launches it profiled are then read from its report into
+    /// [`Run::log_file`] (ncu writes the report when it is stopped, too).
     pub fn execute_with(
         &self,
         metric_names: &[String],
         limits: &Limits,
         progress: impl FnMut(Progress) + Send + 'static,
     ) -> Result<Outcome, RunnerError> {
-        let _ = std::fs::remove_file(&self.log_file);
+        for stale in [self.log_file.clone(), self.report_file(), self.message_file()] {
+            let _ = std::fs::remove_file(stale);
+        }
         let mut cmd = Command::new(&self.ncu);
         cmd.args(self.command_line(metric_names))
             .stdin(Stdio::inherit())
@@ -280,20 +312,68 @@ impl Run {
         let done = Arc::new(AtomicBool::new(false));
         let watcher = {
             let done = done.clone();
-            let path = self.log_file.clone();
+            let path = self.message_file();
             std::thread::spawn(move || follow(&path, &done, progress))
         };
         let outcome = child.wait(limits, |_| {});
         done.store(true, Ordering::SeqCst);
         let _ = watcher.join();
-        Ok(outcome?)
+        let outcome = outcome?;
+        self.export_report()?;
+        Ok(outcome)
+    }
+
+    /// Writes [`Run::log_file`] as ncu's `--csv` mode would have: its
+    /// messages (`==PROF==`, `==ERROR==`: a counter-permission error or a
+    /// crash is read from there), then the report read back as CSV. No
+    /// report (ncu stopped before it profiled anything) leaves the messages
+    /// alone, which the reader reports as a capture without launches. When
+    /// the report cannot be read back, ncu's complaint goes in as an
+    /// `==ERROR==` line, so the reader says why there are no launches.
+    fn export_report(&self) -> Result<(), RunnerError> {
+        use std::io::Write;
+        let io = |path: &Path, source| RunnerError::Io { what: format!("writing {}", path.display()), source };
+        let mut csv = std::fs::File::create(&self.log_file).map_err(|e| io(&self.log_file, e))?;
+        let messages = std::fs::read(self.message_file()).unwrap_or_default();
+        for line in messages.split_inclusive(|b| *b == b'\n') {
+            if !line.starts_with(b"==PROF== Profiling") {
+                csv.write_all(line).map_err(|e| io(&self.log_file, e))?;
+            }
+        }
+        if !self.report_file().is_file() {
+            return Ok(());
+        }
+        // The child writes on from where the messages end (a shared offset).
+        csv.flush().map_err(|e| io(&self.log_file, e))?;
+        let out = Command::new(&self.ncu)
+            .args(self.export_command_line())
+            .stdin(Stdio::null())
+            .stdout(csv.try_clone().map_err(|e| io(&self.log_file, e))?)
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|source| RunnerError::Start { ncu: self.ncu.display().to_string(), source })?;
+        if !out.status.success() {
+            let said = String::from_utf8_lossy(&out.stderr);
+            let said = said.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
+            writeln!(
+                csv,
+                "==ERROR== reading ncu's report {} back as CSV failed ({}): {said}",
+                self.report_file().display(),
+                out.status
+            )
+            .map_err(|e| io(&self.log_file, e))?;
+        } else {
+            // Everything in it is now in the CSV's preamble.
+            let _ = std::fs::remove_file(self.message_file());
+        }
+        Ok(())
     }
 }
 
 /// What a running profile reports.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Progress {
-    /// A `==PROF==`/`==WARNING==`/`==ERROR==` line of ncu's log.
+    /// A `==PROF==`/`==WARNING==`/`==ERROR==` line of ncu's messages.
     Line(String),
     /// Still running, this long so far.
     Elapsed(Duration),
@@ -302,7 +382,7 @@ pub enum Progress {
 /// How often a running profile says it is still running.
 pub const HEARTBEAT: Duration = Duration::from_secs(10);
 
-/// Follows a growing log file, handing over ncu's own lines.
+/// Follows ncu's growing message file, handing over its own lines.
 fn follow(path: &Path, done: &AtomicBool, mut progress: impl FnMut(Progress)) {
     let mut pos = 0u64;
     let mut partial = String::new();

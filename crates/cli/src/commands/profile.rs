@@ -449,16 +449,22 @@ fn ncu_pass(
     ));
     let quiet = out.quiet;
     let limits = roofline_child::Limits { timeout, ..Default::default() };
+    let started = Instant::now();
     let outcome = run.execute_with(metrics, &limits, move |p| {
         if quiet {
             return;
         }
         match p {
             Progress::Line(line) => {
-                if let Some((name, n)) = parse_progress(&line) {
+                if let Some((name, id)) = parse_progress(&line) {
+                    // ncu numbers the launches it profiles from 0.
+                    let done = id + 1;
                     message(&match planned {
-                        Some(total) => format!("roofline: {label}profiled launch {n} of {total} planned: {name}"),
-                        None => format!("roofline: profiling launch {n}: {name}"),
+                        Some(total) => format!(
+                            "roofline: {label}profiled launch {done} of {total} planned{}: {name}",
+                            eta_note(started.elapsed(), done, total)
+                        ),
+                        None => format!("roofline: profiled launch {done}: {name}"),
                     });
                 } else if let Some(rest) = line.strip_prefix("==PROF== ") {
                     message(&format!("roofline: ncu: {rest}"));
@@ -469,7 +475,7 @@ fn ncu_pass(
             Progress::Elapsed(t) => message(&format!("roofline: {label}still profiling ({} s)", t.as_secs())),
         }
     })?;
-    let input = format!("ncu log {}", log_file.display());
+    let input = format!("ncu report {} (read back as {})", run.report_file().display(), log_file.display());
     let cap = std::fs::File::open(&log_file)
         .map_err(|e| CsvError::Io { input: input.clone(), source: e })
         .and_then(|f| read_capture(f, &input));
@@ -546,4 +552,38 @@ fn one_pass(
     pass.saved?;
     reported?;
     Ok(if pass.exit_note.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Time left in the counter pass, estimated from the launches profiled so far:
+/// ncu replays each chosen launch the same number of times, so the pace so
+/// far is the best guess for the rest. Nothing is said before the first
+/// launch (no pace yet) or once the plan is done.
+fn remaining_time(elapsed: Duration, done: u64, planned: u64) -> Option<Duration> {
+    if done == 0 || done >= planned {
+        return None;
+    }
+    Some(elapsed.mul_f64((planned - done) as f64 / done as f64))
+}
+
+/// The ETA as the progress line shows it, with where it comes from.
+fn eta_note(elapsed: Duration, done: u64, planned: u64) -> String {
+    match remaining_time(elapsed, done, planned) {
+        Some(left) => format!(", about {} s left at the pace so far", left.as_secs_f64().round() as u64),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profile_progress_shows_an_eta_from_the_pace_so_far() {
+        // 10 of 40 launches in 20 s: 30 left at 2 s each.
+        assert_eq!(remaining_time(Duration::from_secs(20), 10, 40), Some(Duration::from_secs(60)));
+        assert_eq!(eta_note(Duration::from_secs(20), 10, 40), ", about 60 s left at the pace so far");
+        assert_eq!(remaining_time(Duration::from_secs(5), 0, 40), None, "no pace before the first launch");
+        assert_eq!(remaining_time(Duration::from_secs(80), 40, 40), None, "nothing left");
+        assert_eq!(eta_note(Duration::from_secs(80), 41, 40), "", "more launches than planned: no ETA");
+    }
 }

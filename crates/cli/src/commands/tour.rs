@@ -258,6 +258,8 @@ fn live(args: &Args, d: usize, out: &Output) -> anyhow::Result<Tour> {
                 );
             }
             files.push(log_file);
+            // ncu's own report, for Nsight Compute's GUI.
+            files.push(run.report_file());
             (
                 ncu_analysis(&cap, &machine.machine, &format!("example kernels under {}", ncu.display())),
                 format!("roofs: `roofline bench --quick` on this GPU; kernels: Nsight Compute counters ({}; FLOPs per precision, bytes at DRAM, L2 and L1, duration from the same run)", ncu.display()),
