@@ -129,7 +129,13 @@ fn two_passes_profile_only_the_planned_kernels_and_weight_points_by_timeline_dur
     assert_eq!(after("--kernel-name-base").as_deref(), Some("mangled"));
     assert_eq!(after("--filter-mode").as_deref(), Some("per-launch-config"));
     assert_eq!(after("--launch-count").as_deref(), Some("2"), "K = 2 by default");
-    assert_eq!(after("--print-kernel-base").as_deref(), Some("mangled"));
+    // Mangled names, to match the timeline's, are a print option: ncu applies
+    // it when the report is read back, not while profiling (the H200 run that
+    // passed it to the profiling run matched 10 of 29 kernels).
+    assert_eq!(after("--print-kernel-base"), None, "{args:?}");
+    let import = std::fs::read_to_string(s.path("import-args")).unwrap();
+    let import: Vec<&str> = import.lines().collect();
+    assert!(import.windows(2).any(|w| w == ["--print-kernel-base", "mangled"]), "{import:?}");
     assert_eq!(after("--clock-control").as_deref(), Some("none"));
     // Durations are the timeline's, not the replay's.
     let doc = json_file(&s.path("a.json"));

@@ -166,6 +166,9 @@ pub struct Run {
     pub metrics: Option<Vec<String>>,
     /// More arguments for ncu, before the program.
     pub extra: Vec<String>,
+    /// Print options for reading the report back (`--print-kernel-base
+    /// mangled`): ncu applies them when it prints, not when it profiles.
+    pub read_back: Vec<String>,
     /// Where ncu writes its CSV.
     pub log_file: PathBuf,
 }
@@ -270,6 +273,9 @@ impl Run {
             "--print-units".into(),
             self.print_units.clone(),
         ]
+        .into_iter()
+        .chain(self.read_back.iter().cloned())
+        .collect()
     }
 
     /// Runs ncu to completion. `progress` receives each `==PROF==`,
@@ -425,15 +431,13 @@ fn follow(path: &Path, done: &AtomicBool, mut progress: impl FnMut(Progress)) {
     }
 }
 
-/// A kernel name and launch number from a progress line
-/// (`==PROF== Profiling "vecadd" - 3: 0%....50%....100% - 9 passes`).
-pub fn parse_progress(line: &str) -> Option<(String, u64)> {
+/// The kernel name of a progress line: `==PROF== Profiling "vecadd" - 3:
+/// 0%....50%....100% - 9 passes`, or without the launch number (`"vecadd":
+/// 0%...`) as ncu prints it when kernel filters are given.
+pub fn parse_progress(line: &str) -> Option<String> {
     let rest = line.strip_prefix("==PROF== Profiling \"")?;
     let end = rest.find('"')?;
-    let name = rest[..end].to_string();
-    let after = rest[end + 1..].trim_start().strip_prefix('-')?.trim_start();
-    let n: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();
-    Some((name, n.parse().ok()?))
+    Some(rest[..end].to_string())
 }
 
 #[cfg(test)]
@@ -444,7 +448,12 @@ mod tests {
     fn progress_lines() {
         assert_eq!(
             parse_progress("==PROF== Profiling \"vecadd\" - 3: 0%....50%....100% - 9 passes"),
-            Some(("vecadd".to_string(), 3))
+            Some("vecadd".to_string())
+        );
+        // With kernel filters (two passes) ncu leaves the number out, as on the H200.
+        assert_eq!(
+            parse_progress("==PROF== Profiling \"nvjet_sm90_tst_192x192\": 0%....50%....100% - 23 passes"),
+            Some("nvjet_sm90_tst_192x192".to_string())
         );
         assert_eq!(parse_progress("==PROF== Connected to process 1"), None);
     }

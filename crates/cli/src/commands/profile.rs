@@ -283,8 +283,6 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         plan.left_out
     ));
     let mut extra = plan.ncu_filters();
-    // Names as the timeline has them (mangled), to match launches to points.
-    extra.extend(["--print-kernel-base".to_string(), "mangled".to_string()]);
     extra.extend(args.ncu_args.iter().cloned());
     let remaining = args.timeout.map(|t| t.saturating_sub(started.elapsed()).max(Duration::from_secs(1)));
     let pass = ncu_pass(args, out, &ncu, &metrics, Filters::default(), extra, remaining, Some(plan.planned_launches))?;
@@ -429,6 +427,13 @@ fn ncu_pass(
     let (program, program_args) = args.command.split_first().expect("checked by the caller");
     // A private folder, removed on every way out (ncu's log lives there).
     let (log_dir, log_file) = private_log()?;
+    // In two passes, names as the timeline has them (mangled), to match
+    // launches to points; a print option, so it applies when the report is
+    // read back.
+    let read_back = match planned {
+        Some(_) => vec!["--print-kernel-base".to_string(), "mangled".to_string()],
+        None => Vec::new(),
+    };
     let run = Run {
         ncu: ncu.to_path_buf(),
         program: program.clone(),
@@ -438,6 +443,7 @@ fn ncu_pass(
         print_units: args.print_units.clone(),
         metrics: Some(metrics.to_vec()),
         extra,
+        read_back,
         log_file: log_file.clone(),
     };
     let label = if planned.is_some() { "pass 2/2: " } else { "" };
@@ -450,15 +456,16 @@ fn ncu_pass(
     let quiet = out.quiet;
     let limits = roofline_child::Limits { timeout, ..Default::default() };
     let started = Instant::now();
+    let mut done = 0u64;
     let outcome = run.execute_with(metrics, &limits, move |p| {
         if quiet {
             return;
         }
         match p {
             Progress::Line(line) => {
-                if let Some((name, id)) = parse_progress(&line) {
-                    // ncu numbers the launches it profiles from 0.
-                    let done = id + 1;
+                if let Some(name) = parse_progress(&line) {
+                    // ncu numbers its lines only without kernel filters: count them.
+                    done += 1;
                     message(&match planned {
                         Some(total) => format!(
                             "roofline: {label}profiled launch {done} of {total} planned{}: {name}",

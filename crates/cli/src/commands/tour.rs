@@ -239,6 +239,7 @@ fn live(args: &Args, d: usize, out: &Output) -> anyhow::Result<Tour> {
                 print_units: "base".into(),
                 metrics: Some(metrics.clone()),
                 extra: Vec::new(),
+                read_back: Vec::new(),
                 log_file: log_file.clone(),
             };
             out.info(&format!("profiling the example kernels with {} ({} metrics)", ncu.display(), metrics.len()));
