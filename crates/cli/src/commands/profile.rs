@@ -455,7 +455,7 @@ fn ncu_pass(
     ));
     let quiet = out.quiet;
     let limits = roofline_child::Limits { timeout, ..Default::default() };
-    let started = Instant::now();
+    let mut first_at: Option<Instant> = None;
     let mut done = 0u64;
     let outcome = run.execute_with(metrics, &limits, move |p| {
         if quiet {
@@ -466,10 +466,12 @@ fn ncu_pass(
                 if let Some(name) = parse_progress(&line) {
                     // ncu numbers its lines only without kernel filters: count them.
                     done += 1;
+                    let first = *first_at.get_or_insert_with(Instant::now);
+                    let name = roofline_ncu::demangle::display_name(&name);
                     message(&match planned {
                         Some(total) => format!(
                             "roofline: {label}profiled launch {done} of {total} planned{}: {name}",
-                            eta_note(started.elapsed(), done, total)
+                            eta_note(first.elapsed(), done, total)
                         ),
                         None => format!("roofline: profiled launch {done}: {name}"),
                     });
@@ -561,20 +563,22 @@ fn one_pass(
     Ok(if pass.exit_note.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// Time left in the counter pass, estimated from the launches profiled so far:
-/// ncu replays each chosen launch the same number of times, so the pace so
-/// far is the best guess for the rest. Nothing is said before the first
-/// launch (no pace yet) or once the plan is done.
-fn remaining_time(elapsed: Duration, done: u64, planned: u64) -> Option<Duration> {
-    if done == 0 || done >= planned {
+/// Time left in the counter pass, estimated from the pace between the
+/// launches profiled so far: ncu replays each chosen launch the same number
+/// of passes, and the program's start-up, before the first one, is not part
+/// of that pace. `since_first` runs from the first profiled launch, so `done`
+/// launches make `done - 1` intervals; nothing is said before two (no pace
+/// yet) or once the plan is done.
+fn remaining_time(since_first: Duration, done: u64, planned: u64) -> Option<Duration> {
+    if done < 2 || done >= planned {
         return None;
     }
-    Some(elapsed.mul_f64((planned - done) as f64 / done as f64))
+    Some(since_first.mul_f64((planned - done) as f64 / (done - 1) as f64))
 }
 
 /// The ETA as the progress line shows it, with where it comes from.
-fn eta_note(elapsed: Duration, done: u64, planned: u64) -> String {
-    match remaining_time(elapsed, done, planned) {
+fn eta_note(since_first: Duration, done: u64, planned: u64) -> String {
+    match remaining_time(since_first, done, planned) {
         Some(left) => format!(", about {} s left at the pace so far", left.as_secs_f64().round() as u64),
         None => String::new(),
     }
@@ -586,10 +590,10 @@ mod tests {
 
     #[test]
     fn profile_progress_shows_an_eta_from_the_pace_so_far() {
-        // 10 of 40 launches in 20 s: 30 left at 2 s each.
-        assert_eq!(remaining_time(Duration::from_secs(20), 10, 40), Some(Duration::from_secs(60)));
-        assert_eq!(eta_note(Duration::from_secs(20), 10, 40), ", about 60 s left at the pace so far");
-        assert_eq!(remaining_time(Duration::from_secs(5), 0, 40), None, "no pace before the first launch");
+        // 11 launches, 20 s from the first to the eleventh: 2 s each, 30 left.
+        assert_eq!(remaining_time(Duration::from_secs(20), 11, 41), Some(Duration::from_secs(60)));
+        assert_eq!(eta_note(Duration::from_secs(20), 11, 41), ", about 60 s left at the pace so far");
+        assert_eq!(remaining_time(Duration::ZERO, 1, 40), None, "no pace from one launch (start-up is not pace)");
         assert_eq!(remaining_time(Duration::from_secs(80), 40, 40), None, "nothing left");
         assert_eq!(eta_note(Duration::from_secs(80), 41, 40), "", "more launches than planned: no ETA");
     }
