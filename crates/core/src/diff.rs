@@ -178,6 +178,47 @@ fn label(k: &KernelAnalysis) -> String {
     }
 }
 
+/// A kernel's family: its function's own name, without namespaces,
+/// template arguments or the ID a display name may carry
+/// (`at::native::<…>::multi_tensor_apply_kernel<unnamed> [k5269a1]` ->
+/// `multi_tensor_apply_kernel`).
+fn family(name: &str) -> String {
+    let mut flat = String::with_capacity(name.len());
+    let mut depth = 0usize;
+    for c in name.split(" [").next().unwrap_or(name).chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            '(' if depth == 0 => break,
+            _ if depth == 0 => flat.push(c),
+            _ => {}
+        }
+    }
+    flat.rsplit("::").next().unwrap_or(&flat).trim().to_string()
+}
+
+/// The kernels a `--match` example pairs, when one would make sense: those
+/// of one family on both sides (a kernel rewritten under its own name), else
+/// all of them when there are few (a fusion: `scale+add=fused`). Unrelated
+/// kernels in numbers (six optimizer kernels gone, one GEMM shape new) get
+/// no example: pairing them would compare unlike work.
+fn match_example(
+    before: &AnalysisDocument,
+    removed: &[usize],
+    after: &AnalysisDocument,
+    added: &[usize],
+) -> Option<(Vec<usize>, Vec<usize>)> {
+    for &j in added {
+        let f = family(&label(&after.kernels[j]));
+        let b: Vec<usize> = removed.iter().copied().filter(|&i| family(&label(&before.kernels[i])) == f).collect();
+        if !b.is_empty() {
+            let a = added.iter().copied().filter(|&k| family(&label(&after.kernels[k])) == f).collect();
+            return Some((b, a));
+        }
+    }
+    (removed.len() + added.len() <= 4).then(|| (removed.to_vec(), added.to_vec()))
+}
+
 /// Sums kernels into one and places it under `machine`.
 fn aggregate(machine: &Machine, name: &str, ks: &[&KernelAnalysis]) -> KernelAnalysis {
     let mut k = Kernel::named(name, ks.first().map(|k| k.kernel.origin).unwrap_or(Origin::User));
@@ -321,12 +362,17 @@ pub fn diff(before: &AnalysisDocument, after: &AnalysisDocument, pairings: &[Pai
         });
     }
     if !removed.is_empty() && !added.is_empty() {
+        let names = |doc: &AnalysisDocument, ids: &[usize]| {
+            ids.iter().map(|&i| label(&doc.kernels[i])).collect::<Vec<_>>().join("+")
+        };
+        let example = match match_example(before, &removed, after, &added) {
+            Some((b, a)) => format!(", for example --match {}={}", names(before, &b), names(after, &a)),
+            None => String::new(),
+        };
         notes.push(format!(
-            "{} kernel(s) only before and {} only after: if they were rewritten (fused, renamed), pair them with --match BEFORE=AFTER, for example --match {}={}",
+            "{} kernel(s) only before and {} only after: if they were rewritten (fused, renamed), pair them with --match BEFORE=AFTER{example}",
             removed.len(),
             added.len(),
-            removed.iter().map(|&i| label(&before.kernels[i])).collect::<Vec<_>>().join("+"),
-            added.iter().map(|&j| label(&after.kernels[j])).collect::<Vec<_>>().join("+"),
         ));
     }
     if before.machine.name != after.machine.name {
@@ -388,6 +434,33 @@ mod tests {
         assert_eq!(d.rows.iter().filter(|r| r.kind == RowKind::Removed).count(), 2);
         assert_eq!(d.rows.iter().filter(|r| r.kind == RowKind::Added).count(), 1);
         assert!(d.notes[0].contains("--match scale+add=fused"), "{:?}", d.notes);
+    }
+
+    #[test]
+    fn a_match_example_pairs_kernels_of_one_family_never_unlike_work() {
+        let before = doc(&[
+            "at::native::<…>::multi_tensor_apply_kernel<unnamed> [k1]: flops=1 bytes=12 elements=1024 time=1us",
+            "at::native::<…>::multi_tensor_apply_kernel<unnamed> [k2]: flops=1 bytes=12 elements=1024 time=1us",
+            "at::native::<…>::multi_tensor_apply_kernel<unnamed> [k3]: flops=1 bytes=12 elements=1024 time=1us",
+            "gemm_a: flops=100 bytes=12 elements=1024 time=1us",
+            "gemm_b: flops=100 bytes=12 elements=1024 time=1us",
+        ]);
+        let after = doc(&[
+            "nvjet_sm90_tst_128x128_splitK_NTT: flops=100 bytes=12 elements=1024 time=1us",
+            "at::native::<…>::multi_tensor_apply_kernel<unnamed> [k9]: flops=1 bytes=12 elements=1024 time=1us",
+        ]);
+        let d = diff(&before, &after, &[]).unwrap();
+        let note = &d.notes[0];
+        assert!(note.contains("only before and 2 only after"), "{note}");
+        let example = note.split("--match ").nth(2).expect("an example");
+        assert!(!example.contains("gemm") && !example.contains("nvjet"), "unlike work paired: {note}");
+        assert_eq!(example.matches("multi_tensor_apply_kernel").count(), 4, "{note}");
+        // Five gone and one new, none alike: the syntax, no example.
+        let unrelated = doc(&["nvjet_sm90_tst_128x128_splitK_NTT: flops=100 bytes=12 elements=1024 time=1us"]);
+        let d = diff(&before, &unrelated, &[]).unwrap();
+        assert!(d.notes[0].ends_with("--match BEFORE=AFTER"), "{:?}", d.notes);
+        assert_eq!(family("at::native::<…>::cunn_SoftMaxForward<unnamed> [k0cbd4e]"), "cunn_SoftMaxForward");
+        assert_eq!(family("ns::gemm<float>(float*, int)"), "gemm");
     }
 
     #[test]
