@@ -15,12 +15,9 @@
 use roofline_core::machine::{MemLevel, Origin, Pipe};
 use roofline_core::roofline::{pipe_roof, KernelAnalysis, PipeRoof};
 use roofline_core::schema::AnalysisDocument;
-use roofline_core::units::{format_percent, format_plain, format_seconds, format_si, Unit};
+use roofline_core::units::{format_percent, format_plain, format_si, Unit};
 
-use super::model::{
-    fit_views, level_colour, unique_labels, Axes, Mark, Model, Ridge, Roof, RoofKind, Tab, ALWAYS_LABELLED,
-    MAX_CHART_KERNELS, PALETTE,
-};
+use super::model::{fit_views, level_colour, place_marks, unique_labels, Axes, Model, Placement, Roof, RoofKind, Tab};
 use super::scale::plottable;
 
 /// Bytes in one memory transaction (a sector).
@@ -28,6 +25,20 @@ pub const TRANSACTION_BYTES: f64 = 32.0;
 
 /// How to read the chart's y against its roofs.
 pub const READING: &str = "y counts every warp instruction, so the issue roof bounds the points; a pipe's roof bounds that pipe's instructions only: the table gives each kernel's binding pipe at its own rate";
+
+/// Whether any of `kernels` issued instructions to `pipe` (the issue
+/// slots count always): the pipes a chart or table shows.
+pub fn pipe_used(doc: &AnalysisDocument, kernels: impl IntoIterator<Item = usize>, pipe: Pipe) -> bool {
+    pipe == Pipe::Issue
+        || kernels.into_iter().any(|k| {
+            doc.kernels[k]
+                .instructions
+                .as_ref()
+                .and_then(|ia| ia.pipe(pipe))
+                .and_then(|p| p.warp_instructions)
+                .is_some_and(|n| n > 0.0)
+        })
+}
 
 /// The roof of a pipe as the analysis judged it: the first kernel's stored
 /// roof for it, else the machine's (measured when it has one).
@@ -90,50 +101,22 @@ pub fn build(doc: &AnalysisDocument, only: Option<&[usize]>, title: Option<&str>
     let wanted = |k: usize| only.is_none_or(|o| o.contains(&k));
     let mut notes = Vec::new();
 
-    let mut order: Vec<usize> = (0..doc.kernels.len()).filter(|&k| wanted(k)).collect();
-    order.sort_by(|&a, &b| {
-        let s = |i: usize| doc.kernels[i].time_share.filter(|v| v.is_finite()).unwrap_or(0.0);
-        s(b).total_cmp(&s(a)).then(a.cmp(&b))
-    });
-    let mut marks: Vec<Mark> = Vec::new();
-    let (mut no_counters, mut no_rate, mut refused) = (Vec::new(), Vec::new(), Vec::new());
-    let mut left_out = 0usize;
-    for &k in &order {
-        let a = &doc.kernels[k];
+    let (mut no_counters, mut no_rate) = (Vec::new(), Vec::new());
+    let placed = place_marks(doc, &labels, |k, a| {
+        if !wanted(k) {
+            return None;
+        }
         let Some(ia) = &a.instructions else {
             no_counters.push(labels[k].clone());
-            continue;
+            return None;
         };
         let points: Vec<(MemLevel, f64)> = ia.levels.iter().map(|l| (l.level, l.intensity)).collect();
         let Some(y) = plotted_rate(a).filter(|_| !points.is_empty()) else {
             no_rate.push(labels[k].clone());
-            continue;
+            return None;
         };
-        if !plottable(y) || points.iter().any(|(_, x)| !plottable(*x)) {
-            refused.push(labels[k].clone());
-            continue;
-        }
-        if marks.len() >= MAX_CHART_KERNELS {
-            left_out += 1;
-            continue;
-        }
-        let rank = marks.len();
-        marks.push(Mark {
-            k,
-            rank,
-            label: labels[k].clone(),
-            colour: PALETTE[rank % PALETTE.len()],
-            y,
-            timed: true,
-            points,
-            share: a.time_share.filter(|s| s.is_finite() && *s > 0.0),
-            roof: None,
-            own_roof: None,
-            attainable: None,
-            tab: "all".into(),
-            required: rank < ALWAYS_LABELLED,
-        });
-    }
+        Some(Placement { y, timed: true, points, attainable: None, tab: "all".into() })
+    });
     let list = |v: &[String]| {
         let shown: Vec<String> = v.iter().take(4).cloned().collect();
         format!(
@@ -154,17 +137,8 @@ pub fn build(doc: &AnalysisDocument, only: Option<&[usize]>, title: Option<&str>
             list(&no_rate)
         ));
     }
-    if !refused.is_empty() {
-        notes.push(format!(
-            "{} has a value the axes cannot show (zero, not finite, or beyond 1e-30..1e30): not on the chart",
-            refused.join(", ")
-        ));
-    }
-    if left_out > 0 {
-        notes.push(format!(
-            "{left_out} more kernels (the least GPU time) are not drawn: a chart shows at most {MAX_CHART_KERNELS}; see the table"
-        ));
-    }
+    notes.extend(placed.notes());
+    let mut marks = placed.marks;
 
     // Flat roofs: the issue rate, then every pipe the kernels drawn used;
     // those of the issue slots and of the binding pipes are shown.
@@ -172,16 +146,7 @@ pub fn build(doc: &AnalysisDocument, only: Option<&[usize]>, title: Option<&str>
     let mut pipe_index: Vec<(Pipe, usize)> = Vec::new();
     // The tensor pipe is judged on the FLOP roofline (one HGMMA is a tile).
     for pipe in Pipe::ALL.into_iter().filter(|p| *p != Pipe::Tensor) {
-        let used = pipe == Pipe::Issue
-            || marks.iter().any(|mk| {
-                doc.kernels[mk.k]
-                    .instructions
-                    .as_ref()
-                    .and_then(|ia| ia.pipe(pipe))
-                    .and_then(|p| p.warp_instructions)
-                    .is_some_and(|n| n > 0.0)
-            });
-        if !used {
+        if !pipe_used(doc, marks.iter().map(|mk| mk.k), pipe) {
             continue;
         }
         match roof_of_pipe(doc, pipe) {
@@ -251,28 +216,22 @@ pub fn build(doc: &AnalysisDocument, only: Option<&[usize]>, title: Option<&str>
     }
 
     // Ridge points of the issue roof with the diagonals drawn.
-    let mut ridges = Vec::new();
-    if let Some(c) = issue {
-        let pi = roofs[c].kind.rate();
-        for b in roofs.iter().filter(|r| !r.extra()) {
-            if let RoofKind::Slanted { rate, level } = b.kind {
-                let x = pi / rate;
-                if plottable(x) {
-                    ridges.push(Ridge {
-                        x,
-                        y: pi,
-                        compute: c,
-                        title: format!(
-                            "ridge point {} x {}: {} warp instructions per transaction (memory-bound to its left)",
-                            format_si(pi, Unit::InstPerSecond),
-                            level.label(),
-                            format_plain(x)
-                        ),
-                    });
-                }
-            }
-        }
-    }
+    let ridges = match issue {
+        Some(c) => super::model::ridges_of(
+            &roofs,
+            c,
+            |_| true,
+            |pi, level, x| {
+                format!(
+                    "ridge point {} x {}: {} warp instructions per transaction (memory-bound to its left)",
+                    format_si(pi, Unit::InstPerSecond),
+                    level.label(),
+                    format_plain(x)
+                )
+            },
+        ),
+        None => Vec::new(),
+    };
 
     let (view, full) = fit_views(&marks, &roofs, "all");
     let tabs = vec![Tab { key: "all".into(), label: "All".into(), count: marks.len(), view, full }];
@@ -337,12 +296,6 @@ pub fn point_lines(a: &KernelAnalysis, label: &str, level: MemLevel) -> (String,
         }
         s.push(line);
     }
-    if let Some(t) = a.kernel.duration_s {
-        let mut line = format!("time: {}", format_seconds(t));
-        if let Some(sh) = a.time_share {
-            line.push_str(&format!(" ({} of GPU time)", format_percent(100.0 * sh)));
-        }
-        s.push(line);
-    }
+    s.extend(super::model::time_line(a));
     (title, s)
 }

@@ -428,6 +428,37 @@ pub fn rate_unit(a: &KernelAnalysis) -> Unit {
     }
 }
 
+/// The ridge points of compute roof `c`: where it meets each slanted roof
+/// that is drawn (not an extra) and that `shown` lets through, within the
+/// axes. `title` words one from the compute rate, the level and the x.
+pub fn ridges_of(
+    roofs: &[Roof],
+    c: usize,
+    shown: impl Fn(&Roof) -> bool,
+    title: impl Fn(f64, MemLevel, f64) -> String,
+) -> Vec<Ridge> {
+    let pi = roofs[c].kind.rate();
+    roofs
+        .iter()
+        .filter(|r| !r.extra() && shown(r))
+        .filter_map(|b| match b.kind {
+            RoofKind::Slanted { rate, level } => Some((level, pi / rate)),
+            RoofKind::Flat { .. } => None,
+        })
+        .filter(|(_, x)| plottable(*x))
+        .map(|(level, x)| Ridge { x, y: pi, compute: c, title: title(pi, level, x) })
+        .collect()
+}
+
+/// The hover line of a kernel's time and its share of the GPU time.
+pub fn time_line(a: &KernelAnalysis) -> Option<String> {
+    let t = a.kernel.duration_s?;
+    Some(match a.time_share {
+        Some(sh) => format!("time: {} ({} of GPU time)", format_seconds(t), format_percent(100.0 * sh)),
+        None => format!("time: {}", format_seconds(t)),
+    })
+}
+
 /// The hover details of one point: a title and one fact per line (the
 /// full name, ID, launches, FLOP mix, the level's intensity and bytes, time,
 /// achieved, the roof and % of it, bound and position).
@@ -451,13 +482,7 @@ pub fn point_lines(a: &KernelAnalysis, label: &str, level: MemLevel) -> (String,
         }
         s.push(b);
     }
-    if let Some(t) = a.kernel.duration_s {
-        let mut line = format!("time: {}", format_seconds(t));
-        if let Some(sh) = a.time_share {
-            line.push_str(&format!(" ({} of GPU time)", format_percent(100.0 * sh)));
-        }
-        s.push(line);
-    }
+    s.extend(time_line(a));
     let unit = rate_unit(a);
     match a.achieved_flops_per_s {
         Some(v) => s.push(format!("achieved: {}", format_si(v, unit))),
@@ -514,64 +539,115 @@ fn add_tab(tabs: &mut Vec<String>, t: &str) {
     }
 }
 
+/// Where a kernel goes on a chart, before it is ranked and coloured.
+pub(crate) struct Placement {
+    /// Its rate on the y axis (see [`Mark::y`]).
+    pub y: f64,
+    /// Whether `y` was measured.
+    pub timed: bool,
+    /// Its points: memory level and intensity on the x axis.
+    pub points: Vec<(MemLevel, f64)>,
+    /// Its roof at its intensities, FLOP/s.
+    pub attainable: Option<f64>,
+    /// Its precision tab.
+    pub tab: String,
+}
+
+/// The kernels a chart draws, and what it leaves out.
+pub(crate) struct Placed {
+    /// At most [`MAX_CHART_KERNELS`], the most GPU time first.
+    pub marks: Vec<Mark>,
+    /// Labels of kernels with a value the axes cannot show.
+    pub refused: Vec<String>,
+    /// How many more could be drawn but are not (the least GPU time).
+    pub left_out: usize,
+}
+
+impl Placed {
+    /// What the chart's notes say about the kernels it could not draw.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.refused.is_empty() {
+            notes.push(format!(
+                "{} has a value the axes cannot show (zero, not finite, or beyond 1e-30..1e30): not on the chart",
+                self.refused.join(", ")
+            ));
+        }
+        if self.left_out > 0 {
+            notes.push(format!(
+                "{} more kernels (the least GPU time) are not drawn: a chart shows at most {MAX_CHART_KERNELS}; see the table",
+                self.left_out
+            ));
+        }
+        notes
+    }
+}
+
+/// The one loop behind every chart: the kernels by GPU time (ties in
+/// document order), each placed by `place` (`None`: not on this chart, its
+/// caller says why), refused when a value is beyond the axes, then ranked,
+/// coloured and labelled.
+pub(crate) fn place_marks(
+    doc: &AnalysisDocument,
+    labels: &[String],
+    mut place: impl FnMut(usize, &KernelAnalysis) -> Option<Placement>,
+) -> Placed {
+    let mut order: Vec<usize> = (0..doc.kernels.len()).collect();
+    order.sort_by(|&a, &b| {
+        let s = |i: usize| doc.kernels[i].time_share.filter(|v| v.is_finite()).unwrap_or(0.0);
+        s(b).total_cmp(&s(a)).then(a.cmp(&b))
+    });
+    let mut placed = Placed { marks: Vec::new(), refused: Vec::new(), left_out: 0 };
+    for k in order {
+        let a = &doc.kernels[k];
+        let Some(p) = place(k, a) else { continue };
+        if !plottable(p.y) || p.points.iter().any(|(_, x)| !plottable(*x)) {
+            placed.refused.push(labels[k].clone());
+            continue;
+        }
+        if placed.marks.len() >= MAX_CHART_KERNELS {
+            placed.left_out += 1;
+            continue;
+        }
+        let rank = placed.marks.len();
+        placed.marks.push(Mark {
+            k,
+            rank,
+            label: labels[k].clone(),
+            colour: PALETTE[rank % PALETTE.len()],
+            y: p.y,
+            timed: p.timed,
+            points: p.points,
+            share: a.time_share.filter(|s| s.is_finite() && *s > 0.0),
+            roof: None,
+            own_roof: None,
+            attainable: p.attainable,
+            tab: p.tab,
+            required: rank < ALWAYS_LABELLED,
+        });
+    }
+    placed
+}
+
 /// The chart of an analysis. `title` replaces the default heading.
 pub fn build(doc: &AnalysisDocument, title: Option<&str>) -> Model {
     let m = &doc.machine;
     let labels = unique_labels(&doc.kernels);
     let mut notes = notes_with(doc, &labels);
 
-    // The kernels that can be drawn, by time.
-    let mut order: Vec<usize> = (0..doc.kernels.len()).collect();
-    order.sort_by(|&a, &b| {
-        let s = |i: usize| doc.kernels[i].time_share.filter(|v| v.is_finite()).unwrap_or(0.0);
-        s(b).total_cmp(&s(a)).then(a.cmp(&b))
-    });
-    let mut marks: Vec<Mark> = Vec::new();
-    let mut refused = Vec::new();
-    let mut left_out = 0usize;
-    for &k in &order {
-        let a = &doc.kernels[k];
-        let Some((y, timed)) = plotted_y(a) else { continue };
+    let placed = place_marks(doc, &labels, |_, a| {
+        let (y, timed) = plotted_y(a)?;
         let points: Vec<(MemLevel, f64)> = a.levels.iter().filter_map(|p| p.intensity.map(|x| (p.level, x))).collect();
-        if points.is_empty() {
-            continue;
-        }
-        if !plottable(y) || points.iter().any(|(_, x)| !plottable(*x)) {
-            refused.push(labels[k].clone());
-            continue;
-        }
-        if marks.len() >= MAX_CHART_KERNELS {
-            left_out += 1;
-            continue;
-        }
-        let rank = marks.len();
-        marks.push(Mark {
-            k,
-            rank,
-            label: labels[k].clone(),
-            colour: PALETTE[rank % PALETTE.len()],
+        (!points.is_empty()).then(|| Placement {
             y,
             timed,
             points,
-            share: a.time_share.filter(|s| s.is_finite() && *s > 0.0),
-            roof: None,
-            own_roof: None,
             attainable: a.attainable_flops_per_s.filter(|v| plottable(*v)),
             tab: dominant_kind(a).map(|k| k.key().to_string()).unwrap_or_else(|| "all".into()),
-            required: rank < ALWAYS_LABELLED,
-        });
-    }
-    if !refused.is_empty() {
-        notes.push(format!(
-            "{} has a value the axes cannot show (zero, not finite, or beyond 1e-30..1e30): not on the chart",
-            refused.join(", ")
-        ));
-    }
-    if left_out > 0 {
-        notes.push(format!(
-            "{left_out} more kernels (the least GPU time) are not drawn: a chart shows at most {MAX_CHART_KERNELS}; see the table"
-        ));
-    }
+        })
+    });
+    notes.extend(placed.notes());
+    let mut marks = placed.marks;
 
     // Precision tabs, when the kernels mix precisions.
     let mut tab_keys: Vec<String> = Vec::new();
@@ -686,25 +762,19 @@ pub fn build(doc: &AnalysisDocument, title: Option<&str>) -> Model {
         v
     };
     for &c in &judged_compute {
-        let pi = roofs[c].kind.rate();
-        for (_, b) in roofs.iter().enumerate().filter(|(_, r)| !r.extra() && !r.thin) {
-            if let RoofKind::Slanted { rate, level } = b.kind {
-                let x = pi / rate;
-                if plottable(x) {
-                    ridges.push(Ridge {
-                        x,
-                        y: pi,
-                        compute: c,
-                        title: format!(
-                            "ridge point {} x {}: {} (memory-bound to its left)",
-                            format_si(pi, Unit::FlopPerSecond),
-                            level.label(),
-                            format_si(x, Unit::FlopPerByte)
-                        ),
-                    });
-                }
-            }
-        }
+        ridges.extend(ridges_of(
+            &roofs,
+            c,
+            |r| !r.thin,
+            |pi, level, x| {
+                format!(
+                    "ridge point {} x {}: {} (memory-bound to its left)",
+                    format_si(pi, Unit::FlopPerSecond),
+                    level.label(),
+                    format_si(x, Unit::FlopPerByte)
+                )
+            },
+        ));
     }
 
     // Views: fitted to the kernels (and the roof each is judged by), and

@@ -224,16 +224,7 @@ fn roof_section(doc: &AnalysisDocument, kernels: &[usize]) -> Section {
         ],
     );
     for pipe in Pipe::ALL.into_iter().filter(|p| *p != Pipe::Tensor) {
-        let used = pipe == Pipe::Issue
-            || kernels.iter().any(|&k| {
-                doc.kernels[k]
-                    .instructions
-                    .as_ref()
-                    .and_then(|ia| ia.pipe(pipe))
-                    .and_then(|p| p.warp_instructions)
-                    .is_some_and(|n| n > 0.0)
-            });
-        if !used {
+        if !instructions::pipe_used(doc, kernels.iter().copied(), pipe) {
             continue;
         }
         let Some(r) = roof_of_pipe(doc, pipe) else { continue };
