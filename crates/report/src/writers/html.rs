@@ -70,12 +70,18 @@ fn sort_key(cell: &Cell) -> Option<String> {
     }
 }
 
-fn name_html(n: &str, id: &str) -> String {
-    if id.is_empty() {
-        escape(n)
+/// A name's ID after it, once: a display name that already carries its ID
+/// (two kernels whose names nothing else tells apart) is not given it twice.
+fn id_html(n: &str, id: &str) -> String {
+    if id.is_empty() || n.ends_with(&format!("[{id}]")) {
+        String::new()
     } else {
-        format!("{} <code>{}</code>", escape(n), escape(id))
+        format!(" <code>{}</code>", escape(id))
     }
+}
+
+fn name_html(n: &str, id: &str) -> String {
+    format!("{}{}", escape(n), id_html(n, id))
 }
 
 /// A cell's content as HTML (escaped).
@@ -118,8 +124,7 @@ fn td(slot: Slot, cell: &Cell, numeric: bool, panel: Option<&str>) -> String {
     }
     let body = match (slot, cell, panel) {
         (Slot::Main(_), Cell::Name { name, id, .. }, Some(panel)) => {
-            let id = if id.is_empty() { String::new() } else { format!(" <code>{}</code>", escape(id)) };
-            format!("<a href=\"#{panel}\">{}</a>{id}", escape(name))
+            format!("<a href=\"#{panel}\">{}</a>{}", escape(name), id_html(name, id))
         }
         (Slot::Main(_), _, _) => content(cell),
         (other, _, _) => escape(&slot_text(other, cell, &|n, _| n.to_string())),
@@ -433,6 +438,22 @@ mod tests {
         let back: Vec<String> = serde_json::from_str(&s).unwrap();
         assert_eq!(back, names);
         assert!(!s.contains('<') && !s.contains('>'), "{s}");
+    }
+
+    #[test]
+    fn a_name_that_carries_its_id_is_not_given_it_twice_in_html() {
+        assert_eq!(name_html("k<unnamed> [kac5a66]", "kac5a66"), "k&lt;unnamed&gt; [kac5a66]");
+        assert_eq!(name_html("vecadd", "k1"), "vecadd <code>k1</code>");
+        assert_eq!(name_html("vecadd", ""), "vecadd");
+    }
+
+    #[test]
+    fn a_note_beside_a_value_is_apart_from_it() {
+        // "17.90 ms67 kernels" on the page: the note's span needs its own gap.
+        let v = crate::view::Value::new(17.9e-3, crate::view::Quantity::Si(roofline_core::units::Unit::Second));
+        let html = content(&Cell::Value(v.note("67 kernels")));
+        assert!(html.contains("<span class=\"lim\">67 kernels</span>"), "{html}");
+        assert!(include_str!("../../templates/report.html").contains(".lim { margin-left"), "no gap rule for .lim");
     }
 
     #[test]
