@@ -21,11 +21,14 @@ use crate::machine::{FlopKind, Pipe};
 /// as "Ada or newer". In JSON it is the string "9.0".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ComputeCapability {
+    /// Major version (9 for Hopper).
     pub major: u32,
+    /// Minor version.
     pub minor: u32,
 }
 
 impl ComputeCapability {
+    /// Compute capability `major.minor`.
     pub const fn new(major: u32, minor: u32) -> ComputeCapability {
         ComputeCapability { major, minor }
     }
@@ -87,10 +90,12 @@ pub mod cc_fields {
         cc_minor: u32,
     }
 
+    /// Writes `cc_major` and `cc_minor`.
     pub fn serialize<S: Serializer>(cc: &ComputeCapability, s: S) -> Result<S::Ok, S::Error> {
         Fields { cc_major: cc.major, cc_minor: cc.minor }.serialize(s)
     }
 
+    /// Reads `cc_major` and `cc_minor`.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ComputeCapability, D::Error> {
         let f = Fields::deserialize(d)?;
         Ok(ComputeCapability::new(f.cc_major, f.cc_minor))
@@ -100,25 +105,31 @@ pub mod cc_fields {
 /// Results (FMA counts as one result) per clock per SM for one kind.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rate {
+    /// The kind of work.
     pub kind: FlopKind,
     /// Fused multiply-adds (or plain results for non-FMA kinds) per clock per SM.
     pub fma_per_clock_per_sm: f64,
+    /// False for estimates (not checked against a vendor table).
     pub confirmed: bool,
 }
 
 /// The throughput table of one compute capability.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArchRates {
+    /// Compute capability major version.
     pub major: u32,
+    /// Compute capability minor version.
     pub minor: u32,
     /// Architecture name ("Hopper").
     pub family: &'static str,
+    /// Per-SM rate of each kind the architecture runs.
     pub rates: Vec<Rate>,
     /// Shared-memory / L1 bytes per clock per SM.
     pub l1_bytes_per_clock_per_sm: f64,
 }
 
 impl ArchRates {
+    /// The rate of `kind`; `None` when the architecture has no such unit.
     pub fn rate(&self, kind: FlopKind) -> Option<Rate> {
         self.rates.iter().copied().find(|r| r.kind == kind)
     }
@@ -259,23 +270,34 @@ pub fn parse_capability(s: &str) -> Option<(u32, u32)> {
 pub enum InstOp {
     /// Any instruction: what the warp schedulers can issue.
     Any,
+    /// FP32 fused multiply-add.
     Ffma,
+    /// FP64 fused multiply-add.
     Dfma,
+    /// Packed FP16 (half2) fused multiply-add.
     Hfma2,
+    /// 32-bit integer multiply-add.
     Imad,
+    /// Three-input 32-bit integer add.
     Iadd3,
+    /// Three-input logic operation.
     Lop3,
     /// The special-function unit: ex2, lg2, rsqrt, rcp, sin, cos share one rate.
     Mufu,
+    /// 4-byte shared-memory load per thread.
     Lds32,
+    /// 16-byte shared-memory load per thread.
     Lds128,
+    /// 4-byte shared-memory store per thread.
     Sts32,
+    /// 16-byte shared-memory store per thread.
     Sts128,
     /// A 32-bit global load per thread, coalesced, served by L1.
     Ldg32,
 }
 
 impl InstOp {
+    /// Every instruction, `Any` first.
     pub const ALL: [InstOp; 13] = [
         InstOp::Any,
         InstOp::Ffma,
@@ -329,7 +351,9 @@ impl InstOp {
 /// Warp instructions of one kind an SM can complete per clock.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PipeRate {
+    /// The instruction.
     pub op: InstOp,
+    /// Warp instructions per clock per SM (thread results per clock / 32).
     pub warp_inst_per_clock_per_sm: f64,
     /// False where the figure is derived from something other than a vendor table.
     pub confirmed: bool,

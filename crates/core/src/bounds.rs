@@ -62,6 +62,7 @@ pub fn input_range_problem(v: f64) -> Option<String> {
 pub struct OutOfRange {
     /// Where it is: `kernels[0].total_flops`.
     pub path: String,
+    /// The value found there.
     pub value: f64,
 }
 

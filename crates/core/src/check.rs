@@ -36,12 +36,32 @@ use crate::units::{format_percent, format_seconds, parse_quantity, signed, Unit}
 /// A check configuration could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CheckConfigError {
+    /// The file is not valid TOML, or has unknown keys.
     #[error("{input}: {message}")]
-    Toml { input: String, message: String },
+    Toml {
+        /// The file.
+        input: String,
+        /// The TOML reader's message, with the known keys.
+        message: String,
+    },
     #[error("{input}: {field} = {value}: {problem}")]
-    Value { input: String, field: String, value: String, problem: String },
+    /// A value out of its range, or rules that need each other.
+    Value {
+        /// The file, or the command line.
+        input: String,
+        /// The key or flag.
+        field: String,
+        /// The value given.
+        value: String,
+        /// What was expected.
+        problem: String,
+    },
     #[error("{input}: no rule to check; set min_pct_of_roof, max_regression_pct with a baseline, or a [[kernel]] limit (or the flags --min-pct-of-roof, --baseline, --kernel)")]
-    Nothing { input: String },
+    /// No rule was set, so nothing would be checked.
+    Nothing {
+        /// The file, or the command line.
+        input: String,
+    },
 }
 
 #[derive(Deserialize)]
@@ -68,7 +88,9 @@ struct RawKernel {
 pub struct KernelLimit {
     /// Matched against the full name, then the display name.
     pub name: String,
+    /// Least % of its roof this kernel must reach (replaces the general rule).
     pub min_pct_of_roof: Option<f64>,
+    /// Longest summed duration (all launches) this kernel may take, seconds.
     pub max_time_s: Option<f64>,
 }
 
@@ -78,10 +100,14 @@ pub struct Rules {
     /// Kernels below this share of GPU time (percent) are not held to
     /// `min_pct_of_roof`; 0 holds every kernel that has a time.
     pub min_time_share_pct: f64,
+    /// Least % of its roof every kernel above `min_time_share_pct` must reach.
     pub min_pct_of_roof: Option<f64>,
+    /// Limits for named kernels.
     pub kernels: Vec<KernelLimit>,
     /// A baseline analysis file (the caller reads it).
     pub baseline: Option<String>,
+    /// Largest regression against the baseline allowed, %: time grown or
+    /// % of roof shrunk by more fails.
     pub max_regression_pct: Option<f64>,
 }
 
@@ -196,10 +222,12 @@ impl Rules {
 /// One rule applied to one kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
+    /// The kernel's display name (the limit's name for a kernel not found).
     pub kernel: String,
     /// "min_pct_of_roof", "kernel.min_pct_of_roof", "kernel.max_time",
     /// "regression.time", "regression.pct_of_roof", "kernel.present".
     pub rule: String,
+    /// Whether the kernel kept to the rule.
     pub passed: bool,
     /// What was measured and the limit, with units: "41% of roof < 60%".
     pub detail: String,
@@ -208,15 +236,18 @@ pub struct Outcome {
 /// All outcomes of a check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckReport {
+    /// One per rule and kernel it applied to.
     pub outcomes: Vec<Outcome>,
     /// Kernels no rule applied to, and why.
     pub notes: Vec<String>,
 }
 
 impl CheckReport {
+    /// True when every outcome passed (the check exits 0).
     pub fn passed(&self) -> bool {
         self.outcomes.iter().all(|o| o.passed)
     }
+    /// The outcomes that did not pass.
     pub fn failures(&self) -> impl Iterator<Item = &Outcome> {
         self.outcomes.iter().filter(|o| !o.passed)
     }

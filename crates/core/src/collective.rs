@@ -27,13 +27,19 @@ use crate::roofline::{Bound, KernelAnalysis};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CollectiveOp {
+    /// Every rank ends with the reduction of all ranks' buffers.
     AllReduce,
+    /// Every rank ends with every rank's buffer, concatenated.
     AllGather,
+    /// Each rank ends with its share of the reduction.
     ReduceScatter,
+    /// One rank's buffer copied to every rank.
     Broadcast,
+    /// The reduction of all ranks' buffers on one rank.
     Reduce,
     /// Send and receive, paired (NCCL's `SendRecv` kernel, all-to-all).
     SendRecv,
+    /// Each rank sends a distinct share to every other rank.
     AllToAll,
 }
 
@@ -42,6 +48,7 @@ impl CollectiveOp {
     pub const BENCHED: [CollectiveOp; 3] =
         [CollectiveOp::AllReduce, CollectiveOp::AllGather, CollectiveOp::ReduceScatter];
 
+    /// Every operation.
     pub const ALL: [CollectiveOp; 7] = [
         CollectiveOp::AllReduce,
         CollectiveOp::AllGather,
@@ -128,13 +135,19 @@ impl CollectiveOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Algorithm {
+    /// Ring: data passes around a ring of the ranks.
     Ring,
+    /// Tree: reduce up and broadcast down a tree.
     Tree,
     /// NVLink SHARP (multicast); never used by this tool's own benchmarks.
     Nvls,
+    /// NVLink SHARP within a node, a tree between nodes.
     NvlsTree,
+    /// CollNet (network SHARP), direct.
     CollnetDirect,
+    /// CollNet (network SHARP), chain.
     CollnetChain,
+    /// PAT (parallel aggregated trees).
     Pat,
 }
 
@@ -146,6 +159,8 @@ pub enum Protocol {
     Ll,
     /// 128-byte lines with 8 flag bytes.
     Ll128,
+    /// Whole buffers with one flag per chunk, no per-line flags (large
+    /// messages).
     Simple,
 }
 
@@ -162,8 +177,10 @@ pub struct NcclKernel {
     /// "f32", "bf16", "i8" (old names are normalised: float -> f32).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datatype: Option<String>,
+    /// The algorithm (ring, tree, ...), when the name says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub algorithm: Option<Algorithm>,
+    /// The protocol (LL, LL128, Simple), when the name says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<Protocol>,
     /// Parts of the name not understood, in order.
@@ -321,10 +338,20 @@ pub enum Traffic {
     /// Nsight Compute's NVLink counters: bytes this GPU received and sent.
     /// The larger of the two, less the flags of the kernel's protocol
     /// ([`Protocol::efficiency`]), is the kernel's bus bytes.
-    NvlinkCounters { rx: f64, tx: f64 },
+    NvlinkCounters {
+        /// Bytes received over NVLink.
+        rx: f64,
+        /// Bytes sent over NVLink.
+        tx: f64,
+    },
     /// The message size a timeline recorded, times the bus factor for
     /// `ranks` ranks.
-    MessageSize { message_bytes: f64, ranks: u32 },
+    MessageSize {
+        /// The message size, bytes.
+        message_bytes: f64,
+        /// Ranks in the communicator.
+        ranks: u32,
+    },
 }
 
 impl Traffic {
@@ -352,7 +379,9 @@ impl Traffic {
 /// A collective kernel placed against its interconnect roof.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CollectivePlacement {
+    /// What the kernel name says (operation, type, algorithm, protocol).
     pub nccl: NcclKernel,
+    /// Where the byte count came from; `None` when there is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traffic: Option<Traffic>,
     /// Bus bytes: what one GPU's links carried one way.
@@ -364,10 +393,13 @@ pub struct CollectivePlacement {
     /// The roof it is judged against ("all-reduce bus 2 GPUs (measured)").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roof_name: Option<String>,
+    /// That roof's rate, B/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roof_bytes_per_s: Option<f64>,
+    /// Whether that roof is measured or theoretical.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roof_origin: Option<Origin>,
+    /// `achieved_bytes_per_s` as a share of the roof, %.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pct_of_roof: Option<f64>,
 }
@@ -461,16 +493,22 @@ pub fn placement(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimeClass {
+    /// Kernels at or right of the ridge (compute-bound).
     Compute,
+    /// Kernels left of the ridge (memory-bound).
     Memory,
+    /// Collectives (NCCL kernels).
     Communication,
+    /// Kernels without a roof or a duration.
     Unplaced,
 }
 
 impl TimeClass {
+    /// Every class, in the order tables show them.
     pub const ALL: [TimeClass; 4] =
         [TimeClass::Compute, TimeClass::Memory, TimeClass::Communication, TimeClass::Unplaced];
 
+    /// The word tables print ("compute", "not placed").
     pub fn label(self) -> &'static str {
         match self {
             TimeClass::Compute => "compute",

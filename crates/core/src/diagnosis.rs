@@ -56,19 +56,26 @@ pub const CLOCK_LOSS_PCT: f64 = 3.0;
 /// work, is taken for constant moves (HFMA2.MMA).
 pub const CONSTANT_MOVES_MAX_SHARE_PCT: f64 = 5.0;
 
+/// Where a kernel landed against its roofs (see the module's table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Position {
+    /// Memory-bound, at or above [`ON_ROOF_PCT`] of its roof.
     OnDiagonal,
+    /// Memory-bound, below [`ON_ROOF_PCT`] of its roof.
     UnderDiagonal,
+    /// Compute-bound, at or above [`ON_ROOF_PCT`] of its roof.
     OnRoof,
+    /// Compute-bound, below [`ON_ROOF_PCT`] of its roof.
     UnderFlatRoof,
     /// Below its FLOP/byte roof, held by one of the SM's pipes.
     PipeBound,
+    /// Below [`LATENCY_PCT`] of its roof, of every bandwidth and of every pipe.
     LatencyBound,
 }
 
 impl Position {
+    /// The words reports print ("on the diagonal", "latency-bound").
     pub fn label(self) -> &'static str {
         match self {
             Position::OnDiagonal => "on the diagonal",
@@ -85,11 +92,14 @@ impl Position {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Access {
+    /// Global loads.
     Load,
+    /// Global stores.
     Store,
 }
 
 impl Access {
+    /// "load" or "store".
     pub fn label(self) -> &'static str {
         match self {
             Access::Load => "load",
@@ -101,7 +111,9 @@ impl Access {
 /// One warp-stall reason with its cycles per issued instruction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stall {
+    /// The stall reason as Nsight Compute names it ("long_scoreboard").
     pub reason: String,
+    /// Cycles stalled for it per issued instruction (counter).
     pub cycles_per_instruction: f64,
 }
 
@@ -111,122 +123,168 @@ pub struct Stall {
 pub enum Finding {
     /// % of the roof that applies (`roof`: its name, "DRAM bandwidth", "FP32").
     PctOfRoof {
+        /// % of that roof reached.
         pct: f64,
+        /// The roof's name.
         roof: String,
     },
     /// % of what streaming with the kernel's DRAM read:write mix reaches.
     PctOfMixRoof {
+        /// % of the mix roof reached.
         pct: f64,
+        /// The mix roof, bytes/s (interpolated between two streaming benchmarks).
         bytes_per_s: f64,
+        /// The kernel's DRAM bytes read as % of its DRAM bytes.
         read_share_pct: f64,
+        /// The streaming benchmark below the mix ("dram.copy").
         lower: String,
+        /// The streaming benchmark above it.
         upper: String,
     },
     /// Nsight Compute's speed of light, % of peak.
     DramThroughput {
+        /// DRAM throughput, % of peak (Nsight Compute).
         pct: f64,
     },
+    /// Nsight Compute's SM speed of light, % of peak.
     SmThroughput {
+        /// SM throughput, % of peak (Nsight Compute).
         pct: f64,
     },
+    /// Occupancy: theoretical, achieved and what limits it.
     Occupancy {
+        /// Theoretical occupancy, % of the SM's warp slots.
         theoretical_pct: f64,
+        /// Achieved occupancy, %, when counted.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         achieved_pct: Option<f64>,
+        /// What limits the theoretical figure ("registers", "shared memory").
         #[serde(default, skip_serializing_if = "Option::is_none")]
         limiter: Option<String>,
     },
     /// % of the roof at the profiler's own peaks and clocks.
     CounterPctOfRoof {
+        /// % of the roof (counter peaks and clocks).
         pct: f64,
     },
     /// The two main stall reasons.
     Stalls {
+        /// The reasons, most cycles first.
         top: Vec<Stall>,
     },
     /// Useful bytes per 32-byte sector of global loads or stores, and the
     /// share of the kernel's global sectors those accesses waste.
     SectorUse {
+        /// Loads or stores.
         access: Access,
+        /// Useful bytes per 32-byte sector (32: every byte used).
         bytes_per_sector: f64,
+        /// Share of the kernel's global sectors these accesses waste, %.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         wasted_share_pct: Option<f64>,
     },
     /// Nsight Compute's count of L2 sectors beyond what coalesced accesses
     /// need, and their share of the global sectors.
     ExcessSectors {
+        /// Excess L2 sectors (counter).
         sectors: f64,
+        /// Their share of the global sectors, %.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         share_pct: Option<f64>,
     },
     /// Shared-memory bank conflicts as a share of shared-memory wavefronts.
     BankConflicts {
+        /// Bank conflicts (counter).
         conflicts: f64,
+        /// Their share of the shared-memory wavefronts, %.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         share_pct: Option<f64>,
     },
     /// The grid fills less than one wave: `blocks` of `slots` (SMs x blocks
     /// resident per SM).
     GridBelowOneWave {
+        /// Blocks in the grid.
         blocks: f64,
+        /// Block slots: SMs x blocks resident per SM.
         slots: f64,
+        /// Share of the slots left idle, %.
         idle_pct: f64,
     },
     /// The last wave keeps `last_wave_pct` of the slots busy; `idle_pct` of
     /// the slot time is idle over the kernel.
     TailWave {
+        /// The grid in waves (blocks / slots).
         waves: f64,
+        /// Share of the slots the last wave keeps busy, %.
         last_wave_pct: f64,
+        /// Share of the slot time idle over the kernel, %.
         idle_pct: f64,
     },
     /// The average SM was active only this share of the elapsed cycles
     /// (measured: the tail and the grid as they were, not as computed).
     SmsIdle {
+        /// Average SM active cycles as % of elapsed cycles (counter).
         active_pct: f64,
     },
     /// A launch too short for memory traffic to ramp up.
     ShortLaunch {
+        /// Duration of one launch, seconds.
         seconds_per_launch: f64,
     },
     /// The SM clock was below the GPU's maximum: `loss_pct` of the max-clock
     /// roof is out of reach; `gap_share_pct` of the kernel's gap to that roof.
     ClockBelowMax {
+        /// SM clock the kernel ran at, Hz (counter).
         clock_hz: f64,
+        /// The GPU's maximum SM clock, Hz.
         max_hz: f64,
+        /// Share of the max-clock roof out of reach at that clock, %.
         loss_pct: f64,
+        /// Share of the kernel's gap to that roof the clock explains, %.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         gap_share_pct: Option<f64>,
     },
     /// The busiest pipe and its % of its roof (`of_counter`: the profiler's
     /// utilisation over active cycles, not a rate against a roof).
     BusyPipe {
+        /// The pipe.
         pipe: Pipe,
+        /// Its % of its roof, or of the profiler's utilisation (`of_counter`).
         pct: f64,
+        /// True when `pct` is the profiler's utilisation over active cycles.
         of_counter: bool,
     },
     /// The warp schedulers' issue slots were this busy.
     IssueBusy {
+        /// Issue slots used, % (counter).
         pct: f64,
     },
     /// The counters cannot tell packed half2 from scalar half instructions:
     /// the FP16 FLOPs lie between the two counts (the roof uses packed).
     Fp16PackingUnknown {
+        /// FP16 FLOPs with every half instruction packed (what the roof uses).
         packed_flops: f64,
+        /// FP16 FLOPs with every half instruction scalar (half as many).
         scalar_flops: f64,
     },
     /// HFMA instructions that move constants (HFMA2.MMA), left out of the
     /// FLOPs: "FP16 pipe: constant moves".
     Fp16ConstantMoves {
+        /// HFMA thread instructions taken for constant moves.
         thread_instructions: f64,
+        /// The FLOPs Nsight Compute's convention would have counted for them.
         flops_as_counted: f64,
     },
     /// A level whose point does not measure its traffic.
     LevelNotMeasured {
+        /// The level.
         level: MemLevel,
+        /// Why its counter misses traffic.
         caveat: LevelCaveat,
     },
     /// Text from a document written before findings were typed.
     Legacy {
+        /// The finding's text as the old document had it.
         text: String,
     },
 }
@@ -239,7 +297,9 @@ pub enum Advice {
     WaitOnLatency,
     /// Occupancy is limited by a resource (with the calculator's hint).
     OccupancyLimited {
+        /// The limiting resource ("registers", "shared memory", "warps", ...).
         limiter: String,
+        /// The occupancy calculator's advice for it, when it has one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         hint: Option<String>,
     },
@@ -248,21 +308,55 @@ pub enum Advice {
     /// At the DRAM roof: raise intensity.
     RaiseIntensity,
     /// A closer level's bandwidth is the limit.
-    CloserLevel { level: MemLevel },
+    CloserLevel {
+        /// The level whose bandwidth holds the kernel.
+        level: MemLevel,
+    },
     /// Wasted sectors are a large share of the traffic: coalesce.
-    Coalesce { access: Access, bytes_per_sector: f64, wasted_share_pct: f64 },
+    Coalesce {
+        /// Loads or stores.
+        access: Access,
+        /// Useful bytes per 32-byte sector.
+        bytes_per_sector: f64,
+        /// Share of the global sectors wasted, %.
+        wasted_share_pct: f64,
+    },
     /// Some accesses waste sectors but the capture does not say their share.
-    CheckCoalescing { access: Access, bytes_per_sector: f64 },
+    CheckCoalescing {
+        /// Loads or stores.
+        access: Access,
+        /// Useful bytes per 32-byte sector.
+        bytes_per_sector: f64,
+    },
     /// Bank conflicts are a large share of shared-memory wavefronts.
-    AvoidBankConflicts { share_pct: f64 },
+    AvoidBankConflicts {
+        /// Conflicts as a share of shared-memory wavefronts, %.
+        share_pct: f64,
+    },
     /// The grid leaves block slots idle: more, smaller blocks.
-    FillTheGpu { blocks: f64, slots: f64 },
+    FillTheGpu {
+        /// Blocks in the grid.
+        blocks: f64,
+        /// Block slots of the GPU (SMs x blocks per SM).
+        slots: f64,
+    },
     /// The tail wave leaves slots idle.
-    BalanceWaves { waves: f64, idle_pct: f64 },
+    BalanceWaves {
+        /// The grid in waves.
+        waves: f64,
+        /// Share of the slot time idle, %.
+        idle_pct: f64,
+    },
     /// Launches too short for memory traffic to ramp up.
-    LongerLaunches { seconds_per_launch: f64 },
+    LongerLaunches {
+        /// Duration of one launch, seconds.
+        seconds_per_launch: f64,
+    },
     /// Low occupancy: fewer loads in flight.
-    LowOccupancy { occupancy_pct: f64 },
+    LowOccupancy {
+        /// Theoretical occupancy, %.
+        occupancy_pct: f64,
+    },
     /// The catch-all when the counters name no cause.
     MoreBytesInFlight,
     /// On the compute roof.
@@ -272,20 +366,35 @@ pub enum Advice {
     /// Compute-bound below the peak with no busy pipe named.
     InstructionMix,
     /// The SM is busy with non-FLOP work (no pipe counters to say which).
-    SmBusyNotFlops { pct: f64 },
+    SmBusyNotFlops {
+        /// SM throughput, % of peak (counter).
+        pct: f64,
+    },
     /// A pipe is busy: advice that fits it.
-    PipeWork { pipe: Pipe, pct: f64 },
+    PipeWork {
+        /// The busy pipe.
+        pipe: Pipe,
+        /// Its utilisation, %.
+        pct: f64,
+    },
     /// Matrix-shaped FP32/FP16 work could use tensor cores.
     UseTensorCores,
     /// The clock costs a share of the roof.
-    Clock { loss_pct: f64 },
+    Clock {
+        /// Share of the roof the clock costs, %.
+        loss_pct: f64,
+    },
     /// Text from a document written before advice was typed.
-    Legacy { text: String },
+    Legacy {
+        /// The advice's text as the old document had it.
+        text: String,
+    },
 }
 
 /// A verdict with its evidence and the next moves.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Diagnosis {
+    /// Where the kernel landed.
     pub position: Position,
     /// What the numbers say, one fact per entry (written with its `text`).
     #[serde(serialize_with = "with_text")]

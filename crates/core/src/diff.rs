@@ -22,7 +22,9 @@ use crate::schema::AnalysisDocument;
 /// names) became `after`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pairing {
+    /// Kernel names before the change.
     pub before: Vec<String>,
+    /// Kernel names after the change.
     pub after: Vec<String>,
 }
 
@@ -44,14 +46,36 @@ impl Pairing {
 /// A diff could not be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DiffError {
+    /// A `--match` argument that does not parse.
     #[error("--match {spec:?}: {problem}; write it as BEFORE=AFTER, several kernels joined by '+' (scale+add=fused)")]
-    Pairing { spec: String, problem: String },
+    Pairing {
+        /// The `--match` argument.
+        spec: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A `--match` name that is not a kernel of that side.
     #[error("--match names kernel {name:?}, which is not in the {side} analysis; its kernels are: {known}")]
-    UnknownKernel { name: String, side: &'static str, known: String },
+    UnknownKernel {
+        /// The name.
+        name: String,
+        /// "before" or "after".
+        side: &'static str,
+        /// That side's kernel names, comma separated.
+        known: String,
+    },
+    /// A kernel named in two `--match` pairings.
     #[error("kernel {name:?} is named twice in --match")]
-    PairedTwice { name: String },
+    PairedTwice {
+        /// The name.
+        name: String,
+    },
+    /// A side with no kernels.
     #[error("the {side} analysis has no kernels; profile or model something first")]
-    Empty { side: &'static str },
+    Empty {
+        /// "before" or "after".
+        side: &'static str,
+    },
 }
 
 /// One side (before or after) of a row.
@@ -59,16 +83,23 @@ pub enum DiffError {
 pub struct Side {
     /// The kernel names on this side (several for a group or the total).
     pub kernels: Vec<String>,
+    /// Summed duration, seconds; `None` for paper estimates.
     pub duration_s: Option<f64>,
+    /// FLOPs of every kind.
     pub total_flops: f64,
     /// Bytes per memory level.
     pub bytes: BTreeMap<MemLevel, f64>,
     /// FLOP/byte per memory level.
     pub intensity: BTreeMap<MemLevel, f64>,
+    /// FLOP/s reached (needs a duration).
     pub achieved_flops_per_s: Option<f64>,
+    /// The lowest roof over the levels, FLOP/s.
     pub attainable_flops_per_s: Option<f64>,
+    /// % of the roof that applies (see [`KernelAnalysis::pct_of_roof`]).
     pub pct_of_roof: Option<f64>,
+    /// Memory- or compute-bound.
     pub bound: Option<Bound>,
+    /// Share of its side's kernel time, 0..1.
     pub time_share: Option<f64>,
 }
 
@@ -122,9 +153,13 @@ pub enum RowKind {
 /// One line of the diff.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DiffRow {
+    /// Kernel display name; `a + b -> c` for a pairing; "all kernels" for the total.
     pub name: String,
+    /// Matched, paired, removed, added or total.
     pub kind: RowKind,
+    /// The before side; `None` for an added kernel.
     pub before: Option<Side>,
+    /// The after side; `None` for a removed kernel.
     pub after: Option<Side>,
 }
 
@@ -158,6 +193,7 @@ impl DiffRow {
 /// before-time, then removed, then added, then the total).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Diff {
+    /// One row per kernel or pairing, then the total.
     pub rows: Vec<DiffRow>,
     /// Things the reader must know (different machines, unmatched kernels).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -165,6 +201,7 @@ pub struct Diff {
 }
 
 impl Diff {
+    /// The row of all kernels together, if made.
     pub fn total(&self) -> Option<&DiffRow> {
         self.rows.iter().find(|r| r.kind == RowKind::Total)
     }

@@ -30,11 +30,31 @@ use crate::units::{parse_quantity, Unit};
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EstimateError {
     #[error("kernel {spec:?}: {problem}; write it as \"NAME: flops=F bytes=B [kind=fp32] [time=1.5ms] [elements=N]\"")]
-    Spec { spec: String, problem: String },
+    /// A `--kernel` argument that does not parse.
+    Spec {
+        /// The argument.
+        spec: String,
+        /// What is wrong with it.
+        problem: String,
+    },
     #[error("{input}: {message}")]
-    Toml { input: String, message: String },
+    /// A kernels file that is not valid TOML of the expected shape.
+    Toml {
+        /// The file.
+        input: String,
+        /// The TOML reader's message.
+        message: String,
+    },
     #[error("{input}: kernel {name:?}: {problem}")]
-    Field { input: String, name: String, problem: String },
+    /// A kernel of a file with a bad field.
+    Field {
+        /// The file.
+        input: String,
+        /// The kernel's name.
+        name: String,
+        /// What is wrong.
+        problem: String,
+    },
 }
 
 /// Parses one `--kernel` argument.
@@ -142,12 +162,17 @@ struct TomlFile {
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MachineSpec {
+    /// Name for the machine in reports, with `peak` and `bandwidth`
+    /// (default: the two figures in words).
     #[serde(default)]
     pub name: Option<String>,
+    /// A GPU of the built-in table (`--gpu` key or alias, "h200").
     #[serde(default)]
     pub gpu: Option<String>,
+    /// Compute peak as text ("1000 GFLOP/s").
     #[serde(default)]
     pub peak: Option<String>,
+    /// DRAM bandwidth as text ("100 GB/s").
     #[serde(default)]
     pub bandwidth: Option<String>,
     /// The FLOP kind of `peak` (default fp32).
@@ -158,7 +183,9 @@ pub struct MachineSpec {
 /// The kernels of a file and the machine it names, if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelsFile {
+    /// The `[machine]` table, when the file has one.
     pub machine: Option<MachineSpec>,
+    /// The kernels, in file order.
     pub kernels: Vec<Kernel>,
 }
 

@@ -17,15 +17,23 @@ use crate::peaks::DeviceAttributes;
 pub struct KnownGpu {
     /// The name used with `--gpu` ("h200").
     pub key: &'static str,
+    /// Other names `--gpu` accepts ("tesla-t4").
     pub aliases: &'static [&'static str],
     /// The vendor's name ("NVIDIA H200 SXM").
     pub name: &'static str,
+    /// Compute capability.
     pub cc: ComputeCapability,
+    /// Streaming multiprocessors.
     pub sms: u32,
+    /// Boost SM clock, MHz.
     pub boost_mhz: u32,
+    /// Peak memory clock, MHz, as the driver reports it.
     pub mem_clock_mhz: u32,
+    /// Memory bus width, bits.
     pub bus_width_bits: u32,
+    /// L2 cache size, bytes.
     pub l2_bytes: u64,
+    /// Device memory, GB (10^9 bytes).
     pub memory_gb: u32,
     /// Clock the vendor quotes tensor peaks at, if not the boost clock.
     pub tensor_mhz: Option<u32>,
@@ -37,6 +45,7 @@ pub struct KnownGpu {
 }
 
 impl KnownGpu {
+    /// The row as device attributes, for the theoretical peaks.
     pub fn attributes(&self) -> DeviceAttributes {
         DeviceAttributes {
             name: self.name.to_string(),

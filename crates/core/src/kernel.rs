@@ -36,6 +36,8 @@ pub struct Kernel {
     /// Where FLOPs and bytes came from (user estimate, counters, a benchmark
     /// with known work).
     pub origin: Origin,
+    /// What a profiler measured beyond FLOPs and bytes (throughputs, occupancy,
+    /// sectors), for the diagnosis; empty for estimates.
     #[serde(default, skip_serializing_if = "Evidence::is_empty")]
     pub evidence: Evidence,
     /// Levels whose byte count does not measure the level's traffic, and
@@ -51,14 +53,31 @@ pub enum LevelCaveat {
     /// Nsight Compute's chart convention counts L2 bytes in the L2-to-SM
     /// direction only; the SMs' writes into L2 were this share of the L2
     /// sectors they moved.
-    L2WritesNotCounted { write_share_pct: f64 },
+    L2WritesNotCounted {
+        /// Share of the L2 sectors the SMs moved that were writes, %.
+        write_share_pct: f64,
+    },
     /// The level counted fewer bytes than the level beyond it, which every
     /// byte crosses first: its counter misses traffic.
-    BelowLevelBeyond { bytes: f64, beyond: MemLevel, beyond_bytes: f64 },
+    BelowLevelBeyond {
+        /// Bytes this level counted.
+        bytes: f64,
+        /// The level beyond it (farther from the SMs).
+        beyond: MemLevel,
+        /// Bytes that level counted.
+        beyond_bytes: f64,
+    },
     /// Data reached shared memory past the L1 load/store counters: through
     /// the tensor memory accelerator, asynchronous copies or wgmma operand
     /// reads.
-    L1Bypassed { via: Vec<BypassPath>, l1_bytes: f64, l2_bytes: f64 },
+    L1Bypassed {
+        /// The paths seen in the counters.
+        via: Vec<BypassPath>,
+        /// Bytes the L1 load/store counters saw.
+        l1_bytes: f64,
+        /// Bytes the L2 level counted.
+        l2_bytes: f64,
+    },
 }
 
 /// A path into shared memory the L1 LSU counters do not see.
@@ -74,6 +93,7 @@ pub enum BypassPath {
 }
 
 impl BypassPath {
+    /// How the path reads in a sentence ("TMA bulk loads").
     pub fn label(self) -> &'static str {
         match self {
             BypassPath::Tma => "TMA bulk loads",
@@ -123,8 +143,11 @@ pub struct Evidence {
     /// Nsight Compute's SM speed of light, % of peak sustained.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sm_throughput_pct: Option<f64>,
+    /// Theoretical occupancy, % of the SM's warp slots (Nsight Compute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub occupancy_theoretical_pct: Option<f64>,
+    /// Achieved occupancy, % of the SM's warp slots, averaged over the run
+    /// (Nsight Compute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub occupancy_achieved_pct: Option<f64>,
     /// What limits theoretical occupancy: "registers", "shared memory",
@@ -135,17 +158,22 @@ pub struct Evidence {
     /// registers per thread to fit another block").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub occupancy_hint: Option<String>,
+    /// Registers per thread as compiled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registers_per_thread: Option<f64>,
+    /// Threads per block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_size: Option<f64>,
+    /// Blocks in the grid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grid_size: Option<f64>,
+    /// Shared memory per block, static and dynamic, bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_mem_per_block: Option<f64>,
     /// Useful bytes per 32-byte sector for global loads (32 = perfectly used).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub global_load_bytes_per_sector: Option<f64>,
+    /// Useful bytes per 32-byte sector for global stores (32 = perfectly used).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub global_store_bytes_per_sector: Option<f64>,
     /// Shared-memory bank conflicts (loads + stores).
@@ -208,17 +236,20 @@ pub struct Evidence {
     /// (`l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub global_load_sectors: Option<f64>,
+    /// L1 sectors of global stores (see `global_load_sectors`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub global_store_sectors: Option<f64>,
     /// DRAM bytes read and written (`dram__sectors_{read,write}.sum` x 32).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dram_read_bytes: Option<f64>,
+    /// DRAM bytes written (see `dram_read_bytes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dram_write_bytes: Option<f64>,
     /// L2 sectors the SMs read and wrote
     /// (`lts__t_sectors_srcunit_tex_op_{read,write}.sum`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub l2_read_sectors: Option<f64>,
+    /// L2 sectors the SMs wrote (see `l2_read_sectors`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub l2_write_sectors: Option<f64>,
     /// Sectors the tensor memory accelerator loaded into shared memory
@@ -290,7 +321,12 @@ pub enum Fp16Packing {
     /// convention) and the scalar count is the lower bound.
     Unknown,
     /// A counter split them: the share of half instructions that were packed.
-    Counted { packed_share: f64, source: String },
+    Counted {
+        /// Packed (half2) share of the half instructions, 0..1.
+        packed_share: f64,
+        /// The counter it came from.
+        source: String,
+    },
 }
 
 /// HFMA instructions that move constants (HFMA2.MMA), not FP16 work.
@@ -317,6 +353,7 @@ pub enum MoveDetection {
 }
 
 impl Evidence {
+    /// True when no evidence was recorded (a paper estimate, a user kernel).
     pub fn is_empty(&self) -> bool {
         *self == Evidence::default()
     }
@@ -342,6 +379,7 @@ impl Kernel {
         }
     }
 
+    /// FLOPs of every kind added up (tensor and CUDA-core alike).
     pub fn total_flops(&self) -> f64 {
         self.flops.values().sum()
     }

@@ -34,6 +34,7 @@
 //! assert!((a.pct_of_roof.unwrap() - 10.0).abs() < 1e-9); // 20 GFLOP/s of 200
 //! ```
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+#![warn(missing_docs)]
 
 pub mod arch;
 pub mod bounds;

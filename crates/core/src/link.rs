@@ -38,6 +38,7 @@ pub enum Engine {
 }
 
 impl Engine {
+    /// How the engine reads in a table ("copy engine").
     pub fn label(self) -> &'static str {
         match self {
             Engine::Wire => "link",
@@ -54,14 +55,34 @@ impl Engine {
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Link {
     /// Pinned host memory to GPU `gpu`.
-    HostToDevice { gpu: u8 },
+    HostToDevice {
+        /// CUDA ordinal of the receiving GPU.
+        gpu: u8,
+    },
     /// GPU `gpu` to pinned host memory.
-    DeviceToHost { gpu: u8 },
+    DeviceToHost {
+        /// CUDA ordinal of the sending GPU.
+        gpu: u8,
+    },
     /// GPU `from` to GPU `to`; with `both_ways`, both directions at once
     /// (the rate is then the sum of the two).
-    Peer { from: u8, to: u8, engine: Engine, both_ways: bool },
+    Peer {
+        /// CUDA ordinal of the sending GPU.
+        from: u8,
+        /// CUDA ordinal of the receiving GPU.
+        to: u8,
+        /// The wire itself, the copy engines or SM loads and stores.
+        engine: Engine,
+        /// Both directions at once.
+        both_ways: bool,
+    },
     /// NCCL's bus bandwidth of one collective over `gpus` GPUs.
-    Collective { op: CollectiveOp, gpus: u8 },
+    Collective {
+        /// The collective.
+        op: CollectiveOp,
+        /// GPUs taking part, one rank each.
+        gpus: u8,
+    },
 }
 
 impl Link {
@@ -131,7 +152,9 @@ impl fmt::Display for Link {
 /// A PCIe link's generation and width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pcie {
+    /// PCIe generation (1 to 6).
     pub generation: u32,
+    /// Lanes (x1 to x16).
     pub lanes: u32,
 }
 
@@ -177,6 +200,9 @@ pub fn nvlink_generation_from_nvml(code: u32) -> Option<u32> {
     }
 }
 
+/// Bytes per second one way of one NVLink of generation `version`
+/// (20 GB/s for 1, 25 GB/s for 2 to 4, 50 GB/s for 5); `None` for
+/// generations the table does not know.
 pub fn nvlink_bytes_per_s(version: u32) -> Option<f64> {
     match version {
         1 => Some(20e9),
@@ -189,6 +215,8 @@ pub fn nvlink_bytes_per_s(version: u32) -> Option<f64> {
 /// A GPU's NVLinks as NVML reports them.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct NvLinks {
+    /// NVLink generation (converted from NVML's version code with
+    /// [`nvlink_generation_from_nvml`]; 0 when unknown).
     pub version: u32,
     /// Links in the active state.
     pub active: u32,
@@ -210,6 +238,7 @@ pub struct GpuLinks {
     /// The link to the host at its maximum generation and width.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcie: Option<Pcie>,
+    /// Its NVLinks, when it has any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvlink: Option<NvLinks>,
 }

@@ -23,18 +23,28 @@ use crate::units::{format_si, Unit};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FlopKind {
+    /// FP64 on the CUDA cores.
     Fp64,
+    /// FP32 on the CUDA cores.
     Fp32,
+    /// FP16 on the CUDA cores (HFMA2, HADD2, HMUL2 and their scalar forms).
     Fp16,
+    /// FP64 matrix instructions (DMMA) on the tensor cores.
     TensorFp64,
+    /// TF32 inputs on the tensor cores.
     TensorTf32,
+    /// FP16 inputs on the tensor cores.
     TensorFp16,
+    /// BF16 inputs on the tensor cores.
     TensorBf16,
+    /// FP8 (E4M3/E5M2) inputs on the tensor cores.
     TensorFp8,
+    /// INT8 inputs on the tensor cores, counted as integer OPs.
     TensorInt8,
 }
 
 impl FlopKind {
+    /// Every kind, CUDA-core kinds first.
     pub const ALL: [FlopKind; 9] = [
         FlopKind::Fp64,
         FlopKind::Fp32,
@@ -77,6 +87,9 @@ impl FlopKind {
         }
     }
 
+    /// The kind for a command-line or JSON name: a [`FlopKind::key`] (any case,
+    /// `-` or space for `_`) or a common alias ("float", "double", "half",
+    /// "bf16", "tf32", "fp8", "int8"); `None` for anything else.
     pub fn from_key(s: &str) -> Option<FlopKind> {
         let s = s.trim().to_ascii_lowercase().replace(['-', ' '], "_");
         FlopKind::ALL.into_iter().find(|k| k.key() == s).or(match s.as_str() {
@@ -100,6 +113,7 @@ impl FlopKind {
         }
     }
 
+    /// True for the tensor-core kinds.
     pub fn is_tensor(self) -> bool {
         !matches!(self, FlopKind::Fp64 | FlopKind::Fp32 | FlopKind::Fp16)
     }
@@ -115,15 +129,19 @@ impl fmt::Display for FlopKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MemLevel {
+    /// Device memory (HBM or GDDR).
     Dram,
+    /// The L2 cache, shared by all SMs.
     L2,
     /// L1 data cache and shared memory (one SRAM on NVIDIA GPUs).
     L1,
 }
 
 impl MemLevel {
+    /// Every level, farthest from the SMs first.
     pub const ALL: [MemLevel; 3] = [MemLevel::Dram, MemLevel::L2, MemLevel::L1];
 
+    /// Label in tables and charts ("DRAM", "L2", "L1/shared").
     pub fn label(self) -> &'static str {
         match self {
             MemLevel::Dram => "DRAM",
@@ -132,6 +150,7 @@ impl MemLevel {
         }
     }
 
+    /// Name on the command line and in JSON ("dram", "l2", "l1").
     pub fn key(self) -> &'static str {
         match self {
             MemLevel::Dram => "dram",
@@ -140,6 +159,8 @@ impl MemLevel {
         }
     }
 
+    /// The level for a name: a key or an alias ("hbm", "global", "shared",
+    /// "smem", ...), any case; `None` for anything else.
     pub fn from_key(s: &str) -> Option<MemLevel> {
         match s.trim().to_ascii_lowercase().as_str() {
             "dram" | "hbm" | "gmem" | "global" => Some(MemLevel::Dram),
@@ -176,6 +197,8 @@ pub enum Origin {
 }
 
 impl Origin {
+    /// The word the tool prints: "theoretical", "measured", "counter", "user"
+    /// or "derived".
     pub fn label(self) -> &'static str {
         match self {
             Origin::Theoretical => "theoretical",
@@ -191,10 +214,13 @@ impl Origin {
 /// whether the figure is confirmed (unconfirmed table rows are estimates).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
+    /// Theoretical, measured, counter, user or derived.
     pub origin: Origin,
     /// For example "device attributes: 132 SMs x 128 FP32 lanes x 2 x 1980 MHz",
     /// "datasheet: NVIDIA H200 SXM", "benchmark dram.copy (2^28 floats)".
     pub source: String,
+    /// False for estimates (table rows not checked against a datasheet):
+    /// printed as "unconfirmed".
     #[serde(default = "yes")]
     pub confirmed: bool,
 }
@@ -204,10 +230,12 @@ fn yes() -> bool {
 }
 
 impl Provenance {
+    /// A confirmed provenance.
     pub fn new(origin: Origin, source: impl Into<String>) -> Self {
         Provenance { origin, source: source.into(), confirmed: true }
     }
 
+    /// Marks the figure as an estimate (see [`Provenance::confirmed`]).
     pub fn unconfirmed(mut self) -> Self {
         self.confirmed = false;
         self
@@ -236,12 +264,15 @@ pub struct ClockBasis {
 }
 
 impl ClockBasis {
+    /// An SM clock of `mhz` MHz, with what it is.
     pub fn sm(mhz: f64, basis: impl Into<String>) -> Self {
         ClockBasis { sm_mhz: Some(mhz), mem_mhz: None, basis: basis.into() }
     }
+    /// A memory clock of `mhz` MHz, with what it is.
     pub fn mem(mhz: f64, basis: impl Into<String>) -> Self {
         ClockBasis { sm_mhz: None, mem_mhz: Some(mhz), basis: basis.into() }
     }
+    /// "SM 1980 MHz (boost clock)"; the basis alone when no clock is set.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         if let Some(s) = self.sm_mhz {
@@ -293,6 +324,7 @@ pub enum Pipe {
 }
 
 impl Pipe {
+    /// Every pipe, the issue slots first.
     pub const ALL: [Pipe; 11] = [
         Pipe::Issue,
         Pipe::Alu,
@@ -424,12 +456,15 @@ impl Resource {
 /// where the number came from and the clock it assumes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ceiling {
+    /// What it bounds: FLOPs of one kind, a memory level, a pipe or a link.
     pub resource: Resource,
     /// Display name: "FP32", "FP32 (no FMA)", "DRAM", "DRAM (copy)".
     pub name: String,
     /// The rate, in [`Resource::unit`] (FLOP/s, OP/s or B/s).
     pub rate: f64,
+    /// Theoretical, measured, counter, user or derived, and from what.
     pub provenance: Provenance,
+    /// The clock the rate assumes (theoretical) or ran at (measured).
     #[serde(default)]
     pub clock: ClockBasis,
     /// Spread of repeated measurements, for measured ceilings.
@@ -455,11 +490,14 @@ pub struct Ceiling {
 pub struct StreamPattern {
     /// The benchmark's identifier ("dram.copy").
     pub benchmark: String,
+    /// Arrays read per element.
     pub reads: u32,
+    /// Arrays written per element.
     pub writes: u32,
 }
 
 impl StreamPattern {
+    /// A pattern of `reads` and `writes` arrays per element.
     pub fn new(benchmark: impl Into<String>, reads: u32, writes: u32) -> StreamPattern {
         StreamPattern { benchmark: benchmark.into(), reads, writes }
     }
@@ -504,11 +542,13 @@ impl Ceiling {
         }
     }
 
+    /// Sets the clock the rate assumes or was measured at.
     pub fn with_clock(mut self, clock: ClockBasis) -> Ceiling {
         self.clock = clock;
         self
     }
 
+    /// Sets the spread of repeated measurements.
     pub fn with_spread(mut self, spread: Option<Spread>) -> Ceiling {
         self.spread = spread;
         self
@@ -540,6 +580,7 @@ impl Ceiling {
         self
     }
 
+    /// The unit of [`Ceiling::rate`]: FLOP/s, OP/s, B/s or inst/s.
     pub fn unit(&self) -> Unit {
         self.resource.unit()
     }
@@ -553,25 +594,36 @@ impl Ceiling {
 /// Facts about the GPU a machine describes, where known.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct GpuFacts {
+    /// Product name ("NVIDIA H200").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// "9.0".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compute_capability: Option<String>,
+    /// Streaming multiprocessors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sms: Option<u32>,
+    /// SM clock the theoretical roofs use, MHz (the boost clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sm_clock_mhz: Option<f64>,
+    /// Memory clock the theoretical DRAM roof uses, MHz, as the driver
+    /// reports it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_clock_mhz: Option<f64>,
+    /// Memory bus width, bits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bus_width_bits: Option<u32>,
+    /// L2 cache size, bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub l2_bytes: Option<u64>,
+    /// Device memory, bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_bytes: Option<u64>,
+    /// Driver version and its CUDA version ("580.65.06 (CUDA 13.0)"), when
+    /// read from the live GPU.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver: Option<String>,
+    /// Device UUID ("GPU-..."), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uuid: Option<String>,
 }
@@ -579,7 +631,9 @@ pub struct GpuFacts {
 /// The roofs of one machine, theoretical, measured or both.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Machine {
+    /// Name shown in reports (the GPU's product name, or the user's).
     pub name: String,
+    /// Facts about the GPU, where known.
     #[serde(default)]
     pub gpu: GpuFacts,
     /// Every roof, compute and memory, primary and secondary.

@@ -32,6 +32,7 @@ use crate::schema::{AnalysisDocument, AnalysisSource, DocumentError, Producer};
 use crate::stats::Spread;
 use crate::warning::Warning;
 
+/// The `schema` string of a merged document.
 pub const MERGED_SCHEMA: &str = "roofline.merged/v1";
 
 /// Which process of a job a document came from, as its launcher said.
@@ -39,14 +40,17 @@ pub const MERGED_SCHEMA: &str = "roofline.merged/v1";
 pub struct RankInfo {
     /// The global rank.
     pub rank: u32,
+    /// Rank within its node, when the launcher says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub local_rank: Option<u32>,
+    /// Processes in the job, when the launcher says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub world_size: Option<u32>,
     /// The variable the rank came from ("RANK", "OMPI_COMM_WORLD_RANK").
     pub variable: String,
     /// "torchrun", "Open MPI", "PMI", "Slurm".
     pub launcher: String,
+    /// Host name the rank ran on, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
 }
@@ -65,7 +69,9 @@ pub const LAUNCHERS: [(&str, &str, &str, &str); 4] = [
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{variable}={value:?} is not a rank (a whole number from 0); fix or unset it")]
 pub struct BadRank {
+    /// The environment variable.
     pub variable: String,
+    /// Its value.
     pub value: String,
 }
 
@@ -150,18 +156,23 @@ pub fn rank_from_file_name(name: &str) -> Option<u32> {
 /// GPU seconds per class, for one rank.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct TimeSplit {
+    /// Compute-bound kernels.
     pub compute_s: f64,
+    /// Memory-bound kernels.
     pub memory_s: f64,
+    /// Collectives.
     pub communication_s: f64,
     /// Kernels with no roof or no duration to place them by.
     pub unplaced_s: f64,
 }
 
 impl TimeSplit {
+    /// All four classes together, seconds.
     pub fn total(&self) -> f64 {
         self.compute_s + self.memory_s + self.communication_s + self.unplaced_s
     }
 
+    /// Seconds of class `c`.
     pub fn get(&self, c: TimeClass) -> f64 {
         match c {
             TimeClass::Compute => self.compute_s,
@@ -184,25 +195,33 @@ impl TimeSplit {
 /// One rank of the job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankSummary {
+    /// Global rank.
     pub rank: u32,
     /// The file(s) it came from.
     pub inputs: Vec<String>,
+    /// What the launcher said, when the rank file recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub info: Option<RankInfo>,
     /// The machine its kernels were judged against.
     pub machine: String,
+    /// Distinct kernels it ran.
     pub kernels: usize,
+    /// Kernel launches, all kernels.
     pub launches: u64,
     /// Summed duration of its kernels, seconds.
     pub time_s: f64,
+    /// Its seconds per class.
     pub split: TimeSplit,
 }
 
 /// One kernel across the ranks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MergedKernel {
+    /// Short stable ID (a hash of the full name).
     pub id: String,
+    /// Full name.
     pub name: String,
+    /// Short name for tables.
     pub display_name: String,
     /// Compute, memory, communication or not placed, in the job's analysis.
     pub class: TimeClass,
@@ -212,6 +231,7 @@ pub struct MergedKernel {
     /// Over the ranks that ran it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<Spread>,
+    /// The rank that took longest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slowest_rank: Option<u32>,
     /// How much longer the slowest rank took than the median rank, in %.
@@ -222,13 +242,17 @@ pub struct MergedKernel {
 /// `roofline.merged/v1`: the ranks of a job in one document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MergedDocument {
+    /// Always [`MERGED_SCHEMA`] when written.
     pub schema: String,
+    /// The program that wrote it.
     pub producer: Producer,
+    /// One summary per rank, by rank.
     pub ranks: Vec<RankSummary>,
     /// Every kernel, most GPU time (over all ranks) first.
     pub kernels: Vec<MergedKernel>,
     /// The job as one analysis (kernels summed over the ranks).
     pub job: AnalysisDocument,
+    /// What the reader must know (ranks joined, machines differ, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[serde(serialize_with = "crate::warning::serialize_with_text")]
     pub warnings: Vec<Warning>,
@@ -237,10 +261,15 @@ pub struct MergedDocument {
 /// A rank file that cannot be merged.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MergeError {
+    /// No files were given.
     #[error("no rank files to merge; give the files the ranks wrote, for example `roofline merge job.rank*.json -o job.json`")]
     Empty,
+    /// A rank file without kernels.
     #[error("{input}: has no kernels; every rank file must be a profile with at least one kernel")]
-    NoKernels { input: String },
+    NoKernels {
+        /// The file.
+        input: String,
+    },
 }
 
 /// What the merge reads of a rank's analysis: its machine, rank and, per
@@ -250,11 +279,15 @@ pub enum MergeError {
 /// parsed only when it is kept. That keeps a merge of many large files fast.
 #[derive(Debug, Clone, Deserialize)]
 pub struct RankInput<'a> {
+    /// The document's `schema` string.
     #[serde(borrow)]
     pub schema: Cow<'a, str>,
+    /// The machine it was judged against.
     pub machine: Machine,
+    /// Its kernels.
     #[serde(borrow)]
     pub kernels: Vec<RankKernel<'a>>,
+    /// The rank it recorded, if any.
     #[serde(default)]
     pub rank: Option<RankInfo>,
 }
@@ -262,8 +295,10 @@ pub struct RankInput<'a> {
 /// One kernel of a [`RankInput`].
 #[derive(Debug, Clone, Deserialize)]
 pub struct RankKernel<'a> {
+    /// The kernel's name, counts and evidence.
     #[serde(borrow)]
     pub kernel: KernelRef<'a>,
+    /// Which side of the ridge it landed on.
     #[serde(default)]
     pub bound: Option<crate::roofline::Bound>,
     /// Present for collectives (its content is recomputed for the job).
@@ -274,10 +309,13 @@ pub struct RankKernel<'a> {
 /// The parts of a [`Kernel`] the merge sums.
 #[derive(Debug, Clone, Deserialize)]
 pub struct KernelRef<'a> {
+    /// Short stable ID.
     #[serde(borrow)]
     pub id: Cow<'a, str>,
+    /// Full name.
     #[serde(borrow)]
     pub name: Cow<'a, str>,
+    /// Short name (empty in older files).
     #[serde(borrow, default)]
     pub display_name: Cow<'a, str>,
     /// FLOPs per kind, in [`FlopKind::ALL`] order (NaN: none).
@@ -286,10 +324,13 @@ pub struct KernelRef<'a> {
     /// Bytes per level, in [`MemLevel::ALL`] order (NaN: none).
     #[serde(default = "no_bytes", deserialize_with = "byte_array")]
     pub bytes: [f64; 3],
+    /// Summed duration, seconds; `None` untimed.
     #[serde(default)]
     pub duration_s: Option<f64>,
+    /// Launches summed into it.
     #[serde(default = "one")]
     pub launches: u64,
+    /// Counter, measured or user estimate.
     pub origin: Origin,
     /// The evidence as written, parsed only if this launch's is kept.
     #[serde(borrow, default)]

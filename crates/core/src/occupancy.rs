@@ -35,14 +35,23 @@ pub const WARP_SIZE: u32 = 32;
 /// The occupancy limits of one compute capability.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Limits {
+    /// Compute capability major version.
     pub major: u32,
+    /// Compute capability minor version.
     pub minor: u32,
+    /// Most resident threads per SM.
     pub max_threads_per_sm: u32,
+    /// Most resident warps per SM.
     pub max_warps_per_sm: u32,
+    /// Most resident blocks per SM.
     pub max_blocks_per_sm: u32,
+    /// Most threads per block.
     pub max_threads_per_block: u32,
+    /// 32-bit registers per SM.
     pub registers_per_sm: u32,
+    /// Most registers one block may use.
     pub registers_per_block: u32,
+    /// Most registers one thread may use.
     pub max_registers_per_thread: u32,
     /// Registers are granted to a warp in multiples of this.
     pub register_unit_per_warp: u32,
@@ -134,6 +143,7 @@ pub fn limits_for(cc: &str) -> Result<Limits, OccupancyError> {
 }
 
 impl Limits {
+    /// The compute capability as "major.minor" ("9.0").
     pub fn capability(&self) -> String {
         format!("{}.{}", self.major, self.minor)
     }
@@ -151,10 +161,14 @@ impl Limits {
 /// One kernel launch as the calculator sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Launch {
+    /// Threads per block.
     pub threads_per_block: u32,
+    /// Registers per thread as compiled.
     pub registers_per_thread: u32,
+    /// Static shared memory per block, bytes.
     #[serde(default)]
     pub smem_static: u64,
+    /// Dynamic shared memory per block asked for at launch, bytes.
     #[serde(default)]
     pub smem_dynamic: u64,
     /// Preferred shared-memory carveout, % of the maximum (`None`: the
@@ -171,6 +185,7 @@ fn one() -> u32 {
 }
 
 impl Launch {
+    /// A launch with no shared memory, the default carveout and one barrier.
     pub fn new(threads_per_block: u32, registers_per_thread: u32) -> Launch {
         Launch {
             threads_per_block,
@@ -182,6 +197,7 @@ impl Launch {
         }
     }
 
+    /// Sets static and dynamic shared memory, bytes.
     pub fn with_smem(mut self, smem_static: u64, smem_dynamic: u64) -> Launch {
         self.smem_static = smem_static;
         self.smem_dynamic = smem_dynamic;
@@ -199,10 +215,15 @@ impl Launch {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Resource {
+    /// The register file.
     Registers,
+    /// Shared memory.
     SharedMemory,
+    /// Warp slots.
     Warps,
+    /// The per-SM block limit.
     Blocks,
+    /// Named barriers.
     Barriers,
 }
 
@@ -223,14 +244,19 @@ impl Resource {
 /// limit, written as `null` in JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockLimits {
+    /// Blocks the warp slots allow.
     #[serde(with = "no_limit")]
     pub warps: u32,
+    /// The per-SM block limit.
     #[serde(with = "no_limit")]
     pub blocks: u32,
+    /// Blocks the register file allows.
     #[serde(with = "no_limit")]
     pub registers: u32,
+    /// Blocks shared memory allows.
     #[serde(with = "no_limit")]
     pub shared_memory: u32,
+    /// Blocks the named barriers allow.
     #[serde(with = "no_limit")]
     pub barriers: u32,
 }
@@ -252,10 +278,12 @@ mod no_limit {
 }
 
 impl BlockLimits {
+    /// Resident blocks per SM: the smallest of the five.
     pub fn resident(&self) -> u32 {
         self.warps.min(self.blocks).min(self.registers).min(self.shared_memory).min(self.barriers)
     }
 
+    /// The limit of one resource.
     pub fn get(&self, r: Resource) -> u32 {
         match r {
             Resource::Registers => self.registers,
@@ -385,6 +413,7 @@ pub fn max_active_blocks(l: &Limits, launch: &Launch) -> u32 {
 /// How far one resource is from adding or losing a block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Headroom {
+    /// The resource.
     pub resource: Resource,
     /// Blocks per SM this resource alone allows (`None`: no limit).
     pub blocks: Option<u32>,
@@ -403,25 +432,35 @@ pub struct Headroom {
 /// The calculator's full answer for one launch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Occupancy {
+    /// Compute capability, "9.0".
     pub compute_capability: String,
+    /// The launch as given.
     pub launch: Launch,
+    /// Warps per block (threads rounded up to whole warps).
     pub warps_per_block: u32,
+    /// Blocks per SM each resource allows alone.
     pub limits: BlockLimits,
+    /// Resident blocks per SM.
     pub resident_blocks: u32,
+    /// Resident warps per SM.
     pub resident_warps: u32,
+    /// Most resident warps per SM on this capability.
     pub max_warps_per_sm: u32,
     /// Resident warps / maximum warps, in %.
     pub occupancy_pct: f64,
+    /// The resources that set `resident_blocks` (several when tied).
     pub limiters: Vec<Resource>,
-    /// Registers granted per warp and per block.
+    /// Registers granted per warp (rounded up to the allocation unit).
     pub registers_per_warp: u64,
+    /// Registers granted per block.
     pub registers_per_block: u64,
-    /// Shared memory granted per block (reservation included) and the SM's
-    /// shared memory in force, bytes.
+    /// Shared memory granted per block (reservation included), bytes.
     pub smem_per_block: u64,
+    /// The SM's shared memory in force at the launch's carveout, bytes.
     pub smem_per_sm: u64,
     /// The last warp of each block is only partly used.
     pub partial_warp: bool,
+    /// Per resource, how far the launch is from gaining or losing a block.
     pub headroom: Vec<Headroom>,
     /// What to change to fit another block, if anything can.
     pub hint: Option<String>,
@@ -430,18 +469,60 @@ pub struct Occupancy {
 /// A launch the calculator cannot answer for.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum OccupancyError {
+    /// A compute capability with no table.
     #[error("compute capability {cc:?} is not one the occupancy calculator knows; known: {}", known.join(", "))]
-    UnknownCapability { cc: String, known: Vec<String> },
+    UnknownCapability {
+        /// The capability given.
+        cc: String,
+        /// The capabilities the calculator knows.
+        known: Vec<String>,
+    },
+    /// Threads per block of 0 or above the maximum.
     #[error("{threads} threads per block: expected 1 to {max} (the per-block maximum of compute capability {cc})")]
-    Threads { threads: u32, max: u32, cc: String },
+    Threads {
+        /// Threads per block given.
+        threads: u32,
+        /// The per-block maximum.
+        max: u32,
+        /// The compute capability.
+        cc: String,
+    },
+    /// More registers per thread than allowed.
     #[error("{regs} registers per thread: expected at most {max} (the per-thread maximum)")]
-    Registers { regs: u32, max: u32 },
+    Registers {
+        /// Registers per thread given.
+        regs: u32,
+        /// The per-thread maximum.
+        max: u32,
+    },
+    /// More shared memory per block than allowed.
     #[error("{bytes} bytes of shared memory per block (static + dynamic): the most a block may use on compute capability {cc} is {max} bytes ({} KiB, after opting in with cudaFuncAttributeMaxDynamicSharedMemorySize)", max / 1024)]
-    SharedMemory { bytes: u64, max: u64, cc: String },
+    SharedMemory {
+        /// Shared memory per block asked for, bytes.
+        bytes: u64,
+        /// The most a block may use (opted in), bytes.
+        max: u64,
+        /// The compute capability.
+        cc: String,
+    },
+    /// A carveout above 100%.
     #[error("carveout {pct}%: expected a percentage from 0 to 100")]
-    Carveout { pct: u32 },
+    Carveout {
+        /// The carveout given, %.
+        pct: u32,
+    },
+    /// Static plus dynamic shared memory overflows 64 bits.
     #[error("shared memory per block: {smem_static} bytes static + {smem_dynamic} bytes dynamic overflows a 64-bit byte count; expected sizes of at most {max} bytes ({} KiB) in all on compute capability {cc}", max / 1024)]
-    SharedMemoryOverflow { smem_static: u64, smem_dynamic: u64, max: u64, cc: String },
+    SharedMemoryOverflow {
+        /// Static shared memory, bytes.
+        smem_static: u64,
+        /// Dynamic shared memory, bytes.
+        smem_dynamic: u64,
+        /// The most a block may use, bytes.
+        max: u64,
+        /// The compute capability.
+        cc: String,
+    },
 }
 
 /// Validates a launch against the per-block maxima.
@@ -706,9 +787,13 @@ pub struct SweepPoint {
     /// The swept value (threads per block, registers per thread or bytes of
     /// shared memory per block).
     pub value: u64,
+    /// Resident blocks per SM there.
     pub resident_blocks: u32,
+    /// Resident warps per SM there.
     pub resident_warps: u32,
+    /// Occupancy there, % of the maximum warps.
     pub occupancy_pct: f64,
+    /// The resources that set the block count there.
     pub limiters: Vec<Resource>,
 }
 
@@ -716,12 +801,16 @@ pub struct SweepPoint {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SweepAxis {
+    /// Threads per block.
     BlockSize,
+    /// Registers per thread.
     Registers,
+    /// Shared memory per block.
     SharedMemory,
 }
 
 impl SweepAxis {
+    /// The axis in words, with its unit ("threads per block").
     pub fn label(self) -> &'static str {
         match self {
             SweepAxis::BlockSize => "threads per block",
@@ -734,9 +823,13 @@ impl SweepAxis {
 /// Occupancy against one axis, every other input held at the launch's value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sweep {
+    /// What varies.
     pub axis: SweepAxis,
+    /// Compute capability, "9.0".
     pub compute_capability: String,
+    /// The launch every other input is taken from.
     pub launch: Launch,
+    /// One point per value swept, ascending.
     pub points: Vec<SweepPoint>,
 }
 
@@ -795,11 +888,17 @@ pub fn sweep(l: &Limits, launch: &Launch, axis: SweepAxis) -> Sweep {
 /// A run of consecutive sweep points with the same answer, for tables.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SweepRange {
+    /// First value of the run.
     pub from: u64,
+    /// Last value of the run.
     pub to: u64,
+    /// Resident blocks per SM over the run.
     pub resident_blocks: u32,
+    /// Resident warps per SM over the run.
     pub resident_warps: u32,
+    /// Occupancy over the run, %.
     pub occupancy_pct: f64,
+    /// The resources that set the block count over the run.
     pub limiters: Vec<Resource>,
 }
 
@@ -834,8 +933,11 @@ impl Sweep {
 /// `cudaOccupancyMaxPotentialBlockSize` answers it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BestBlockSize {
+    /// Threads per block.
     pub block_size: u32,
+    /// Resident blocks per SM at that size.
     pub resident_blocks: u32,
+    /// Occupancy at that size, %.
     pub occupancy_pct: f64,
     /// Blocks for a launch that fills the GPU once (resident blocks x SMs),
     /// when the SM count is known.

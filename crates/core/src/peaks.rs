@@ -17,18 +17,23 @@ use crate::machine::{Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel,
 /// What the roofs are computed from. Clocks in kHz, as CUDA reports them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeviceAttributes {
+    /// Product name.
     pub name: String,
     /// Serialised as `cc_major` and `cc_minor`, as documents always had it.
     #[serde(flatten, with = "crate::arch::cc_fields")]
     pub cc: ComputeCapability,
+    /// Streaming multiprocessors.
     pub sms: u32,
     /// Peak (boost) SM clock, kHz (`CU_DEVICE_ATTRIBUTE_CLOCK_RATE`).
     pub clock_khz: u32,
     /// Peak memory clock, kHz (`CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE`).
     pub mem_clock_khz: u32,
+    /// Memory bus width, bits (`CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH`).
     pub bus_width_bits: u32,
+    /// L2 cache size, bytes, when known.
     #[serde(default)]
     pub l2_bytes: Option<u64>,
+    /// Device memory, bytes, when known.
     #[serde(default)]
     pub memory_bytes: Option<u64>,
     /// The clock vendors quote tensor peaks at, when it differs from the
@@ -47,7 +52,15 @@ pub struct DeviceAttributes {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PeaksError {
     #[error("compute capability {major}.{minor} is not in the tool's tables (known: {known}); give the roofs with --peak and --bandwidth, or a machine JSON")]
-    UnknownCapability { major: u32, minor: u32, known: String },
+    /// The compute capability is in none of the tool's tables.
+    UnknownCapability {
+        /// Major version.
+        major: u32,
+        /// Minor version.
+        minor: u32,
+        /// The capabilities the tables hold, comma separated.
+        known: String,
+    },
 }
 
 /// The theoretical machine for a set of attributes.

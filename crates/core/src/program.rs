@@ -147,6 +147,7 @@ pub struct LaunchTime {
 /// The time under one verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VerdictTime {
+    /// The verdict.
     pub verdict: Verdict,
     /// Seconds of GPU time.
     pub seconds: f64,
@@ -167,6 +168,7 @@ pub struct Opportunity {
     pub name: String,
     /// Its full name.
     pub full_name: String,
+    /// Its verdict (what bounds it).
     pub verdict: Verdict,
     /// Seconds of GPU time it took.
     pub seconds: f64,

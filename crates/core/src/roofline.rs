@@ -48,7 +48,9 @@ pub fn attainable(peak_flops_per_s: f64, bytes_per_s: f64, intensity: f64) -> f6
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Bound {
+    /// Left of the ridge: a bandwidth roof holds it.
     Memory,
+    /// At or right of the ridge: the compute peak holds it.
     Compute,
 }
 
@@ -64,6 +66,7 @@ impl Bound {
         }
     }
 
+    /// "memory" or "compute".
     pub fn label(self) -> &'static str {
         match self {
             Bound::Memory => "memory",
@@ -76,14 +79,18 @@ impl Bound {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type", content = "which")]
 pub enum Limiter {
+    /// The bandwidth of this memory level.
     Bandwidth(MemLevel),
+    /// The compute peak of the kernel's FLOP mix.
     Compute,
 }
 
 /// A kernel's point at one memory level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LevelPoint {
+    /// The memory level.
     pub level: MemLevel,
+    /// Bytes the kernel moved at this level, all launches.
     pub bytes: f64,
     /// FLOP per byte at this level (`None` when no FLOPs or no bytes).
     pub intensity: Option<f64>,
@@ -123,6 +130,7 @@ pub struct MixRoof {
     /// The benchmarks interpolated between (the same one twice when the mix
     /// is at or beyond a benchmark's own).
     pub lower: MixPoint,
+    /// The benchmark on the other side of the kernel's mix.
     pub upper: MixPoint,
     /// Achieved bytes/s as % of `bytes_per_s`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,8 +140,11 @@ pub struct MixRoof {
 /// One streaming benchmark as a point of the mix interpolation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MixPoint {
+    /// The streaming benchmark ("dram.copy").
     pub benchmark: String,
+    /// Its bytes read as a share of its bytes moved (0..1).
     pub read_share: f64,
+    /// Its measured rate, bytes/s.
     pub bytes_per_s: f64,
 }
 
@@ -189,6 +200,7 @@ pub struct InstructionAnalysis {
     /// Warp instructions, all pipes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warp_instructions: Option<f64>,
+    /// Warp instructions per second over the kernel's duration, all pipes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warp_inst_per_s: Option<f64>,
     /// Per measured memory level: instructions per transaction and the
@@ -222,6 +234,7 @@ impl InstructionAnalysis {
 /// A kernel's instruction intensity at one memory level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InstructionLevel {
+    /// The memory level.
     pub level: MemLevel,
     /// 32-byte transactions: the level's bytes / 32.
     pub transactions: f64,
@@ -236,9 +249,12 @@ pub struct InstructionLevel {
 /// One pipe on the instruction roofline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PipePoint {
+    /// The pipe.
     pub pipe: Pipe,
+    /// Warp instructions it executed (counter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warp_instructions: Option<f64>,
+    /// Its warp instructions per second over the kernel's duration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warp_inst_per_s: Option<f64>,
     /// The pipe's roof, warp instructions/s.
@@ -270,8 +286,11 @@ impl PipePoint {
 pub struct PipeRoof {
     /// Warp instructions per second.
     pub rate: f64,
+    /// Measured (`bench`) or theoretical (architecture table).
     pub origin: Origin,
+    /// Where the figure comes from, in words.
     pub source: String,
+    /// False for estimates (rates not from a vendor table).
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub confirmed: bool,
 }
@@ -314,19 +333,25 @@ pub fn pipe_roof(machine: &Machine, pipe: Pipe) -> Option<PipeRoof> {
 /// The roofline placement of one kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KernelAnalysis {
+    /// The kernel analysed, as given.
     pub kernel: Kernel,
     /// Fraction of the summed duration of all analysed kernels (0..1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_share: Option<f64>,
+    /// FLOPs of every kind, all launches.
     pub total_flops: f64,
     /// Effective compute peak for this kernel's mix of FLOP kinds.
     pub compute_roof_flops_per_s: Option<f64>,
     /// The name of the compute roof ("FP32", or "mix of FP32 + BF16 tensor").
     pub compute_roof_name: Option<String>,
+    /// The kernel's point at each memory level it has bytes for.
     pub levels: Vec<LevelPoint>,
     /// The lowest roof over all levels: what this kernel can attain.
     pub attainable_flops_per_s: Option<f64>,
+    /// What holds it back: the level or compute roof that gives the
+    /// attainable rate; `None` without FLOPs or roofs.
     pub limiter: Option<Limiter>,
+    /// Which side of the ridge it sits on; `None` when no roof applies.
     pub bound: Option<Bound>,
     /// FLOP/s the kernel reached (needs a duration).
     pub achieved_flops_per_s: Option<f64>,
@@ -344,6 +369,7 @@ pub struct KernelAnalysis {
     /// The instruction roofline, when the kernel has instruction counters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<InstructionAnalysis>,
+    /// Why it sits where it does and what to try (see [`crate::diagnosis`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnosis: Option<Diagnosis>,
     /// For NCCL kernels: their traffic against the interconnect roof
@@ -363,6 +389,7 @@ impl KernelAnalysis {
         self.levels.iter().find(|p| p.level == level).and_then(|p| p.intensity)
     }
 
+    /// The kernel's point at `level`, if it has bytes there.
     pub fn level(&self, level: MemLevel) -> Option<&LevelPoint> {
         self.levels.iter().find(|p| p.level == level)
     }

@@ -23,7 +23,10 @@ use crate::program::{ProgramOptions, ProgramView};
 use crate::roofline::KernelAnalysis;
 use crate::warning::Warning;
 
+/// The `schema` string of a machine document (`roofline bench -o`,
+/// `roofline peaks -o`).
 pub const MACHINE_SCHEMA: &str = "roofline.machine/v2";
+/// The `schema` string of an analysis document (`--format json`).
 pub const ANALYSIS_SCHEMA: &str = "roofline.analysis/v2";
 const MACHINE_SCHEMA_V1: &str = "roofline.machine/v1";
 const ANALYSIS_SCHEMA_V1: &str = "roofline.analysis/v1";
@@ -31,7 +34,9 @@ const ANALYSIS_SCHEMA_V1: &str = "roofline.analysis/v1";
 /// Which program wrote a document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Producer {
+    /// Always "roofline".
     pub tool: String,
+    /// The roofline version that wrote it (the crate version).
     pub version: String,
     /// The command line or command name that produced it.
     #[serde(default)]
@@ -42,6 +47,7 @@ pub struct Producer {
 }
 
 impl Producer {
+    /// This roofline, for `command`, with no creation time.
     pub fn new(command: &str) -> Producer {
         Producer {
             tool: "roofline".into(),
@@ -52,11 +58,14 @@ impl Producer {
     }
 }
 
-/// `roofline.machine/v1`.
+/// A machine document ([`MACHINE_SCHEMA`]): the roofs of one GPU.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MachineDocument {
+    /// Always [`MACHINE_SCHEMA`] when written; readers refuse other kinds.
     pub schema: String,
+    /// The program that wrote it.
     pub producer: Producer,
+    /// The roofs.
     pub machine: Machine,
     /// Raw benchmark results behind measured ceilings (per-benchmark
     /// samples, launch shapes, clocks), free-form but stable per benchmark.
@@ -65,6 +74,7 @@ pub struct MachineDocument {
 }
 
 impl MachineDocument {
+    /// A document of this machine, no measurements attached.
     pub fn new(machine: Machine, producer: Producer) -> Self {
         MachineDocument { schema: MACHINE_SCHEMA.into(), producer, machine, measurements: None }
     }
@@ -84,13 +94,19 @@ pub struct AnalysisSource {
     pub byte_convention: Option<String>,
 }
 
-/// `roofline.analysis/v1`.
+/// An analysis document ([`ANALYSIS_SCHEMA`]): kernels placed under a
+/// machine's roofs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnalysisDocument {
+    /// Always [`ANALYSIS_SCHEMA`] when written.
     pub schema: String,
+    /// The program that wrote it.
     pub producer: Producer,
+    /// How the kernels were obtained.
     pub source: AnalysisSource,
+    /// The machine the kernels were judged against.
     pub machine: Machine,
+    /// Every kernel with its placement and diagnosis.
     pub kernels: Vec<KernelAnalysis>,
     /// Things the reader must know (missing metrics, suspect values).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -108,6 +124,7 @@ pub struct AnalysisDocument {
 }
 
 impl AnalysisDocument {
+    /// A document of these kernels, its program view derived, no warnings.
     pub fn new(producer: Producer, source: AnalysisSource, machine: Machine, kernels: Vec<KernelAnalysis>) -> Self {
         let mut doc = AnalysisDocument {
             schema: ANALYSIS_SCHEMA.into(),
@@ -139,25 +156,61 @@ impl AnalysisDocument {
 /// A document could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum DocumentError {
+    /// The file is not valid JSON.
     #[error("{input}: not valid JSON ({source}); expected a {expected} document written by roofline; if the file was cut short, write it again")]
     Json {
+        /// The input, as named to the user.
         input: String,
+        /// The schema it should have.
         expected: &'static str,
+        /// The JSON reader's error (with line and column).
         #[source]
         source: serde_json::Error,
     },
+    /// The file has no `schema` field.
     #[error("{input}: has no \"schema\" field; expected a {expected} document written by roofline (`roofline peaks -o FILE`, `roofline bench -o FILE`, `roofline model --format json`)")]
-    NoSchema { input: String, expected: &'static str },
+    NoSchema {
+        /// The file.
+        input: String,
+        /// The schema it should have.
+        expected: &'static str,
+    },
+    /// The file is another kind or version of document.
     #[error("{input}: is a {found} document, expected {expected}; {fix}")]
-    WrongSchema { input: String, found: String, expected: &'static str, fix: String },
+    WrongSchema {
+        /// The file.
+        input: String,
+        /// The schema it has.
+        found: String,
+        /// The schema it should have.
+        expected: &'static str,
+        /// How to get the right one.
+        fix: String,
+    },
+    /// A number out of its range, or a value that contradicts another.
     #[error("{input}: {field} = {value}: {problem}{fix}")]
-    Value { input: String, field: String, value: String, problem: String, fix: String },
+    Value {
+        /// The file.
+        input: String,
+        /// Where the value is (`kernels[0].duration_s`).
+        field: String,
+        /// The value.
+        value: String,
+        /// What is wrong with it.
+        problem: String,
+        /// What to do, after a "; " (may be empty).
+        fix: String,
+    },
     #[error(
         "{input}: a {expected} document with a bad field ({source}); write it again with this version of roofline"
     )]
+    /// A field is missing or of the wrong type.
     Fields {
+        /// The file.
         input: String,
+        /// The schema it should have.
         expected: &'static str,
+        /// The JSON reader's error (names the field).
         #[source]
         source: serde_json::Error,
     },

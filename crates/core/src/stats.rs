@@ -11,10 +11,15 @@ use serde::{Deserialize, Serialize};
 /// The spread of `n` samples of one quantity, in that quantity's unit.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
+    /// Number of samples.
     pub samples: usize,
+    /// Median (mean of the two middle values for an even count).
     pub median: f64,
+    /// Smallest sample.
     pub min: f64,
+    /// Largest sample.
     pub max: f64,
+    /// Arithmetic mean.
     pub mean: f64,
     /// Sample standard deviation (n - 1 in the denominator); 0 for one sample.
     pub stddev: f64,
@@ -23,10 +28,17 @@ pub struct Spread {
 /// Why a set of samples has no summary.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StatsError {
+    /// No samples were given.
     #[error("no samples to summarise")]
     Empty,
+    /// A sample was NaN or infinite.
     #[error("sample {index} is not a finite number ({value})")]
-    NotFinite { index: usize, value: f64 },
+    NotFinite {
+        /// Its position, from 0.
+        index: usize,
+        /// The value.
+        value: f64,
+    },
 }
 
 impl Spread {

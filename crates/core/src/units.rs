@@ -65,8 +65,11 @@ impl Unit {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("cannot read {input:?} as {expected}: {reason}")]
 pub struct ParseQuantityError {
+    /// The text given.
     pub input: String,
+    /// What it should have been ("a bandwidth such as 4.8 TB/s ...").
     pub expected: &'static str,
+    /// Why it could not be read.
     pub reason: String,
 }
 
@@ -323,11 +326,14 @@ fn suffix_scale(suffix: &str, unit: Unit) -> Option<f64> {
 /// A quantity and its unit, printed with [`format_si`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Quantity {
+    /// The number, in the base unit (bytes or FLOP/s, never GB or TFLOP/s).
     pub value: f64,
+    /// Its unit.
     pub unit: Unit,
 }
 
 impl Quantity {
+    /// A quantity of `value` `unit`.
     pub fn new(value: f64, unit: Unit) -> Self {
         Quantity { value, unit }
     }

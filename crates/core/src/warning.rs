@@ -36,53 +36,108 @@ pub struct PartlyTimedKernel {
 #[serde(rename_all = "snake_case", tag = "code")]
 pub enum Warning {
     /// Metrics the capture lacks; the rest is analysed.
-    MissingMetrics { missing: Vec<MissingMetric> },
+    MissingMetrics {
+        /// Each missing metric and what its absence blocks.
+        missing: Vec<MissingMetric>,
+    },
     /// Launches without a positive duration: no rates for them.
-    NoDuration { launches: u64 },
+    NoDuration {
+        /// How many.
+        launches: u64,
+    },
     /// Kernels timed in some launches only: the untimed launches are left
     /// out of the point, so that FLOPs and bytes are divided by the time of
     /// the same launches (else the rates would be inflated).
-    PartlyTimed { kernels: Vec<PartlyTimedKernel> },
+    PartlyTimed {
+        /// The kernels, with their left-out launches.
+        kernels: Vec<PartlyTimedKernel>,
+    },
     /// A clock counter reads 0 in some launches: no counter roof is made
     /// from it for them.
-    ClockStopped { metric: String, launches: u64 },
+    ClockStopped {
+        /// The clock counter.
+        metric: String,
+        /// Launches where it reads 0.
+        launches: u64,
+    },
     /// Kernels whose FP16 came from HFMA alone beside other work: taken for
     /// constant moves (HFMA2.MMA) and left out of the FLOPs.
-    Fp16ConstantMoves { kernels: Vec<String> },
+    Fp16ConstantMoves {
+        /// Their display names.
+        kernels: Vec<String>,
+    },
     /// Kernels with FP16 FLOPs whose packing (half2 or scalar) the counters
     /// cannot tell: counted as packed, the roof's convention.
-    Fp16PackingUnknown { kernels: Vec<String> },
+    Fp16PackingUnknown {
+        /// Their display names.
+        kernels: Vec<String>,
+    },
     /// Points not measured at a level (kept off the chart).
-    LevelNotMeasured { level: MemLevel, kernels: Vec<String> },
+    LevelNotMeasured {
+        /// The memory level.
+        level: MemLevel,
+        /// Display names of the kernels concerned.
+        kernels: Vec<String>,
+    },
     /// Neither counter peaks nor a machine: nothing to judge against.
     NoRoofs,
     /// A line Nsight Compute printed as an error.
-    Profiler { message: String },
+    Profiler {
+        /// The line, as ncu printed it.
+        message: String,
+    },
     /// The profiled program stopped early; the launches before are analysed.
     ProgramFailed {
+        /// The program's name.
         program: String,
+        /// Its exit status, when it exited.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         status: Option<i32>,
+        /// The signal that ended it ("SIGSEGV"), when one did.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         signal: Option<String>,
         /// How the tool itself stopped the program: "--timeout" or the
         /// signal the tool received ("SIGINT"), when it did.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         stopped_by: Option<String>,
+        /// Launches profiled before it stopped, all analysed.
         launches_analysed: u64,
     },
     /// A note of the capture reader about its input (names the input).
-    Capture { message: String },
+    Capture {
+        /// The note, in English.
+        message: String,
+    },
     /// Rank files of one rank joined into one (a merge of several passes).
-    RanksJoined { rank: u32, inputs: Vec<String> },
+    RanksJoined {
+        /// The rank.
+        rank: u32,
+        /// The files joined.
+        inputs: Vec<String>,
+    },
     /// The ranks were analysed against different machines; the merged job
     /// is judged against the first one.
-    MachinesDiffer { machines: Vec<String>, judged_against: String },
+    MachinesDiffer {
+        /// The machines' names.
+        machines: Vec<String>,
+        /// The one the job is judged against.
+        judged_against: String,
+    },
     /// A page (HTML, SVG) shows only the kernels with the most GPU time;
     /// the JSON and CSV hold them all.
-    PageShowsTop { shown: u64, left_out: u64, left_out_time_pct: f64 },
+    PageShowsTop {
+        /// Kernels shown.
+        shown: u64,
+        /// Kernels left out.
+        left_out: u64,
+        /// Their share of the GPU time, %.
+        left_out_time_pct: f64,
+    },
     /// Text from a document written before warnings were typed.
-    Legacy { text: String },
+    Legacy {
+        /// The warning's text as the old document had it.
+        text: String,
+    },
 }
 
 fn list(names: &[String]) -> String {

@@ -21,15 +21,22 @@ use crate::error::GpuError;
 /// What the driver says about one GPU.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeviceInfo {
+    /// CUDA ordinal.
     pub ordinal: usize,
+    /// Product name ("NVIDIA H200").
     pub name: String,
     /// "GPU-xxxxxxxx-...", the form NVML and nvidia-smi use.
     pub uuid: String,
     /// "13.0", from `cuDriverGetVersion`.
     pub cuda_driver_version: String,
+    /// The attributes the theoretical peaks are computed from (SMs, clocks,
+    /// bus width, compute capability, ...).
     pub attrs: DeviceAttributes,
+    /// Device memory, bytes (`cuDeviceTotalMem`).
     pub total_memory_bytes: u64,
+    /// Most shared memory one block can opt in to, bytes.
     pub max_shared_per_block_optin: u32,
+    /// Most resident threads per SM.
     pub max_threads_per_sm: u32,
 }
 

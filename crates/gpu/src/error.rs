@@ -12,40 +12,134 @@ use cudarc::driver::{sys::CUresult, DriverError};
 /// what to do about it.
 #[derive(Debug, thiserror::Error)]
 pub enum GpuError {
+    /// libcuda.so could not be loaded: no NVIDIA driver on this machine.
     #[error("no CUDA driver: libcuda.so could not be loaded; install the NVIDIA driver")]
     NoDriver,
+    /// The driver is there but reports no GPU (`CUDA_ERROR_NO_DEVICE`); the
+    /// text names the call that found out.
     #[error("the CUDA driver found no GPU ({0})")]
     NoDevice(String),
+    /// A device index past the last GPU.
     #[error("device {index} does not exist: this machine has {count} GPU(s), numbered 0 to {last}; pass --device with one of those", last = count.saturating_sub(1))]
-    DeviceOutOfRange { index: usize, count: usize },
+    DeviceOutOfRange {
+        /// The index asked for.
+        index: usize,
+        /// GPUs the driver reports.
+        count: usize,
+    },
+    /// A driver call failed with a code that has no variant of its own.
     #[error("CUDA driver call failed: {what}: {code:?} ({detail})")]
-    Driver { what: String, code: CUresult, detail: String },
+    Driver {
+        /// The call and what it was for.
+        what: String,
+        /// The driver's error code.
+        code: CUresult,
+        /// The driver's description of the code (`cuGetErrorString`).
+        detail: String,
+    },
+    /// libnvrtc.so could not be loaded, so no kernel can be compiled.
     #[error("NVRTC (libnvrtc.so) could not be loaded; install the CUDA toolkit's NVRTC and put its lib64 folder on LD_LIBRARY_PATH")]
     NoNvrtc,
+    /// NVML is missing or failed to start; benchmarks still run, without clocks.
     #[error("NVML (libnvidia-ml.so) is not available ({detail}); benchmarks run anyway, but the clocks they ran at are unknown; install the NVIDIA driver's NVML library")]
-    NoNvml { detail: String },
+    NoNvml {
+        /// What NVML reported.
+        detail: String,
+    },
+    /// An optional library (cuBLASLt, ...) could not be loaded.
     #[error("{library} could not be loaded: {consequence}; put the CUDA toolkit's lib64 folder on LD_LIBRARY_PATH")]
-    NoLibrary { library: &'static str, consequence: &'static str },
+    NoLibrary {
+        /// The library and its file name.
+        library: &'static str,
+        /// What is not measured without it.
+        consequence: &'static str,
+    },
+    /// NVRTC rejected a kernel's source.
     #[error("NVRTC could not compile {kernel} for {arch}: {detail}\n--- compiler log ---\n{log}")]
-    Compile { kernel: String, arch: String, detail: String, log: String },
+    Compile {
+        /// The kernel (or source) that failed.
+        kernel: String,
+        /// The target architecture (`sm_90`).
+        arch: String,
+        /// What failed: NVRTC's result in words, or why it never ran.
+        detail: String,
+        /// NVRTC's compiler log.
+        log: String,
+    },
+    /// `CUDA_ERROR_OUT_OF_MEMORY` for an allocation.
     #[error("out of device memory allocating {bytes} bytes for {what}; close other programs on the GPU or run a smaller configuration (--quick)")]
-    OutOfMemory { what: String, bytes: u64 },
+    OutOfMemory {
+        /// What the memory was for.
+        what: String,
+        /// Size asked for, bytes (0 when the failing call was no allocation).
+        bytes: u64,
+    },
+    /// A benchmark's output did not match the expected values.
     #[error("benchmark {bench} produced wrong results: {detail}; its timing is not used")]
-    Verification { bench: String, detail: String },
+    Verification {
+        /// Benchmark name (`dram.read`).
+        bench: String,
+        /// Which value differed, and by how much.
+        detail: String,
+    },
+    /// A measured figure above what the hardware can do (work was skipped).
     #[error("{detail}: the kernel must have done less work than counted, so the figure is rejected")]
-    Implausible { bench: String, detail: String },
+    Implausible {
+        /// Benchmark name.
+        bench: String,
+        /// The figure and the limit it broke.
+        detail: String,
+    },
+    /// The tool's tables (theoretical peaks, occupancy limits) do not know
+    /// this compute capability.
     #[error("compute capability {cc} is not in the tool's tables (known: {known}); give the roofs with --peak and --bandwidth, or a machine JSON")]
-    UnknownCapability { cc: String, known: String },
+    UnknownCapability {
+        /// The device's compute capability (`12.0`).
+        cc: String,
+        /// The capabilities the table holds, comma separated.
+        known: String,
+    },
+    /// A benchmark name that matches none.
     #[error("no benchmark matches '{name}'; known: {known}")]
-    UnknownBenchmark { name: String, known: String },
+    UnknownBenchmark {
+        /// The name given.
+        name: String,
+        /// The benchmark names, comma separated.
+        known: String,
+    },
+    /// libnccl.so.2 was not found where the tool looked.
     #[error("NCCL (libnccl.so.2) not found: looked at {looked}; the collective roofs are not measured. Point at it with ROOFLINE_NCCL_LIB=/path/to/libnccl.so.2 (PyTorch ships one under site-packages/nvidia/nccl/lib) or put its folder on LD_LIBRARY_PATH")]
-    NoNccl { looked: String },
+    NoNccl {
+        /// The places tried, `; ` separated, and why a library found there
+        /// was unusable.
+        looked: String,
+    },
+    /// A multi-GPU benchmark on a machine with too few GPUs.
     #[error("needs {needed} GPUs: this machine has {found}")]
-    NeedsGpus { needed: usize, found: usize },
+    NeedsGpus {
+        /// GPUs the benchmark needs.
+        needed: usize,
+        /// GPUs the driver reports.
+        found: usize,
+    },
+    /// A call into a loaded library (NVML, NCCL, cuBLASLt) failed.
     #[error("{library} call failed: {what}: {detail}")]
-    Library { library: &'static str, what: String, detail: String },
+    Library {
+        /// The library.
+        library: &'static str,
+        /// The call.
+        what: String,
+        /// The library's error, in words.
+        detail: String,
+    },
+    /// A benchmark-specific failure with no better class.
     #[error("{bench}: {detail}")]
-    Benchmark { bench: String, detail: String },
+    Benchmark {
+        /// Benchmark name.
+        bench: String,
+        /// What went wrong.
+        detail: String,
+    },
 }
 
 /// The driver's own words for an error code, when the driver is loaded

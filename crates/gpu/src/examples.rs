@@ -52,9 +52,11 @@ pub fn source() -> String {
 /// One kernel's run.
 #[derive(Debug, Clone)]
 pub struct ExampleRun {
+    /// Kernel name, as launched.
     pub name: String,
     /// FLOPs of one launch, on paper.
     pub flops: f64,
+    /// Precision of `flops`; None for kernels that do no floating-point work.
     pub kind: Option<FlopKind>,
     /// DRAM bytes of one launch, on paper (each array once).
     pub bytes: f64,
@@ -84,7 +86,9 @@ impl ExampleRun {
 /// How many launches to time.
 #[derive(Debug, Clone, Copy)]
 pub struct Plan {
+    /// Untimed launches first.
     pub warmup: usize,
+    /// Timed launches.
     pub timed: usize,
 }
 

@@ -26,6 +26,8 @@
 //! }
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod bench;
 pub mod device;
 pub mod error;

@@ -242,10 +242,12 @@ pub struct Comms {
 unsafe impl Send for Comms {}
 
 impl Comms {
+    /// Number of communicators: one per GPU (rank).
     pub fn len(&self) -> usize {
         self.comms.len()
     }
 
+    /// True when there are no communicators.
     pub fn is_empty(&self) -> bool {
         self.comms.is_empty()
     }

@@ -25,10 +25,14 @@ use crate::error::GpuError;
 pub struct Sample {
     /// Seconds since the sampler started.
     pub t: f64,
+    /// SM clock, MHz.
     pub sm_mhz: u32,
+    /// Memory clock, MHz.
     pub mem_mhz: u32,
+    /// GPU temperature, °C, when NVML reports it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temp_c: Option<u32>,
+    /// Board power draw, W, when NVML reports it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_w: Option<f64>,
     /// NVML clock-event (throttle) reason bits.
@@ -59,13 +63,20 @@ pub fn throttle_names(bits: u64) -> Vec<String> {
 /// The clocks of one measurement window.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClockSummary {
+    /// Samples taken in the window.
     pub samples: usize,
+    /// Median SM clock, MHz.
     pub sm_mhz_median: f64,
+    /// Lowest SM clock, MHz.
     pub sm_mhz_min: f64,
+    /// Highest SM clock, MHz.
     pub sm_mhz_max: f64,
+    /// Median memory clock, MHz.
     pub mem_mhz_median: f64,
+    /// Highest temperature, °C.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temp_c_max: Option<u32>,
+    /// Highest board power, W.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_w_max: Option<f64>,
     /// Slowdown reasons seen in any sample.
@@ -106,15 +117,23 @@ pub fn summarize(samples: &[Sample]) -> Option<ClockSummary> {
 /// Static facts and a snapshot of one GPU through NVML.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NvmlInfo {
+    /// Driver version ("580.65.06").
     pub driver_version: String,
+    /// Highest SM clock the GPU supports, MHz.
     pub max_sm_mhz: u32,
+    /// Highest memory clock, MHz.
     pub max_mem_mhz: u32,
+    /// SM clock at the snapshot, MHz.
     pub sm_mhz: u32,
+    /// Memory clock at the snapshot, MHz.
     pub mem_mhz: u32,
+    /// GPU temperature at the snapshot, °C.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temp_c: Option<u32>,
+    /// Board power draw at the snapshot, W.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_w: Option<f64>,
+    /// Slowdown reasons active at the snapshot.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub throttle: Vec<String>,
     /// Compute processes on the GPU other than this one.

@@ -17,8 +17,11 @@ use crate::error::GpuError;
 
 /// The benchmark sources: a shared header and one file per group.
 pub const COMMON: &str = include_str!("../kernels/common.cuh");
+/// DRAM and L2 bandwidth kernels.
 pub const MEMORY: &str = include_str!("../kernels/memory.cu");
+/// CUDA-core FMA, shared-memory bandwidth and intensity-sweep kernels.
 pub const COMPUTE: &str = include_str!("../kernels/compute.cu");
+/// FP64 reference GEMM that checks the tensor-core results element by element.
 pub const TENSOR_CHECK: &str = include_str!("../kernels/tensor_check.cu");
 /// Hopper and newer only (bulk copies, mbarriers).
 pub const L2_TMA: &str = include_str!("../kernels/l2_tma.cu");
@@ -33,7 +36,9 @@ pub const CUBIN_DIR_ENV: &str = "ROOFLINE_CUBIN_DIR";
 /// A compiled program: the CUBIN and NVRTC's log (ptxas's report with `-v`).
 #[derive(Debug, Clone)]
 pub struct Compiled {
+    /// The CUBIN for the session's architecture.
     pub cubin: Vec<u8>,
+    /// NVRTC's log: warnings, and ptxas's register and memory report with `-v`.
     pub log: String,
 }
 

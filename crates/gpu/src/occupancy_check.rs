@@ -33,17 +33,21 @@ fn driver(what: impl Into<String>) -> impl FnOnce(cudarc::driver::DriverError) -
 /// One grid point: the kernel as compiled, the launch, and both answers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GridRow {
+    /// Register limit asked for (`--maxrregcount`).
     pub regs_requested: u32,
     /// Registers per thread as compiled (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
     pub regs: u32,
     /// Static shared memory as compiled (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
     pub static_smem: u64,
+    /// Threads per block.
     pub threads: u32,
+    /// Dynamic shared memory per block, bytes.
     pub dynamic_smem: u64,
     /// Carveout preference in %, -1 for the default.
     pub carveout_pct: i32,
     /// The driver's answer; -1 when it refused the query.
     pub driver_blocks: i64,
+    /// The occupancy calculator's answer, resident blocks per SM.
     pub calculator_blocks: u32,
 }
 
@@ -57,17 +61,29 @@ impl GridRow {
 /// What the device says about itself, next to the calculator's table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DeviceFacts {
+    /// Product name.
     pub name: String,
+    /// Compute capability.
     pub compute_capability: ComputeCapability,
+    /// Driver version (`cuDriverGetVersion`).
     pub driver_version: String,
+    /// Streaming multiprocessors.
     pub sms: u32,
+    /// Most resident threads per SM.
     pub max_threads_per_sm: u32,
+    /// Most resident blocks per SM.
     pub max_blocks_per_sm: u32,
+    /// 32-bit registers per SM.
     pub registers_per_sm: u32,
+    /// Most registers one block may use.
     pub registers_per_block: u32,
+    /// Shared memory per SM, bytes.
     pub smem_per_sm: u64,
+    /// Shared memory per block without opting in, bytes.
     pub smem_per_block: u64,
+    /// Shared memory per block with opt-in, bytes.
     pub smem_per_block_optin: u64,
+    /// Shared memory the system reserves per resident block, bytes.
     pub smem_reserved_per_block: u64,
     /// Device attributes that differ from the calculator's table, as
     /// "name: device X, table Y".
@@ -77,22 +93,32 @@ pub struct DeviceFacts {
 /// The whole check.
 #[derive(Debug, Clone, Serialize)]
 pub struct GridReport {
+    /// The device's own attributes.
     pub device: DeviceFacts,
+    /// One row per grid point.
     pub rows: Vec<GridRow>,
+    /// Grid points checked.
     pub points: usize,
+    /// Points where driver and calculator gave the same block count.
     pub agreed: usize,
     /// Points where the driver refused the query (counted as zero blocks).
     pub driver_refused: usize,
+    /// The compiled kernels behind the rows.
     pub kernels: Vec<KernelFacts>,
 }
 
 /// One compiled kernel of the grid.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct KernelFacts {
+    /// Register limit asked for (`--maxrregcount`).
     pub regs_requested: u32,
+    /// Registers per thread as compiled.
     pub regs: u32,
+    /// Static shared memory as compiled, bytes.
     pub static_smem: u64,
+    /// Local memory per thread (register spills), bytes.
     pub local_bytes_per_thread: u64,
+    /// Most threads per block the compiled kernel can launch with.
     pub max_threads_per_block: u32,
     /// ptxas's own report of the compile.
     pub compiler_log: String,

@@ -26,12 +26,16 @@ use crate::nvrtc;
 /// launches, each launch between two CUDA events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reps {
+    /// Untimed launches before the first run.
     pub warmup: usize,
+    /// Separate runs; callers report the best run's median.
     pub runs: usize,
+    /// Timed launches per run.
     pub reps: usize,
 }
 
 impl Reps {
+    /// `warmup` untimed launches, then `runs` runs of `reps`.
     pub const fn new(warmup: usize, runs: usize, reps: usize) -> Reps {
         Reps { warmup, runs, reps }
     }
@@ -41,7 +45,9 @@ impl Reps {
 /// seconds since the session's epoch (for matching clock samples).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Timing {
+    /// Seconds per timed launch, one list per run.
     pub runs: Vec<Vec<f64>>,
+    /// Each run's (start, end), seconds since [`Session::epoch`].
     pub windows: Vec<(f64, f64)>,
 }
 
@@ -84,6 +90,7 @@ impl Session {
         Ok(Session { ctx, stream, info, arch, modules: HashMap::new(), epoch: Instant::now() })
     }
 
+    /// The device's attributes, as read when the session opened.
     pub fn info(&self) -> &DeviceInfo {
         &self.info
     }
@@ -93,14 +100,17 @@ impl Session {
         &self.arch
     }
 
+    /// Streaming multiprocessors of the device.
     pub fn sms(&self) -> u32 {
         self.info.attrs.sms
     }
 
+    /// The CUDA context (cudarc), for calls the session does not wrap.
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
     }
 
+    /// The stream every launch and copy of the session goes to.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
@@ -190,12 +200,14 @@ impl Session {
         Ok(s)
     }
 
+    /// Copies `v` to a new device buffer (out of memory is [`GpuError::OutOfMemory`]).
     pub fn upload<T: DeviceRepr>(&self, v: &[T]) -> Result<CudaSlice<T>, GpuError> {
         self.stream
             .clone_htod(v)
             .map_err(|e| GpuError::allocation("copy to device", std::mem::size_of_val(v) as u64, e))
     }
 
+    /// Copies a whole device buffer back to the host.
     pub fn download<T: DeviceRepr + Default + Clone>(&self, s: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {
         self.stream.clone_dtoh(s).map_err(|e| GpuError::driver("copy to host", e))
     }
@@ -225,6 +237,7 @@ impl Session {
             .map_err(|e| GpuError::driver("poisoning output", e))
     }
 
+    /// Waits for everything queued on the session's stream.
     pub fn sync(&self) -> Result<(), GpuError> {
         self.stream.synchronize().map_err(|e| GpuError::driver("synchronize", e))
     }

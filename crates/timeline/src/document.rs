@@ -15,6 +15,7 @@ use crate::model::{ActivityKind, Timeline};
 use crate::select::{group_by_nvtx, Group};
 use crate::summary::{busy, summarize, Busy, SummaryRow};
 
+/// The `schema` string of a timeline document; readers refuse any other.
 pub const TIMELINE_SCHEMA: &str = "roofline.timeline/v1";
 
 /// Where every figure of the document comes from.
@@ -41,8 +42,11 @@ pub struct RunInfo {
 /// The figures shown on the terminal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
+    /// Where the figures come from ([`PROVENANCE`]).
     pub provenance: String,
+    /// Kernel executions recorded, all processes and GPUs.
     pub kernel_launches: u64,
+    /// Copies and memsets recorded.
     pub memory_operations: u64,
     /// Summed kernel time (not the union: see `busy`).
     pub kernel_ns: u64,
@@ -84,14 +88,21 @@ impl Summary {
 /// `roofline.timeline/v1`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TimelineDocument {
+    /// Always [`TIMELINE_SCHEMA`].
     pub schema: String,
+    /// The tool, its version and the command that wrote it.
     pub producer: Producer,
+    /// The program's command and how its run ended.
     pub run: RunInfo,
+    /// The figures printed on the terminal, computed from `timeline`.
     pub summary: Summary,
+    /// Every process, activity and NVTX range recorded.
     pub timeline: Timeline,
 }
 
 impl TimelineDocument {
+    /// A document for a run: computes the summary from `timeline`, keeping
+    /// the `top_gaps` largest idle gaps per GPU.
     pub fn new(producer: Producer, run: RunInfo, timeline: Timeline, top_gaps: usize) -> TimelineDocument {
         let summary = Summary::of(&timeline, top_gaps);
         TimelineDocument { schema: TIMELINE_SCHEMA.into(), producer, run, summary, timeline }

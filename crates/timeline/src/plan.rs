@@ -68,6 +68,7 @@ pub struct PlannedKernel {
 /// Which kernels the second pass profiles, and what that covers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
+    /// The choices the plan was made with.
     pub options: PlanOptions,
     /// Chosen kernels, most time first.
     pub kernels: Vec<PlannedKernel>,

@@ -21,9 +21,12 @@ use crate::records::{MarkerFlag, Record, RECORDS_FORMAT};
 /// A record folder could not be read at all.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    /// Listing the folder failed (missing, not a folder, no permission).
     #[error("could not read the record folder {dir}: {source}")]
     Dir {
+        /// The folder, as given.
         dir: String,
+        /// Why listing it failed.
         #[source]
         source: std::io::Error,
     },
@@ -32,7 +35,9 @@ pub enum ReadError {
 /// The program's start and end in Unix nanoseconds, as the tool saw them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UnixSpan {
+    /// When the tool started the program, Unix nanoseconds.
     pub start_ns: u64,
+    /// When the program exited, Unix nanoseconds.
     pub end_ns: u64,
 }
 

@@ -45,7 +45,9 @@ pub mod env {
 /// A CUPTI timestamp and the Unix time read at the same moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClockPair {
+    /// CUPTI timestamp (`cuptiGetTimestamp`), in nanoseconds.
     pub cupti_ns: u64,
+    /// Unix time read right after it, in nanoseconds since the epoch.
     pub unix_ns: u64,
 }
 
@@ -53,19 +55,32 @@ pub struct ClockPair {
 pub type Dim3 = [u32; 3];
 
 /// One line of a record file.
+///
+/// Field names are short because a busy program writes millions of lines:
+/// `start`/`end` are CUPTI timestamps in nanoseconds, `dev` the CUDA device
+/// ordinal, `ctx` CUPTI's context id, `stream` CUPTI's stream id, `corr` the
+/// correlation id that pairs GPU work with the host call that launched it,
+/// and `name`/`domain` refer to an earlier [`Record::Name`] by its `id`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum Record {
     /// First line: who wrote the file.
     Header {
+        /// Always [`RECORDS_FORMAT`]; the reader refuses other formats.
         format: String,
+        /// Process id of the recorded process.
         pid: u32,
+        /// Its parent's process id (0 when unknown).
         #[serde(default)]
         ppid: u32,
+        /// Path of its executable (`/proc/self/exe`), empty when unknown.
         #[serde(default)]
         exe: String,
+        /// Its command line, one argument per entry.
         #[serde(default)]
         cmdline: Vec<String>,
+        /// CUPTI and Unix time read together at start, to put the tool's own
+        /// start and end times on the CUPTI clock.
         clock: ClockPair,
         /// `cuptiGetVersion`, 0 when unknown.
         #[serde(default)]
@@ -78,27 +93,47 @@ pub enum Record {
         writer: String,
     },
     /// A string used by later records.
-    Name { id: u32, s: String },
+    Name {
+        /// Number later records use to refer to the string (unique per file).
+        id: u32,
+        /// The string: a mangled kernel name, an NVTX name or domain, or a
+        /// CUDA API function name.
+        s: String,
+    },
     /// A kernel execution (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL).
     Kernel {
+        /// Id of the [`Record::Name`] holding the kernel's name as CUPTI
+        /// reports it (mangled for C++ kernels).
         name: u32,
+        /// When the kernel started on the GPU, CUPTI nanoseconds.
         start: u64,
+        /// When it ended on the GPU, CUPTI nanoseconds.
         end: u64,
+        /// CUDA device ordinal it ran on.
         dev: u32,
+        /// CUPTI context id.
         ctx: u32,
+        /// CUPTI stream id.
         stream: u32,
+        /// Correlation id, shared with the [`Record::Api`] call that launched it.
         corr: u32,
+        /// Grid size in blocks (x, y, z).
         grid: Dim3,
+        /// Block size in threads (x, y, z).
         block: Dim3,
+        /// Registers per thread.
         #[serde(default)]
         regs: u16,
+        /// Static shared memory per block, in bytes.
         #[serde(default)]
         smem_static: u32,
+        /// Dynamic shared memory per block asked for at launch, in bytes.
         #[serde(default)]
         smem_dynamic: u32,
         /// The CUDA graph the kernel ran in (absent outside graphs).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         graph: Option<u32>,
+        /// CUPTI's id of the graph node it ran as (absent outside graphs).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         node: Option<u64>,
     },
@@ -106,75 +141,133 @@ pub enum Record {
     Memcpy {
         /// `HtoD`, `DtoH`, `DtoD`, `HtoH`, `PtoP`, ... (CUpti_ActivityMemcpyKind).
         copy: String,
+        /// Bytes copied.
         bytes: u64,
+        /// When the copy started, CUPTI nanoseconds.
         start: u64,
+        /// When it ended, CUPTI nanoseconds.
         end: u64,
+        /// CUDA device ordinal that did the copy.
         dev: u32,
+        /// CUPTI context id.
         ctx: u32,
+        /// CUPTI stream id.
         stream: u32,
+        /// Correlation id, shared with the host call that asked for it.
         corr: u32,
+        /// Source device of a peer-to-peer copy (MEMCPY2 only).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         src_dev: Option<u32>,
+        /// Destination device of a peer-to-peer copy (MEMCPY2 only).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         dst_dev: Option<u32>,
+        /// The CUDA graph the copy ran in (absent outside graphs).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         graph: Option<u32>,
+        /// CUPTI's id of the graph node it ran as (absent outside graphs).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         node: Option<u64>,
     },
     /// A memset (CUPTI_ACTIVITY_KIND_MEMSET).
     Memset {
+        /// Bytes set.
         bytes: u64,
+        /// The value written.
         #[serde(default)]
         value: u32,
+        /// When the memset started, CUPTI nanoseconds.
         start: u64,
+        /// When it ended, CUPTI nanoseconds.
         end: u64,
+        /// CUDA device ordinal.
         dev: u32,
+        /// CUPTI context id.
         ctx: u32,
+        /// CUPTI stream id.
         stream: u32,
+        /// Correlation id, shared with the host call that asked for it.
         corr: u32,
+        /// The CUDA graph the memset ran in (absent outside graphs).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         graph: Option<u32>,
+        /// CUPTI's id of the graph node it ran as (absent outside graphs).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         node: Option<u64>,
     },
     /// A launch, copy or memset call on the host (CUPTI_ACTIVITY_KIND_RUNTIME
     /// or DRIVER, only for the calls that put work on the GPU).
-    Api { name: u32, start: u64, end: u64, tid: u32, corr: u32 },
+    Api {
+        /// Id of the [`Record::Name`] holding the API function's name
+        /// (`cudaLaunchKernel`, `cuLaunchKernel`, ...).
+        name: u32,
+        /// When the call was entered, CUPTI nanoseconds.
+        start: u64,
+        /// When it returned, CUPTI nanoseconds.
+        end: u64,
+        /// System thread id of the calling thread.
+        tid: u32,
+        /// Correlation id, shared with the GPU work it put there.
+        corr: u32,
+    },
     /// An NVTX marker: the start or end of a range, or an instant.
     Marker {
+        /// CUPTI's marker id: the start and end of one range share it.
         id: u32,
+        /// Start, end or instant.
         flag: MarkerFlag,
+        /// When, CUPTI nanoseconds.
         ts: u64,
+        /// Process id of the thread that pushed or started it.
         #[serde(default)]
         pid: u32,
+        /// System thread id of that thread.
         #[serde(default)]
         tid: u32,
+        /// Id of the [`Record::Name`] holding the range's message (on the
+        /// start marker; end markers usually carry none).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<u32>,
+        /// Id of the [`Record::Name`] holding its NVTX domain, absent for
+        /// the default domain.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         domain: Option<u32>,
     },
     /// A device the process used.
     Device {
+        /// CUDA device ordinal, as `dev` in other records.
         id: u32,
+        /// Product name (`NVIDIA H200`).
         name: String,
+        /// Device UUID in nvidia-smi's form (`GPU-xxxxxxxx-xxxx-...`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         uuid: Option<String>,
+        /// Compute capability, `major.minor` (`9.0`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cc: Option<String>,
+        /// Number of streaming multiprocessors.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sms: Option<u32>,
     },
     /// Records CUPTI had to drop (its buffers were full).
-    Dropped { count: u64 },
+    Dropped {
+        /// How many records were dropped in this buffer.
+        count: u64,
+    },
     /// Something the injection library could not do.
-    Error { message: String },
+    Error {
+        /// What failed, in words.
+        message: String,
+    },
     /// A note about the recording (for example "no launch times").
-    Note { message: String },
+    Note {
+        /// The note, in words.
+        message: String,
+    },
     /// Last line, written at exit or after a forwarded signal.
     End {
+        /// Why recording ended: `exit`, `signal 15`, ...
         reason: String,
+        /// Records the writer wrote before this one, to check nothing is missing.
         #[serde(default)]
         records: u64,
     },
@@ -184,8 +277,11 @@ pub enum Record {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MarkerFlag {
+    /// A range begins (`nvtxRangePush`, `nvtxRangeStart`).
     Start,
+    /// A range ends (`nvtxRangePop`, `nvtxRangeEnd`).
     End,
+    /// A point in time, not a range (`nvtxMark`).
     Instant,
 }
 

@@ -23,10 +23,12 @@ use crate::model::{Activity, ActivityKind, NvtxRange, Span, Timeline};
 pub struct Pattern(String);
 
 impl Pattern {
+    /// A pattern from its text (every string is a valid pattern).
     pub fn new(p: &str) -> Pattern {
         Pattern(p.to_string())
     }
 
+    /// Whether the whole of `text` matches (not a substring search).
     pub fn matches(&self, text: &str) -> bool {
         glob(self.0.as_bytes(), text.as_bytes())
     }
@@ -63,8 +65,11 @@ fn glob(p: &[u8], t: &[u8]) -> bool {
 pub struct RangeWindow {
     /// Index into `Timeline::ranges`.
     pub range: u32,
+    /// The range's message.
     pub name: String,
+    /// Process id of the thread that opened it.
     pub pid: u32,
+    /// System thread id of that thread.
     pub tid: u32,
     /// The range's window on the host.
     pub window: Span,
@@ -151,10 +156,16 @@ pub enum GroupBasis {
 /// The total time of activities grouped by a key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Group {
+    /// The range name or activity name the group collects
+    /// (`(no NVTX range)` for work outside every range).
     pub key: String,
+    /// Summed kernel time on the GPU, ns (overlaps counted twice).
     pub kernel_ns: u64,
+    /// Kernel executions in the group.
     pub kernels: u64,
+    /// Summed copy and memset time, ns.
     pub memory_ns: u64,
+    /// Copies and memsets in the group.
     pub memory_ops: u64,
     /// Launches placed through another thread's range (see [`GroupBasis::Window`]).
     pub by_window: u64,
@@ -179,6 +190,8 @@ pub struct OpenRanges<'a> {
 }
 
 impl<'a> OpenRanges<'a> {
+    /// Indexes a timeline's ranges by process; ranges never closed count as
+    /// open until the timeline's last recorded time.
     pub fn new(tl: &'a Timeline) -> OpenRanges<'a> {
         let mut by_pid: HashMap<u32, Vec<u32>> = HashMap::new();
         for (i, r) in tl.ranges.iter().enumerate() {

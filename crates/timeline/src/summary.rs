@@ -19,16 +19,25 @@ use crate::model::{Activity, ActivityKind, Span, Timeline};
 pub struct SummaryRow {
     /// Index into `Timeline::names`.
     pub name_id: u32,
+    /// Full demangled name (see [`crate::model::ActivityName::name`]).
     pub name: String,
+    /// Short name for tables.
     pub display_name: String,
+    /// Kernel, copy or memset.
     pub kind: ActivityKind,
     /// Share of the summed duration of the rows' kind in the selection, 0..1.
     pub time_share: f64,
+    /// Summed duration on the GPU, ns (measured, CUPTI timestamps).
     pub total_ns: u64,
+    /// How many times it ran.
     pub instances: u64,
+    /// Mean duration, ns.
     pub avg_ns: f64,
+    /// Median duration, ns (mean of the two middle values for an even count).
     pub median_ns: f64,
+    /// Shortest duration, ns.
     pub min_ns: u64,
+    /// Longest duration, ns.
     pub max_ns: u64,
     /// Sample standard deviation (n - 1); 0 for one instance.
     pub stddev_ns: f64,
@@ -94,7 +103,9 @@ pub struct GpuKey {
     /// The process, when the GPU is only known by its number in it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
+    /// CUDA device ordinal as the launching process numbers it.
     pub device: u32,
+    /// Device UUID from CUPTI's device record, when one was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uuid: Option<String>,
 }
@@ -103,8 +114,11 @@ pub struct GpuKey {
 /// after the last, when the program's window is known).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Gap {
+    /// When the GPU went idle, CUPTI nanoseconds.
     pub start_ns: u64,
+    /// When the next kernel started (or the program ended), CUPTI ns.
     pub end_ns: u64,
+    /// `end_ns - start_ns`, ns.
     pub duration_ns: u64,
     /// The kernel that ended just before (none before the first kernel).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,11 +131,14 @@ pub struct Gap {
 /// How busy one GPU was.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Busy {
+    /// Which GPU.
     pub gpu: GpuKey,
+    /// Its product name from CUPTI's device record, when recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_name: Option<String>,
+    /// Kernel executions on it.
     pub kernels: u64,
-    /// Union of kernel intervals.
+    /// Union of kernel intervals, ns: two kernels side by side count once.
     pub busy_ns: u64,
     /// First kernel start to last kernel end.
     pub active: Span,
@@ -130,7 +147,9 @@ pub struct Busy {
     pub wall_ns: u64,
     /// `program` when the wall is the program's run, `active` otherwise.
     pub wall_basis: String,
+    /// `busy_ns / wall_ns`, 0..1 (1 when the wall is empty).
     pub busy_share: f64,
+    /// `wall_ns - busy_ns`: time with no kernel running, ns.
     pub idle_ns: u64,
     /// Idle gaps in all (between kernels, and before/after when the wall is the program's run).
     pub gap_count: u64,

@@ -21,6 +21,7 @@ use crate::session::{Reps, Timing};
 pub struct Candidate {
     /// What a reader sees ("16-byte accesses, 256 threads x 8 blocks per SM").
     pub label: String,
+    /// Launch shape and kernel parameters of the candidate.
     pub shape: LaunchShape,
     /// Work of one launch in the plan's unit: bytes, FLOPs or warp instructions.
     pub work: f64,
@@ -34,7 +35,9 @@ pub struct Candidate {
 /// What to measure for one benchmark.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
+    /// Unit of `work` and of the rate (B/s, FLOP/s, OP/s or inst/s).
     pub unit: Unit,
+    /// The ways to run it; the fastest is reported.
     pub candidates: Vec<Candidate>,
     /// For sweeps: what x is ("warps per SM"); `None` for a plain search.
     pub axis: Option<String>,
@@ -47,6 +50,7 @@ pub struct Plan {
 /// The outcome of preparing a benchmark.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Prepared {
+    /// Measure it with this plan.
     Plan(Plan),
     /// Not measured here, and why ("not on this architecture").
     Skip(String),

@@ -43,8 +43,11 @@ pub fn shapes(max_threads_per_sm: u32) -> Vec<(u32, u32, u32)> {
 /// One DRAM kernel of memory.cu: pattern, width in bytes, accesses in flight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DramKernel {
+    /// Grid-stride loop or one pass.
     pub pattern: AccessPattern,
+    /// Bytes per access per thread (4, 8 or 16).
     pub width: u32,
+    /// Independent accesses in flight per thread and loop trip.
     pub inflight: u32,
 }
 

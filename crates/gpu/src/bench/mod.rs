@@ -41,6 +41,7 @@ use suite::{BenchResult, Failure, SuiteConfig, Sweep, What};
 /// What the caller chose.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
+    /// The reduced suite (`--quick`): smaller arrays, fewer runs.
     pub quick: bool,
     /// Benchmark id prefixes to run ("dram", "tensor.bf16"); all when empty.
     pub only: Vec<String>,
@@ -51,39 +52,61 @@ pub struct Options {
 pub enum Event {
     /// The suite is about to run `total` benchmarks on a device.
     Start {
+        /// CUDA ordinal of the device.
         device: usize,
+        /// Its product name.
         name: String,
+        /// Benchmarks to run.
         total: usize,
     },
+    /// A benchmark starts.
     Begin {
+        /// Its id ("dram.copy").
         id: String,
+        /// Its label.
         label: String,
     },
+    /// A benchmark finished, or was skipped (the summary says why).
     Done {
+        /// Its id.
         id: String,
+        /// One line: the measured rate with its unit, or why it was skipped.
         summary: String,
     },
+    /// A benchmark failed; the suite goes on.
     Failed {
+        /// Its id.
         id: String,
+        /// The error, in words.
         error: String,
     },
+    /// Something the reader should know (low clocks, a small array, ...).
     Warning(String),
 }
 
 /// Raw results: the `measurements` field of the machine document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measurements {
+    /// The GPU's attributes as the driver reports them.
     pub device: DeviceInfo,
+    /// NVML's facts and clock snapshot at the start; None without NVML.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nvml: Option<NvmlInfo>,
+    /// NVRTC version that compiled the kernels ("13.0").
     pub nvrtc: String,
+    /// Architecture compiled for ("sm_90").
     pub arch: String,
+    /// Sizes, repetitions and runs used.
     pub config: SuiteConfig,
+    /// One record per benchmark that succeeded.
     pub results: Vec<BenchResult>,
+    /// The intensity sweeps (the measured roofline per precision).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sweeps: Vec<Sweep>,
+    /// Benchmarks that failed or could not run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Failure>,
+    /// What the reader should know about the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// Wall-clock seconds of the whole suite, compilation included.
@@ -93,7 +116,10 @@ pub struct Measurements {
 /// The measured machine and the records behind it.
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// The machine: its theoretical roofs with the measured ceilings added
+    /// beside them (each ceiling says which).
     pub machine: Machine,
+    /// The raw records behind it.
     pub measurements: Measurements,
 }
 

@@ -51,9 +51,13 @@ pub struct Checks<'a> {
 /// Everything a suite produced.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Report {
+    /// One record per benchmark that succeeded.
     pub results: Vec<BenchResult>,
+    /// The intensity sweeps, one per precision swept.
     pub sweeps: Vec<Sweep>,
+    /// Benchmarks that failed; the others still ran.
     pub failures: Vec<Failure>,
+    /// What the reader should know (clocks, noise, small arrays, ...).
     pub warnings: Vec<String>,
     /// Benchmarks not measured here, and why ("needs 2 GPUs: this machine has 1").
     pub skipped: Vec<(String, String)>,

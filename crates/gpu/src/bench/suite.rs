@@ -16,8 +16,11 @@ use crate::session::Reps;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IntOp {
+    /// `IMAD`: 32-bit integer multiply-add.
     Imad,
+    /// `IADD3`: three-input 32-bit integer add.
     Iadd3,
+    /// `LOP3`: three-input logic operation.
     Lop3,
 }
 
@@ -25,9 +28,13 @@ pub enum IntOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MufuOp {
+    /// `ex2.approx`: base-2 exponential.
     Ex2,
+    /// `lg2.approx`: base-2 logarithm.
     Lg2,
+    /// `rsqrt.approx`: reciprocal square root.
     Rsqrt,
+    /// `sin.approx`: sine.
     Sin,
 }
 
@@ -35,9 +42,13 @@ pub enum MufuOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SmemOp {
+    /// `LDS.32`: 4-byte shared load.
     Lds32,
+    /// `LDS.128`: 16-byte shared load.
     Lds128,
+    /// `STS.32`: 4-byte shared store.
     Sts32,
+    /// `STS.128`: 16-byte shared store.
     Sts128,
 }
 
@@ -49,6 +60,7 @@ impl SmemOp {
             SmemOp::Lds128 | SmemOp::Sts128 => 16,
         }
     }
+    /// True for the stores (`STS`).
     pub fn is_store(self) -> bool {
         matches!(self, SmemOp::Sts32 | SmemOp::Sts128)
     }
@@ -58,7 +70,9 @@ impl SmemOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AtomicSpace {
+    /// `atomicAdd` to global memory (resolved in L2).
     Global,
+    /// `atomicAdd` to shared memory.
     Shared,
 }
 
@@ -68,18 +82,43 @@ pub enum AtomicSpace {
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum LinkBench {
     /// Pinned host memory to GPU `gpu` (copy engine).
-    HostToDevice { gpu: u8 },
+    HostToDevice {
+        /// CUDA ordinal of the receiving GPU.
+        gpu: u8,
+    },
     /// GPU `gpu` to pinned host memory.
-    DeviceToHost { gpu: u8 },
+    DeviceToHost {
+        /// CUDA ordinal of the sending GPU.
+        gpu: u8,
+    },
     /// From GPU `from` to GPU `to` with `engine`; `pull`: issued by the
     /// receiving GPU (it reads its peer), else by the sender (it writes).
     /// With `both_ways`, each GPU of the pair does the same towards the
     /// other at the same time.
-    Peer { from: u8, to: u8, engine: Engine, pull: bool, both_ways: bool },
+    Peer {
+        /// CUDA ordinal of the sending GPU.
+        from: u8,
+        /// CUDA ordinal of the receiving GPU.
+        to: u8,
+        /// Copy engines or a kernel's own loads and stores.
+        engine: Engine,
+        /// Issued by the receiver (it reads its peer) rather than the sender.
+        pull: bool,
+        /// Both GPUs of the pair send at the same time.
+        both_ways: bool,
+    },
     /// The peer benchmarks' stand-in on a machine with `gpus` (< 2) GPUs.
-    Peers { gpus: u8 },
+    Peers {
+        /// GPUs the machine has.
+        gpus: u8,
+    },
     /// An NCCL collective over `gpus` GPUs, as bus bandwidth.
-    Collective { op: CollectiveOp, gpus: u8 },
+    Collective {
+        /// The collective (all-reduce, all-gather, ...).
+        op: CollectiveOp,
+        /// GPUs taking part, one rank each.
+        gpus: u8,
+    },
 }
 
 impl LinkBench {
@@ -108,20 +147,37 @@ impl LinkBench {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum What {
+    /// Read one DRAM array (bandwidth in B/s).
     DramRead,
+    /// Write one DRAM array.
     DramWrite,
+    /// STREAM copy: one array read, one written.
     DramCopy,
+    /// STREAM triad: two arrays read, one written (scale and add).
     DramTriad,
+    /// STREAM add: two arrays read, one written.
     DramAdd,
+    /// Read a working set that fits in L2.
     L2Read,
+    /// Write bandwidth swept over the working set, inside L2 and beyond.
     L2Write,
+    /// Shared-memory bandwidth with `LDS.128`, conflict-free (B/s).
     SharedRead,
+    /// CUDA-core FMA peak of one precision (FLOP/s).
     Fma(FlopKind),
+    /// Tensor-core peak of one precision: cuBLASLt GEMM (FLOP/s).
     Tensor(FlopKind),
+    /// Intensity sweep of one precision: FMAs per element loaded from one
+    /// to thousands, the measured roofline's slope and plateau.
     Sweep(FlopKind),
+    /// One integer instruction's rate, swept over warps per SM.
     Int(IntOp),
+    /// One special-function instruction's rate, swept over warps per SM.
     Mufu(MufuOp),
+    /// One shared-memory load or store's issue rate (inst/s).
     SharedInst(SmemOp),
+    /// Atomic adds without return to global or shared memory, swept from
+    /// distinct addresses to one.
     Atomic(AtomicSpace),
     /// Global loads served by L1: how many warp load instructions an SM issues.
     LoadIssue,
@@ -222,6 +278,7 @@ pub struct BenchSpec {
     pub id: String,
     /// What a reader sees: "DRAM copy (b = a)".
     pub label: String,
+    /// What it measures; picks the kernels and the unit.
     pub what: What,
 }
 
@@ -232,6 +289,7 @@ fn spec(id: &str, label: &str, what: What) -> BenchSpec {
 /// Sizes, repetitions and runs of a suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SuiteConfig {
+    /// The reduced sizes of `--quick` (smaller arrays, fewer runs).
     pub quick: bool,
     /// Separate runs of each benchmark; the best run's median is reported.
     pub runs: usize,
@@ -267,6 +325,7 @@ fn point_runs() -> usize {
 }
 
 impl SuiteConfig {
+    /// The full suite's sizes, or `--quick`'s smaller ones.
     pub fn new(quick: bool) -> SuiteConfig {
         if quick {
             SuiteConfig {
@@ -466,25 +525,31 @@ pub enum AccessPattern {
 /// How a kernel was launched.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct LaunchShape {
+    /// Blocks in the grid.
     pub grid: u32,
+    /// Threads per block.
     pub block: u32,
     /// Bytes per access per thread (4, 8, 16), where it applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width: Option<u32>,
+    /// Shared memory per block, bytes, where set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_bytes: Option<u32>,
     /// Independent accesses per thread and loop trip, where searched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unroll: Option<u32>,
+    /// How the grid covers the arrays, for DRAM kernels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<AccessPattern>,
 }
 
 impl LaunchShape {
+    /// A shape of `grid` blocks of `block` threads, nothing else set.
     pub fn new(grid: u32, block: u32) -> LaunchShape {
         LaunchShape { grid, block, ..LaunchShape::default() }
     }
 
+    /// The shape in words ("1056 blocks x 256 threads, 16-byte accesses").
     pub fn describe(&self) -> String {
         let mut s = format!("{} blocks x {} threads", self.grid, self.block);
         if let Some(w) = self.width {
@@ -510,9 +575,11 @@ impl LaunchShape {
 pub struct CurvePoint {
     /// The swept quantity (warps per SM, ways of bank conflict, bytes).
     pub x: f64,
+    /// The point's setting in words ("8 warps per SM").
     pub label: String,
     /// Rate of the point's best run.
     pub rate: Spread,
+    /// Median SM clock during the point's best run, MHz (NVML), when sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sm_mhz: Option<f64>,
 }
@@ -523,6 +590,7 @@ pub struct CurvePoint {
 pub struct Curve {
     /// What x is ("warps per SM").
     pub axis: String,
+    /// Points measured, ascending x.
     pub points: Vec<CurvePoint>,
     /// The lowest x whose rate reaches 90% of the best: where the curve
     /// reaches its roof (a rising curve's ridge).
@@ -531,6 +599,7 @@ pub struct Curve {
 }
 
 impl Curve {
+    /// A curve from its points (sorted by x here), its knee located.
     pub fn new(axis: impl Into<String>, mut points: Vec<CurvePoint>) -> Curve {
         points.sort_by(|a, b| a.x.total_cmp(&b.x));
         let best = points.iter().map(|p| p.rate.median).fold(0.0, f64::max);
@@ -551,10 +620,12 @@ pub mod rate_unit {
 
     const UNITS: [Unit; 4] = [Unit::BytePerSecond, Unit::FlopPerSecond, Unit::OpPerSecond, Unit::InstPerSecond];
 
+    /// Writes the unit's symbol.
     pub fn serialize<S: Serializer>(u: &Unit, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(u.symbol())
     }
 
+    /// Reads a symbol back; an unknown one is an error naming it.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Unit, D::Error> {
         let t = String::deserialize(d)?;
         UNITS
@@ -567,8 +638,11 @@ pub mod rate_unit {
 /// The record of one benchmark.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BenchResult {
+    /// Stable identifier, as [`BenchSpec::id`].
     pub id: String,
+    /// What a reader sees, as [`BenchSpec::label`].
     pub label: String,
+    /// What it measured.
     pub what: What,
     /// B/s, FLOP/s, OP/s or inst/s (warp instructions per second).
     #[serde(with = "rate_unit")]
@@ -581,9 +655,11 @@ pub struct BenchResult {
     pub seconds: Spread,
     /// Bytes, FLOPs or warp instructions per launch.
     pub work_per_launch: f64,
+    /// The launch shape of the best candidate.
     pub launch: LaunchShape,
     /// Problem size in words ("2 arrays of 1 GiB").
     pub size: String,
+    /// SM and memory clocks sampled by NVML while it ran (None without NVML).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ClockSummary>,
     /// How it was measured ("NVRTC sm_90 CUBIN", "cuBLASLt 13.0, algorithm 3 of 8").
@@ -609,11 +685,15 @@ pub fn best_run(runs: &[Spread]) -> Option<usize> {
 /// One point of the intensity sweep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepPoint {
+    /// FMA loop trips per element loaded.
     pub iters: u32,
     /// FLOP per byte of DRAM traffic (load + store).
     pub intensity: f64,
+    /// Measured FLOP/s: median, min, max over the timed launches.
     pub flops_per_s: Spread,
+    /// DRAM bytes/s at the median FLOP/s (FLOP/s / intensity).
     pub bytes_per_s: f64,
+    /// Median SM clock during the point, MHz (NVML), when sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sm_mhz: Option<f64>,
 }
@@ -621,8 +701,11 @@ pub struct SweepPoint {
 /// The empirical roofline of one precision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sweep {
+    /// The precision (FP32 or FP64).
     pub kind: FlopKind,
+    /// Points by ascending intensity.
     pub points: Vec<SweepPoint>,
+    /// The measured ridge; None when fewer than two points succeeded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ridge: Option<Ridge>,
 }
@@ -658,7 +741,9 @@ pub fn locate_ridge(points: &[(f64, f64)]) -> Option<Ridge> {
 /// A benchmark that could not run or failed its check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
+    /// Benchmark id.
     pub id: String,
+    /// Why it failed or could not run.
     pub error: String,
 }
 

@@ -37,6 +37,7 @@ pub fn fma_chain_f32(start: f32, a: f32, b: f32, steps: u64) -> f32 {
     x
 }
 
+/// The same in FP64, rounded once per step as `fma.rn.f64` does.
 pub fn fma_chain_f64(start: f64, a: f64, b: f64, steps: u64) -> f64 {
     let mut x = start;
     for _ in 0..steps {
@@ -97,6 +98,8 @@ pub fn fma_f16(x: f64, a: f64, b: f64) -> f64 {
     round_f16(x * a + b)
 }
 
+/// The same on one FP16 half, rounded to FP16 after every step as
+/// `fma.rn.f16x2` does.
 pub fn fma_chain_f16(start: f64, a: f64, b: f64, steps: u64) -> f64 {
     let mut x = start;
     for _ in 0..steps {
