@@ -1267,6 +1267,23 @@ mod tests {
     }
 
     #[test]
+    fn the_json_carries_each_entrys_english_beside_its_code() {
+        let f = Finding::SectorUse { access: Access::Load, bytes_per_sector: 4.0, wasted_share_pct: Some(12.0) };
+        let a = Advice::LowOccupancy { occupancy_pct: 25.0 };
+        let d = Diagnosis { position: Position::UnderDiagonal, evidence: vec![f.clone()], next_moves: vec![a.clone()] };
+        let v = serde_json::to_value(&d).unwrap();
+        assert_eq!(v["evidence"][0]["code"], "sector_use");
+        assert_eq!(
+            v["evidence"][0]["text"],
+            "load 4.0 of 32 bytes used per sector; the unused bytes are 12% of the global sectors"
+        );
+        assert_eq!(v["next_moves"][0]["code"], "low_occupancy");
+        assert_eq!(v["next_moves"][0]["text"], "occupancy is only 25%, so fewer loads are in flight");
+        // Reading ignores the text and makes it again from the code.
+        assert_eq!(serde_json::from_value::<Diagnosis>(v).unwrap(), d);
+    }
+
+    #[test]
     fn positions_have_their_labels() {
         let labels = [
             (Position::OnDiagonal, "on the diagonal"),
