@@ -1346,6 +1346,24 @@ mod tests {
     }
 
     #[test]
+    fn a_zero_slot_count_falls_back_to_the_profilers_waves() {
+        // A capture that reads 0 SMs or 0 blocks per SM has no slot count:
+        // the grid is placed by ncu's own waves, not divided by zero.
+        for (sms, blocks_per_sm) in [(0.0, 2.0), (100.0, 0.0)] {
+            let mut k = memory_kernel(50.0);
+            k.evidence.sm_count = Some(sms);
+            k.evidence.blocks_per_sm = Some(blocks_per_sm);
+            k.evidence.grid_size = Some(100.0);
+            k.evidence.waves = Some(0.5);
+            let d = diagnose_kernel(&k);
+            assert!(
+                d.next_moves.contains(&Advice::FillTheGpu { blocks: 100.0, slots: 200.0 }),
+                "{sms} {blocks_per_sm}: {d:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_store_only_waste_of_a_kernel_that_loads_nothing_is_all_its_traffic() {
         // ncu reports 0 bytes per sector for a direction with no accesses.
         let mut k = memory_kernel(60.0);

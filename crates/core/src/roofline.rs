@@ -693,6 +693,22 @@ mod tests {
     }
 
     #[test]
+    fn the_ridge_is_where_the_two_roofs_meet_and_a_kernel_on_it_is_compute_bound() {
+        // Seed 001's machine: 1000 GFLOP/s over 100 GB/s meet at 10 FLOP/byte.
+        assert_eq!(ridge_point(1000e9, 100e9), 10.0);
+        let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        assert_eq!(m.ridge(FlopKind::Fp32, MemLevel::Dram), Some(10.0));
+        // The H200's theoretical FP32 and DRAM roofs (reference/h200.md).
+        assert_eq!(format!("{:.1}", ridge_point(66.9e12, 4.814e12)), "13.9");
+        assert_eq!(attainable(1000e9, 100e9, 10.0), 1000e9);
+        assert_eq!(attainable(1000e9, 100e9, 2.5), 250e9);
+        assert_eq!(attainable(1000e9, 100e9, 40.0), 1000e9);
+        assert_eq!(Bound::classify(10.0, 10.0), Bound::Compute);
+        assert_eq!(Bound::classify(9.99, 10.0), Bound::Memory);
+        assert_eq!(Bound::classify(10.01, 10.0), Bound::Compute);
+    }
+
+    #[test]
     fn saxpy_on_seed_001_machine() {
         let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
         let a = analyze_kernel(&m, &kernel(2.0, 12.0, None));
