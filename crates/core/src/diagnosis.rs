@@ -1568,6 +1568,34 @@ mod tests {
     }
 
     #[test]
+    fn a_zero_clock_names_nothing_and_a_kernel_at_the_max_clock_roof_has_no_gap_to_share() {
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        m.ceilings[0].clock.sm_mhz = Some(1980.0);
+        let mut c = Kernel::named("k", Origin::Counter);
+        c.flops.insert(FlopKind::Fp32, 400e9);
+        c.bytes.insert(MemLevel::Dram, 1e6);
+        c.duration_s = Some(1.0);
+        c.evidence.max_sm_clock_hz = Some(1.98e9);
+        // A capture whose SM clock reads 0 has no clock, not a 100% loss.
+        c.evidence.sm_clock_hz = Some(0.0);
+        assert!(!analyze_kernel(&m, &c).diagnosis.unwrap().has("clock_below_max"));
+        let gap_share = |m: &Machine, k: &Kernel| {
+            analyze_kernel(m, k).diagnosis.unwrap().evidence.iter().find_map(|f| match f {
+                Finding::ClockBelowMax { gap_share_pct, .. } => Some(*gap_share_pct),
+                _ => None,
+            })
+        };
+        // Exactly at the roof quoted at the maximum clock: no gap to share.
+        c.evidence.sm_clock_hz = Some(1.5e9);
+        c.flops.insert(FlopKind::Fp32, 1000e9);
+        assert_eq!(gap_share(&m, &c), Some(None));
+        // A roof quoted at no clock (0 MHz) gives no share either.
+        c.flops.insert(FlopKind::Fp32, 400e9);
+        m.ceilings[0].clock.sm_mhz = Some(0.0);
+        assert_eq!(gap_share(&m, &c), Some(None));
+    }
+
+    #[test]
     fn the_two_main_stalls_are_named_in_order() {
         let mut k = memory_kernel(5.0);
         k.evidence.stalls = [
