@@ -1596,6 +1596,104 @@ mod tests {
     }
 
     #[test]
+    fn the_busy_pipe_says_when_its_figure_is_the_profilers() {
+        // An XU roof of 1e11 warp instructions/s, and 8e10 of them in 1 s: 80% of it.
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        m.ceilings.push(crate::machine::Ceiling::new(
+            crate::machine::Resource::Instruction(Pipe::Xu),
+            "MUFU",
+            1e11,
+            crate::machine::Provenance::new(Origin::Measured, "benchmark xu"),
+        ));
+        let busy = |counter: f64| {
+            let mut k = Kernel::named("k", Origin::Counter);
+            k.flops.insert(FlopKind::Fp32, 400e9);
+            k.bytes.insert(MemLevel::Dram, 1e6);
+            k.duration_s = Some(1.0);
+            k.evidence
+                .pipes
+                .insert(Pipe::Xu, crate::kernel::PipeUse { pct_of_peak: Some(counter), warp_instructions: Some(8e10) });
+            analyze_kernel(&m, &k).diagnosis.unwrap().evidence.into_iter().find_map(|f| match f {
+                Finding::BusyPipe { pct, of_counter, .. } => Some((pct, of_counter)),
+                _ => None,
+            })
+        };
+        assert_eq!(busy(90.0), Some((90.0, true)), "the profiler's busy cycles are the larger figure");
+        assert_eq!(busy(70.0), Some((80.0, false)));
+        assert_eq!(busy(80.0), Some((80.0, false)), "when they agree the roof's figure is quoted");
+    }
+
+    #[test]
+    fn thirty_percent_of_the_compute_peak_vetoes_latency_bound_under_a_faster_mix_roof() {
+        // A measured machine whose write-only streaming (110 GB/s) beats its
+        // read roof (100 GB/s), and a write-only kernel just below the ridge:
+        // 28% of the mix roof, 31% of the DRAM roof, 30.7% of the FP32 peak.
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        let measured = |id: &str| crate::machine::Provenance::new(Origin::Measured, format!("benchmark {id}: x"));
+        m.ceilings[1] = crate::machine::Ceiling::new(
+            crate::machine::Resource::Memory(MemLevel::Dram),
+            "dram.read",
+            100e9,
+            measured("dram.read"),
+        );
+        m.ceilings.push(
+            crate::machine::Ceiling::new(
+                crate::machine::Resource::Memory(MemLevel::Dram),
+                "dram.write",
+                110e9,
+                measured("dram.write"),
+            )
+            .secondary(),
+        );
+        let mut k = Kernel::named("k", Origin::Counter);
+        k.flops.insert(FlopKind::Fp32, 9.9 * 31e9);
+        k.bytes.insert(MemLevel::Dram, 31e9);
+        k.duration_s = Some(1.0);
+        k.evidence.dram_read_bytes = Some(0.0);
+        k.evidence.dram_write_bytes = Some(31e9);
+        let a = analyze_kernel(&m, &k);
+        assert!(a.judged_pct().unwrap() < LATENCY_PCT, "{:?}", a.pct_of_mix_roof);
+        assert_eq!(a.diagnosis.unwrap().position, Position::UnderDiagonal);
+    }
+
+    #[test]
+    fn unknown_fp16_packing_is_named_for_kernels_with_fp16_flops() {
+        let with = |packed: f64, fp16_flops: f64, packing: crate::kernel::Fp16Packing| {
+            let mut k = memory_kernel(50.0);
+            k.flops.insert(FlopKind::Fp16, fp16_flops);
+            k.evidence.fp16 = Some(crate::kernel::Fp16Accounting {
+                packed_flops: packed,
+                scalar_flops: packed / 2.0,
+                packing,
+                constant_moves: None,
+            });
+            diagnose_kernel(&k)
+        };
+        use crate::kernel::Fp16Packing::{Counted, Unknown};
+        let d = with(4000.0, 4000.0, Unknown);
+        assert!(d.evidence.contains(&Finding::Fp16PackingUnknown { packed_flops: 4000.0, scalar_flops: 2000.0 }));
+        assert!(!with(0.0, 4000.0, Unknown).has("fp16_packing_unknown"), "no half instructions");
+        assert!(!with(4000.0, 0.0, Unknown).has("fp16_packing_unknown"), "no FP16 FLOPs left (constant moves)");
+        let counted = Counted { packed_share: 1.0, source: "x".into() };
+        assert!(!with(4000.0, 4000.0, counted).has("fp16_packing_unknown"), "a counter told them apart");
+    }
+
+    #[test]
+    fn a_launch_of_exactly_10_us_is_not_too_short() {
+        // 50% of 100 GB/s, one launch.
+        let at = |seconds: f64| {
+            let mut k = Kernel::named("k", Origin::Counter);
+            k.bytes.insert(MemLevel::Dram, 0.5 * 100e9 * seconds);
+            k.flops.insert(FlopKind::Fp32, 0.5 * 100e9 * seconds / 12.0);
+            k.duration_s = Some(seconds);
+            diagnose_kernel(&k)
+        };
+        assert_eq!(at(10e-6).position, Position::UnderDiagonal);
+        assert!(!at(10e-6).advises("longer_launches"));
+        assert!(at(9.99e-6).advises("longer_launches"));
+    }
+
+    #[test]
     fn the_two_main_stalls_are_named_in_order() {
         let mut k = memory_kernel(5.0);
         k.evidence.stalls = [

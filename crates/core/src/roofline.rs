@@ -851,7 +851,17 @@ mod tests {
         assert_eq!(a.judged_pct(), a.pct_of_mix_roof);
         let d = a.diagnosis.clone().unwrap();
         assert_eq!(d.position, crate::diagnosis::Position::OnDiagonal);
-        assert!(d.has("pct_of_mix_roof"));
+        // The evidence names the mix (2 reads : 1 write) and its benchmark.
+        let mix = d.evidence.iter().find_map(|f| match f {
+            crate::diagnosis::Finding::PctOfMixRoof { bytes_per_s, read_share_pct, lower, upper, .. } => {
+                Some((*bytes_per_s, *read_share_pct, lower.clone(), upper.clone()))
+            }
+            _ => None,
+        });
+        let (rate, read_pct, lower, upper) = mix.expect("the mix finding");
+        assert_eq!(rate, 4.211e12);
+        assert!((read_pct - 200.0 / 3.0).abs() < 1e-9, "{read_pct}");
+        assert_eq!((lower.as_str(), upper.as_str()), ("dram.add", "dram.add"));
         // The chart's ceiling stays the highest roof.
         assert_eq!(a.level(MemLevel::Dram).unwrap().bandwidth, Some(4.502e12));
     }
