@@ -1623,37 +1623,133 @@ mod tests {
         assert_eq!(busy(80.0), Some((80.0, false)), "when they agree the roof's figure is quoted");
     }
 
-    #[test]
-    fn thirty_percent_of_the_compute_peak_vetoes_latency_bound_under_a_faster_mix_roof() {
-        // A measured machine whose write-only streaming (110 GB/s) beats its
-        // read roof (100 GB/s), and a write-only kernel just below the ridge:
-        // 28% of the mix roof, 31% of the DRAM roof, 30.7% of the FP32 peak.
+    /// A measured machine whose write-only streaming (110 GB/s) beats its
+    /// read roof (100 GB/s), with a 1000 GB/s L2: the mix roof of a
+    /// write-only kernel is above its DRAM roof.
+    fn faster_write_machine() -> Machine {
         let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
         let measured = |id: &str| crate::machine::Provenance::new(Origin::Measured, format!("benchmark {id}: x"));
-        m.ceilings[1] = crate::machine::Ceiling::new(
-            crate::machine::Resource::Memory(MemLevel::Dram),
-            "dram.read",
-            100e9,
-            measured("dram.read"),
-        );
-        m.ceilings.push(
-            crate::machine::Ceiling::new(
-                crate::machine::Resource::Memory(MemLevel::Dram),
-                "dram.write",
-                110e9,
-                measured("dram.write"),
-            )
-            .secondary(),
-        );
+        let dram = crate::machine::Resource::Memory(MemLevel::Dram);
+        m.ceilings[1] = crate::machine::Ceiling::new(dram, "dram.read", 100e9, measured("dram.read"));
+        m.ceilings.push(crate::machine::Ceiling::new(dram, "dram.write", 110e9, measured("dram.write")).secondary());
+        m.ceilings.push(crate::machine::Ceiling::new(
+            crate::machine::Resource::Memory(MemLevel::L2),
+            "L2",
+            1000e9,
+            measured("l2"),
+        ));
+        m
+    }
+
+    /// A write-only kernel of `flops` moving 31 GB of DRAM in 1 s: 31% of
+    /// the DRAM roof, 28% of the write mix roof.
+    fn write_only(flops: f64) -> Kernel {
         let mut k = Kernel::named("k", Origin::Counter);
-        k.flops.insert(FlopKind::Fp32, 9.9 * 31e9);
+        k.flops.insert(FlopKind::Fp32, flops);
         k.bytes.insert(MemLevel::Dram, 31e9);
         k.duration_s = Some(1.0);
         k.evidence.dram_read_bytes = Some(0.0);
         k.evidence.dram_write_bytes = Some(31e9);
-        let a = analyze_kernel(&m, &k);
+        k
+    }
+
+    #[test]
+    fn thirty_percent_of_the_compute_peak_vetoes_latency_bound_under_a_faster_mix_roof() {
+        // 300 GFLOP in 1 s, just below the ridge: exactly 30% of the FP32 peak.
+        let a = analyze_kernel(&faster_write_machine(), &write_only(300e9));
+        assert_eq!(a.limiter, Some(Limiter::Bandwidth(MemLevel::Dram)));
         assert!(a.judged_pct().unwrap() < LATENCY_PCT, "{:?}", a.pct_of_mix_roof);
+        assert_eq!(100.0 * a.achieved_flops_per_s.unwrap() / a.compute_roof_flops_per_s.unwrap(), 30.0);
         assert_eq!(a.diagnosis.unwrap().position, Position::UnderDiagonal);
+    }
+
+    #[test]
+    fn thirty_percent_of_any_bandwidth_vetoes_latency_bound() {
+        // DRAM limits at 28% of the mix roof while L2 moves exactly 30% of its bandwidth.
+        let mut k = write_only(1e9);
+        k.bytes.insert(MemLevel::L2, 300e9);
+        let a = analyze_kernel(&faster_write_machine(), &k);
+        assert_eq!(a.limiter, Some(Limiter::Bandwidth(MemLevel::Dram)));
+        assert!(a.judged_pct().unwrap() < LATENCY_PCT);
+        assert_eq!(a.level(MemLevel::L2).unwrap().pct_of_bandwidth, Some(30.0));
+        assert_eq!(a.diagnosis.unwrap().position, Position::UnderDiagonal);
+        // Without the L2 traffic the same kernel waits on latency.
+        k.bytes.remove(&MemLevel::L2);
+        assert_eq!(analyze_kernel(&faster_write_machine(), &k).diagnosis.unwrap().position, Position::LatencyBound);
+    }
+
+    #[test]
+    fn a_kernel_at_exactly_30_percent_of_its_roof_is_not_latency_bound() {
+        // 0.3 GFLOP over 23 GB in 23/30 s: exactly 30.0% of the DRAM roof.
+        let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        let mut k = Kernel::named("k", Origin::Counter);
+        k.flops.insert(FlopKind::Fp32, 0.3e9);
+        k.bytes.insert(MemLevel::Dram, 23e9);
+        k.duration_s = Some(23e9 / 30e9);
+        let a = analyze_kernel(&m, &k);
+        assert_eq!(a.pct_of_roof, Some(30.0));
+        assert_eq!(a.diagnosis.unwrap().position, Position::UnderDiagonal);
+    }
+
+    #[test]
+    fn the_speed_of_light_vetoes_latency_bound_from_exactly_30_percent() {
+        let mut k = memory_kernel(10.0);
+        k.evidence.sm_throughput_pct = Some(30.0);
+        assert_eq!(diagnose_kernel(&k).position, Position::UnderDiagonal);
+        k.evidence.sm_throughput_pct = None;
+        k.evidence.dram_throughput_pct = Some(29.9);
+        assert_eq!(diagnose_kernel(&k).position, Position::LatencyBound);
+    }
+
+    #[test]
+    fn stalls_are_named_for_latency_bound_kernels_and_compute_bound_ones_below_the_roof() {
+        let stalled = |mut k: Kernel| {
+            k.evidence.stalls = [("long_scoreboard".to_string(), 4.0)].into();
+            diagnose_kernel(&k).has("stalls")
+        };
+        let compute = |flops: f64| {
+            let mut k = Kernel::named("k", Origin::Counter);
+            k.flops.insert(FlopKind::Fp32, flops);
+            k.bytes.insert(MemLevel::Dram, 1e6);
+            k.duration_s = Some(1.0);
+            k
+        };
+        assert!(stalled(memory_kernel(5.0)), "latency-bound");
+        assert!(stalled(compute(400e9)), "compute-bound at 40%");
+        assert!(!stalled(compute(750e9)), "compute-bound at exactly 75%: on the roof");
+        assert!(!stalled(compute(800e9)), "on the roof");
+        assert!(!stalled(memory_kernel(50.0)), "memory-bound: the traffic explains the time");
+    }
+
+    #[test]
+    fn a_latency_bound_kernel_is_pointed_at_its_occupancy_limiter_below_100_percent() {
+        let mut k = memory_kernel(5.0);
+        k.evidence.occupancy_limiter = Some("registers".into());
+        k.evidence.occupancy_theoretical_pct = Some(50.0);
+        let d = diagnose_kernel(&k);
+        assert_eq!(d.next_moves[1], Advice::OccupancyLimited { limiter: "registers".into(), hint: None });
+        k.evidence.occupancy_theoretical_pct = Some(100.0);
+        assert!(!diagnose_kernel(&k).advises("occupancy_limited"), "full occupancy limits nothing");
+    }
+
+    #[test]
+    fn a_kernel_exactly_on_the_diagonal_is_not_pipe_bound() {
+        // No FLOPs, 75 GB in 1 s: exactly 75% of the DRAM roof, beside an XU pipe at 80%.
+        let mut k = Kernel::named("k", Origin::Counter);
+        k.bytes.insert(MemLevel::Dram, 75e9);
+        k.duration_s = Some(1.0);
+        k.evidence.pipes.insert(Pipe::Xu, crate::kernel::PipeUse { pct_of_peak: Some(80.0), warp_instructions: None });
+        let a = analyze_kernel(&Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9), &k);
+        assert_eq!(a.pct_of_roof, Some(75.0));
+        assert_eq!(a.diagnosis.unwrap().position, Position::OnDiagonal);
+    }
+
+    #[test]
+    fn zero_bank_conflicts_are_not_evidence() {
+        let mut k = memory_kernel(50.0);
+        k.evidence.shared_bank_conflicts = Some(0.0);
+        k.evidence.shared_wavefronts = Some(1000.0);
+        assert!(!diagnose_kernel(&k).has("bank_conflicts"));
     }
 
     #[test]
