@@ -1198,6 +1198,14 @@ mod tests {
     }
 
     #[test]
+    fn a_busy_pipe_is_advised_under_the_diagonal_from_50_percent() {
+        let d = with_pipe(Pipe::Alu, 60.0, true);
+        assert_eq!(d.position, Position::UnderDiagonal);
+        assert_eq!(d.next_moves, vec![Advice::PipeWork { pipe: Pipe::Alu, pct: 60.0 }]);
+        assert_eq!(with_pipe(Pipe::Alu, 40.0, true).next_moves, vec![Advice::MoreBytesInFlight]);
+    }
+
+    #[test]
     fn a_kernel_below_its_roof_with_a_pipe_at_75_percent_is_pipe_bound() {
         let d = with_pipe(Pipe::Xu, 75.1, true);
         assert_eq!(d.position, Position::PipeBound);
