@@ -1406,6 +1406,44 @@ mod tests {
     }
 
     #[test]
+    fn excess_sectors_are_a_share_of_the_counted_global_sectors() {
+        let excess_share = |load: (f64, f64), store: (Option<f64>, f64), excess: f64| {
+            let mut k = memory_kernel(50.0);
+            k.evidence.global_load_bytes_per_sector = Some(load.0);
+            k.evidence.global_load_sectors = Some(load.1);
+            k.evidence.global_store_bytes_per_sector = store.0;
+            k.evidence.global_store_sectors = Some(store.1);
+            k.evidence.excessive_sectors = Some(excess);
+            diagnose_kernel(&k).evidence.into_iter().find_map(|f| match f {
+                Finding::ExcessSectors { share_pct, .. } => Some(share_pct),
+                _ => None,
+            })
+        };
+        // 500 excess of 1000 sectors is 50%, whatever the bytes per sector
+        // say (16 of 32 bytes on 80% of the sectors would be 40%).
+        assert_eq!(excess_share((16.0, 800.0), (Some(32.0), 200.0), 500.0), Some(Some(50.0)));
+        assert_eq!(excess_share((32.0, 200.0), (Some(16.0), 800.0), 500.0), Some(Some(50.0)));
+        assert_eq!(excess_share((24.0, 1000.0), (None, 0.0), 500.0), Some(Some(50.0)));
+        // No sectors counted: the bytes per sector give the share (loads alone, 4 of 32).
+        assert_eq!(excess_share((4.0, 0.0), (None, 0.0), 700.0), Some(Some(87.5)));
+        // No excess: nothing to name.
+        assert_eq!(excess_share((16.0, 800.0), (Some(32.0), 200.0), 0.0), None);
+    }
+
+    #[test]
+    fn sector_use_is_evidence_only_under_24_bytes_per_sector() {
+        let sector_use = |load_bps: f64| {
+            let mut k = memory_kernel(50.0);
+            k.evidence.global_load_bytes_per_sector = Some(load_bps);
+            k.evidence.global_store_bytes_per_sector = Some(32.0);
+            diagnose_kernel(&k).has("sector_use")
+        };
+        assert!(sector_use(23.9));
+        assert!(!sector_use(24.0));
+        assert!(!sector_use(32.0));
+    }
+
+    #[test]
     fn bank_conflicts_are_weighed_by_the_wavefronts() {
         let mut k = memory_kernel(50.0);
         k.evidence.shared_bank_conflicts = Some(99.0);
