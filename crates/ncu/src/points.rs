@@ -609,6 +609,40 @@ mod tests {
     }
 
     #[test]
+    fn the_flop_formulas_weigh_each_instruction_as_nsight_compute_does() {
+        // reference/ncu-roofline-metrics.md: FP64 = dadd + dmul + 2 dfma,
+        // FP32 = fadd + fmul + 2 ffma, FP16 = 2 hadd + 2 hmul + 4 hfma;
+        // tensor ops are FLOPs.
+        let mut l = launch(&[
+            (Slot::Dadd, 1.0),
+            (Slot::Dmul, 2.0),
+            (Slot::Dfma, 3.0),
+            (Slot::Fadd, 10.0),
+            (Slot::Fmul, 20.0),
+            (Slot::Ffma, 30.0),
+            (Slot::Hadd, 100.0),
+            (Slot::Hmul, 200.0),
+            (Slot::Hfma, 300.0),
+        ]);
+        l.tensor.insert(FlopKind::TensorBf16, crate::csv::TensorCount { ops: 5000.0, peak_per_cycle: None });
+        l.tensor.insert(FlopKind::TensorFp8, crate::csv::TensorCount { ops: 0.0, peak_per_cycle: None });
+        let f = flops(&l);
+        assert_eq!(f.get(&FlopKind::Fp64), Some(&(1.0 + 2.0 + 2.0 * 3.0)));
+        assert_eq!(f.get(&FlopKind::Fp32), Some(&(10.0 + 20.0 + 2.0 * 30.0)));
+        assert_eq!(f.get(&FlopKind::Fp16), Some(&(2.0 * 100.0 + 2.0 * 200.0 + 4.0 * 300.0)));
+        assert_eq!(f.get(&FlopKind::TensorBf16), Some(&5000.0));
+        assert!(!f.contains_key(&FlopKind::TensorFp8), "zero tensor ops are no FLOPs: {f:?}");
+        assert_eq!(f.len(), 4);
+        // The FP16 accounting: packed as counted, scalar half of it.
+        let a = fp16_accounting(&[&l], &f).unwrap();
+        assert_eq!((a.packed_flops, a.scalar_flops), (1800.0, 900.0));
+        // HMUL alone is FP16 work too.
+        let only_hmul = launch(&[(Slot::Hmul, 5.0)]);
+        let a = fp16_accounting(&[&only_hmul], &flops(&only_hmul)).unwrap();
+        assert_eq!(a.packed_flops, 10.0);
+    }
+
+    #[test]
     fn kinds_without_flops_are_left_out() {
         let l = launch(&[(Slot::Dadd, 0.0), (Slot::Dmul, 0.0), (Slot::Dfma, 0.0), (Slot::Ffma, 2.0)]);
         let f = flops(&l);
