@@ -813,6 +813,37 @@ mod tests {
     }
 
     #[test]
+    fn ncus_sparse_tensor_peaks_are_halved_on_hopper_only_and_never_for_fp64() {
+        // reference/h200.md: ncu reads 8192 BF16 ops/clk/SM on the H200, the
+        // 2:4 sparse rate; FP64 tensor has no sparse mode (256 ops/clk/SM).
+        let tensor = |cc: &str| {
+            let mut l = launch(&[(Slot::SmClock, 1e9)]);
+            l.cc = cc.into();
+            for (kind, per_sm) in [(FlopKind::TensorBf16, 8192.0), (FlopKind::TensorFp64, 256.0)] {
+                l.tensor.insert(kind, crate::csv::TensorCount { ops: 1.0, peak_per_cycle: Some(per_sm * 132.0) });
+            }
+            counter_machine(&[&l], ByteConvention::Ncu)
+        };
+        let hopper = tensor("9.0");
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b;
+        let bf16 = hopper.compute_roof(FlopKind::TensorBf16).unwrap();
+        assert!(close(bf16.rate, 4096.0 * 132.0 * 1e9), "{}", bf16.rate);
+        assert_eq!(bf16.name, "BF16 tensor (dense)");
+        let fp64 = hopper.compute_roof(FlopKind::TensorFp64).unwrap();
+        assert!(close(fp64.rate, 256.0 * 132.0 * 1e9), "{}", fp64.rate);
+        assert_eq!(fp64.name, "FP64 tensor");
+        assert!(hopper
+            .notes
+            .iter()
+            .any(|n| n.starts_with("BF16 tensor: Nsight Compute's peak is the 2:4 sparse rate")));
+        // Elsewhere the peak is used as it is, with a note saying so.
+        let ampere = tensor("8.0");
+        assert!(close(ampere.compute_roof(FlopKind::TensorBf16).unwrap().rate, 8192.0 * 132.0 * 1e9));
+        assert!(ampere.notes.iter().any(|n| n.contains("checked on compute capability 9.0 only")));
+        assert!(!ampere.notes.iter().any(|n| n.contains("sparse rate; the roof used is half")));
+    }
+
+    #[test]
     fn the_counter_machine_knows_its_sms_for_the_pipe_roofs() {
         let l = launch(&[(Slot::SmCount, 132.0), (Slot::SmClock, 1.9e9), (Slot::FfmaPeak, 16896.0)]);
         let m = counter_machine(&[&l], ByteConvention::Ncu);
