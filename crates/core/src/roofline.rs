@@ -838,6 +838,35 @@ mod tests {
     }
 
     #[test]
+    fn of_two_benchmarks_with_one_mix_the_faster_counts_and_on_a_tie_the_first() {
+        let with_triad = |rate: f64| {
+            let mut m = streaming_machine();
+            m.ceilings.iter_mut().find(|c| c.name == "dram.triad").unwrap().rate = rate;
+            mix_roof(&m, 2.0 / 3.0).unwrap()
+        };
+        // add (4.211 TB/s) comes first; a faster triad replaces it.
+        let faster = with_triad(4.3e12);
+        assert_eq!((faster.bytes_per_s, faster.lower.benchmark.as_str()), (4.3e12, "dram.triad"));
+        let tie = with_triad(4.211e12);
+        assert_eq!(tie.lower.benchmark, "dram.add");
+        let slower = with_triad(4.0e12);
+        assert_eq!((slower.bytes_per_s, slower.lower.benchmark.as_str()), (4.211e12, "dram.add"));
+    }
+
+    #[test]
+    fn only_measured_dram_streaming_is_a_point_of_the_mix_roof() {
+        // A DRAM roof given by the user that carries a read pattern (a
+        // hand-written machine file) is not a measurement: the read-only mix
+        // falls back to copy.
+        let mut m = Machine::simple("m", FlopKind::Fp32, 66.9e12, 4.81e12);
+        m.ceilings[1] = m.ceilings[1].clone().with_pattern(StreamPattern::of_benchmark("dram.read").unwrap());
+        let p = Provenance::new(Origin::Measured, "benchmark dram.copy: x");
+        m.ceilings.push(Ceiling::new(crate::machine::Resource::Memory(MemLevel::Dram), "dram.copy", 3.997e12, p));
+        let r = mix_roof(&m, 1.0).unwrap();
+        assert_eq!((r.bytes_per_s, r.lower.benchmark.as_str()), (3.997e12, "dram.copy"));
+    }
+
+    #[test]
     fn a_streaming_kernel_is_judged_against_its_own_mix() {
         let m = streaming_machine();
         // A triad (2 reads : 1 write) at 4.0 TB/s: 83% of the read-only
