@@ -1307,6 +1307,14 @@ mod tests {
     }
 
     #[test]
+    fn a_busy_pipe_is_advised_under_the_diagonal_from_50_percent() {
+        let d = with_pipe(Pipe::Alu, 60.0, true);
+        assert_eq!(d.position, Position::UnderDiagonal);
+        assert_eq!(d.next_moves, vec![Advice::PipeWork { pipe: Pipe::Alu, pct: 60.0 }]);
+        assert_eq!(with_pipe(Pipe::Alu, 40.0, true).next_moves, vec![Advice::MoreBytesInFlight]);
+    }
+
+    #[test]
     fn a_kernel_below_its_roof_with_a_pipe_at_75_percent_is_pipe_bound() {
         let d = with_pipe(Pipe::Xu, 75.1, true);
         assert_eq!(d.position, Position::PipeBound);
@@ -1376,6 +1384,23 @@ mod tests {
     }
 
     #[test]
+    fn the_json_carries_each_entrys_english_beside_its_code() {
+        let f = Finding::SectorUse { access: Access::Load, bytes_per_sector: 4.0, wasted_share_pct: Some(12.0) };
+        let a = Advice::LowOccupancy { occupancy_pct: 25.0 };
+        let d = Diagnosis { position: Position::UnderDiagonal, evidence: vec![f.clone()], next_moves: vec![a.clone()] };
+        let v = serde_json::to_value(&d).unwrap();
+        assert_eq!(v["evidence"][0]["code"], "sector_use");
+        assert_eq!(
+            v["evidence"][0]["text"],
+            "load 4.0 of 32 bytes used per sector; the unused bytes are 12% of the global sectors"
+        );
+        assert_eq!(v["next_moves"][0]["code"], "low_occupancy");
+        assert_eq!(v["next_moves"][0]["text"], "occupancy is only 25%, so fewer loads are in flight");
+        // Reading ignores the text and makes it again from the code.
+        assert_eq!(serde_json::from_value::<Diagnosis>(v).unwrap(), d);
+    }
+
+    #[test]
     fn positions_have_their_labels() {
         let labels = [
             (Position::OnDiagonal, "on the diagonal"),
@@ -1438,6 +1463,24 @@ mod tests {
     }
 
     #[test]
+    fn a_zero_slot_count_falls_back_to_the_profilers_waves() {
+        // A capture that reads 0 SMs or 0 blocks per SM has no slot count:
+        // the grid is placed by ncu's own waves, not divided by zero.
+        for (sms, blocks_per_sm) in [(0.0, 2.0), (100.0, 0.0)] {
+            let mut k = memory_kernel(50.0);
+            k.evidence.sm_count = Some(sms);
+            k.evidence.blocks_per_sm = Some(blocks_per_sm);
+            k.evidence.grid_size = Some(100.0);
+            k.evidence.waves = Some(0.5);
+            let d = diagnose_kernel(&k);
+            assert!(
+                d.next_moves.contains(&Advice::FillTheGpu { blocks: 100.0, slots: 200.0 }),
+                "{sms} {blocks_per_sm}: {d:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_store_only_waste_of_a_kernel_that_loads_nothing_is_all_its_traffic() {
         // ncu reports 0 bytes per sector for a direction with no accesses.
         let mut k = memory_kernel(60.0);
@@ -1469,6 +1512,44 @@ mod tests {
         let d = diagnose_kernel(&k);
         assert!(d.evidence.contains(&Finding::ExcessSectors { sectors: 700.0, share_pct: Some(70.0) }));
         assert!(d.evidence_lines().iter().any(|l| l.contains("700 excess L2 sectors (22.4 kB)") && l.contains("70%")));
+    }
+
+    #[test]
+    fn excess_sectors_are_a_share_of_the_counted_global_sectors() {
+        let excess_share = |load: (f64, f64), store: (Option<f64>, f64), excess: f64| {
+            let mut k = memory_kernel(50.0);
+            k.evidence.global_load_bytes_per_sector = Some(load.0);
+            k.evidence.global_load_sectors = Some(load.1);
+            k.evidence.global_store_bytes_per_sector = store.0;
+            k.evidence.global_store_sectors = Some(store.1);
+            k.evidence.excessive_sectors = Some(excess);
+            diagnose_kernel(&k).evidence.into_iter().find_map(|f| match f {
+                Finding::ExcessSectors { share_pct, .. } => Some(share_pct),
+                _ => None,
+            })
+        };
+        // 500 excess of 1000 sectors is 50%, whatever the bytes per sector
+        // say (16 of 32 bytes on 80% of the sectors would be 40%).
+        assert_eq!(excess_share((16.0, 800.0), (Some(32.0), 200.0), 500.0), Some(Some(50.0)));
+        assert_eq!(excess_share((32.0, 200.0), (Some(16.0), 800.0), 500.0), Some(Some(50.0)));
+        assert_eq!(excess_share((24.0, 1000.0), (None, 0.0), 500.0), Some(Some(50.0)));
+        // No sectors counted: the bytes per sector give the share (loads alone, 4 of 32).
+        assert_eq!(excess_share((4.0, 0.0), (None, 0.0), 700.0), Some(Some(87.5)));
+        // No excess: nothing to name.
+        assert_eq!(excess_share((16.0, 800.0), (Some(32.0), 200.0), 0.0), None);
+    }
+
+    #[test]
+    fn sector_use_is_evidence_only_under_24_bytes_per_sector() {
+        let sector_use = |load_bps: f64| {
+            let mut k = memory_kernel(50.0);
+            k.evidence.global_load_bytes_per_sector = Some(load_bps);
+            k.evidence.global_store_bytes_per_sector = Some(32.0);
+            diagnose_kernel(&k).has("sector_use")
+        };
+        assert!(sector_use(23.9));
+        assert!(!sector_use(24.0));
+        assert!(!sector_use(32.0));
     }
 
     #[test]
@@ -1639,6 +1720,228 @@ mod tests {
             .evidence
             .iter()
             .any(|f| matches!(f, Finding::ClockBelowMax { gap_share_pct: Some(g), .. } if *g == 100.0)));
+    }
+
+    #[test]
+    fn a_zero_clock_names_nothing_and_a_kernel_at_the_max_clock_roof_has_no_gap_to_share() {
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        m.ceilings[0].clock.sm_mhz = Some(1980.0);
+        let mut c = Kernel::named("k", Origin::Counter);
+        c.flops.insert(FlopKind::Fp32, 400e9);
+        c.bytes.insert(MemLevel::Dram, 1e6);
+        c.duration_s = Some(1.0);
+        c.evidence.max_sm_clock_hz = Some(1.98e9);
+        // A capture whose SM clock reads 0 has no clock, not a 100% loss.
+        c.evidence.sm_clock_hz = Some(0.0);
+        assert!(!analyze_kernel(&m, &c).diagnosis.unwrap().has("clock_below_max"));
+        let gap_share = |m: &Machine, k: &Kernel| {
+            analyze_kernel(m, k).diagnosis.unwrap().evidence.iter().find_map(|f| match f {
+                Finding::ClockBelowMax { gap_share_pct, .. } => Some(*gap_share_pct),
+                _ => None,
+            })
+        };
+        // Exactly at the roof quoted at the maximum clock: no gap to share.
+        c.evidence.sm_clock_hz = Some(1.5e9);
+        c.flops.insert(FlopKind::Fp32, 1000e9);
+        assert_eq!(gap_share(&m, &c), Some(None));
+        // A roof quoted at no clock (0 MHz) gives no share either.
+        c.flops.insert(FlopKind::Fp32, 400e9);
+        m.ceilings[0].clock.sm_mhz = Some(0.0);
+        assert_eq!(gap_share(&m, &c), Some(None));
+    }
+
+    #[test]
+    fn the_busy_pipe_says_when_its_figure_is_the_profilers() {
+        // An XU roof of 1e11 warp instructions/s, and 8e10 of them in 1 s: 80% of it.
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        m.ceilings.push(crate::machine::Ceiling::new(
+            crate::machine::Resource::Instruction(Pipe::Xu),
+            "MUFU",
+            1e11,
+            crate::machine::Provenance::new(Origin::Measured, "benchmark xu"),
+        ));
+        let busy = |counter: f64| {
+            let mut k = Kernel::named("k", Origin::Counter);
+            k.flops.insert(FlopKind::Fp32, 400e9);
+            k.bytes.insert(MemLevel::Dram, 1e6);
+            k.duration_s = Some(1.0);
+            k.evidence
+                .pipes
+                .insert(Pipe::Xu, crate::kernel::PipeUse { pct_of_peak: Some(counter), warp_instructions: Some(8e10) });
+            analyze_kernel(&m, &k).diagnosis.unwrap().evidence.into_iter().find_map(|f| match f {
+                Finding::BusyPipe { pct, of_counter, .. } => Some((pct, of_counter)),
+                _ => None,
+            })
+        };
+        assert_eq!(busy(90.0), Some((90.0, true)), "the profiler's busy cycles are the larger figure");
+        assert_eq!(busy(70.0), Some((80.0, false)));
+        assert_eq!(busy(80.0), Some((80.0, false)), "when they agree the roof's figure is quoted");
+    }
+
+    /// A measured machine whose write-only streaming (110 GB/s) beats its
+    /// read roof (100 GB/s), with a 1000 GB/s L2: the mix roof of a
+    /// write-only kernel is above its DRAM roof.
+    fn faster_write_machine() -> Machine {
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        let measured = |id: &str| crate::machine::Provenance::new(Origin::Measured, format!("benchmark {id}: x"));
+        let dram = crate::machine::Resource::Memory(MemLevel::Dram);
+        m.ceilings[1] = crate::machine::Ceiling::new(dram, "dram.read", 100e9, measured("dram.read"));
+        m.ceilings.push(crate::machine::Ceiling::new(dram, "dram.write", 110e9, measured("dram.write")).secondary());
+        m.ceilings.push(crate::machine::Ceiling::new(
+            crate::machine::Resource::Memory(MemLevel::L2),
+            "L2",
+            1000e9,
+            measured("l2"),
+        ));
+        m
+    }
+
+    /// A write-only kernel of `flops` moving 31 GB of DRAM in 1 s: 31% of
+    /// the DRAM roof, 28% of the write mix roof.
+    fn write_only(flops: f64) -> Kernel {
+        let mut k = Kernel::named("k", Origin::Counter);
+        k.flops.insert(FlopKind::Fp32, flops);
+        k.bytes.insert(MemLevel::Dram, 31e9);
+        k.duration_s = Some(1.0);
+        k.evidence.dram_read_bytes = Some(0.0);
+        k.evidence.dram_write_bytes = Some(31e9);
+        k
+    }
+
+    #[test]
+    fn thirty_percent_of_the_compute_peak_vetoes_latency_bound_under_a_faster_mix_roof() {
+        // 300 GFLOP in 1 s, just below the ridge: exactly 30% of the FP32 peak.
+        let a = analyze_kernel(&faster_write_machine(), &write_only(300e9));
+        assert_eq!(a.limiter, Some(Limiter::Bandwidth(MemLevel::Dram)));
+        assert!(a.judged_pct().unwrap() < LATENCY_PCT, "{:?}", a.pct_of_mix_roof);
+        assert_eq!(100.0 * a.achieved_flops_per_s.unwrap() / a.compute_roof_flops_per_s.unwrap(), 30.0);
+        assert_eq!(a.diagnosis.unwrap().position, Position::UnderDiagonal);
+    }
+
+    #[test]
+    fn thirty_percent_of_any_bandwidth_vetoes_latency_bound() {
+        // DRAM limits at 28% of the mix roof while L2 moves exactly 30% of its bandwidth.
+        let mut k = write_only(1e9);
+        k.bytes.insert(MemLevel::L2, 300e9);
+        let a = analyze_kernel(&faster_write_machine(), &k);
+        assert_eq!(a.limiter, Some(Limiter::Bandwidth(MemLevel::Dram)));
+        assert!(a.judged_pct().unwrap() < LATENCY_PCT);
+        assert_eq!(a.level(MemLevel::L2).unwrap().pct_of_bandwidth, Some(30.0));
+        assert_eq!(a.diagnosis.unwrap().position, Position::UnderDiagonal);
+        // Without the L2 traffic the same kernel waits on latency.
+        k.bytes.remove(&MemLevel::L2);
+        assert_eq!(analyze_kernel(&faster_write_machine(), &k).diagnosis.unwrap().position, Position::LatencyBound);
+    }
+
+    #[test]
+    fn a_kernel_at_exactly_30_percent_of_its_roof_is_not_latency_bound() {
+        // 0.3 GFLOP over 23 GB in 23/30 s: exactly 30.0% of the DRAM roof.
+        let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        let mut k = Kernel::named("k", Origin::Counter);
+        k.flops.insert(FlopKind::Fp32, 0.3e9);
+        k.bytes.insert(MemLevel::Dram, 23e9);
+        k.duration_s = Some(23e9 / 30e9);
+        let a = analyze_kernel(&m, &k);
+        assert_eq!(a.pct_of_roof, Some(30.0));
+        assert_eq!(a.diagnosis.unwrap().position, Position::UnderDiagonal);
+    }
+
+    #[test]
+    fn the_speed_of_light_vetoes_latency_bound_from_exactly_30_percent() {
+        let mut k = memory_kernel(10.0);
+        k.evidence.sm_throughput_pct = Some(30.0);
+        assert_eq!(diagnose_kernel(&k).position, Position::UnderDiagonal);
+        k.evidence.sm_throughput_pct = None;
+        k.evidence.dram_throughput_pct = Some(29.9);
+        assert_eq!(diagnose_kernel(&k).position, Position::LatencyBound);
+    }
+
+    #[test]
+    fn stalls_are_named_for_latency_bound_kernels_and_compute_bound_ones_below_the_roof() {
+        let stalled = |mut k: Kernel| {
+            k.evidence.stalls = [("long_scoreboard".to_string(), 4.0)].into();
+            diagnose_kernel(&k).has("stalls")
+        };
+        let compute = |flops: f64| {
+            let mut k = Kernel::named("k", Origin::Counter);
+            k.flops.insert(FlopKind::Fp32, flops);
+            k.bytes.insert(MemLevel::Dram, 1e6);
+            k.duration_s = Some(1.0);
+            k
+        };
+        assert!(stalled(memory_kernel(5.0)), "latency-bound");
+        assert!(stalled(compute(400e9)), "compute-bound at 40%");
+        assert!(!stalled(compute(750e9)), "compute-bound at exactly 75%: on the roof");
+        assert!(!stalled(compute(800e9)), "on the roof");
+        assert!(!stalled(memory_kernel(50.0)), "memory-bound: the traffic explains the time");
+    }
+
+    #[test]
+    fn a_latency_bound_kernel_is_pointed_at_its_occupancy_limiter_below_100_percent() {
+        let mut k = memory_kernel(5.0);
+        k.evidence.occupancy_limiter = Some("registers".into());
+        k.evidence.occupancy_theoretical_pct = Some(50.0);
+        let d = diagnose_kernel(&k);
+        assert_eq!(d.next_moves[1], Advice::OccupancyLimited { limiter: "registers".into(), hint: None });
+        k.evidence.occupancy_theoretical_pct = Some(100.0);
+        assert!(!diagnose_kernel(&k).advises("occupancy_limited"), "full occupancy limits nothing");
+    }
+
+    #[test]
+    fn a_kernel_exactly_on_the_diagonal_is_not_pipe_bound() {
+        // No FLOPs, 75 GB in 1 s: exactly 75% of the DRAM roof, beside an XU pipe at 80%.
+        let mut k = Kernel::named("k", Origin::Counter);
+        k.bytes.insert(MemLevel::Dram, 75e9);
+        k.duration_s = Some(1.0);
+        k.evidence.pipes.insert(Pipe::Xu, crate::kernel::PipeUse { pct_of_peak: Some(80.0), warp_instructions: None });
+        let a = analyze_kernel(&Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9), &k);
+        assert_eq!(a.pct_of_roof, Some(75.0));
+        assert_eq!(a.diagnosis.unwrap().position, Position::OnDiagonal);
+    }
+
+    #[test]
+    fn zero_bank_conflicts_are_not_evidence() {
+        let mut k = memory_kernel(50.0);
+        k.evidence.shared_bank_conflicts = Some(0.0);
+        k.evidence.shared_wavefronts = Some(1000.0);
+        assert!(!diagnose_kernel(&k).has("bank_conflicts"));
+    }
+
+    #[test]
+    fn unknown_fp16_packing_is_named_for_kernels_with_fp16_flops() {
+        let with = |packed: f64, fp16_flops: f64, packing: crate::kernel::Fp16Packing| {
+            let mut k = memory_kernel(50.0);
+            k.flops.insert(FlopKind::Fp16, fp16_flops);
+            k.evidence.fp16 = Some(crate::kernel::Fp16Accounting {
+                packed_flops: packed,
+                scalar_flops: packed / 2.0,
+                packing,
+                constant_moves: None,
+            });
+            diagnose_kernel(&k)
+        };
+        use crate::kernel::Fp16Packing::{Counted, Unknown};
+        let d = with(4000.0, 4000.0, Unknown);
+        assert!(d.evidence.contains(&Finding::Fp16PackingUnknown { packed_flops: 4000.0, scalar_flops: 2000.0 }));
+        assert!(!with(0.0, 4000.0, Unknown).has("fp16_packing_unknown"), "no half instructions");
+        assert!(!with(4000.0, 0.0, Unknown).has("fp16_packing_unknown"), "no FP16 FLOPs left (constant moves)");
+        let counted = Counted { packed_share: 1.0, source: "x".into() };
+        assert!(!with(4000.0, 4000.0, counted).has("fp16_packing_unknown"), "a counter told them apart");
+    }
+
+    #[test]
+    fn a_launch_of_exactly_10_us_is_not_too_short() {
+        // 50% of 100 GB/s, one launch.
+        let at = |seconds: f64| {
+            let mut k = Kernel::named("k", Origin::Counter);
+            k.bytes.insert(MemLevel::Dram, 0.5 * 100e9 * seconds);
+            k.flops.insert(FlopKind::Fp32, 0.5 * 100e9 * seconds / 12.0);
+            k.duration_s = Some(seconds);
+            diagnose_kernel(&k)
+        };
+        assert_eq!(at(10e-6).position, Position::UnderDiagonal);
+        assert!(!at(10e-6).advises("longer_launches"));
+        assert!(at(9.99e-6).advises("longer_launches"));
     }
 
     #[test]

@@ -300,6 +300,116 @@ mod tests {
         assert!(m.instruction().all(|c| c.provenance.origin == Origin::Theoretical && c.clock.sm_mhz == Some(1980.0)));
     }
 
+    fn h200(unconfirmed: &[&str]) -> DeviceAttributes {
+        let mut a = crate::gpus::find("h200").unwrap().attributes();
+        a.unconfirmed = unconfirmed.iter().map(|s| s.to_string()).collect();
+        a
+    }
+
+    fn ceiling<'a>(m: &'a Machine, name: &str) -> &'a Ceiling {
+        m.ceilings.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no ceiling {name}"))
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * b.abs()
+    }
+
+    /// reference/h200.md: 132 SMs at 1980 MHz; L1 128 B/clk/SM -> 33.4 TB/s,
+    /// FP16 half2 132 x 256 x 2 x 1.98 GHz = 133.8 TFLOP/s.
+    #[test]
+    fn h200_l1_fp16_and_the_lower_ceilings_follow_the_datasheet_formulas() {
+        let m = theoretical_machine(&h200(&[])).unwrap();
+        let l1 = m.bandwidth_roof(MemLevel::L1).unwrap();
+        assert!(close(l1.rate, 128.0 * 132.0 * 1980e6), "{}", l1.rate);
+        assert_eq!(format!("{:.1}", l1.rate / 1e12), "33.5");
+        assert_eq!(l1.clock, ClockBasis::sm(1980.0, "boost clock"));
+        let dram = m.bandwidth_roof(MemLevel::Dram).unwrap();
+        assert_eq!(dram.clock, ClockBasis::mem(3201.0, "peak memory clock"));
+        let fp16 = m.compute_roof(FlopKind::Fp16).unwrap();
+        assert!(close(fp16.rate, 132.0 * 256.0 * 2.0 * 1980e6), "{}", fp16.rate);
+        // Without FMA (FP32, FP64) or half2 (FP16): half the main roof,
+        // derived, drawn but never the roof.
+        for (lower, main) in
+            [("FP32 (no FMA)", FlopKind::Fp32), ("FP64 (no FMA)", FlopKind::Fp64), ("FP16 (no half2)", FlopKind::Fp16)]
+        {
+            let c = ceiling(&m, lower);
+            let roof = m.compute_roof(main).unwrap();
+            assert_eq!(c.resource, Resource::Compute(main));
+            assert_eq!(c.rate, roof.rate / 2.0, "{lower}");
+            assert!(c.secondary && !roof.secondary, "{lower}");
+            assert_eq!(c.provenance.origin, Origin::Derived);
+            assert_eq!(c.clock, ClockBasis::sm(1980.0, "boost clock"));
+        }
+        // Exactly those three: tensor kinds have no lower ceiling here.
+        assert_eq!(m.compute().filter(|c| c.secondary).count(), 3);
+        assert_eq!(ceiling(&m, "BF16 tensor (dense)").clock, ClockBasis::sm(1830.0, "vendor tensor clock"));
+    }
+
+    #[test]
+    fn the_fastest_instruction_of_a_pipe_is_its_roof_and_the_first_of_a_tie() {
+        let m = theoretical_machine(&h200(&[])).unwrap();
+        let pipes: std::collections::BTreeSet<_> = m.instruction().map(|c| c.resource).collect();
+        for p in pipes {
+            assert_eq!(m.instruction().filter(|c| c.resource == p && !c.secondary).count(), 1, "{p:?}");
+        }
+        // IADD3 and LOP3 share the ALU rate, LDS.32 and STS.32 the shared one:
+        // the table's first is the roof.
+        assert_eq!(m.roof(Resource::Instruction(crate::machine::Pipe::Alu)).unwrap().name, "IADD3");
+        assert!(ceiling(&m, "LOP3").secondary);
+        assert_eq!(m.roof(Resource::Instruction(crate::machine::Pipe::Shared)).unwrap().name, "LDS.32");
+        assert!(ceiling(&m, "STS.32").secondary);
+    }
+
+    #[test]
+    fn estimates_are_marked_unconfirmed_and_noted() {
+        let l2_note = "L2 bandwidth has no theoretical formula from device attributes: `roofline bench` measures it";
+        let estimates_note = "figures marked unconfirmed are estimates: measure them with `roofline bench`";
+        // Every attribute and table row confirmed: nothing marked.
+        let m = theoretical_machine(&h200(&[])).unwrap();
+        assert!(m.compute().all(|c| c.provenance.confirmed), "{:?}", m.compute().collect::<Vec<_>>());
+        assert!(m.bandwidth().all(|c| c.provenance.confirmed));
+        assert!(ceiling(&m, "FFMA").provenance.confirmed);
+        assert_eq!(m.notes, vec![l2_note.to_string()], "a vendor tensor clock needs no note");
+        // The tensor clock: the 16-bit and smaller tensor roofs only (FP64
+        // tensor runs at the boost clock).
+        let m = theoretical_machine(&h200(&["tensor_clock"])).unwrap();
+        assert!(!ceiling(&m, "BF16 tensor (dense)").provenance.confirmed);
+        assert!(ceiling(&m, "FP64 tensor (dense)").provenance.confirmed);
+        assert!(ceiling(&m, "FP32").provenance.confirmed && ceiling(&m, "FP32 (no FMA)").provenance.confirmed);
+        assert!(m.notes.contains(&estimates_note.to_string()));
+        // The SM clock: every roof that follows it.
+        let m = theoretical_machine(&h200(&["clock"])).unwrap();
+        assert!(m.compute().all(|c| !c.provenance.confirmed));
+        assert!(m.instruction().all(|c| !c.provenance.confirmed));
+        assert!(!m.bandwidth_roof(MemLevel::L1).unwrap().provenance.confirmed);
+        assert!(m.bandwidth_roof(MemLevel::Dram).unwrap().provenance.confirmed);
+        // The memory clock: DRAM alone, and the note says so.
+        let m = theoretical_machine(&h200(&["memory"])).unwrap();
+        assert!(!m.bandwidth_roof(MemLevel::Dram).unwrap().provenance.confirmed);
+        assert!(m.compute().all(|c| c.provenance.confirmed));
+        assert!(m.notes.contains(&estimates_note.to_string()));
+        // One kind by its key, with its lower ceiling.
+        let m = theoretical_machine(&h200(&["fp32"])).unwrap();
+        assert!(!ceiling(&m, "FP32").provenance.confirmed && !ceiling(&m, "FP32 (no FMA)").provenance.confirmed);
+        assert!(ceiling(&m, "FP64").provenance.confirmed);
+        // A table row that is an estimate (FP16 on cc 10.0).
+        let mut b200 = h200(&[]);
+        b200.cc = ComputeCapability::new(10, 0);
+        let m = theoretical_machine(&b200).unwrap();
+        assert!(!ceiling(&m, "FP16").provenance.confirmed && ceiling(&m, "FP32").provenance.confirmed);
+    }
+
+    #[test]
+    fn tensor_roofs_at_the_boost_clock_are_noted() {
+        let note = "tensor roofs use the boost clock; vendors may quote them at a lower tensor clock";
+        // The T4 has tensor cores and no vendor tensor clock in its attributes.
+        assert!(theoretical_machine(&t4()).unwrap().notes.contains(&note.to_string()));
+        // cc 8.6's table has no tensor row: nothing to note.
+        let mut a = t4();
+        a.cc = ComputeCapability::new(8, 6);
+        assert!(!theoretical_machine(&a).unwrap().notes.contains(&note.to_string()));
+    }
+
     #[test]
     fn unknown_capability_lists_known_ones() {
         let mut a = t4();

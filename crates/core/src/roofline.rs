@@ -720,6 +720,22 @@ mod tests {
     }
 
     #[test]
+    fn the_ridge_is_where_the_two_roofs_meet_and_a_kernel_on_it_is_compute_bound() {
+        // Seed 001's machine: 1000 GFLOP/s over 100 GB/s meet at 10 FLOP/byte.
+        assert_eq!(ridge_point(1000e9, 100e9), 10.0);
+        let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        assert_eq!(m.ridge(FlopKind::Fp32, MemLevel::Dram), Some(10.0));
+        // The H200's theoretical FP32 and DRAM roofs (reference/h200.md).
+        assert_eq!(format!("{:.1}", ridge_point(66.9e12, 4.814e12)), "13.9");
+        assert_eq!(attainable(1000e9, 100e9, 10.0), 1000e9);
+        assert_eq!(attainable(1000e9, 100e9, 2.5), 250e9);
+        assert_eq!(attainable(1000e9, 100e9, 40.0), 1000e9);
+        assert_eq!(Bound::classify(10.0, 10.0), Bound::Compute);
+        assert_eq!(Bound::classify(9.99, 10.0), Bound::Memory);
+        assert_eq!(Bound::classify(10.01, 10.0), Bound::Compute);
+    }
+
+    #[test]
     fn saxpy_on_seed_001_machine() {
         let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
         let a = analyze_kernel(&m, &kernel(2.0, 12.0, None));
@@ -849,6 +865,35 @@ mod tests {
     }
 
     #[test]
+    fn of_two_benchmarks_with_one_mix_the_faster_counts_and_on_a_tie_the_first() {
+        let with_triad = |rate: f64| {
+            let mut m = streaming_machine();
+            m.ceilings.iter_mut().find(|c| c.name == "dram.triad").unwrap().rate = rate;
+            mix_roof(&m, 2.0 / 3.0).unwrap()
+        };
+        // add (4.211 TB/s) comes first; a faster triad replaces it.
+        let faster = with_triad(4.3e12);
+        assert_eq!((faster.bytes_per_s, faster.lower.benchmark.as_str()), (4.3e12, "dram.triad"));
+        let tie = with_triad(4.211e12);
+        assert_eq!(tie.lower.benchmark, "dram.add");
+        let slower = with_triad(4.0e12);
+        assert_eq!((slower.bytes_per_s, slower.lower.benchmark.as_str()), (4.211e12, "dram.add"));
+    }
+
+    #[test]
+    fn only_measured_dram_streaming_is_a_point_of_the_mix_roof() {
+        // A DRAM roof given by the user that carries a read pattern (a
+        // hand-written machine file) is not a measurement: the read-only mix
+        // falls back to copy.
+        let mut m = Machine::simple("m", FlopKind::Fp32, 66.9e12, 4.81e12);
+        m.ceilings[1] = m.ceilings[1].clone().with_pattern(StreamPattern::of_benchmark("dram.read").unwrap());
+        let p = Provenance::new(Origin::Measured, "benchmark dram.copy: x");
+        m.ceilings.push(Ceiling::new(crate::machine::Resource::Memory(MemLevel::Dram), "dram.copy", 3.997e12, p));
+        let r = mix_roof(&m, 1.0).unwrap();
+        assert_eq!((r.bytes_per_s, r.lower.benchmark.as_str()), (3.997e12, "dram.copy"));
+    }
+
+    #[test]
     fn a_streaming_kernel_is_judged_against_its_own_mix() {
         let m = streaming_machine();
         // A triad (2 reads : 1 write) at 4.0 TB/s: 83% of the read-only
@@ -862,7 +907,17 @@ mod tests {
         assert_eq!(a.judged_pct(), a.pct_of_mix_roof);
         let d = a.diagnosis.clone().unwrap();
         assert_eq!(d.position, crate::diagnosis::Position::OnDiagonal);
-        assert!(d.has("pct_of_mix_roof"));
+        // The evidence names the mix (2 reads : 1 write) and its benchmark.
+        let mix = d.evidence.iter().find_map(|f| match f {
+            crate::diagnosis::Finding::PctOfMixRoof { bytes_per_s, read_share_pct, lower, upper, .. } => {
+                Some((*bytes_per_s, *read_share_pct, lower.clone(), upper.clone()))
+            }
+            _ => None,
+        });
+        let (rate, read_pct, lower, upper) = mix.expect("the mix finding");
+        assert_eq!(rate, 4.211e12);
+        assert!((read_pct - 200.0 / 3.0).abs() < 1e-9, "{read_pct}");
+        assert_eq!((lower.as_str(), upper.as_str()), ("dram.add", "dram.add"));
         // The chart's ceiling stays the highest roof.
         assert_eq!(a.level(MemLevel::Dram).unwrap().bandwidth, Some(4.502e12));
     }

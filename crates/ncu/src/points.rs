@@ -609,6 +609,40 @@ mod tests {
     }
 
     #[test]
+    fn the_flop_formulas_weigh_each_instruction_as_nsight_compute_does() {
+        // reference/ncu-roofline-metrics.md: FP64 = dadd + dmul + 2 dfma,
+        // FP32 = fadd + fmul + 2 ffma, FP16 = 2 hadd + 2 hmul + 4 hfma;
+        // tensor ops are FLOPs.
+        let mut l = launch(&[
+            (Slot::Dadd, 1.0),
+            (Slot::Dmul, 2.0),
+            (Slot::Dfma, 3.0),
+            (Slot::Fadd, 10.0),
+            (Slot::Fmul, 20.0),
+            (Slot::Ffma, 30.0),
+            (Slot::Hadd, 100.0),
+            (Slot::Hmul, 200.0),
+            (Slot::Hfma, 300.0),
+        ]);
+        l.tensor.insert(FlopKind::TensorBf16, crate::csv::TensorCount { ops: 5000.0, peak_per_cycle: None });
+        l.tensor.insert(FlopKind::TensorFp8, crate::csv::TensorCount { ops: 0.0, peak_per_cycle: None });
+        let f = flops(&l);
+        assert_eq!(f.get(&FlopKind::Fp64), Some(&(1.0 + 2.0 + 2.0 * 3.0)));
+        assert_eq!(f.get(&FlopKind::Fp32), Some(&(10.0 + 20.0 + 2.0 * 30.0)));
+        assert_eq!(f.get(&FlopKind::Fp16), Some(&(2.0 * 100.0 + 2.0 * 200.0 + 4.0 * 300.0)));
+        assert_eq!(f.get(&FlopKind::TensorBf16), Some(&5000.0));
+        assert!(!f.contains_key(&FlopKind::TensorFp8), "zero tensor ops are no FLOPs: {f:?}");
+        assert_eq!(f.len(), 4);
+        // The FP16 accounting: packed as counted, scalar half of it.
+        let a = fp16_accounting(&[&l], &f).unwrap();
+        assert_eq!((a.packed_flops, a.scalar_flops), (1800.0, 900.0));
+        // HMUL alone is FP16 work too.
+        let only_hmul = launch(&[(Slot::Hmul, 5.0)]);
+        let a = fp16_accounting(&[&only_hmul], &flops(&only_hmul)).unwrap();
+        assert_eq!(a.packed_flops, 10.0);
+    }
+
+    #[test]
     fn kinds_without_flops_are_left_out() {
         let l = launch(&[(Slot::Dadd, 0.0), (Slot::Dmul, 0.0), (Slot::Dfma, 0.0), (Slot::Ffma, 2.0)]);
         let f = flops(&l);
@@ -776,6 +810,37 @@ mod tests {
         assert_eq!((ev.l2_read_sectors, ev.l2_write_sectors), (Some(10.0), Some(5.0)));
         assert_eq!((ev.tma_load_sectors, ev.async_copy_instructions), (Some(7.0), Some(8.0)));
         assert_eq!((ev.shared_wavefronts, ev.warp_instructions), (Some(9.0), Some(11.0)));
+    }
+
+    #[test]
+    fn ncus_sparse_tensor_peaks_are_halved_on_hopper_only_and_never_for_fp64() {
+        // reference/h200.md: ncu reads 8192 BF16 ops/clk/SM on the H200, the
+        // 2:4 sparse rate; FP64 tensor has no sparse mode (256 ops/clk/SM).
+        let tensor = |cc: &str| {
+            let mut l = launch(&[(Slot::SmClock, 1e9)]);
+            l.cc = cc.into();
+            for (kind, per_sm) in [(FlopKind::TensorBf16, 8192.0), (FlopKind::TensorFp64, 256.0)] {
+                l.tensor.insert(kind, crate::csv::TensorCount { ops: 1.0, peak_per_cycle: Some(per_sm * 132.0) });
+            }
+            counter_machine(&[&l], ByteConvention::Ncu)
+        };
+        let hopper = tensor("9.0");
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b;
+        let bf16 = hopper.compute_roof(FlopKind::TensorBf16).unwrap();
+        assert!(close(bf16.rate, 4096.0 * 132.0 * 1e9), "{}", bf16.rate);
+        assert_eq!(bf16.name, "BF16 tensor (dense)");
+        let fp64 = hopper.compute_roof(FlopKind::TensorFp64).unwrap();
+        assert!(close(fp64.rate, 256.0 * 132.0 * 1e9), "{}", fp64.rate);
+        assert_eq!(fp64.name, "FP64 tensor");
+        assert!(hopper
+            .notes
+            .iter()
+            .any(|n| n.starts_with("BF16 tensor: Nsight Compute's peak is the 2:4 sparse rate")));
+        // Elsewhere the peak is used as it is, with a note saying so.
+        let ampere = tensor("8.0");
+        assert!(close(ampere.compute_roof(FlopKind::TensorBf16).unwrap().rate, 8192.0 * 132.0 * 1e9));
+        assert!(ampere.notes.iter().any(|n| n.contains("checked on compute capability 9.0 only")));
+        assert!(!ampere.notes.iter().any(|n| n.contains("sparse rate; the roof used is half")));
     }
 
     #[test]
