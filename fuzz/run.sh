@@ -4,7 +4,7 @@
 #
 #   fuzz/run.sh TARGET SECONDS [JOBS]
 #
-# TARGET is csv_reader, import, documents, units or kernel_spec (README.md);
+# TARGET is csv_reader, import, documents, units, kernel_spec or chart (README.md);
 # JOBS > 1 runs libFuzzer's -fork mode with that many processes. Extra
 # cargo-fuzz flags come from $FUZZ_FLAGS (for example --no-trace-compares).
 # The corpus (fuzz/corpus/TARGET) is seeded by fuzz/seed.sh; a crash stops
@@ -16,7 +16,7 @@ main() {
   local target=${1:?target} seconds=${2:?seconds} jobs=${3:-1} max_len
   case $target in
     csv_reader | import) max_len=8192 ;;
-    documents) max_len=65536 ;;
+    documents | chart) max_len=65536 ;;
     *) max_len=4096 ;;
   esac
   [ -d "fuzz/corpus/$target" ] || fuzz/seed.sh

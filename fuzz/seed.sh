@@ -12,7 +12,7 @@ root=$PWD
 bin=${ROOFLINE:-$root/target/debug/roofline}
 [ -x "$bin" ] || { echo "build roofline first: cargo build -p roofline (or set ROOFLINE)" >&2; exit 2; }
 c=fuzz/corpus
-mkdir -p $c/csv_reader $c/import $c/documents $c/units $c/kernel_spec
+mkdir -p $c/csv_reader $c/import $c/documents $c/units $c/kernel_spec $c/chart
 
 captures=(tests/fixtures/ncu/*.csv data/h200/*.csv data/h200/tour/*.csv)
 for f in "${captures[@]}"; do
@@ -69,4 +69,48 @@ for k in "c = a + b: flops=1 bytes=12" "dgemm: flops=2e9 bytes=24e6 kind=fp64 ti
 done
 cp examples/seeds/*.toml "$c/kernel_spec/"
 rm -rf "$c/import" && mkdir -p "$c/import" && cp "$c"/csv_reader/*.csv "$c/import/"
-echo "seeded: $(ls $c/csv_reader | wc -l) captures, $(ls $c/documents | wc -l) documents, $(ls $c/units | wc -l) units, $(ls $c/kernel_spec | wc -l) kernel specs" >&2
+
+# The chart: the analyses above, and kernels as raw bytes (the layout of
+# fuzz_targets/chart.rs) with the values that once hung the chart (issue
+# 16, item 3: 0, a subnormal, ~1e307) alongside ordinary ones.
+python3 - "$c/chart" "$c"/documents/analysis-*.json <<'EOF'
+import json, os, struct, sys
+out = sys.argv[1]
+# The analyses compact (whole when they fit -max_len), and cut to their
+# first 1 and 4 kernels (the program summary is derived again on reading).
+for path in sys.argv[2:]:
+    doc = json.load(open(path))
+    base = os.path.basename(path)[:-5]
+    whole = json.dumps(doc, separators=(",", ":"))
+    if len(whole) <= 65536:
+        open(os.path.join(out, f"{base}.json"), "w").write(whole)
+    for n in (1, 4):
+        if len(doc.get("kernels", [])) > n:
+            cut = dict(doc, kernels=doc["kernels"][:n])
+            cut.pop("program", None)
+            open(os.path.join(out, f"{base}-cut{n}.json"), "w").write(json.dumps(cut, separators=(",", ":")))
+def kernel(name, flops=None, kind=1, dram=None, l2=None, l1=None, duration=None, launches=0):
+    present = (kind << 4) | (flops is not None) | (dram is not None) << 1 | (l2 is not None) << 2 | (l1 is not None) << 3
+    present |= (duration is None) << 7
+    b = bytes([len(name)]) + name.encode() + bytes([present])
+    for v in (flops, dram, l2, l1, duration):
+        if v is not None:
+            b += struct.pack("<d", v)
+    return b + bytes([launches])
+ordinary = [kernel("saxpy", 2 * 2**25, 1, 12 * 2**25, 12 * 2**25, 12 * 2**25, 1.5e-4, 9),
+            kernel("dgemm", 2e12, 0, 2.4e7, 9e8, 4e9, 3e-2), kernel("estimate", 1e9, 6, 1e6)]
+cases = {
+    "ordinary": ordinary,
+    "zero-time": ordinary + [kernel("zero", 1e9, 1, 1e6, duration=0.0)],
+    "subnormal": [kernel("tiny", 5e-324, 1, 5e-324, duration=5e-324)] + ordinary,
+    "huge": [kernel("huge", 9e307, 1, 0.1, duration=1e-3)] + ordinary,
+    "model-1e307": [kernel("k", 1e307, 1, 0.1, duration=1e-3)],
+    "no-bytes": [kernel("nobytes", 1e9, 5, duration=1e-3)],
+    "names": [kernel("x" * 200, 1e9, 1, 1e9, duration=1e-3), kernel("a\x1b[2Jb\nc", 1e9, 1, 1e9, duration=1e-3),
+              kernel("<!-- </script>", 1, 1, 1, duration=1e-9)],
+}
+for name, ks in cases.items():
+    for flags, machine in ((0, b""), (1, bytes([1]) + struct.pack("<dd", 1e12, 1e11))):
+        open(os.path.join(out, f"raw-{name}-{flags}"), "wb").write(bytes([flags]) + machine + b"".join(ks))
+EOF
+echo "seeded: $(ls $c/csv_reader | wc -l) captures, $(ls $c/documents | wc -l) documents, $(ls $c/chart | wc -l) charts, $(ls $c/units | wc -l) units, $(ls $c/kernel_spec | wc -l) kernel specs" >&2

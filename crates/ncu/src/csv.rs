@@ -10,7 +10,7 @@
 //! Garbled rows, `n/a` values, non-UTF-8 bytes and a file cut short are
 //! warnings, never a failure: every launch that can be read is kept.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read};
 
 use roofline_core::machine::FlopKind;
@@ -518,7 +518,14 @@ impl Plan {
             .iter()
             .map(|f| String::from_utf8_lossy(f).trim().trim_start_matches('\u{feff}').to_string())
             .collect();
-        let find = |n: &str| names.iter().position(|c| c == n);
+        // Each name's first column, found once: a `--set full` header has
+        // ~2,200 columns and the reader looks ~170 names up in it (and
+        // again at every header of a joined capture).
+        let mut first_column: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+        for (i, n) in names.iter().enumerate() {
+            first_column.entry(n.as_str()).or_insert(i);
+        }
+        let find = |n: &str| first_column.get(n).copied();
         let mut slots: Vec<Option<SlotColumn>> = vec![None; SLOT_COUNT];
         for &(slot, col, via) in COLUMNS {
             if slots[slot as usize].is_none() {
@@ -531,7 +538,8 @@ impl Plan {
         // ("NVLTX.TriageCompute.nvltx__bytes"): the same counter by its tail.
         for (slot, tail) in crate::collectives::NVLINK_TAILS {
             if slots[slot as usize].is_none() {
-                if let Some(i) = names.iter().position(|c| c.ends_with(&format!(".{tail}"))) {
+                let dotted = format!(".{tail}");
+                if let Some(i) = names.iter().position(|c| c.ends_with(&dotted)) {
                     slots[slot as usize] =
                         Some(SlotColumn { col: i, via: Via::Direct(1.0), scale: base_scale(slot, Via::Direct(1.0)) });
                 }
@@ -666,13 +674,19 @@ impl Plan {
     }
 
     fn missing(&self) -> Vec<MissingMetric> {
+        // The columns of each slot, in one pass over COLUMNS (this runs at
+        // every header of a capture).
+        let mut columns: Vec<Vec<&'static str>> = vec![Vec::new(); SLOT_COUNT];
+        for &(slot, col, _) in COLUMNS {
+            columns[slot as usize].push(col);
+        }
         let mut out = Vec::new();
-        let mut seen = std::collections::BTreeSet::new();
         for &(slot, _, _) in COLUMNS {
-            if self.slots[slot as usize].is_none() && seen.insert(slot) {
+            let metrics = &mut columns[slot as usize];
+            if self.slots[slot as usize].is_none() && !metrics.is_empty() {
                 out.push(MissingMetric {
                     slot,
-                    metrics: COLUMNS.iter().filter(|c| c.0 == slot).map(|c| c.1).collect(),
+                    metrics: std::mem::take(metrics),
                     blocks: crate::metrics::blocks(slot),
                 });
             }
