@@ -3,7 +3,7 @@
 //! under 10 s and 2 GB on one core).
 //!
 //!   cargo run --release -p roofline-core --example ranks -- write DIR RANKS LAUNCHES KINDS [per-launch]
-//!   cargo run --release -p roofline-core --example ranks -- merge DIR
+//!   cargo run --release -p roofline-core --example ranks -- merge [--out FILE] DIR|FILE...
 //!   cargo run --release -p roofline-core --example ranks -- stream RANKS LAUNCHES KINDS [per-launch]
 //!
 //! `stream` needs no disk: it writes each rank's JSON in memory, one rank at
@@ -11,9 +11,10 @@
 //! it in, then finishing the job), in CPU and wall seconds.
 //!
 //! `merge` runs in its own process so that its peak resident memory
-//! (VmHWM) is the merge's alone: it reads every `*.json` of DIR one at a
-//! time, folds it in, and prints the wall time, the peak memory and the
-//! merged document's size.
+//! (VmHWM) is the merge's alone: it reads the files named (a folder: its
+//! `*.json`), folds them in, and prints the wall and CPU time, the peak
+//! memory and the merged document's size; `--out FILE` writes the merged
+//! JSON too (to compare two builds' output byte for byte).
 
 use std::time::Instant;
 
@@ -35,9 +36,28 @@ fn cpu_seconds() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
+/// The rank files named: a folder stands for its `*.json` files (sorted).
+fn rank_files(paths: &[String]) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for p in paths.iter().map(std::path::PathBuf::from) {
+        if p.is_dir() {
+            let mut inside: Vec<_> = std::fs::read_dir(&p)
+                .expect("read DIR")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .collect();
+            inside.sort();
+            files.extend(inside);
+        } else {
+            files.push(p);
+        }
+    }
+    files
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: ranks write DIR RANKS LAUNCHES KINDS [per-launch] | ranks merge DIR | ranks stream RANKS LAUNCHES KINDS [per-launch]";
+    let usage = "usage: ranks write DIR RANKS LAUNCHES KINDS [per-launch] | ranks merge [--out FILE] DIR|FILE... | ranks stream RANKS LAUNCHES KINDS [per-launch]";
     match args.first().map(String::as_str) {
         Some("write") if args.len() >= 5 => {
             let dir = std::path::Path::new(&args[1]);
@@ -54,12 +74,11 @@ fn main() {
             eprintln!("wrote {n} rank files to {}", dir.display());
         }
         Some("merge") if args.len() >= 2 => {
-            let mut files: Vec<_> = std::fs::read_dir(&args[1])
-                .expect("read DIR")
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "json"))
-                .collect();
-            files.sort();
+            let (out_path, paths) = match args[1].as_str() {
+                "--out" if args.len() >= 4 => (Some(args[2].clone()), &args[3..]),
+                _ => (None, &args[1..]),
+            };
+            let files = rank_files(paths);
             let t0 = Instant::now();
             let mut bytes = 0u64;
             let mut m = Merger::new(None);
@@ -73,6 +92,9 @@ fn main() {
             let doc = m.finish(Producer::new("ranks example")).expect("finish");
             let out = serde_json::to_string(&doc).expect("serialise");
             let secs = t0.elapsed().as_secs_f64();
+            if let Some(p) = out_path {
+                std::fs::write(&p, &out).expect("write --out");
+            }
             println!(
                 "ranks {} kernels {} input_bytes {} output_bytes {} wall_seconds {:.2} cpu_seconds {:.2} peak_rss_mib {:.0}",
                 doc.ranks.len(),
