@@ -5,8 +5,10 @@
 //! kernel's spread over the ranks and its slowest rank, and the job as one
 //! analysis that `report`, `check` and `diff` take like any other.
 //!
-//! Files are read one at a time and folded in, so memory follows the
-//! number of distinct kernels times ranks, not the files' size.
+//! Files are read and parsed on every core (at most 8), each into the few
+//! numbers per entry the merge adds up, and folded in one at a time in the
+//! order given, so memory follows the number of distinct kernels times
+//! ranks and the parsing threads' files, not the files' total size.
 //!
 //! Timelines (`roofline timeline -o tl.{rank}.json` under a launcher) merge
 //! too: they have no counters, so each kernel brings its measured time and
@@ -18,7 +20,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roofline_core::machine::{Machine, Origin};
-use roofline_core::merge::{read_rank, MergeError, Merger};
+use roofline_core::merge::{parse_in_order, parse_threads, read_rank, MergeError, Merger, ParsedRank};
 use roofline_core::schema::{read_machine, AnalysisDocument, AnalysisSource, Producer, ANALYSIS_SCHEMA};
 use roofline_core::warning::Warning;
 use roofline_core::{analyze, gpus, Kernel};
@@ -65,20 +67,29 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     };
     let mut merger = Merger::new(machine.clone());
     let mut timelines = Vec::new();
-    for (i, path) in args.files.iter().enumerate() {
+    // Files are read and parsed on every core and folded in the order
+    // given, one at a time: the same document as a loop over the files.
+    let parse = |i: usize| -> anyhow::Result<(String, ParsedRank, bool)> {
+        let path = &args.files[i];
         let input = path.display().to_string();
         let text = read_text(path, &format!("a {ANALYSIS_SCHEMA} or {TIMELINE_SCHEMA} file a rank wrote"))?;
         if is_timeline(&text) {
             let tl = read_timeline(&text, &input)?;
             drop(text);
             let doc = timeline_as_analysis(tl, machine.as_ref(), &input);
-            merger.add(doc, &input, i as u32).map_err(bad_input)?;
-            timelines.push(input);
+            Ok((input, ParsedRank::from(doc), true))
         } else {
-            let doc = read_rank(&text, &input)?;
-            merger.add_rank(doc, &input, i as u32).map_err(bad_input)?;
+            let parsed = read_rank(&text, &input)?;
+            Ok((input, parsed, false))
         }
-    }
+    };
+    parse_in_order(args.files.len(), parse_threads(), parse, |i, (input, parsed, timeline)| {
+        merger.add_parsed(parsed, &input, i as u32).map_err(bad_input)?;
+        if timeline {
+            timelines.push(input);
+        }
+        Ok(())
+    })?;
     let mut producer = Producer::new(&format!("roofline merge ({} files)", args.files.len()));
     producer.created = Some(super::bench::now_rfc3339());
     let mut doc = merger.finish(producer).map_err(|e: MergeError| bad_input(e))?;
@@ -104,7 +115,11 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
 /// Whether a document is a timeline: its schema, looked for near the start
 /// (roofline writes it first), else anywhere in the text.
 fn is_timeline(text: &str) -> bool {
-    let head = &text[..text.len().min(512)];
+    let mut end = text.len().min(512);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
     let needle = format!("\"{TIMELINE_SCHEMA}\"");
     head.contains(&needle) || (!head.contains("\"schema\"") && text.contains(&needle))
 }
