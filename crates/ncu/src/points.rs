@@ -636,10 +636,21 @@ mod tests {
         // The FP16 accounting: packed as counted, scalar half of it.
         let a = fp16_accounting(&[&l], &f).unwrap();
         assert_eq!((a.packed_flops, a.scalar_flops), (1800.0, 900.0));
-        // HMUL alone is FP16 work too.
-        let only_hmul = launch(&[(Slot::Hmul, 5.0)]);
-        let a = fp16_accounting(&[&only_hmul], &flops(&only_hmul)).unwrap();
-        assert_eq!(a.packed_flops, 10.0);
+        // HADD or HMUL alone is FP16 work too.
+        for slot in [Slot::Hadd, Slot::Hmul] {
+            let alone = launch(&[(slot, 5.0)]);
+            let a = fp16_accounting(&[&alone], &flops(&alone)).expect("FP16 work");
+            assert_eq!(a.packed_flops, 10.0);
+        }
+    }
+
+    #[test]
+    fn constant_moves_are_under_5_percent_of_the_flops_not_at_it() {
+        // 12.5 HFMA = 50 FLOPs as counted beside 950 FP32 FLOPs: exactly 5%.
+        let a = fp16_case(950.0, 12.5, 0.0, None).unwrap();
+        assert_eq!(a.packed_flops, 50.0);
+        assert_eq!(a.constant_moves, None);
+        assert!(fp16_case(950.0, 12.4, 0.0, None).unwrap().constant_moves.is_some());
     }
 
     #[test]
