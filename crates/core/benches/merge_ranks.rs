@@ -4,10 +4,10 @@
 //! included), as `roofline merge` does (`parse_in_order`: files parsed on
 //! N threads, folded in order on the calling one).
 //!
-//! - `aggregated/N_threads`: 256 synthetic ranks of 10,000 launches over 200
-//!   kernel slots, one entry per kernel with its launches summed (what
-//!   `roofline profile` writes by default), as pretty JSON in memory; on 1
-//!   and 2 threads.
+//! - `aggregated/1_thread`, `aggregated/2_threads`: 256 synthetic ranks
+//!   of 10,000 launches over 200 kernel slots, one entry per kernel with
+//!   its launches summed (what `roofline profile` writes by default), as
+//!   pretty JSON in memory.
 //! - `per_launch/2_threads`: 256 rank files of one entry per launch
 //!   (`profile --per-launch`; 17 MB each, 4.6 GB in all), read from disk
 //!   on 2 threads. They are written into a temporary folder (`TMPDIR`; it
@@ -19,8 +19,9 @@
 //!   launches with its own rank number, so each file has the size and
 //!   shape of a real per-launch rank and the merge sees 256 ranks.
 //!
-//! Peak memory is measured by `examples/ranks.rs merge DIR` in a process
-//! of its own (criterion's own buffers would count here); see
+//! Peak memory and CPU seconds are measured by `examples/ranks.rs merge
+//! DIR` in a process of its own (criterion's own buffers would count here,
+//! and it times wall seconds only); see scripts/bench-merge-ranks.sh and
 //! results/bench-merge-ranks-2026-11-30.md.
 //!
 //!   cargo bench -p roofline-core --bench merge_ranks
@@ -87,7 +88,8 @@ fn bench(c: &mut Criterion) {
     let mb = texts.iter().map(|t| t.len()).sum::<usize>() as f64 / 1e6;
     eprintln!("aggregated: {RANKS} ranks x {LAUNCHES} launches, {mb:.0} MB of JSON in memory");
     for threads in [1, 2] {
-        g.bench_function(format!("aggregated/{threads}_threads"), |b| {
+        let label = if threads == 1 { "1_thread".to_string() } else { format!("{threads}_threads") };
+        g.bench_function(format!("aggregated/{label}"), |b| {
             b.iter(|| {
                 let doc = merge(texts.len(), threads, |i| Cow::Borrowed(texts[i].as_str()));
                 assert_eq!(doc.ranks.len(), RANKS as usize);
