@@ -855,6 +855,16 @@ mod tests {
     }
 
     #[test]
+    fn the_counter_machine_says_what_it_is_and_carries_the_dram_clock_weighted_by_duration() {
+        let a = launch(&[(Slot::Duration, 1.0), (Slot::SmClock, 1.5e9), (Slot::DramClock, 2.6e9)]);
+        let b = launch(&[(Slot::Duration, 3.0), (Slot::SmClock, 1.5e9), (Slot::DramClock, 3.0e9)]);
+        let m = counter_machine(&[&a, &b], ByteConvention::Ncu);
+        assert_eq!(m.name, "counter peaks (Nsight Compute)");
+        let mhz = m.gpu.mem_clock_mhz.expect("the DRAM clock");
+        assert!((mhz - (2600.0 + 3.0 * 3000.0) / 4.0).abs() < 1e-9, "{mhz}");
+    }
+
+    #[test]
     fn the_counter_machine_knows_its_sms_for_the_pipe_roofs() {
         let l = launch(&[(Slot::SmCount, 132.0), (Slot::SmClock, 1.9e9), (Slot::FfmaPeak, 16896.0)]);
         let m = counter_machine(&[&l], ByteConvention::Ncu);
