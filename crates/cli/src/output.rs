@@ -138,10 +138,10 @@ pub struct Output {
     /// stdout format is the terminal table.
     pub file_default: Format,
     pub render: RenderOptions,
-    /// The inputs [`Output::protect_inputs`] was given (shared by the
-    /// copies of these settings): the side tables of `-o FILE.csv`, whose
-    /// names are only known once the document is rendered, are checked
-    /// against them before anything is written.
+    /// The inputs and other outputs [`Output::protect_inputs`] was given
+    /// (shared by the copies of these settings): the side tables of `-o
+    /// FILE.csv`, whose names are only known once the document is
+    /// rendered, are checked against them before anything is written.
     inputs: Arc<Mutex<Vec<(String, PathBuf)>>>,
 }
 
@@ -244,6 +244,8 @@ impl Output {
         refuse_overwriting_inputs(&all, inputs).map_err(bad_input)?;
         let mut kept = self.inputs.lock().unwrap_or_else(|e| e.into_inner());
         kept.extend(inputs.iter().map(|(flag, path)| (flag.to_string(), path.to_path_buf())));
+        // Other outputs (`--save-csv`) are not to be replaced by a side table either.
+        kept.extend(outputs.iter().map(|(flag, path)| (format!("output {flag}"), path.to_path_buf())));
         Ok(())
     }
 

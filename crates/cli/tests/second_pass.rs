@@ -182,3 +182,42 @@ fn results_lost_on_a_full_stdout_say_it_was_standard_output() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("standard output") && err.contains("No space left"), "{err}");
 }
+
+#[test]
+fn csv_side_tables_of_the_output_do_not_overwrite_the_saved_ncu_csv() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let capture = data("ncu_seed000.csv");
+    // A stand-in ncu: copies the capture to its --log-file.
+    let ncu = dir.path().join("ncu");
+    let script = format!(
+        "#!/bin/sh\n[ \"$1\" = \"--query-metrics\" ] && exit 1\nwhile [ $# -gt 0 ]; do [ \"$1\" = --log-file ] && cp \"{}\" \"$2\"; shift; done\n",
+        capture.display()
+    );
+    std::fs::write(&ncu, script).unwrap();
+    std::fs::set_permissions(&ncu, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // `--save-csv x.roof.csv -o x.csv`: the roofs table of x.csv is x.roof.csv.
+    let (code, out, err) = run_in(
+        dir.path(),
+        &[
+            "profile",
+            "--ncu",
+            ncu.to_str().unwrap(),
+            "--one-pass",
+            "--save-csv",
+            "x.roof.csv",
+            "-o",
+            "x.csv",
+            "--",
+            "/bin/true",
+        ],
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("x.roof.csv")).unwrap(),
+        std::fs::read(&capture).unwrap(),
+        "the saved ncu CSV was replaced by a table (exit {code}): {err}"
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("x.roof.csv") && err.contains("--save-csv"), "{err}");
+    assert!(out.contains("vecadd"), "the profile was not printed: {out}");
+}
