@@ -12,10 +12,11 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use roofline_core::schema::{AnalysisDocument, MachineDocument};
-use roofline_report::output_file::refuse_overwriting_inputs;
+use roofline_report::output_file::{is_special_file, refuse_overwriting_inputs};
 use roofline_report::{
     csv_tables, render, write_atomic, AnalysisView, ChartOptions, ColorChoice, Describe, ExportError, Format,
     InstructionView, RenderOptions, TerminalOptions,
@@ -137,6 +138,11 @@ pub struct Output {
     /// stdout format is the terminal table.
     pub file_default: Format,
     pub render: RenderOptions,
+    /// The inputs and other outputs [`Output::protect_inputs`] was given
+    /// (shared by the copies of these settings): the side tables of `-o
+    /// FILE.csv`, whose names are only known once the document is
+    /// rendered, are checked against them before anything is written.
+    inputs: Arc<Mutex<Vec<(String, PathBuf)>>>,
 }
 
 impl Output {
@@ -150,6 +156,7 @@ impl Output {
             color,
             file_default: Format::Json,
             render: RenderOptions { terminal, chart: ChartOptions::default() },
+            inputs: Arc::default(),
         }
     }
 
@@ -234,7 +241,12 @@ impl Output {
     pub fn protect_inputs(&self, outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> anyhow::Result<()> {
         let mut all: Vec<(&str, &Path)> = self.file.iter().map(|f| ("-o", f.as_path())).collect();
         all.extend_from_slice(outputs);
-        refuse_overwriting_inputs(&all, inputs).map_err(bad_input)
+        refuse_overwriting_inputs(&all, inputs).map_err(bad_input)?;
+        let mut kept = self.inputs.lock().unwrap_or_else(|e| e.into_inner());
+        kept.extend(inputs.iter().map(|(flag, path)| (flag.to_string(), path.to_path_buf())));
+        // Other outputs (`--save-csv`) are not to be replaced by a side table either.
+        kept.extend(outputs.iter().map(|(flag, path)| (format!("output {flag}"), path.to_path_buf())));
+        Ok(())
     }
 
     /// Writes an output file other than `-o` (`--svg`, `--save-csv`), and says so.
@@ -284,15 +296,39 @@ impl Output {
             let opts = RenderOptions { terminal: self.file_terminal(), ..self.render.clone() };
             return Ok(vec![(path.to_path_buf(), self.render_with(doc, format, &opts)?)]);
         }
-        Ok(csv_tables(doc)?
+        let mut tables = csv_tables(doc)?;
+        // Beside a device, a FIFO or /dev/stdout there is no folder of
+        // files: `/dev/stdout.roof.csv` would be a new file in /dev.
+        if tables.len() > 1 && is_special_file(path) {
+            let others: Vec<String> = tables.drain(1..).map(|t| t.name).collect();
+            self.info(&format!(
+                "{} is not a regular file: it gets the first table; the other {} ({}) are written beside a FILE.csv only",
+                path.display(),
+                others.len(),
+                others.join(", ")
+            ));
+        }
+        Ok(tables
             .into_iter()
             .enumerate()
             .map(|(i, t)| (if i == 0 { path.to_path_buf() } else { beside(path, &t.name) }, t.text))
             .collect())
     }
 
-    /// Writes rendered files, each whole or not at all.
+    /// Writes rendered files, each whole or not at all. A side table
+    /// (`FILE.roof.csv` beside `-o FILE.csv`) that would replace an input
+    /// of the run is refused (exit 2) before any file is written.
     pub fn write(&self, files: &[(PathBuf, String)]) -> anyhow::Result<()> {
+        {
+            let inputs = self.inputs.lock().unwrap_or_else(|e| e.into_inner());
+            let inputs: Vec<(&str, &Path)> = inputs.iter().map(|(f, p)| (f.as_str(), p.as_path())).collect();
+            let sides: Vec<(&str, &Path)> = files
+                .iter()
+                .filter(|(path, _)| self.file.as_deref() != Some(path.as_path()))
+                .map(|(path, _)| ("a table beside -o", path.as_path()))
+                .collect();
+            refuse_overwriting_inputs(&sides, &inputs).map_err(bad_input)?;
+        }
         for (path, body) in files {
             let flag = if self.file.as_deref() == Some(path.as_path()) { "-o" } else { "output file" };
             self.write_file(flag, path, body.as_bytes())?;

@@ -15,6 +15,8 @@
 //!   file has been written.
 
 use std::io::Write;
+
+use anyhow::Context;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
@@ -62,7 +64,8 @@ pub fn data(text: &str) -> anyhow::Result<()> {
         return Err(StdoutClosed(text.len()).into());
     }
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    Ok(())
+    // Named: "No space left on device" alone does not say which file.
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .with_context(|| format!("standard output: {} bytes of results could not be written", text.len()))
 }

@@ -89,6 +89,12 @@ fn resolve(path: &Path) -> std::io::Result<Target> {
     Err(std::io::Error::other(format!("more than {MAX_SYMLINKS} symlinks to follow")))
 }
 
+/// Whether `path` (after symlinks) is a device, FIFO, socket or `/proc`
+/// link: written into, and with no folder of regular files around it.
+pub fn is_special_file(path: &Path) -> bool {
+    matches!(resolve(path), Ok(Target::Direct(_)))
+}
+
 /// Writes `contents` to `path` whole or not at all: through a uniquely
 /// named temporary file in the same folder and a rename, so readers never
 /// see half a file and a failure leaves the old file as it was. See the
@@ -168,6 +174,13 @@ fn replace(target: &Path, contents: &[u8]) -> std::io::Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    if !dir.is_dir() {
+        // Said plainly, rather than as a temporary file that cannot be made.
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("the folder {} does not exist; create it first", dir.display()),
+        ));
+    }
     let existing = std::fs::metadata(target).ok().filter(Metadata::is_file);
     let mut tmp = tempfile::Builder::new()
         .prefix(".roofline-")
@@ -309,7 +322,15 @@ mod tests {
         let e = write_atomic(&sub, b"x").unwrap_err().to_string();
         assert!(e.contains("folder"), "{e}");
         let e = write_atomic(&dir.path().join("missing/x.json"), b"x").unwrap_err().to_string();
-        assert!(e.contains("missing/x.json") && e.contains("temporary file"), "{e}");
+        assert!(e.contains("missing/x.json") && e.contains("does not exist"), "{e}");
+    }
+
+    #[test]
+    fn output_into_a_missing_folder_says_the_folder_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = write_atomic(&dir.path().join("nope/sub/out.json"), b"x").unwrap_err().to_string();
+        assert!(e.contains("nope/sub does not exist"), "{e}");
+        assert!(!e.contains(".roofline-"), "names the internal temporary file: {e}");
     }
 
     #[test]

@@ -513,3 +513,46 @@ fn kernels_told_apart_by_a_readable_word_not_a_mangled_fragment() {
     assert!(labels[0].ends_with("(GeluCUDAKernelImpl)"), "{labels:?}");
     assert!(labels[1].ends_with("(GeluBackwardCUDAKernelImpl)"), "{labels:?}");
 }
+
+/// A document whose first kernel has a name full of terminal control sequences.
+fn with_hostile_first_kernel(mut doc: AnalysisDocument) -> AnalysisDocument {
+    let name = "k\u{1b}[2J\u{1b}]0;pwned\u{7}x\u{8}\u{9b}2J";
+    doc.kernels[0].kernel.name = name.to_string();
+    doc.kernels[0].kernel.display_name = name.to_string();
+    doc
+}
+
+/// What XML 1.0 forbids in a document: the C0 controls but tab, LF and CR.
+fn not_xml(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|c| (*c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{fffe}' | '\u{ffff}'))
+        .collect()
+}
+
+#[test]
+fn a_control_character_in_a_kernel_name_or_title_keeps_the_svg_well_formed() {
+    let title = Some("title \u{1b}[31mred\u{7}".to_string());
+    let opts = ChartOptions { title, ..ChartOptions::default() };
+    let doc = with_hostile_first_kernel(samples::seed_000_before());
+    let svg = roofline_svg(&doc, &opts);
+    assert!(svg.contains("pwned"), "the kernel is not on the chart: the test proves nothing");
+    assert_eq!(not_xml(&svg), Vec::<char>::new());
+    let (b, a) = (samples::seed_000_before(), doc);
+    let d = diff(&b, &a, &[]).unwrap();
+    assert_eq!(not_xml(&diff_svg(&b, &a, &d, &opts)), Vec::<char>::new());
+}
+
+#[test]
+fn kernel_names_cannot_send_escape_sequences_through_the_terminal_chart() {
+    let doc = with_hostile_first_kernel(samples::seed_000_before());
+    let plain = terminal::render(&doc, &model::build(&doc, None), 100, false);
+    assert!(plain.contains("pwned"), "the kernel is not in the key: the test proves nothing");
+    let controls: Vec<char> = plain.chars().filter(|c| c.is_control() && *c != '\n').collect();
+    assert_eq!(controls, Vec::<char>::new(), "{plain}");
+    // With colour the chart's own sequences stay, the name's do not.
+    let coloured = terminal::render(&doc, &model::build(&doc, None), 100, true);
+    assert!(coloured.contains('\u{1b}'), "no colour at all: the test proves nothing");
+    for seq in ["\u{1b}[2J", "\u{1b}]0;", "\u{7}", "\u{9b}"] {
+        assert!(!coloured.contains(seq), "{seq:?} reached the terminal");
+    }
+}

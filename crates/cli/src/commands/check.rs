@@ -37,7 +37,8 @@ Exit codes:
      written (\"error: -o FILE\" on stderr, which also says whether the rules
      held; the results are still printed on stdout)
   2  bad input: unreadable analysis or config, unknown keys, bad flag values,
-     or an analysis with nothing to judge (no kernel has a duration)")]
+     or an analysis or baseline with nothing to judge (no kernel has a
+     duration)")]
 pub struct Args {
     /// The analysis to check (roofline.analysis/v2 JSON).
     #[arg(value_name = "ANALYSIS")]
@@ -122,6 +123,13 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         return Err(bad_input(format!("{}: {why}", args.analysis.display())));
     }
     let baseline = baseline_path.as_deref().map(read_analysis_file).transpose()?;
+    // A baseline without durations has nothing to compare against: passing
+    // with "0 rule(s) held" would let any regression through the gate.
+    if let (Some(b), Some(path)) = (&baseline, &baseline_path) {
+        if let Some(why) = nothing_to_judge(b) {
+            return Err(bad_input(format!("the baseline {}: {why}", path.display())));
+        }
+    }
     let report = check(&doc, &rules, baseline.as_ref());
     let written = out.document(&CheckDocument::new(&report));
     let failed = report.failures().count();

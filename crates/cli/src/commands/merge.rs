@@ -52,12 +52,17 @@ pub struct Args {
     pub machine: Option<PathBuf>,
 }
 
-fn read_text(path: &PathBuf, what: &str) -> anyhow::Result<String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| bad_input(format!("{}: cannot read it ({e}); expected {what}", path.display())))
+/// Bounded: `/dev/zero` or a stream that never ends is refused, not read
+/// until memory runs out.
+fn read_text(path: &std::path::Path, what: &str) -> anyhow::Result<String> {
+    crate::input_file::read_text(path, what)
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    // `merge job.rank*.json -o job.rank1.json` must not destroy a rank.
+    let mut inputs: Vec<(&str, &std::path::Path)> = args.files.iter().map(|f| ("RANK_FILE", f.as_path())).collect();
+    inputs.extend(args.machine.iter().map(|m| ("--machine", m.as_path())));
+    out.protect_inputs(&[], &inputs)?;
     let machine = match &args.machine {
         Some(p) => {
             let input = p.display().to_string();

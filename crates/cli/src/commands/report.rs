@@ -131,7 +131,8 @@ fn warn_chart_notes(doc: &AnalysisDocument, view: ViewArg, out: &Output) {
 /// The file as a machine document, when it is one (its roofs are shown
 /// as `bench` and `peaks` show them, in every format).
 fn machine_document(path: &std::path::Path) -> Option<roofline_core::schema::MachineDocument> {
-    let text = std::fs::read_to_string(path).ok()?;
+    // Bounded, as the analysis was: `/dev/zero` must not be read to the end.
+    let text = crate::input_file::read_text(path, roofline_core::schema::MACHINE_SCHEMA).ok()?;
     let head = &text[..text.len().min(512)];
     if !head.contains(roofline_core::schema::MACHINE_SCHEMA) {
         return None;

@@ -22,7 +22,11 @@ use super::model::{self, Axes, Mark, Model, Roof, RoofKind, View, MAX_KERNEL_LAB
 use super::scale::{tick_label, Frame};
 use super::ChartOptions;
 
-/// Escapes text for SVG/HTML content and attributes.
+/// Escapes text for SVG/HTML content and attributes. Characters XML 1.0
+/// does not allow in a document (the C0 controls but tab, line feed and
+/// carriage return; U+FFFE and U+FFFF) become U+FFFD: an escape or a bell
+/// in a kernel name or a title would otherwise make the SVG file one that
+/// no XML parser, and so no browser, reads.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -32,6 +36,8 @@ pub fn escape(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            '\u{0}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
             _ => out.push(c),
         }
     }

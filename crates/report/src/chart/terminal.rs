@@ -14,6 +14,7 @@ use roofline_core::units::{format_percent, Unit};
 
 use super::model::{Axes, Model, RoofKind};
 use super::scale::tick_label;
+use crate::writers::clean;
 
 /// Letters for kernels, by rank.
 const KEYS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -218,14 +219,14 @@ pub fn render(doc: &AnalysisDocument, model: &Model, width: usize, color: bool) 
         key_lines.push((
             letter,
             colour,
-            [m.label.clone(), share, pct, format!("{verdict}{where_}"), level.label().to_string()],
+            [clean(&m.label, false), share, pct, format!("{verdict}{where_}"), level.label().to_string()],
         ));
     }
 
     // Roof labels where they fit: flat ones at the right end above their
     // line, slanted ones near where they enter.
     for r in &shown {
-        let text = format!("{} {}", r.name, r.value);
+        let text = clean(&format!("{} {}", r.name, r.value), false);
         let len = text.chars().count();
         match r.kind {
             RoofKind::Flat { rate } => {
@@ -268,7 +269,7 @@ pub fn render(doc: &AnalysisDocument, model: &Model, width: usize, color: bool) 
     // Axes.
     let mut out = String::new();
     for line in [&model.title, &model.subtitle] {
-        for l in super::svg::wrap_chars(line, width) {
+        for l in super::svg::wrap_chars(&clean(line, false), width) {
             out.push_str(&l);
             out.push('\n');
         }
@@ -370,10 +371,10 @@ pub fn render(doc: &AnalysisDocument, model: &Model, width: usize, color: bool) 
             RoofKind::Slanted { .. } => "╱ ",
         };
         let kind = if r.dashed && model.axes == Axes::Flop { ", theoretical" } else { "" };
-        out.push_str(&format!("  {mark} {} {}{kind}\n", r.name, r.value));
+        out.push_str(&format!("  {mark} {}{kind}\n", clean(&format!("{} {}", r.name, r.value), false)));
     }
     for note in &model.notes {
-        out.push_str(&format!("note: {note}\n"));
+        out.push_str(&format!("note: {}\n", clean(note, false)));
     }
     out
 }
