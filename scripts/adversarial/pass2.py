@@ -573,6 +573,8 @@ def cat_output_files():
         name = {"import": "x.roof.csv", "report": "x.facts.csv", "merge": "x.verdicts.csv", "diff": "x.facts.csv", "check": "x.facts.csv", "model": "x.roof.csv"}[cmd]
         cases.append(Case(f"C1-{cmd}-csv-side-file-is-input", "C1", f"{inp} -o x.csv", setup=[copy(f"w/{name}", src)], outputs=["w/x*.csv"], expect_rc={2, 0, 1},
                           check=lambda root, meta, res, name=name, src=src: [] if (root / "w" / name).read_bytes() == Path(src).read_bytes() else [f"the input {name} was overwritten by a side file of -o x.csv"]))
+    cases.append(Case("C1-profile-csv-side-file-is-save-csv", "C1", "$B profile --ncu $BASE/fake/ncu --one-pass -q --save-csv x.roof.csv -o x.csv -- /bin/true", outputs=["w/x*.csv"], expect_rc={0, 1, 2},
+                      check=lambda root, meta, res: [] if (root / "w/x.roof.csv").read_bytes() == SEED_CSV.read_bytes() else ["the saved ncu CSV x.roof.csv was overwritten by a side table of -o x.csv"], tmp_ok=True))
     cases.append(Case("C1-report-csv-devnull-sidefiles", "C1", "$B report $BASE/a.json -q --format csv -o $ROOT/w/nul", setup=[chardev_null("w/nul")], outputs=["w/nul*"], expect_rc={0},
                       check=lambda root, meta, res: [f"side files next to a device: {sorted(p.name for p in (root / 'w').glob('nul.*'))}"] if list((root / "w").glob("nul.*")) else []))
     cases.append(Case("C1-report-csv-symlink-sidefiles", "C1", "$B report $BASE/a.json -q -o x.csv", setup=[put("outside/real.csv", "old"), symlink("w/x.csv", "../outside/real.csv")], outputs=["outside/real*.csv", "w/x*.csv"], expect_rc={0},

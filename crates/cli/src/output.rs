@@ -324,7 +324,7 @@ impl Output {
             let inputs: Vec<(&str, &Path)> = inputs.iter().map(|(f, p)| (f.as_str(), p.as_path())).collect();
             let sides: Vec<(&str, &Path)> = files
                 .iter()
-                .filter(|(path, _)| self.file.as_deref() != Some(path.as_path()))
+                .filter(|(path, _)| self.is_side_table(path))
                 .map(|(path, _)| ("a table beside -o", path.as_path()))
                 .collect();
             refuse_overwriting_inputs(&sides, &inputs).map_err(bad_input)?;
@@ -334,6 +334,22 @@ impl Output {
             self.write_file(flag, path, body.as_bytes())?;
         }
         Ok(())
+    }
+
+    /// Whether `path` is one of the tables [`Output::files`] writes beside
+    /// `-o FILE.csv` (`FILE.TABLE.csv`), rather than a file named on the
+    /// command line.
+    fn is_side_table(&self, path: &Path) -> bool {
+        let Some(file) = self.file.as_deref() else { return false };
+        if self.file_format() != Some(Format::Csv) || path == file {
+            return false;
+        }
+        let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        path.parent() == file.parent()
+            && path.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                n.starts_with(&format!("{stem}.")) && n.ends_with(".csv")
+            })
     }
 
     /// Refuses an analysis with a number out of range (exit 2, the field

@@ -221,3 +221,32 @@ fn csv_side_tables_of_the_output_do_not_overwrite_the_saved_ncu_csv() {
     assert!(err.contains("x.roof.csv") && err.contains("--save-csv"), "{err}");
     assert!(out.contains("vecadd"), "the profile was not printed: {out}");
 }
+
+#[test]
+fn diff_to_csv_writes_the_roofs_of_both_machines() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two captures of two clocks: two machines, so two roof tables.
+    let (a, b) = two_analyses(dir.path());
+    let (code, _, err) = run_in(dir.path(), &["diff", a.to_str().unwrap(), b.to_str().unwrap(), "-o", "x.csv"]);
+    assert_eq!(code, 0, "{err}");
+    let roofs: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("x.") && n.ends_with("roof.csv"))
+        .collect();
+    assert_eq!(roofs.len(), 2, "one roof table replaced the other: {roofs:?}\n{err}");
+    let texts: Vec<Vec<u8>> = roofs.iter().map(|n| std::fs::read(dir.path().join(n)).unwrap()).collect();
+    assert_ne!(texts[0], texts[1]);
+}
+
+#[test]
+fn report_svg_onto_an_existing_file_is_written_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _) = two_analyses(dir.path());
+    for _ in 0..2 {
+        let (code, _, err) =
+            run_in(dir.path(), &["report", a.to_str().unwrap(), "-q", "--svg", "s.svg", "-o", "r.html"]);
+        assert_eq!(code, 0, "{err}");
+    }
+    assert!(std::fs::read_to_string(dir.path().join("s.svg")).unwrap().starts_with("<svg"));
+}

@@ -161,12 +161,15 @@ fn write(name: &str, header: Vec<String>, rows: Vec<Vec<String>>) -> Result<CsvT
 /// Every table of the document, then its facts.
 pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> Result<Vec<CsvTable>, ExportError> {
     let mut out = Vec::new();
+    // The section of each table in `out`, to tell apart tables of one name.
+    let mut sections = Vec::new();
     let mut facts = Vec::new();
     for section in visible(doc.sections(), Audience::Data) {
         for b in &section.blocks {
             match b {
                 Block::Table(t) => {
-                    out.push(write(&t.name, header(t), t.rows.iter().map(|r| row(t, &r.cells)).collect())?)
+                    out.push(write(&t.name, header(t), t.rows.iter().map(|r| row(t, &r.cells)).collect())?);
+                    sections.push(section.id.clone());
                 }
                 Block::Facts(fs) => {
                     for f in fs.iter().filter(|f| f.show.shown_to(Audience::Data)) {
@@ -197,6 +200,7 @@ pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> Result<Vec<CsvTable>, Exp
         let header = ["section", "field", "part", "value", "unit", "origin"].map(String::from).to_vec();
         out.push(write("facts", header, facts)?);
     }
+    unique_names(&mut out, &sections);
     if let Some(i) = doc.main_table().and_then(|name| out.iter().position(|t| t.name == name)) {
         let main = out.remove(i);
         out.insert(0, main);
@@ -204,9 +208,49 @@ pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> Result<Vec<CsvTable>, Exp
     Ok(out)
 }
 
+/// Each table names its own file (`-o x.csv` writes `x.NAME.csv`): two
+/// tables of one name (the roofs of two machines in a diff) would be
+/// written to one file, the second replacing the first. Such tables are
+/// named after their section too (`machine-before.roof`), then numbered.
+fn unique_names(tables: &mut [CsvTable], sections: &[String]) {
+    let count = |tables: &[CsvTable], name: &str| tables.iter().filter(|t| t.name == name).count();
+    let shared: Vec<bool> = tables.iter().map(|t| count(tables, &t.name) > 1).collect();
+    for (i, t) in tables.iter_mut().enumerate() {
+        if shared[i] {
+            if let Some(section) = sections.get(i).filter(|s| !s.is_empty()) {
+                t.name = format!("{section}.{}", t.name);
+            }
+        }
+    }
+    for i in 0..tables.len() {
+        let mut n = 2;
+        let base = tables[i].name.clone();
+        while tables[..i].iter().any(|t| t.name == tables[i].name) {
+            tables[i].name = format!("{base}-{n}");
+            n += 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_tables_of_one_name_get_two_files() {
+        let table = |name: &str, text: &str| CsvTable { name: name.into(), text: text.into() };
+        let mut tables =
+            vec![table("changes", "c"), table("roof", "after"), table("roof", "before"), table("facts", "f")];
+        let sections: Vec<String> = ["changes", "machine-after", "machine-before"].map(String::from).to_vec();
+        unique_names(&mut tables, &sections);
+        let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["changes", "machine-after.roof", "machine-before.roof", "facts"]);
+        // Same section twice: numbered.
+        let mut tables = vec![table("roof", "a"), table("roof", "b")];
+        unique_names(&mut tables, &["m".to_string(), "m".to_string()]);
+        assert_eq!(tables[0].name, "m.roof");
+        assert_eq!(tables[1].name, "m.roof-2");
+    }
 
     #[test]
     fn formulas_are_neutralised_but_numbers_are_not() {
