@@ -513,7 +513,9 @@ def cat_output_files():
         for ext in (".json", ".html", ".md", ".csv", ".svg"):
             if cmd in ("peaks", "occupancy", "model", "import", "check", "merge") and ext == ".svg":
                 continue
-            cases.append(Case(f"C1-{cmd}-plain{ext}", "C1", f"{base} -o out{ext}", outputs=[f"w/out{ext}"], must_write=[f"w/out{ext}"], expect_rc={0, 1}))
+            # -o FILE.csv writes its other tables beside it (FILE.TABLE.csv): expected, each once.
+            cases.append(Case(f"C1-{cmd}-plain{ext}", "C1", f"{base.replace(' -q', '')} -o out{ext}", outputs=[f"w/out{ext}"] + (["w/out.*.csv"] if ext == ".csv" else []), must_write=[f"w/out{ext}"], expect_rc={0, 1},
+                              check=lambda root, meta, res: [f"two tables written to one file: {w}" for w in set(re.findall(r"wrote (\S+)", (meta / "stderr").read_text())) if (meta / "stderr").read_text().count(f"wrote {w}\n") > 1]))
         o = "out.json"
         cases += [
             Case(f"C1-{cmd}-mode0600-nobody", "C1", f"{base} -o {o}", setup=[put(f"w/{o}", "old", 0o600), chown(f"w/{o}", 65534)], outputs=[f"w/{o}"], must_write=[f"w/{o}"], check=keep_mode_owner(f"w/{o}", 0o600, 65534), expect_rc={0, 1}),
