@@ -266,6 +266,37 @@ fn timeout_stops_the_program_and_keeps_what_was_recorded() {
     assert!(s.leftovers().is_empty(), "temporary folder removed after a timeout: {:?}", s.leftovers());
 }
 
+/// Adversarial pass 3, H1 and H2: the record folder is written by the
+/// program, so a FIFO or a link to /dev/zero named like a record file must
+/// be left out with a warning, not block the tool or grow its memory.
+#[test]
+fn a_fifo_or_a_link_to_dev_zero_in_the_record_folder_is_left_out_not_read() {
+    for (what, planted) in [
+        ("a FIFO", r#"mkfifo "$ROOFLINE_TIMELINE_DIR/1$$.jsonl""#),
+        ("a link to /dev/zero", r#"ln -s /dev/zero "$ROOFLINE_TIMELINE_DIR/1$$.jsonl""#),
+    ] {
+        let s = Setup::new();
+        let script = format!("{planted} && exec {}", s.fake());
+        let t = Instant::now();
+        let out = s
+            .cmd()
+            .args(["timeline", "-o"])
+            .arg(s.path("run.json"))
+            .args(["--", "sh", "-c", &script])
+            .timeout(Duration::from_secs(60))
+            .assert()
+            .code(0)
+            .get_output()
+            .clone();
+        assert!(t.elapsed() < Duration::from_secs(30), "{what}: took {:?}", t.elapsed());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("not a record file the injection library writes; left out"), "{what}: {stderr}");
+        // The program's real record file is still read.
+        assert_eq!(json_file(&s.path("run.json"))["summary"]["kernel_launches"], 4, "{what}");
+        assert!(s.leftovers().is_empty(), "{what}: temporary folder removed: {:?}", s.leftovers());
+    }
+}
+
 #[test]
 fn a_missing_injection_library_is_named_with_the_fix() {
     let s = Setup::new();

@@ -215,7 +215,8 @@ impl Progress {
                 continue;
             }
             let pos = self.files.entry(path.clone()).or_insert(0);
-            let Ok(mut f) = std::fs::File::open(&path) else { continue };
+            // Only regular files: the program writes this folder (a FIFO would block).
+            let Ok(Ok(mut f)) = roofline_timeline::reader::open_record_file(&path) else { continue };
             if f.seek(std::io::SeekFrom::Start(*pos)).is_err() {
                 continue;
             }
