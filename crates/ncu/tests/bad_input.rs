@@ -361,3 +361,35 @@ fn a_point_far_above_its_roof_gets_a_warning_naming_it() {
     let text = w.text();
     assert!(text.contains("% of the DRAM bandwidth roof") && text.contains("wrong unit"), "{text}");
 }
+
+#[test]
+fn a_row_broken_by_a_newline_is_refused_naming_its_line_not_read_as_a_kernel() {
+    let text = Table::parse(&fixture_text("h200_seed000_metrics.csv")).text();
+    let width = Table::parse(&text).header.len();
+    // The fourth launch row, broken after its tenth field.
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let header = lines.iter().position(|l| l.starts_with("\"ID\"")).unwrap();
+    let row = header + 2 + 3;
+    let cut = lines[row].match_indices("\",\"").nth(9).unwrap().0 + 1;
+    let (a, b) = lines[row].split_at(cut);
+    let (a, b) = (a.to_string(), b[1..].to_string());
+    lines[row] = a;
+    lines.insert(row + 1, b);
+    let broken = lines.join("\n") + "\n";
+    let e = read_capture(broken.as_bytes(), "split.csv").unwrap_err();
+    assert!(
+        matches!(e, CsvError::RowWidth { line, found: 10, expected, .. } if line == row as u64 + 1 && expected == width),
+        "{e:?}"
+    );
+    let msg = e.to_string();
+    assert!(msg.contains(&format!("line {}", row + 1)) && msg.contains(&format!("header has {width}")), "{msg}");
+    // The same fragment as the last row is a capture cut short: the rest is kept.
+    let cut_at_end = lines[..=row].join("\n") + "\n";
+    let cap = read_capture(cut_at_end.as_bytes(), "cut.csv").unwrap();
+    assert_eq!(cap.launches.len(), 3);
+    assert!(
+        cap.warnings.iter().any(|w| w.contains(&format!("line {}", row + 1)) && w.contains("cut short")),
+        "{:?}",
+        cap.warnings
+    );
+}
