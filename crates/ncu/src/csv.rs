@@ -516,6 +516,23 @@ fn expected_dimension(slot: Slot, via: Via) -> Dimension {
     }
 }
 
+/// Whether a column counts bytes: a `.sum` of a metric named `..bytes..`
+/// (`dram__bytes.sum`, `lts__t_bytes.sum`), read as it is. Its unit must be
+/// a byte unit: the reader's count dimension also takes sectors,
+/// instructions and cycles, which would pass silently.
+fn holds_bytes(column: &str, via: Via) -> bool {
+    matches!(via, Via::Direct(_))
+        && column.strip_suffix(".sum").is_some_and(|metric| metric.contains("bytes") && !metric.contains('.'))
+}
+
+/// `byte`, `bytes` with an SI prefix (`Kbyte`, `Mbyte`, ...), or no unit
+/// (ncu's base unit, bytes).
+fn is_byte_unit(unit: &str) -> bool {
+    let u = unit.trim();
+    let base = u.strip_prefix(['K', 'k', 'M', 'G', 'T', 'P']).unwrap_or(u);
+    u.is_empty() || matches!(base, "byte" | "bytes") || matches!(u, "byte" | "bytes")
+}
+
 /// ncu's base units (`--print-units base`), for a capture without a
 /// units row: nanoseconds for durations, everything else in base SI.
 fn base_scale(slot: Slot, via: Via) -> f64 {
@@ -659,6 +676,15 @@ impl Plan {
                     unit,
                     problem: "which does not measure what this column holds".into(),
                     expected: expected.expected(),
+                });
+            }
+            if holds_bytes(&column, s.via) && !is_byte_unit(&unit) {
+                return Err(CsvError::Unit {
+                    input: input.into(),
+                    column,
+                    unit,
+                    problem: "which is not a byte unit (a byte column read in sectors or another count would be off by that unit's size)".into(),
+                    expected: "a byte unit (byte, Kbyte, Mbyte, Gbyte, Tbyte)",
                 });
             }
             s.scale = parsed.scale;

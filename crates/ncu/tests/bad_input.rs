@@ -393,3 +393,24 @@ fn a_row_broken_by_a_newline_is_refused_naming_its_line_not_read_as_a_kernel() {
         cap.warnings
     );
 }
+
+#[test]
+fn a_byte_column_in_sectors_is_refused_naming_the_column_and_the_unit() {
+    for unit in ["sector", "Ksector", "inst", "cycle"] {
+        let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+        let d = t.col("dram__bytes.sum");
+        t.units[d] = unit.into();
+        let e = read_capture(t.text().as_bytes(), "units.csv").unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, CsvError::Unit { .. }), "{unit}: {e:?}");
+        assert!(
+            msg.contains("dram__bytes.sum") && msg.contains(&format!("{unit:?}")) && msg.contains("Kbyte"),
+            "{msg}"
+        );
+    }
+    // Byte units still read, with their scale.
+    let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    let d = t.col("dram__bytes.sum");
+    t.units[d] = "Kbyte".into();
+    assert!(read_capture(t.text().as_bytes(), "kbyte.csv").is_ok());
+}
