@@ -12,6 +12,10 @@
 //!   link stays a link);
 //! - a file being replaced keeps its mode and, as far as the user may,
 //!   its owner and group;
+//! - a file with several hard links: the name given is replaced (a new
+//!   inode), so the other links keep the old content, as with any
+//!   write-then-rename; write into the file in place (`> file`) to change
+//!   them all;
 //! - a device, FIFO or socket (`/dev/null`, `/dev/stdout`, a named pipe)
 //!   is written into, never renamed over;
 //! - [`refuse_overwriting_inputs`] stops a command before it writes over a
