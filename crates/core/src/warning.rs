@@ -231,7 +231,7 @@ impl Warning {
             Warning::DurationBelowFloor { metric, floor_s, launches, examples } => {
                 let parts: Vec<String> = examples
                     .iter()
-                    .map(|e| format!("{} (line {}: {:e} ns)", e.kernel, e.line, e.duration_s * 1e9))
+                    .map(|e| format!("{} (line {}: {:.3e} ns)", e.kernel, e.line, e.duration_s * 1e9))
                     .collect();
                 let more = if *launches as usize > examples.len() { ", ..." } else { "" };
                 format!(
