@@ -11,6 +11,16 @@
 //!   then unwinds and its exit handlers still run), then the same escalation.
 //! - On Linux the child also gets SIGTERM if the tool itself dies
 //!   (`PR_SET_PDEATHSIG`), which covers a SIGKILL of the tool.
+//! - Helpers that left the group (`setsid`, a daemonizing launcher) are
+//!   still the program's: once stopping begins, the tool walks the
+//!   program's process tree (`/proc`) at every step and signals each
+//!   descendant with the group. The tool is also a child subreaper
+//!   (`PR_SET_CHILD_SUBREAPER`), so helpers orphaned by a parent that died
+//!   are reparented to it instead of to PID 1, and it reaps those it killed
+//!   (a container's PID 1 often reaps nothing, which leaves zombies).
+//! - The default grace is [`DEFAULT_GRACE`]: long enough for a Python
+//!   program or CUPTI to flush on SIGINT, short enough that a helper that
+//!   ignores SIGINT does not keep a cancelled CI job waiting.
 //!
 //! While a child is supervised the tool's own handlers for those signals
 //! only record them; the previous handlers come back when the child has
@@ -90,6 +100,9 @@ pub enum ChildError {
     Busy,
 }
 
+/// The default time between the steps of stopping (see the module docs).
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
+
 /// How long to wait, and how to stop.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -103,7 +116,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { timeout: None, grace: Duration::from_secs(10), tick: Duration::from_millis(100) }
+        Limits { timeout: None, grace: DEFAULT_GRACE, tick: Duration::from_millis(100) }
     }
 }
 
@@ -242,6 +255,9 @@ pub struct OwnedChild {
     program: String,
     started: Instant,
     started_unix_ns: u64,
+    /// Descendants seen once stopping began, by (pid, start time): a pid
+    /// reused by an unrelated process is never signalled.
+    descendants: Vec<(i32, u64)>,
     _guard: SignalGuard,
 }
 
@@ -267,10 +283,15 @@ pub fn spawn(mut cmd: Command) -> Result<OwnedChild, ChildError> {
             });
         }
     }
+    #[cfg(target_os = "linux")]
+    // SAFETY: a process-wide flag; orphans of the program come to the tool.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
+    }
     let started = Instant::now();
     let started_unix_ns = unix_ns();
     let child = cmd.spawn().map_err(|source| start_error(&program, source))?;
-    Ok(OwnedChild { child, program, started, started_unix_ns, _guard: guard })
+    Ok(OwnedChild { child, program, started, started_unix_ns, descendants: Vec::new(), _guard: guard })
 }
 
 fn start_error(program: &str, source: std::io::Error) -> ChildError {
@@ -294,6 +315,70 @@ impl OwnedChild {
         }
     }
 
+    /// Adds the program's current descendants (its whole tree, whatever
+    /// their group) to those to stop.
+    fn track_descendants(&mut self) {
+        let table = process_table();
+        for (pid, start) in tree_of(self.child.id() as i32, &table) {
+            if !self.descendants.contains(&(pid, start)) {
+                self.descendants.push((pid, start));
+            }
+        }
+        // Those orphaned earlier now have the tool as parent (subreaper).
+        let me = std::process::id() as i32;
+        for (&pid, info) in &table {
+            if info.ppid == me && pid != self.child.id() as i32 && !self.descendants.contains(&(pid, info.start)) {
+                // Only strays of this program: the tool starts no other
+                // child while one is supervised (see `Busy`).
+                self.descendants.push((pid, info.start));
+            }
+        }
+    }
+
+    /// Signals the group and every tracked descendant still alive.
+    fn signal_all(&mut self, sig: i32) {
+        self.signal_group(sig);
+        self.track_descendants();
+        let table = process_table();
+        for &(pid, start) in &self.descendants {
+            if table.get(&pid).is_some_and(|p| p.start == start) {
+                // SAFETY: a process of the program's tree, checked by start time.
+                unsafe {
+                    libc::kill(pid, sig);
+                }
+            }
+        }
+    }
+
+    /// Kills what is left of the program's tree and reaps the helpers that
+    /// were reparented to the tool.
+    fn kill_and_reap_leftovers(&mut self) {
+        self.signal_all(libc::SIGKILL);
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let me = std::process::id() as i32;
+        loop {
+            let table = process_table();
+            let mut alive = 0;
+            for &(pid, start) in &self.descendants {
+                let Some(p) = table.get(&pid).filter(|p| p.start == start) else { continue };
+                if p.ppid == me {
+                    let mut status = 0;
+                    // SAFETY: reaps a reparented helper of the program, not one of
+                    // the tool's own children (none runs beside the program).
+                    if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == 0 {
+                        alive += 1;
+                    }
+                } else if !p.zombie {
+                    alive += 1;
+                }
+            }
+            if alive == 0 || Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// Waits for the program, forwarding signals and enforcing the timeout;
     /// `tick` runs every [`Limits::tick`] with the time since the start.
     pub fn wait(mut self, limits: &Limits, mut tick: impl FnMut(Duration)) -> Result<Outcome, ChildError> {
@@ -312,11 +397,11 @@ impl OwnedChild {
                 seen_signals = count;
                 let sig = LAST_SIGNAL.load(Ordering::SeqCst);
                 if stopping.is_some() {
-                    self.signal_group(libc::SIGKILL);
+                    self.signal_all(libc::SIGKILL);
                     stopping = Some((Instant::now(), 2));
                 } else {
                     ending = Ending::Interrupted { signal: sig };
-                    self.signal_group(sig);
+                    self.signal_all(sig);
                     stopping = Some((Instant::now(), if sig == libc::SIGTERM { 1 } else { 0 }));
                 }
             }
@@ -324,15 +409,17 @@ impl OwnedChild {
                 if let Some(t) = limits.timeout {
                     if self.started.elapsed() >= t {
                         ending = Ending::TimedOut;
-                        self.signal_group(libc::SIGINT);
+                        self.signal_all(libc::SIGINT);
                         stopping = Some((Instant::now(), 0));
                     }
                 }
             }
             if let Some((since, step)) = stopping {
+                // Helpers started while stopping are stopped too.
+                self.track_descendants();
                 if step < 2 && since.elapsed() >= limits.grace {
                     let (sig, next) = if step == 0 { (libc::SIGTERM, 1) } else { (libc::SIGKILL, 2) };
-                    self.signal_group(sig);
+                    self.signal_all(sig);
                     stopping = Some((Instant::now(), next));
                 }
             }
@@ -341,16 +428,70 @@ impl OwnedChild {
         };
         let wall = self.started.elapsed();
         if ending != Ending::Finished {
-            // What is left of the group (workers of a launcher) goes too.
-            self.signal_group(libc::SIGKILL);
+            // What is left of the group and of the tree (workers of a
+            // launcher, helpers that left the group) goes too.
+            self.kill_and_reap_leftovers();
         }
         Ok(Outcome { status, ending, wall, started_unix_ns: self.started_unix_ns, ended_unix_ns: unix_ns() })
     }
 }
 
+/// One process as `/proc/PID/stat` shows it.
+#[derive(Debug, Clone, Copy)]
+struct ProcInfo {
+    ppid: i32,
+    /// Start time in clock ticks since boot: tells a reused pid apart.
+    start: u64,
+    zombie: bool,
+}
+
+/// Every process of the system (those this user can see), by pid. Empty
+/// where there is no `/proc`: only the group is signalled then.
+fn process_table() -> std::collections::HashMap<i32, ProcInfo> {
+    let mut table = std::collections::HashMap::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else { return table };
+    for entry in dir.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        if let Some(info) = parse_stat(&stat) {
+            table.insert(pid, info);
+        }
+    }
+    table
+}
+
+/// Parses `/proc/PID/stat`: the command name is in parentheses and may hold
+/// spaces or parentheses, so the fields are counted after the last `)`.
+fn parse_stat(stat: &str) -> Option<ProcInfo> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After the name: state(3) ppid(4) ... starttime(22), numbered as in proc(5).
+    Some(ProcInfo {
+        ppid: fields.get(1)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+        zombie: fields[0] == "Z",
+    })
+}
+
+/// The descendants of `root` (not `root` itself), by (pid, start time).
+fn tree_of(root: i32, table: &std::collections::HashMap<i32, ProcInfo>) -> Vec<(i32, u64)> {
+    let mut found = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(parent) = frontier.pop() {
+        for (&pid, info) in table {
+            if info.ppid == parent && !found.iter().any(|&(p, _)| p == pid) {
+                found.push((pid, info.start));
+                frontier.push(pid);
+            }
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn sh(script: &str) -> Command {
         let mut c = Command::new("/bin/sh");
@@ -416,6 +557,58 @@ mod tests {
         let mut cur: libc::sigaction = unsafe { std::mem::zeroed() };
         unsafe { libc::sigaction(libc::SIGTERM, std::ptr::null(), &mut cur) };
         assert_eq!(cur.sa_sigaction, libc::SIG_DFL);
+    }
+
+    /// Whether `pid` is a live process (a zombie is dead, only not reaped).
+    fn alive(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| parse_stat(&s))
+            .is_some_and(|p| !p.zombie)
+    }
+
+    #[test]
+    fn helpers_that_ignore_sigint_and_leave_the_group_do_not_survive_an_interruption() {
+        let _l = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        if !Path::new("/proc/self/stat").exists() || !Path::new("/usr/bin/setsid").exists() {
+            eprintln!("SKIPPED: needs /proc and /usr/bin/setsid");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        // The program ignores SIGINT; one helper stays in its group and
+        // ignores SIGINT and SIGTERM, another leaves the group (setsid) and
+        // ignores them too: only SIGKILL, sent to each, ends them.
+        let helper = "trap '' INT TERM; echo $$ >> \"$0\"; while true; do sleep 0.05; done";
+        let script = format!(
+            "trap '' INT; sh -c '{helper}' {p} & /usr/bin/setsid sh -c '{helper}' {p} & while true; do sleep 0.05; done",
+            helper = helper.replace('\'', "'\\''"),
+            p = pids.display()
+        );
+        let child = spawn(sh(&script)).unwrap();
+        let t = Instant::now();
+        while std::fs::read_to_string(&pids).map(|s| s.lines().count()).unwrap_or(0) < 2 {
+            assert!(t.elapsed() < Duration::from_secs(10), "the helpers never started");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let helpers: Vec<i32> = std::fs::read_to_string(&pids).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+        let me = std::process::id() as libc::pid_t;
+        // SAFETY: signals this test process, whose handler records it.
+        unsafe { libc::kill(me, libc::SIGINT) };
+        let limits = Limits { grace: Duration::from_millis(300), tick: Duration::from_millis(10), ..Limits::default() };
+        let o = child.wait(&limits, |_| {}).unwrap();
+        assert_eq!(o.ending, Ending::Interrupted { signal: libc::SIGINT });
+        assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
+        for pid in helpers {
+            assert!(!alive(pid), "helper {pid} survived the interruption");
+        }
+    }
+
+    #[test]
+    fn stat_lines_with_odd_names_are_parsed() {
+        let p = parse_stat("42 (a) b (c)) Z 7 42 42 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0").unwrap();
+        assert_eq!((p.ppid, p.start, p.zombie), (7, 12345, true));
+        assert!(parse_stat("garbage").is_none());
     }
 
     #[test]

@@ -90,15 +90,26 @@ fn main() -> ExitCode {
             "--format trace is for `roofline timeline` only; choose table, json, csv or markdown here",
         ));
     }
+    if cli.output.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+        return error::report(&error::bad_input(
+            "-o -: the results already go to standard output (with --format to choose how); -o names a file to write as well. For a file named '-', write -o ./-",
+        ));
+    }
     // Under torchrun, mpirun or srun each rank writes its own file.
-    let rank = match ranks::from_env() {
-        Ok(r) => r,
+    // A variable named like a launcher's that holds no rank only matters
+    // when the -o name depends on the rank; otherwise it is someone else's.
+    let (rank, ignored_rank) = match ranks::from_env() {
+        Ok(r) => (r, None),
+        Err(e) if cli.output.is_none() => (None, Some(e)),
         Err(e) => return error::report(&e),
     };
     let (file, note) = ranks::output_file(cli.output.clone(), rank.as_ref());
     let out = Output::new(cli.format, file, cli.quiet).colored(cli.color.into());
     if let Some(n) = note {
         out.info(&n);
+    }
+    if let Some(e) = ignored_rank {
+        out.warn(&format!("{e:#}; ignored here, as no -o file name depends on the rank"));
     }
     // `report` puts a page on stdout unless --format says otherwise.
     let page = matches!(cli.command, Command::Report(_)) && cli.format == FormatArg::Table;

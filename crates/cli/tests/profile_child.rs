@@ -84,3 +84,64 @@ fn sigterm_to_profile_is_forwarded_and_nothing_is_orphaned() {
     assert!(!marker.exists(), "the program outlived the tool");
     assert!(leftovers(&tmp).is_empty(), "ncu's log removed: {:?}", leftovers(&tmp));
 }
+
+/// Whether `pid` is a live process: a zombie (killed, not yet reaped by a
+/// container's PID 1) is dead.
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().next() != Some("Z")))
+        .unwrap_or(false)
+}
+
+#[test]
+fn program_helpers_that_ignore_sigint_do_not_survive_an_interrupted_profile() {
+    if !Path::new("/proc/self/stat").exists() || !Path::new("/usr/bin/setsid").exists() {
+        eprintln!("SKIPPED: needs /proc and /usr/bin/setsid");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let ncu = stand_in_ncu(dir.path(), &fixture("h200_seed000_metrics.csv"));
+    let pids = dir.path().join("pids");
+    // The program ignores SIGINT and leaves two helpers that ignore SIGINT
+    // and SIGTERM: one in its group, one that left it (setsid).
+    let helper = r#"trap '' INT TERM; echo $$ >> "$0"; while true; do sleep 0.05; done"#;
+    let program = format!(
+        "trap '' INT; sh -c '{helper}' {p} & /usr/bin/setsid sh -c '{helper}' {p} & while true; do sleep 0.05; done",
+        p = pids.display()
+    );
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"))
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", &tmp)
+        .args(["profile", "--one-pass", "--format", "json", "--ncu"])
+        .arg(&ncu)
+        .args(["--", "/bin/sh", "-c", &program])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while std::fs::read_to_string(&pids).map(|s| s.lines().count()).unwrap_or(0) < 2 {
+        assert!(t.elapsed() < Duration::from_secs(20), "the helpers never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let helpers: Vec<i32> = std::fs::read_to_string(&pids).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+    let t = Instant::now();
+    // SAFETY: signals the tool we started (its pid only, as a CI runner does).
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    // SIGINT, then SIGTERM and SIGKILL one grace (5 s) apart.
+    assert!(t.elapsed() < Duration::from_secs(14), "{:?}", t.elapsed());
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!doc["kernels"].as_array().unwrap().is_empty(), "the kernels profiled so far are analysed");
+    let survivors: Vec<i32> = helpers.into_iter().filter(|&p| alive(p)).collect();
+    for &p in &survivors {
+        // SAFETY: a helper this test started; not left behind on failure.
+        unsafe { libc::kill(p, libc::SIGKILL) };
+    }
+    assert!(survivors.is_empty(), "helpers survived the interrupted profile: {survivors:?}");
+    assert!(leftovers(&tmp).is_empty(), "ncu's log removed: {:?}", leftovers(&tmp));
+}

@@ -105,11 +105,12 @@ fn each_rank_names_its_file_from_the_launchers_environment() {
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("job.rank3.json")).unwrap()).unwrap();
     assert_eq!(doc["schema"], "roofline.analysis/v2");
-    // A rank that is not a number is bad input.
+    // A rank that is not a number is bad input where the -o name depends
+    // on it (without -o it is only a warning: second pass, F13).
     roofline()
         .current_dir(dir.path())
         .env("SLURM_PROCID", "zero")
-        .args(["model", "--gpu", "h200", "--kernel", k])
+        .args(["model", "--gpu", "h200", "--kernel", k, "-o", "bad.json"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("SLURM_PROCID"));

@@ -250,3 +250,30 @@ fn report_svg_onto_an_existing_file_is_written_again() {
     }
     assert!(std::fs::read_to_string(dir.path().join("s.svg")).unwrap().starts_with("<svg"));
 }
+
+#[test]
+fn output_dash_is_refused_instead_of_writing_a_file_named_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) =
+        run_in(dir.path(), &["model", "--gpu", "h200", "-k", "k: flops=1e9 bytes=1e9 time=1ms", "-o", "-"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("-o -") && err.contains("./-"), "{err}");
+    assert!(!dir.path().join("-").exists());
+    let (code, _, err) =
+        run_in(dir.path(), &["model", "--gpu", "h200", "-k", "k: flops=1e9 bytes=1e9 time=1ms", "-o", "./-"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(dir.path().join("-").exists());
+}
+
+#[test]
+fn a_stray_rank_variable_blocks_nothing_without_an_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["model", "--gpu", "h200", "-k", "k: flops=1e9 bytes=1e9 time=1ms"];
+    let out = roofline().current_dir(dir.path()).env("RANK", "abc").args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("RANK=\"abc\"") && err.contains("ignored"), "{err}");
+    // With -o the name may depend on the rank: still refused.
+    let out = roofline().current_dir(dir.path()).env("RANK", "abc").args(args).args(["-o", "m.json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

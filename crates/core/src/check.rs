@@ -120,7 +120,12 @@ pub fn pct(input: &str, field: &str, v: f64, max: f64) -> Result<f64, CheckConfi
         Err(CheckConfigError::Value {
             input: input.into(),
             field: field.into(),
-            value: v.to_string(),
+            // 1e308 is echoed as 1e308, not as its 309 digits.
+            value: if v.is_finite() && (v.abs() >= 1e6 || (v != 0.0 && v.abs() < 1e-3)) {
+                format!("{v:e}")
+            } else {
+                v.to_string()
+            },
             problem: format!("expected a percentage from 0 to {max}"),
         })
     }
@@ -490,6 +495,14 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_percentage_is_echoed_short_not_as_309_digits() {
+        let e = pct("command line", "--min-pct-of-roof", 1e308, 100.0).unwrap_err().to_string();
+        assert!(e.contains("1e308") && e.len() < 200, "{e}");
+        let e = pct("command line", "--min-pct-of-roof", 150.5, 100.0).unwrap_err().to_string();
+        assert!(e.contains("150.5"), "{e}");
+    }
     use crate::estimate::parse_kernel_spec;
     use crate::machine::{FlopKind, Machine};
     use crate::roofline::analyze;

@@ -68,7 +68,15 @@ pub fn parse_kernel_spec(spec: &str) -> Result<Kernel, EstimateError> {
     let mut fields = BTreeMap::new();
     for pair in rest.split_whitespace() {
         let (k, v) = pair.split_once('=').ok_or_else(|| fail(format!("{pair:?} is not key=value")))?;
-        fields.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+        // A key given twice would silently win one way or the other.
+        if let Some(old) = fields.insert(k.trim().to_ascii_lowercase(), v.trim().to_string()) {
+            return Err(fail(format!("{k} is given twice ({k}={old} and {pair}); give it once")));
+        }
+    }
+    for (a, b) in [("kind", "precision"), ("bytes", "dram"), ("elements", "n"), ("time", "duration")] {
+        if fields.contains_key(a) && fields.contains_key(b) {
+            return Err(fail(format!("{a}= and {b}= are two names for one figure; give one of them")));
+        }
     }
     let get = |k: &str| fields.get(k).map(String::as_str);
     let kind = match get("kind").or(get("precision")) {
@@ -280,6 +288,20 @@ pub fn parse_kernels_file(text: &str, input: &str) -> Result<KernelsFile, Estima
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kernel_spec_key_given_twice_is_refused_not_silently_chosen() {
+        for spec in [
+            "k: flops=1 bytes=1 flops=2",
+            "k: flops=1 bytes=1 time=1ms time=2ms",
+            "k: flops=1 bytes=1 dram=2",
+            "k: flops=1 bytes=1 time=1ms duration=2ms",
+        ] {
+            let e = parse_kernel_spec(spec).unwrap_err().to_string();
+            assert!(e.contains("twice") || e.contains("two names"), "{spec}: {e}");
+        }
+        assert!(parse_kernel_spec("k: flops=1 bytes=1 l2=2 time=1ms").is_ok());
+    }
 
     #[test]
     fn cli_spec() {

@@ -31,6 +31,29 @@ pub struct PartlyTimedKernel {
     pub lines: Vec<u64>,
 }
 
+/// A point above its roof by more than the tolerance
+/// ([`crate::roofline::IMPLAUSIBLE_PCT_OF_ROOF`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AboveRoofPoint {
+    /// The kernel's display name.
+    pub kernel: String,
+    /// The roof ("DRAM bandwidth", "FP32 compute").
+    pub roof: String,
+    /// The point's % of that roof.
+    pub pct: f64,
+}
+
+/// A launch whose duration is below the physical floor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShortLaunch {
+    /// Its kernel's display name.
+    pub kernel: String,
+    /// Its line in the capture.
+    pub line: u64,
+    /// The duration read, in seconds.
+    pub duration_s: f64,
+}
+
 /// One warning of an analysis.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "code")]
@@ -51,6 +74,27 @@ pub enum Warning {
     PartlyTimed {
         /// The kernels, with their left-out launches.
         kernels: Vec<PartlyTimedKernel>,
+    },
+    /// Launches whose duration is below the physical floor (ncu prints whole
+    /// nanoseconds; nothing runs under 1 ns): treated as having no duration,
+    /// so their FLOPs and bytes count but enter no rate.
+    DurationBelowFloor {
+        /// The duration column.
+        metric: String,
+        /// The floor, in seconds.
+        floor_s: f64,
+        /// How many launches.
+        launches: u64,
+        /// The first few of them.
+        examples: Vec<ShortLaunch>,
+    },
+    /// Points above their roof by more than the tolerance: not a
+    /// measurement (a wrong unit or an edited capture).
+    AboveRoof {
+        /// The tolerance, % of the roof.
+        limit_pct: f64,
+        /// The points.
+        points: Vec<AboveRoofPoint>,
     },
     /// A clock counter reads 0 in some launches: no counter roof is made
     /// from it for them.
@@ -180,7 +224,28 @@ impl Warning {
                     })
                     .collect();
                 format!(
-                    "launches with no positive gpu__time_duration.sum (zero, n/a or missing) are left out of their kernel's point, so that its FLOPs and bytes are divided by the time of the same launches: {}",
+                    "launches with no positive gpu__time_duration.sum (zero, under 1 ns, n/a or missing) are left out of their kernel's point, so that its FLOPs and bytes are divided by the time of the same launches: {}",
+                    parts.join("; ")
+                )
+            }
+            Warning::DurationBelowFloor { metric, floor_s, launches, examples } => {
+                let parts: Vec<String> = examples
+                    .iter()
+                    .map(|e| format!("{} (line {}: {:.3e} ns)", e.kernel, e.line, e.duration_s * 1e9))
+                    .collect();
+                let more = if *launches as usize > examples.len() { ", ..." } else { "" };
+                format!(
+                    "{launches} launch(es) have a {metric} below {} ns, shorter than anything a GPU runs (ncu prints whole nanoseconds): they are treated as having no duration, so they enter no rate (FLOPs and bytes still count): {}{more}; check the column's unit and how the file was made",
+                    floor_s * 1e9,
+                    parts.join(", ")
+                )
+            }
+            Warning::AboveRoof { limit_pct, points } => {
+                let parts: Vec<String> =
+                    points.iter().map(|p| format!("{} at {:.0}% of the {} roof", p.kernel, p.pct, p.roof)).collect();
+                format!(
+                    "{} point(s) above their roof by more than the {limit_pct:.0}% a measurement reaches (clock changes within a launch give up to about 106%): {}; likely a duration too short for its launch (a time column in the wrong unit, an edited capture) or a counter in the wrong unit, so these rates are not to be trusted",
+                    points.len(),
                     parts.join("; ")
                 )
             }

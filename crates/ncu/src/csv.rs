@@ -196,6 +196,20 @@ pub enum CsvError {
         /// The line that runs on.
         line: u64,
     },
+    /// A launch row whose field count is not the header's, before the last
+    /// row: a row broken by a newline or a pasted line, whose values would
+    /// land in the wrong columns (a phantom kernel).
+    #[error("{input}: line {line}: a launch row with {found} columns where the header has {expected} (a row broken by a line break, or a line pasted into the capture); its values would land in the wrong columns. Join or delete that row, or capture again (`roofline profile -- ./program`, or `ncu --csv --page raw --print-units base`)")]
+    RowWidth {
+        /// The file as the user named it.
+        input: String,
+        /// The row's line.
+        line: u64,
+        /// Its fields.
+        found: usize,
+        /// The header's fields.
+        expected: usize,
+    },
     /// A unit of the wrong kind or unknown: values would be off by a scale nobody sees.
     #[error("{input}: column {column} has unit {unit:?}, {problem}; expected {expected}. Fix the units row (the row under the header), or export the capture again with `--print-units base`")]
     Unit {
@@ -502,6 +516,23 @@ fn expected_dimension(slot: Slot, via: Via) -> Dimension {
     }
 }
 
+/// Whether a column counts bytes: a `.sum` of a metric named `..bytes..`
+/// (`dram__bytes.sum`, `lts__t_bytes.sum`), read as it is. Its unit must be
+/// a byte unit: the reader's count dimension also takes sectors,
+/// instructions and cycles, which would pass silently.
+fn holds_bytes(column: &str, via: Via) -> bool {
+    matches!(via, Via::Direct(_))
+        && column.strip_suffix(".sum").is_some_and(|metric| metric.contains("bytes") && !metric.contains('.'))
+}
+
+/// `byte`, `bytes` with an SI prefix (`Kbyte`, `Mbyte`, ...), or no unit
+/// (ncu's base unit, bytes).
+fn is_byte_unit(unit: &str) -> bool {
+    let u = unit.trim();
+    let base = u.strip_prefix(['K', 'k', 'M', 'G', 'T', 'P']).unwrap_or(u);
+    u.is_empty() || matches!(base, "byte" | "bytes") || matches!(u, "byte" | "bytes")
+}
+
 /// ncu's base units (`--print-units base`), for a capture without a
 /// units row: nanoseconds for durations, everything else in base SI.
 fn base_scale(slot: Slot, via: Via) -> f64 {
@@ -645,6 +676,15 @@ impl Plan {
                     unit,
                     problem: "which does not measure what this column holds".into(),
                     expected: expected.expected(),
+                });
+            }
+            if holds_bytes(&column, s.via) && !is_byte_unit(&unit) {
+                return Err(CsvError::Unit {
+                    input: input.into(),
+                    column,
+                    unit,
+                    problem: "which is not a byte unit (a byte column read in sectors or another count would be off by that unit's size)".into(),
+                    expected: "a byte unit (byte, Kbyte, Mbyte, Gbyte, Tbyte)",
                 });
             }
             s.scale = parsed.scale;
@@ -840,6 +880,14 @@ impl Skipped {
     }
 }
 
+/// The warning for a last row of the wrong width (line, found, expected).
+fn cut_short(input: &str, (line, found, expected): (u64, usize, usize)) -> String {
+    let fewer = if found < expected { "fewer" } else { "more" };
+    format!(
+        "{input}: line {line}: the last row has {fewer} columns than the header ({found}, not {expected}): the capture was cut short; that row is dropped and the launches before it are kept"
+    )
+}
+
 /// Reads a capture from any reader, streaming: memory use grows with the
 /// number of launches, not the size of the file.
 pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError> {
@@ -943,7 +991,10 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
     // The units row comes right after each header.
     let mut expect_units = true;
     let mut bad_values: BTreeMap<String, (u64, String)> = BTreeMap::new();
-    let mut short_rows = 0u64;
+    // A row of the wrong width, held until the next launch row: dropped
+    // with a warning when it is the last (a capture cut short), refused
+    // otherwise (RowWidth).
+    let mut odd_row: Option<(u64, usize, usize)> = None;
     let mut skipped = Skipped::default();
     let mut stopped: Option<String> = None;
     loop {
@@ -984,6 +1035,10 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
             if is_summary(&fields) {
                 return Err(CsvError::SummaryPage { input: input.into() });
             }
+            if let Some(odd) = odd_row.take() {
+                // The last row of the capture before this one.
+                cap.warnings.push(cut_short(input, odd));
+            }
             cap.warnings.push(format!(
                 "{input}: line {line_no}: a second header: the file holds several captures one after another (joined with cat?); each is read with its own header and units"
             ));
@@ -1016,8 +1071,12 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
             skipped.add(line_no, &rec, "no kernel name: cut short?");
             continue;
         }
-        if rec.len() < plan.width {
-            short_rows += 1;
+        if let Some((line, found, expected)) = odd_row {
+            return Err(CsvError::RowWidth { input: input.into(), line, found, expected });
+        }
+        if rec.len() != plan.width {
+            odd_row = Some((line_no, rec.len(), plan.width));
+            continue;
         }
         let mut values = [None; SLOT_COUNT];
         let mut per_second = Vec::new();
@@ -1121,10 +1180,8 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
             skipped.examples.join(", ")
         ));
     }
-    if short_rows > 0 {
-        cap.warnings.push(format!(
-            "{input}: {short_rows} row(s) have fewer columns than the header (file cut short or garbled); their missing values are treated as absent"
-        ));
+    if let Some(odd) = odd_row {
+        cap.warnings.push(cut_short(input, odd));
     }
     for (name, (line, raw)) in bad_values {
         cap.warnings.push(format!("{input}: line {line}: {name} = {raw:?} is not a number; treated as absent"));

@@ -123,8 +123,21 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
     }
     let mut partly_timed: Vec<PartlyTimedKernel> = Vec::new();
     let mut untimed_launches = 0u64;
+    let mut short = (0u64, Vec::new());
     for g in &groups {
         let launches: Vec<&Launch> = g.launches.iter().map(|&i| &cap.launches[i]).collect();
+        for l in &launches {
+            if let Some(d) = points::duration_below_floor(l) {
+                short.0 += 1;
+                if short.1.len() < 3 {
+                    short.1.push(roofline_core::warning::ShortLaunch {
+                        kernel: g.kernel.display_name.clone(),
+                        line: l.line,
+                        duration_s: d,
+                    });
+                }
+            }
+        }
         let (_, left_out) = aggregate::timed_launches(&launches);
         if !left_out.is_empty() {
             partly_timed.push(PartlyTimedKernel {
@@ -136,6 +149,14 @@ pub fn analyse(cap: &Capture, opts: &Options) -> Analysis {
         } else if g.kernel.duration_s.is_none() {
             untimed_launches += launches.len() as u64;
         }
+    }
+    if short.0 > 0 {
+        warnings.push(Warning::DurationBelowFloor {
+            metric: "gpu__time_duration.sum".into(),
+            floor_s: points::MIN_PLAUSIBLE_DURATION_S,
+            launches: short.0,
+            examples: short.1,
+        });
     }
     if !partly_timed.is_empty() {
         warnings.push(Warning::PartlyTimed { kernels: partly_timed });
@@ -201,6 +222,10 @@ fn kernel_warnings(kernels: &[KernelAnalysis]) -> Vec<Warning> {
         if !hidden.is_empty() {
             out.push(Warning::LevelNotMeasured { level, kernels: hidden });
         }
+    }
+    let above = roofline_core::roofline::points_above_roof(kernels);
+    if !above.is_empty() {
+        out.push(Warning::AboveRoof { limit_pct: roofline_core::roofline::IMPLAUSIBLE_PCT_OF_ROOF, points: above });
     }
     out
 }

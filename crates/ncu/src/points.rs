@@ -93,7 +93,19 @@ pub fn bytes(l: &Launch, conv: ByteConvention) -> BTreeMap<MemLevel, f64> {
 
 /// Duration in seconds, when known and positive.
 pub fn duration(l: &Launch) -> Option<f64> {
-    l.get(Slot::Duration).filter(|d| *d > 0.0 && d.is_finite())
+    l.get(Slot::Duration).filter(|d| *d >= MIN_PLAUSIBLE_DURATION_S && d.is_finite())
+}
+
+/// The shortest duration taken as a measurement, in seconds. ncu prints
+/// `gpu__time_duration.sum` in whole nanoseconds and no kernel runs in
+/// less than one (a launch alone takes microseconds), so anything below is
+/// an edited capture or a wrong unit: treated as no duration at all,
+/// like a zero (see `Warning::DurationBelowFloor`).
+pub const MIN_PLAUSIBLE_DURATION_S: f64 = 1e-9;
+
+/// A positive duration below [`MIN_PLAUSIBLE_DURATION_S`], when the launch has one.
+pub fn duration_below_floor(l: &Launch) -> Option<f64> {
+    l.get(Slot::Duration).filter(|d| *d > 0.0 && *d < MIN_PLAUSIBLE_DURATION_S)
 }
 
 /// Duration-weighted mean of a slot over launches (launches without a

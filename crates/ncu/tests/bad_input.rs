@@ -298,3 +298,119 @@ fn a_line_without_an_end_is_refused_with_bounded_memory() {
     assert_eq!(cap.launches.len(), 2);
     assert!(cap.warnings.iter().any(|w| w.contains("line 9, longer than")), "{:?}", cap.warnings);
 }
+
+#[test]
+fn a_duration_below_one_nanosecond_enters_no_rate_and_is_named() {
+    let base = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    let d = base.col("gpu__time_duration.sum");
+    assert_eq!(base.units[d], "ns", "the fixture's time unit");
+    let with_first = |value: &str| {
+        let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+        t.rows[0][d] = value.into();
+        analyse_text(t.text().as_bytes())
+    };
+    let below = |a: &Analysis| {
+        a.warnings.iter().find_map(|w| match w {
+            Warning::DurationBelowFloor { metric, launches, examples, .. } => {
+                Some((metric.clone(), *launches, examples.clone()))
+            }
+            _ => None,
+        })
+    };
+    // The adversarial case: 1e-6 ns made "135% of the DRAM roof".
+    let a = with_first("0.000001");
+    assert_all_finite(&a);
+    let (metric, launches, examples) = below(&a).unwrap_or_else(|| panic!("{:?}", a.warnings));
+    assert_eq!((metric.as_str(), launches), ("gpu__time_duration.sum", 1));
+    assert!(!examples[0].kernel.is_empty() && examples[0].line > 0, "{examples:?}");
+    let text = a.warnings.iter().map(|w| w.text()).collect::<Vec<_>>().join("\n");
+    assert!(text.contains(&format!("line {}", examples[0].line)) && text.contains(&examples[0].kernel), "{text}");
+    // Left out of its kernel's rates, as a zero duration is.
+    assert!(a.warnings.iter().any(|w| matches!(w, Warning::PartlyTimed { .. })), "{:?}", a.warnings);
+    for k in &a.kernels {
+        for p in &k.levels {
+            assert!(p.pct_of_bandwidth.is_none_or(|pct| pct < 120.0), "{}: {:?}", k.kernel.display_name, p);
+        }
+    }
+    // The floor is 1 ns: 0.9 ns is below it, 1 ns (what ncu prints) is not.
+    assert!(below(&with_first("0.9")).is_some());
+    assert!(below(&with_first("1")).is_none());
+}
+
+#[test]
+fn a_point_far_above_its_roof_gets_a_warning_naming_it() {
+    let clean = analyse_text(fixture_text("h200_seed000_metrics.csv").as_bytes());
+    assert!(!clean.warnings.iter().any(|w| matches!(w, Warning::AboveRoof { .. })), "a real capture is plausible");
+    // Every duration 100 times too short (a wrong unit): bytes per second
+    // go 100 times over, far above any roof.
+    let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    let d = t.col("gpu__time_duration.sum");
+    for r in &mut t.rows {
+        let v: f64 = r[d].replace(',', "").parse().unwrap();
+        r[d] = format!("{}", v / 100.0);
+    }
+    let a = analyse_text(t.text().as_bytes());
+    let w = a
+        .warnings
+        .iter()
+        .find(|w| matches!(w, Warning::AboveRoof { .. }))
+        .unwrap_or_else(|| panic!("{:?}", a.warnings));
+    let Warning::AboveRoof { limit_pct, points } = w else { unreachable!() };
+    assert_eq!(*limit_pct, 150.0);
+    assert!(points.iter().any(|p| p.roof == "DRAM bandwidth" && p.pct > 150.0), "{points:?}");
+    let text = w.text();
+    assert!(text.contains("% of the DRAM bandwidth roof") && text.contains("wrong unit"), "{text}");
+}
+
+#[test]
+fn a_row_broken_by_a_newline_is_refused_naming_its_line_not_read_as_a_kernel() {
+    let text = Table::parse(&fixture_text("h200_seed000_metrics.csv")).text();
+    let width = Table::parse(&text).header.len();
+    // The fourth launch row, broken after its tenth field.
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let header = lines.iter().position(|l| l.starts_with("\"ID\"")).unwrap();
+    let row = header + 2 + 3;
+    let cut = lines[row].match_indices("\",\"").nth(9).unwrap().0 + 1;
+    let (a, b) = lines[row].split_at(cut);
+    let (a, b) = (a.to_string(), b[1..].to_string());
+    lines[row] = a;
+    lines.insert(row + 1, b);
+    let broken = lines.join("\n") + "\n";
+    let e = read_capture(broken.as_bytes(), "split.csv").unwrap_err();
+    assert!(
+        matches!(e, CsvError::RowWidth { line, found: 10, expected, .. } if line == row as u64 + 1 && expected == width),
+        "{e:?}"
+    );
+    let msg = e.to_string();
+    assert!(msg.contains(&format!("line {}", row + 1)) && msg.contains(&format!("header has {width}")), "{msg}");
+    // The same fragment as the last row is a capture cut short: the rest is kept.
+    let cut_at_end = lines[..=row].join("\n") + "\n";
+    let cap = read_capture(cut_at_end.as_bytes(), "cut.csv").unwrap();
+    assert_eq!(cap.launches.len(), 3);
+    assert!(
+        cap.warnings.iter().any(|w| w.contains(&format!("line {}", row + 1)) && w.contains("cut short")),
+        "{:?}",
+        cap.warnings
+    );
+}
+
+#[test]
+fn a_byte_column_in_sectors_is_refused_naming_the_column_and_the_unit() {
+    for unit in ["sector", "Ksector", "inst", "cycle"] {
+        let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+        let d = t.col("dram__bytes.sum");
+        t.units[d] = unit.into();
+        let e = read_capture(t.text().as_bytes(), "units.csv").unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, CsvError::Unit { .. }), "{unit}: {e:?}");
+        assert!(
+            msg.contains("dram__bytes.sum") && msg.contains(&format!("{unit:?}")) && msg.contains("Kbyte"),
+            "{msg}"
+        );
+    }
+    // Byte units still read, with their scale.
+    let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    let d = t.col("dram__bytes.sum");
+    t.units[d] = "Kbyte".into();
+    assert!(read_capture(t.text().as_bytes(), "kbyte.csv").is_ok());
+}

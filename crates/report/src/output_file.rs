@@ -12,14 +12,25 @@
 //!   link stays a link);
 //! - a file being replaced keeps its mode and, as far as the user may,
 //!   its owner and group;
+//! - a file with several hard links: the name given is replaced (a new
+//!   inode), so the other links keep the old content, as with any
+//!   write-then-rename; write into the file in place (`> file`) to change
+//!   them all;
 //! - a device, FIFO or socket (`/dev/null`, `/dev/stdout`, a named pipe)
 //!   is written into, never renamed over;
 //! - [`refuse_overwriting_inputs`] stops a command before it writes over a
-//!   file it reads (`import cap.csv -o cap.csv`).
+//!   file it reads (`import cap.csv -o cap.csv`);
+//! - SIGINT, SIGTERM or SIGHUP during the write (a CI job cancelled, a
+//!   Ctrl-C) removes the temporary file before the tool dies of the signal
+//!   as usual: the temporary files being written are kept in a small,
+//!   fixed registry that the signal handler reads without allocating.
+//!   Signals the tool was started with ignored (`nohup`) or handled
+//!   elsewhere are left alone.
 
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::ExportError;
 
@@ -168,6 +179,101 @@ fn open_for_writing(path: &Path) -> std::io::Result<File> {
     Ok(f)
 }
 
+/// The temporary files being written, as C strings for `unlink` in the
+/// signal handler; a slot is null when free. More writes at once than slots
+/// (never, today) only lose the cleanup, never the write.
+static TEMP_FILES: [AtomicPtr<libc::c_char>; 8] = [const { AtomicPtr::new(std::ptr::null_mut()) }; 8];
+
+/// The signals after which a temporary file is removed.
+const CLEANUP_SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+extern "C" fn remove_temp_files_and_die(sig: libc::c_int) {
+    for slot in &TEMP_FILES {
+        let p = slot.load(Ordering::SeqCst);
+        if !p.is_null() {
+            // SAFETY: a NUL-terminated path that is never freed (see `TempRegistration`);
+            // unlink is async-signal-safe.
+            unsafe {
+                libc::unlink(p);
+            }
+        }
+    }
+    // SA_RESETHAND made the action the default again; the signal is blocked
+    // until this handler returns, then ends the process with the usual status.
+    // SAFETY: raise is async-signal-safe.
+    unsafe {
+        libc::raise(sig);
+    }
+}
+
+/// Installs the cleanup handler, once, for each of [`CLEANUP_SIGNALS`]
+/// whose action is still the default.
+fn install_cleanup_handler() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for sig in CLEANUP_SIGNALS {
+            // SAFETY: sigaction with zeroed, then filled, structs; the handler
+            // only unlinks and re-raises.
+            unsafe {
+                let mut current: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(sig, std::ptr::null(), &mut current) != 0 || current.sa_sigaction != libc::SIG_DFL {
+                    continue;
+                }
+                let mut act: libc::sigaction = std::mem::zeroed();
+                act.sa_sigaction = remove_temp_files_and_die as extern "C" fn(libc::c_int) as usize;
+                act.sa_flags = libc::SA_RESETHAND;
+                libc::sigemptyset(&mut act.sa_mask);
+                libc::sigaction(sig, &act, std::ptr::null_mut());
+            }
+        }
+    });
+}
+
+/// A temporary file listed for removal on a signal while it exists.
+struct TempRegistration(Option<usize>);
+
+impl TempRegistration {
+    fn new(path: &Path) -> TempRegistration {
+        use std::os::unix::ffi::OsStrExt;
+        install_cleanup_handler();
+        let Ok(c) =
+            std::ffi::CString::new(absolute(path).unwrap_or_else(|_| path.to_path_buf()).as_os_str().as_bytes())
+        else {
+            return TempRegistration(None);
+        };
+        let ptr = c.into_raw();
+        for (i, slot) in TEMP_FILES.iter().enumerate() {
+            if slot.compare_exchange(std::ptr::null_mut(), ptr, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+                return TempRegistration(Some(i));
+            }
+        }
+        // SAFETY: the pointer came from into_raw just above and was not stored.
+        drop(unsafe { std::ffi::CString::from_raw(ptr) });
+        TempRegistration(None)
+    }
+}
+
+impl Drop for TempRegistration {
+    fn drop(&mut self) {
+        // The string is left allocated (a few bytes per write): a handler
+        // running on another thread may still be reading it.
+        if let Some(i) = self.0 {
+            TEMP_FILES[i].store(std::ptr::null_mut(), Ordering::SeqCst);
+        }
+    }
+}
+
+/// Debug builds only: `ROOFLINE_TEST_HOLD_TEMP_FILE=MARKER` makes the write
+/// stop once the temporary file holds everything, create MARKER and wait,
+/// so that a test can signal the tool inside the window deterministically.
+#[cfg(debug_assertions)]
+fn hold_for_tests() {
+    if let Some(marker) = std::env::var_os("ROOFLINE_TEST_HOLD_TEMP_FILE") {
+        let _ = std::fs::write(marker, b"");
+        std::thread::sleep(std::time::Duration::from_secs(60));
+    }
+}
+
 fn replace(target: &Path, contents: &[u8]) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let dir = match target.parent() {
@@ -191,11 +297,14 @@ fn replace(target: &Path, contents: &[u8]) -> std::io::Result<()> {
         .map_err(|e| {
             std::io::Error::new(e.kind(), format!("cannot create a temporary file in {} ({e})", dir.display()))
         })?;
+    let _registered = TempRegistration::new(tmp.path());
     if let Some(old) = &existing {
         keep_owner_and_mode(tmp.as_file(), old)?;
     }
     tmp.write_all(contents)?;
     tmp.as_file().sync_all()?;
+    #[cfg(debug_assertions)]
+    hold_for_tests();
     tmp.persist(target).map_err(|e| e.error)?;
     // The rename itself reaches the disk with the folder.
     if let Ok(d) = File::open(dir) {
@@ -375,6 +484,48 @@ mod tests {
         let e = write_atomic(&fifo, b"x").unwrap_err().to_string();
         assert!(e.contains("no process is reading"), "{e}");
         assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    }
+
+    #[test]
+    fn a_signal_during_an_output_write_removes_the_temp_file() {
+        // The writer runs in a child: this test binary again, on this test,
+        // with the target in ROOFLINE_TEST_WRITER.
+        if let Some(target) = std::env::var_os("ROOFLINE_TEST_WRITER") {
+            write_atomic(Path::new(&target), &vec![b'n'; 8 << 20]).unwrap();
+            return;
+        }
+        for (sig, name) in [(libc::SIGTERM, "SIGTERM"), (libc::SIGINT, "SIGINT"), (libc::SIGHUP, "SIGHUP")] {
+            let dir = tempfile::tempdir().unwrap();
+            let target = dir.path().join("big.html");
+            std::fs::write(&target, "old").unwrap();
+            let marker = dir.path().join("held");
+            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "output_file::tests::a_signal_during_an_output_write_removes_the_temp_file"])
+                .env("ROOFLINE_TEST_WRITER", &target)
+                .env("ROOFLINE_TEST_HOLD_TEMP_FILE", &marker)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let t = std::time::Instant::now();
+            while !marker.exists() {
+                assert!(t.elapsed().as_secs() < 30, "the writer never reached the rename");
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            // SAFETY: signals the child this test started.
+            unsafe { libc::kill(child.id() as i32, sig) };
+            let status = child.wait().unwrap();
+            use std::os::unix::process::ExitStatusExt;
+            assert_eq!(status.signal(), Some(sig), "{name}: dies of the signal, as usual");
+            let temps: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .filter(|n| n.starts_with(".roofline-"))
+                .collect();
+            assert!(temps.is_empty(), "{name} left {temps:?}");
+            assert_eq!(std::fs::read_to_string(&target).unwrap(), "old", "{name}: the target is the old file");
+        }
     }
 
     #[test]

@@ -106,7 +106,16 @@ pub fn parse_bytes(flag: &str, s: &str) -> anyhow::Result<u64> {
             "{flag} {s:?}: {why}; expected a whole number of bytes, or K/KB/KiB (x1024), for example 49152 or 48KiB"
         ))
     };
-    let v = num.parse::<u64>().map_err(|_| bad("not a whole number"))?;
+    let v = num.parse::<u64>().map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => bad("too large for a 64-bit byte count"),
+        std::num::IntErrorKind::Empty => bad("no number"),
+        _ if num.trim_start_matches(|c: char| c.is_ascii_digit()).chars().all(|c| c.is_ascii_alphabetic())
+            && num.starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            bad("a unit this flag does not take")
+        }
+        _ => bad("not a whole number"),
+    })?;
     v.checked_mul(mult).ok_or_else(|| bad("too large for a 64-bit byte count"))
 }
 
@@ -267,6 +276,15 @@ mod tests {
         assert_eq!(parse_bytes("x", "48KB").unwrap(), 49152);
         assert_eq!(parse_bytes("x", "100B").unwrap(), 100);
         assert!(parse_bytes("x", "lots").is_err());
+    }
+
+    #[test]
+    fn a_byte_size_too_large_or_with_another_unit_says_so_not_not_a_whole_number() {
+        let msg = |s: &str| parse_bytes("--smem-static", s).unwrap_err().to_string();
+        assert!(msg("18446744073709551616").contains("too large"), "{}", msg("18446744073709551616"));
+        assert!(msg("99999999999999999999KiB").contains("too large"));
+        assert!(msg("1G").contains("a unit this flag does not take"), "{}", msg("1G"));
+        assert!(msg("4.5").contains("not a whole number"));
     }
 
     #[test]

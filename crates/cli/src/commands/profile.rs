@@ -232,7 +232,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         &RecordOptions {
             command: &args.command,
             timeout: args.timeout,
-            grace: Duration::from_secs(10),
+            grace: roofline_child::DEFAULT_GRACE,
             target: TargetArg::All,
             inject,
             cupti,

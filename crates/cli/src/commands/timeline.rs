@@ -51,7 +51,7 @@ pub struct Args {
     pub timeout: Option<Duration>,
 
     /// Seconds between the steps of stopping the program (SIGINT or the forwarded signal, SIGTERM, SIGKILL).
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_duration, hide = true)]
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = parse_duration, hide = true)]
     pub grace: Duration,
 
     /// Which processes are recorded.

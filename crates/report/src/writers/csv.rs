@@ -7,7 +7,9 @@
 //!
 //! Text that a spreadsheet would run as a formula (starting with `=`, `+`,
 //! `-`, `@`, a tab or a carriage return) is prefixed with `'`, as OWASP
-//! recommends against CSV injection.
+//! recommends against CSV injection. Control characters other than tab and
+//! line breaks (ESC, BEL, C1 controls, which `cat x.csv` would replay on a
+//! terminal) become U+FFFD; the JSON keeps a name exactly.
 
 use crate::view::text::cell_text;
 use crate::view::{Audience, Block, Cell, ColumnKind, Describe, Quantity, Table, Value};
@@ -24,11 +26,13 @@ pub struct CsvTable {
     pub text: String,
 }
 
-/// Text as a spreadsheet cannot run it.
+/// Text as a spreadsheet cannot run it and a terminal cannot obey.
 pub(crate) fn neutralise(s: &str) -> String {
+    let s: String =
+        s.chars().map(|c| if c.is_control() && !matches!(c, '\t' | '\r' | '\n') { '\u{FFFD}' } else { c }).collect();
     match s.chars().next() {
         Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{s}"),
-        _ => s.to_string(),
+        _ => s,
     }
 }
 
@@ -258,6 +262,16 @@ mod tests {
             assert!(neutralise(bad).starts_with('\''), "{bad}");
         }
         assert_eq!(neutralise("vecadd"), "vecadd");
+    }
+
+    #[test]
+    fn escape_sequences_in_kernel_names_do_not_reach_a_terminal_through_csv() {
+        for bad in ["k\u{1b}[2Jx", "k\u{7}\u{8}", "k\u{9b}31m", "\u{1b}]0;title\u{7}"] {
+            let n = neutralise(bad);
+            assert!(!n.chars().any(|c| c.is_control()), "{bad:?} -> {n:?}");
+            assert!(n.contains('\u{FFFD}'));
+        }
+        assert_eq!(neutralise("a\tb"), "a\tb");
         assert_eq!(number(-0.25), "-0.25");
         assert_eq!(number(-0.0), "0");
     }
