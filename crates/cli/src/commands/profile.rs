@@ -287,6 +287,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let remaining = args.timeout.map(|t| t.saturating_sub(started.elapsed()).max(Duration::from_secs(1)));
     let pass = ncu_pass(args, out, &ncu, &metrics, Filters::default(), extra, remaining, Some(plan.planned_launches))?;
     let failed = pass.exit_note.is_some();
+    let nothing_read = pass.cap.is_err() && !stopped_on_purpose(&pass.exit);
     let cap = match pass.cap {
         Ok(mut c) => {
             c.program_exit = pass.exit;
@@ -307,7 +308,11 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         plan.kernels.len() + plan.left_out
     );
     let reported = two_pass_report(args, out, &cap, &rec, &plan, &how);
-    keep_log_on_failure(out, pass.log_dir, &pass.saved, &reported);
+    if nothing_read {
+        keep_log(out, pass.log_dir);
+    } else {
+        keep_log_on_failure(out, pass.log_dir, &pass.saved, &reported);
+    }
     pass.saved?;
     reported?;
     Ok(if failed || rec.failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
@@ -408,9 +413,24 @@ fn keep_log_on_failure(
     reported: &anyhow::Result<()>,
 ) {
     if saved.is_err() || reported.is_err() {
-        let kept = log_dir.keep();
-        out.warn(&format!("ncu's CSV is kept at {} (`roofline import` reads it)", kept.join("ncu.csv").display()));
+        keep_log(out, log_dir);
     }
+}
+
+/// Whether the run was stopped by the user or `--timeout` (not a failure
+/// of ncu or the program to look into).
+fn stopped_on_purpose(exit: &Option<ProgramExit>) -> bool {
+    exit.as_ref().is_some_and(|e| e.stopped_by.is_some())
+}
+
+/// Keeps ncu's private folder (its report, CSV and log) and says where:
+/// the messages that name those files stay true.
+fn keep_log(out: &Output, log_dir: tempfile::TempDir) {
+    let kept = log_dir.keep();
+    out.warn(&format!(
+        "ncu's CSV is kept at {} (`roofline import` reads it; ncu's report is beside it)",
+        kept.join("ncu.csv").display()
+    ));
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -489,10 +509,19 @@ fn ncu_pass(
         .map_err(|e| CsvError::Io { input: input.clone(), source: e })
         .and_then(|f| read_capture(f, &input));
     // A --save-csv that cannot be written costs neither the analysis nor
-    // ncu's CSV: the analysis is still printed and the CSV kept.
-    let saved = match (&args.save_csv, std::fs::read(&log_file)) {
-        (Some(path), Ok(bytes)) => out.write_file("--save-csv", path, &bytes),
-        _ => Ok(()),
+    // ncu's CSV: the analysis is still printed and the CSV kept. When ncu
+    // profiled nothing, its log lines alone would replace what an earlier
+    // run saved there, so the file is left as it is (the log is kept).
+    let saved = match (&args.save_csv, &cap) {
+        (Some(path), Ok(c)) if !c.launches.is_empty() => match std::fs::read(&log_file) {
+            Ok(bytes) => out.write_file("--save-csv", path, &bytes),
+            Err(e) => Err(anyhow::anyhow!("--save-csv {}: ncu's CSV could not be read back ({e})", path.display())),
+        },
+        (Some(path), _) => {
+            out.warn(&format!("--save-csv {}: not written, ncu profiled no kernel in this run", path.display()));
+            Ok(())
+        }
+        (None, _) => Ok(()),
     };
     let status = outcome.status;
     let exit_note = match outcome.ending {
@@ -549,6 +578,11 @@ fn one_pass(
         }
         Err(e) => {
             let why = pass.exit_note.map(|n| format!("{n} before any kernel was profiled; ")).unwrap_or_default();
+            if stopped_on_purpose(&pass.exit) {
+                // Nothing to keep: the folder goes, and the message does not name it.
+                anyhow::bail!("{why}{}", e.to_string().replace(&pass.input, "ncu's output"));
+            }
+            keep_log(out, pass.log_dir);
             anyhow::bail!("{why}{e}");
         }
     };
