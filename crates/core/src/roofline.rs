@@ -1062,6 +1062,7 @@ mod tests {
         let a = analyze_kernel(&m, &k);
         let ia = a.instructions.as_ref().unwrap();
         assert_eq!(ia.binding, Some(Pipe::Xu));
+        assert_eq!(ia.binding_point().map(|p| (p.pipe, p.counter_pct)), Some((Pipe::Xu, Some(90.0))));
         let xu = ia.pipe(Pipe::Xu).unwrap();
         assert!((xu.roof.as_ref().unwrap().rate - xu_roof).abs() < 1.0);
         assert_eq!(xu.roof.as_ref().unwrap().origin, Origin::Theoretical);
@@ -1091,5 +1092,296 @@ mod tests {
         // serde_json would print a NaN as null; Debug shows it.
         let text = format!("{a:?}");
         assert!(!text.contains("NaN") && !text.contains(": inf") && !text.contains("(inf)"), "{text}");
+    }
+
+    /// A point of one pipe with these two figures.
+    fn pipe_point(pct_of_roof: Option<f64>, counter_pct: Option<f64>) -> PipePoint {
+        PipePoint {
+            pipe: Pipe::Alu,
+            warp_instructions: None,
+            warp_inst_per_s: None,
+            roof: None,
+            pct_of_roof,
+            counter_pct,
+        }
+    }
+
+    #[test]
+    fn a_pipes_utilisation_is_the_larger_of_its_rate_and_the_profilers_figure() {
+        assert_eq!(pipe_point(Some(80.0), Some(90.0)).utilisation(), Some(90.0));
+        assert_eq!(pipe_point(Some(95.0), Some(90.0)).utilisation(), Some(95.0));
+        assert_eq!(pipe_point(Some(80.0), None).utilisation(), Some(80.0));
+        assert_eq!(pipe_point(None, Some(90.0)).utilisation(), Some(90.0));
+        assert_eq!(pipe_point(None, None).utilisation(), None);
+    }
+
+    #[test]
+    fn a_pipe_roof_is_confirmed_unless_its_json_says_otherwise() {
+        let roof =
+            |confirmed: bool| PipeRoof { rate: 1e11, origin: Origin::Theoretical, source: "table".into(), confirmed };
+        let confirmed = serde_json::to_value(roof(true)).unwrap();
+        assert!(confirmed.get("confirmed").is_none(), "{confirmed}");
+        let estimate = serde_json::to_value(roof(false)).unwrap();
+        assert_eq!(estimate.get("confirmed"), Some(&serde_json::Value::Bool(false)));
+        assert_eq!(serde_json::from_value::<PipeRoof>(estimate).unwrap(), roof(false));
+        assert_eq!(serde_json::from_value::<PipeRoof>(confirmed).unwrap(), roof(true));
+    }
+
+    #[test]
+    fn a_level_without_flops_or_without_bytes_has_no_intensity() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        let no_flops = analyze_kernel(&m, &kernel(0.0, 1e9, Some(1.0)));
+        let dram = no_flops.level(MemLevel::Dram).unwrap();
+        assert_eq!((dram.intensity, dram.attainable_flops_per_s), (None, None));
+        let no_bytes = analyze_kernel(&m, &kernel(1e9, 0.0, Some(1.0)));
+        let dram = no_bytes.level(MemLevel::Dram).unwrap();
+        assert_eq!((dram.intensity, dram.attainable_flops_per_s), (None, None));
+        assert_eq!(no_bytes.limiter, Some(Limiter::Compute));
+    }
+
+    #[test]
+    fn a_kernel_exactly_on_the_ridge_is_held_by_compute() {
+        // 1e10 FLOPs over 1e9 bytes: 10 FLOP/byte, seed 001's ridge, where
+        // both roofs give 1000 GFLOP/s.
+        let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
+        let a = analyze_kernel(&m, &kernel(1e10, 1e9, Some(1.0)));
+        assert_eq!(a.level(MemLevel::Dram).unwrap().attainable_flops_per_s, Some(1000e9));
+        assert_eq!((a.limiter, a.bound), (Some(Limiter::Compute), Some(Bound::Compute)));
+        assert_eq!(a.attainable_flops_per_s, Some(1000e9));
+    }
+
+    #[test]
+    fn a_zero_bandwidth_roof_gives_no_percentage_rather_than_infinity() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 0.0);
+        let a = analyze_kernel(&m, &kernel(1e9, 1e9, Some(1.0)));
+        assert_eq!(a.limiter, Some(Limiter::Bandwidth(MemLevel::Dram)));
+        assert_eq!(a.attainable_flops_per_s, Some(0.0));
+        assert_eq!(a.pct_of_roof, None);
+        let dram = a.level(MemLevel::Dram).unwrap();
+        assert_eq!((dram.achieved_bytes_per_s, dram.pct_of_bandwidth), (Some(1e9), None));
+        let no_flops = analyze_kernel(&m, &kernel(0.0, 1e9, Some(1.0)));
+        assert_eq!(no_flops.pct_of_roof, None);
+    }
+
+    #[test]
+    fn a_kernel_without_flops_is_held_by_the_measured_level_it_spends_longest_on() {
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        m.ceilings.push(Ceiling::new(
+            crate::machine::Resource::Memory(MemLevel::L2),
+            "L2",
+            1e12,
+            Provenance::new(Origin::User, "x"),
+        ));
+        let at = |dram: f64, l2: f64| {
+            let mut k = kernel(0.0, dram, Some(1.0));
+            k.bytes.insert(MemLevel::L2, l2);
+            // L1 bytes but no L1 roof: never the limiter.
+            k.bytes.insert(MemLevel::L1, 1e15);
+            analyze_kernel(&m, &k).limiter
+        };
+        // DRAM 10 ms against L2 1 ms; then DRAM 1 ms against L2 10 ms.
+        assert_eq!(at(1e9, 1e9), Some(Limiter::Bandwidth(MemLevel::Dram)));
+        assert_eq!(at(1e8, 1e10), Some(Limiter::Bandwidth(MemLevel::L2)));
+        // A level that is not measured is passed over however long it takes.
+        let mut k = kernel(0.0, 1e8, Some(1.0));
+        k.bytes.insert(MemLevel::L2, 1e10);
+        k.unmeasured.insert(
+            MemLevel::L2,
+            LevelCaveat::BelowLevelBeyond { bytes: 1e10, beyond: MemLevel::Dram, beyond_bytes: 2e10 },
+        );
+        assert_eq!(analyze_kernel(&m, &k).limiter, Some(Limiter::Bandwidth(MemLevel::Dram)));
+        // No FLOPs and no bytes: nothing holds it.
+        let idle = analyze_kernel(&m, &kernel(0.0, 0.0, Some(1.0)));
+        assert_eq!((idle.limiter, idle.bound), (None, None));
+    }
+
+    #[test]
+    fn an_l2_at_exactly_90_percent_of_dram_and_an_l1_at_90_percent_of_l2_are_measured() {
+        assert_eq!((1.0 - UNCOUNTED_SHARE_PCT / 100.0) * 1e9, 9e8);
+        let bytes: BTreeMap<MemLevel, f64> = [(MemLevel::Dram, 1e9), (MemLevel::L2, 9e8)].into();
+        assert!(level_caveats(&bytes, &Evidence::default(), false).is_empty());
+        let bytes: BTreeMap<MemLevel, f64> = [(MemLevel::L2, 1e9), (MemLevel::L1, 9e8)].into();
+        assert!(level_caveats(&bytes, &Evidence::default(), false).is_empty());
+    }
+
+    #[test]
+    fn no_l2_traffic_in_either_direction_falls_back_to_the_dram_comparison() {
+        let bytes: BTreeMap<MemLevel, f64> = [(MemLevel::Dram, 1e9), (MemLevel::L2, 5e8)].into();
+        let ev = Evidence { l2_read_sectors: Some(0.0), l2_write_sectors: Some(0.0), ..Evidence::default() };
+        assert_eq!(
+            level_caveats(&bytes, &ev, false).get(&MemLevel::L2),
+            Some(&LevelCaveat::BelowLevelBeyond { bytes: 5e8, beyond: MemLevel::Dram, beyond_bytes: 1e9 })
+        );
+    }
+
+    #[test]
+    fn an_l2_of_only_writes_is_caveated_and_one_of_only_reads_is_not() {
+        let bytes: BTreeMap<MemLevel, f64> = [(MemLevel::Dram, 1e9), (MemLevel::L2, 1e9)].into();
+        let ev =
+            |r: f64, w: f64| Evidence { l2_read_sectors: Some(r), l2_write_sectors: Some(w), ..Evidence::default() };
+        assert_eq!(
+            level_caveats(&bytes, &ev(0.0, 100.0), false).get(&MemLevel::L2),
+            Some(&LevelCaveat::L2WritesNotCounted { write_share_pct: 100.0 })
+        );
+        // 60% writes: more writes than reads.
+        assert_eq!(
+            level_caveats(&bytes, &ev(40.0, 60.0), false).get(&MemLevel::L2),
+            Some(&LevelCaveat::L2WritesNotCounted { write_share_pct: 60.0 })
+        );
+        // Reads only, L2 under DRAM: the directions are counted, so this is
+        // DRAM overfetch, not a miscount.
+        let low: BTreeMap<MemLevel, f64> = [(MemLevel::Dram, 1e9), (MemLevel::L2, 5e8)].into();
+        assert!(level_caveats(&low, &ev(100.0, 0.0), false).is_empty());
+    }
+
+    #[test]
+    fn zero_tma_async_copy_and_wgmma_figures_name_no_bypass() {
+        let bytes: BTreeMap<MemLevel, f64> = [(MemLevel::L2, 1e9), (MemLevel::L1, 1e6)].into();
+        let ev = Evidence {
+            tma_load_sectors: Some(0.0),
+            async_copy_instructions: Some(0.0),
+            wgmma_pct: Some(0.0),
+            ..Evidence::default()
+        };
+        assert_eq!(
+            level_caveats(&bytes, &ev, false).get(&MemLevel::L1),
+            Some(&LevelCaveat::BelowLevelBeyond { bytes: 1e6, beyond: MemLevel::L2, beyond_bytes: 1e9 })
+        );
+    }
+
+    /// A kernel with these pipe figures (the profiler's % only).
+    fn with_pipes(mut k: Kernel, pipes: &[(Pipe, f64)]) -> Kernel {
+        for &(pipe, pct) in pipes {
+            k.evidence.pipes.insert(pipe, crate::kernel::PipeUse { pct_of_peak: Some(pct), warp_instructions: None });
+        }
+        k
+    }
+
+    #[test]
+    fn pipe_figures_alone_or_an_instruction_count_alone_give_an_instruction_roofline() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        let pipes_only = with_pipes(kernel(1e9, 1e9, Some(1.0)), &[(Pipe::Alu, 30.0)]);
+        let ia = analyze_kernel(&m, &pipes_only).instructions.expect("an instruction roofline");
+        assert_eq!((ia.warp_instructions, ia.binding), (None, Some(Pipe::Alu)));
+        assert!(ia.levels.is_empty());
+        let mut count_only = kernel(1e9, 32e9, Some(1.0));
+        count_only.evidence.warp_instructions = Some(2e9);
+        let ia = analyze_kernel(&m, &count_only).instructions.expect("an instruction roofline");
+        assert_eq!((ia.warp_instructions, ia.warp_inst_per_s), (Some(2e9), Some(2e9)));
+        assert_eq!(ia.levels.len(), 1);
+        assert!(analyze_kernel(&m, &kernel(1e9, 1e9, Some(1.0))).instructions.is_none());
+    }
+
+    #[test]
+    fn a_zero_duration_gives_no_instruction_rates() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        let mut k = kernel(1e9, 1e9, Some(0.0));
+        k.evidence.warp_instructions = Some(2e9);
+        k.evidence.pipes.insert(Pipe::Alu, crate::kernel::PipeUse { pct_of_peak: None, warp_instructions: Some(1e9) });
+        let ia = analyze_kernel(&m, &k).instructions.unwrap();
+        assert_eq!(ia.warp_inst_per_s, None);
+        assert_eq!(ia.pipe(Pipe::Alu).unwrap().warp_inst_per_s, None);
+    }
+
+    #[test]
+    fn a_zero_pipe_roof_gives_no_percentage_rather_than_infinity() {
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        m.ceilings.push(Ceiling::new(
+            crate::machine::Resource::Instruction(Pipe::Alu),
+            "ALU",
+            0.0,
+            Provenance::new(Origin::User, "x"),
+        ));
+        m.ceilings.push(Ceiling::new(
+            crate::machine::Resource::Instruction(Pipe::Xu),
+            "XU",
+            4e9,
+            Provenance::new(Origin::User, "x"),
+        ));
+        let mut k = kernel(1e9, 1e9, Some(1.0));
+        for pipe in [Pipe::Alu, Pipe::Xu] {
+            k.evidence.pipes.insert(pipe, crate::kernel::PipeUse { pct_of_peak: None, warp_instructions: Some(1e9) });
+        }
+        let ia = analyze_kernel(&m, &k).instructions.unwrap();
+        let alu = ia.pipe(Pipe::Alu).unwrap();
+        assert_eq!((alu.roof.as_ref().map(|r| r.rate), alu.pct_of_roof), (Some(0.0), None));
+        assert_eq!(ia.pipe(Pipe::Xu).unwrap().pct_of_roof, Some(25.0));
+    }
+
+    #[test]
+    fn neither_the_issue_slots_nor_the_tensor_pipe_bind() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        let k =
+            with_pipes(kernel(1e9, 1e9, Some(1.0)), &[(Pipe::Issue, 99.0), (Pipe::Tensor, 98.0), (Pipe::Alu, 30.0)]);
+        let ia = analyze_kernel(&m, &k).instructions.unwrap();
+        assert_eq!(ia.binding, Some(Pipe::Alu));
+        assert_eq!(ia.binding_point().map(|p| p.counter_pct), Some(Some(30.0)));
+    }
+
+    #[test]
+    fn instruction_intensities_skip_unmeasured_and_empty_levels() {
+        let mut m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        for level in [MemLevel::L2, MemLevel::L1] {
+            m.ceilings.push(Ceiling::new(
+                crate::machine::Resource::Memory(level),
+                level.label(),
+                1e12,
+                Provenance::new(Origin::User, "x"),
+            ));
+        }
+        let mut k = kernel(1e9, 32e9, Some(1.0));
+        k.evidence.warp_instructions = Some(1e9);
+        k.bytes.insert(MemLevel::L2, 0.0);
+        k.bytes.insert(MemLevel::L1, 1e6);
+        k.unmeasured.insert(
+            MemLevel::L1,
+            LevelCaveat::BelowLevelBeyond { bytes: 1e6, beyond: MemLevel::L2, beyond_bytes: 32e9 },
+        );
+        let ia = analyze_kernel(&m, &k).instructions.unwrap();
+        let levels: Vec<(MemLevel, f64)> = ia.levels.iter().map(|l| (l.level, l.intensity)).collect();
+        assert_eq!(levels, [(MemLevel::Dram, 1.0)]);
+    }
+
+    #[test]
+    fn the_instruction_roofline_is_shown_when_a_pipe_is_busier_than_a_kernel_below_the_flop_roof() {
+        // Compute-bound on 1 TFLOP/s: `pct` % of the roof in 1 s. ALU at
+        // 20% beside the pipe under test, which is the busiest.
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        let shown = |pct: f64, busiest: f64| {
+            let k = with_pipes(kernel(pct * 1e10, 1e3, Some(1.0)), &[(Pipe::Alu, 20.0), (Pipe::Xu, busiest)]);
+            let a = analyze_kernel(&m, &k);
+            assert_eq!(a.judged_pct(), Some(pct));
+            a.instructions.unwrap().show_by_default
+        };
+        assert!(shown(50.0, 90.0));
+        assert!(!shown(50.0, 40.0), "the FLOP roofline explains more");
+        assert!(!shown(50.0, 50.0), "a pipe as busy as the FLOPs explains nothing more");
+        assert_eq!(crate::diagnosis::ON_ROOF_PCT, 75.0);
+        assert!(!shown(75.0, 90.0), "on the roof: the FLOP roofline explains the time");
+        assert!(shown(74.0, 90.0));
+        // Without a duration nothing is judged, and a busy pipe decides.
+        let k = with_pipes(kernel(1e9, 1e3, None), &[(Pipe::Xu, 10.0)]);
+        let a = analyze_kernel(&m, &k);
+        assert_eq!(a.judged_pct(), None);
+        assert!(a.instructions.unwrap().show_by_default);
+        // No FLOPs: shown even when no pipe binds (only the issue slots).
+        let k = with_pipes(kernel(0.0, 1e9, Some(1.0)), &[(Pipe::Issue, 10.0)]);
+        let ia = analyze_kernel(&m, &k).instructions.unwrap();
+        assert_eq!(ia.binding, None);
+        assert!(ia.show_by_default);
+    }
+
+    #[test]
+    fn kernels_without_a_finite_positive_duration_take_no_time_share() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        let ks = [
+            kernel(1.0, 1.0, Some(1.0)),
+            kernel(1.0, 1.0, Some(3.0)),
+            kernel(1.0, 1.0, Some(f64::INFINITY)),
+            kernel(1.0, 1.0, Some(0.0)),
+            kernel(1.0, 1.0, Some(-1.0)),
+        ];
+        let a = analyze(&m, &ks);
+        assert_eq!(a.iter().map(|x| x.time_share).collect::<Vec<_>>(), [Some(0.25), Some(0.75), None, None, None]);
     }
 }

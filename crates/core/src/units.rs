@@ -421,4 +421,208 @@ mod tests {
         assert!(parse_quantity("1e28 TB/s", Unit::BytePerSecond).is_err());
         assert_eq!(parse_quantity("0", Unit::Byte).unwrap(), 0.0);
     }
+
+    #[test]
+    fn format_si_takes_the_largest_prefix_that_keeps_the_mantissa_at_ten_or_more() {
+        assert_eq!(format_si(10e9, Unit::FlopPerSecond), "10.0 GFLOP/s");
+        assert_eq!(format_si(9.99e9, Unit::FlopPerSecond), "9990 MFLOP/s");
+        assert_eq!(format_si(100e9, Unit::FlopPerSecond), "100 GFLOP/s");
+        assert_eq!(format_si(99.5e9, Unit::FlopPerSecond), "99.5 GFLOP/s");
+        assert_eq!(format_si(20e18, Unit::FlopPerSecond), "20.0 EFLOP/s");
+        assert_eq!(format_si(20e21, Unit::FlopPerSecond), "20000 EFLOP/s");
+        assert_eq!(format_si(9.5, Unit::FlopPerSecond), "9.50 FLOP/s");
+        assert_eq!(format_si(-150e9, Unit::BytePerSecond), "-150 GB/s");
+        assert_eq!(format_si(-15e9, Unit::BytePerSecond), "-15.0 GB/s");
+        // Whole counts under ten print as integers; rates and larger counts
+        // keep their decimals.
+        assert_eq!(format_si(3.0, Unit::Byte), "3 B");
+        assert_eq!(format_si(3.0, Unit::Flop), "3 FLOP");
+        assert_eq!(format_si(3.0, Unit::FlopPerSecond), "3.00 FLOP/s");
+        assert_eq!(format_si(1.5, Unit::Byte), "1.50 B");
+        assert_eq!(format_si(12e9, Unit::Byte), "12.0 GB");
+        assert_eq!(format_si(f64::INFINITY, Unit::FlopPerSecond), "n/a FLOP/s");
+        assert_eq!(format_si(f64::NAN, Unit::BytePerSecond), "n/a B/s");
+        // Durations and intensities have their own forms.
+        assert_eq!(format_si(1.5e-3, Unit::Second), "1.500 ms");
+        assert_eq!(format_si(25.4, Unit::FlopPerByte), "25.4 FLOP/B");
+        assert_eq!(format_si(4096.0, Unit::FlopPerByte), "4096 FLOP/B");
+        assert_eq!(Quantity::new(4.8e12, Unit::BytePerSecond).to_string(), "4800 GB/s");
+        assert_eq!(Quantity::new(2e9, Unit::Flop).to_string(), "2000 MFLOP");
+    }
+
+    #[test]
+    fn every_unit_prints_its_symbol() {
+        let symbols: Vec<&str> = [
+            Unit::Flop,
+            Unit::Byte,
+            Unit::Second,
+            Unit::FlopPerSecond,
+            Unit::OpPerSecond,
+            Unit::BytePerSecond,
+            Unit::FlopPerByte,
+            Unit::InstPerSecond,
+        ]
+        .iter()
+        .map(|u| u.symbol())
+        .collect();
+        assert_eq!(symbols, ["FLOP", "B", "s", "FLOP/s", "OP/s", "B/s", "FLOP/B", "inst/s"]);
+    }
+
+    #[test]
+    fn durations_print_in_the_unit_a_kernel_writer_expects() {
+        assert_eq!(format_seconds(2.0), "2.000 s");
+        assert_eq!(format_seconds(150.0), "150.0 s");
+        assert_eq!(format_seconds(1.5e-3), "1.500 ms");
+        assert_eq!(format_seconds(15e-3), "15.00 ms");
+        assert_eq!(format_seconds(150e-3), "150.0 ms");
+        assert_eq!(format_seconds(830e-6), "830.0 us");
+        assert_eq!(format_seconds(2e-6), "2.000 us");
+        assert_eq!(format_seconds(5e-9), "5.000 ns");
+        assert_eq!(format_seconds(-2e-3), "-2.000 ms");
+        assert_eq!(format_seconds(-150e-3), "-150.0 ms");
+        assert_eq!(format_seconds(-15e-3), "-15.00 ms");
+        assert_eq!(format_seconds(0.0), "0 s");
+        assert_eq!(format_seconds(f64::INFINITY), "n/a s");
+        assert_eq!(format_seconds(f64::NAN), "n/a s");
+    }
+
+    #[test]
+    fn plain_numbers_keep_about_three_significant_digits() {
+        assert_eq!(format_plain(0.0), "0");
+        assert_eq!(format_plain(4096.0), "4096");
+        assert_eq!(format_plain(25.4), "25.4");
+        assert_eq!(format_plain(2.5), "2.50");
+        assert_eq!(format_plain(0.083), "0.083");
+        assert_eq!(format_plain(0.005), "5.00e-3");
+        assert_eq!(format_plain(-4096.0), "-4096");
+        assert_eq!(format_plain(-25.4), "-25.4");
+        assert_eq!(format_plain(-2.5), "-2.50");
+        assert_eq!(format_plain(-0.083), "-0.083");
+        assert_eq!(format_plain(f64::INFINITY), "n/a");
+        assert_eq!(format_plain(f64::NAN), "n/a");
+    }
+
+    #[test]
+    fn percentages_have_one_decimal_below_ten_and_none_from_ten() {
+        assert_eq!(format_percent(9.5), "9.5%");
+        assert_eq!(format_percent(10.0), "10%");
+        assert_eq!(format_percent(99.6), "100%");
+        assert_eq!(format_percent(-5.0), "-5.0%");
+        assert_eq!(format_percent(-50.0), "-50%");
+        assert_eq!(format_percent(f64::NAN), "n/a");
+        assert_eq!(format_percent(f64::INFINITY), "n/a");
+    }
+
+    #[test]
+    fn fixed_and_signed_keep_the_sign_of_what_does_not_round_to_zero() {
+        assert_eq!(fixed(2.345, 1), "2.3");
+        assert_eq!(fixed(-2.345, 1), "-2.3");
+        assert_eq!(fixed(-0.04, 1), "0.0");
+        assert_eq!(fixed(-10.0, 0), "-10");
+        assert_eq!(signed(0.0, 1), "0.0");
+        assert_eq!(signed(0.04, 1), "0.0");
+        assert_eq!(signed(10.0, 0), "+10");
+        assert_eq!(signed(-10.0, 0), "-10");
+    }
+
+    #[test]
+    fn every_suffix_of_each_unit_parses_to_its_scale() {
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs();
+        let cases: &[(&str, Unit, f64)] = &[
+            ("2 s", Unit::Second, 2.0),
+            ("2 sec", Unit::Second, 2.0),
+            ("2 seconds", Unit::Second, 2.0),
+            ("3 ms", Unit::Second, 3e-3),
+            ("3 msec", Unit::Second, 3e-3),
+            ("830 us", Unit::Second, 830e-6),
+            ("830 µs", Unit::Second, 830e-6),
+            ("830 usec", Unit::Second, 830e-6),
+            ("5 ns", Unit::Second, 5e-9),
+            ("5 nsec", Unit::Second, 5e-9),
+            ("1 KiB", Unit::Byte, 1024.0),
+            ("4 GiB", Unit::Byte, 4.0 * 1024.0 * 1024.0 * 1024.0),
+            ("2 TiB", Unit::Byte, 2.0 * 1024f64.powi(4)),
+            ("3 kB", Unit::Byte, 3e3),
+            ("3 KB", Unit::Byte, 3e3),
+            ("2 MB", Unit::Byte, 2e6),
+            ("2 TB", Unit::Byte, 2e12),
+            ("2 PB", Unit::Byte, 2e15),
+            ("2 EB", Unit::Byte, 2e18),
+            ("5 bytes", Unit::Byte, 5.0),
+            ("5 byte", Unit::Byte, 5.0),
+            ("5 B", Unit::Byte, 5.0),
+            ("320 GB/s", Unit::BytePerSecond, 320e9),
+            ("1 Gbyte/s", Unit::BytePerSecond, 1e9),
+            ("2 GBps", Unit::BytePerSecond, 2e9),
+            ("7 B/s", Unit::BytePerSecond, 7.0),
+            ("2 GFLOP", Unit::Flop, 2e9),
+            ("3 kflops", Unit::Flop, 3e3),
+            ("3 Mflop", Unit::Flop, 3e6),
+            ("5 GFLOPS", Unit::FlopPerSecond, 5e9),
+            ("5 gflop/s", Unit::FlopPerSecond, 5e9),
+            ("5 tflop/s", Unit::FlopPerSecond, 5e12),
+            ("5 pflop/s", Unit::FlopPerSecond, 5e15),
+            ("1979 TOPS", Unit::OpPerSecond, 1979e12),
+            ("3 Gop/s", Unit::OpPerSecond, 3e9),
+            ("5 Gips", Unit::InstPerSecond, 5e9),
+            ("2 Tinst/s", Unit::InstPerSecond, 2e12),
+            ("25.4 FLOP/B", Unit::FlopPerByte, 25.4),
+            ("3 flop/byte", Unit::FlopPerByte, 3.0),
+            ("3 flops/byte", Unit::FlopPerByte, 3.0),
+            ("2 flop per byte", Unit::FlopPerByte, 2.0),
+        ];
+        for &(text, unit, want) in cases {
+            let got = parse_quantity(text, unit).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert!(close(got, want), "{text}: {got} (want {want})");
+        }
+        for (text, unit) in [
+            ("2 min", Unit::Second),
+            ("2 KIB", Unit::Byte),
+            ("2 XB", Unit::Byte),
+            ("2 GB", Unit::BytePerSecond),
+            ("2 GB/s", Unit::FlopPerSecond),
+            ("2 GFLOP/s", Unit::Flop),
+            ("2 GFLOP", Unit::FlopPerSecond),
+            ("2 Xflop", Unit::Flop),
+            ("2 Top", Unit::OpPerSecond),
+            ("2 Ginst", Unit::InstPerSecond),
+            ("2 FLOP/s", Unit::FlopPerByte),
+        ] {
+            assert!(parse_quantity(text, unit).is_err(), "{text} read as {unit:?}");
+        }
+    }
+
+    #[test]
+    fn numbers_with_exponents_signs_and_separators_parse() {
+        assert_eq!(parse_quantity("1.5e-3 s", Unit::Second).unwrap(), 1.5e-3);
+        assert_eq!(parse_quantity("2E+3", Unit::Flop).unwrap(), 2e3);
+        assert_eq!(parse_quantity("2e3GB", Unit::Byte).unwrap(), 2e12);
+        // An E followed by a letter is the exa prefix, not an exponent.
+        assert_eq!(parse_quantity("2EFLOP/s", Unit::FlopPerSecond).unwrap(), 2e18);
+        assert_eq!(parse_quantity("-5", Unit::Flop).unwrap(), -5.0);
+        assert_eq!(parse_quantity("+5", Unit::Flop).unwrap(), 5.0);
+        assert_eq!(parse_quantity("1_000", Unit::Flop).unwrap(), 1000.0);
+        assert_eq!(parse_quantity("1,000.5", Unit::Flop).unwrap(), 1000.5);
+        assert_eq!(parse_quantity(" 12 ", Unit::Byte).unwrap(), 12.0);
+        // A sign inside the number ends it.
+        assert!(parse_quantity("5-3", Unit::Flop).is_err());
+    }
+
+    #[test]
+    fn a_refused_quantity_names_the_input_what_was_expected_and_why() {
+        let e = parse_quantity("1e999 GB/s", Unit::BytePerSecond).unwrap_err();
+        assert_eq!(e.input, "1e999 GB/s");
+        assert_eq!(e.expected, "a bandwidth such as \"4.8 TB/s\" or \"320 GB/s\"");
+        assert_eq!(e.reason, "the number is not finite");
+        let e = parse_quantity("1.2.3", Unit::Flop).unwrap_err();
+        assert_eq!(e.reason, "\"1.2.3\" is not a number");
+        assert_eq!(e.expected, "a FLOP count such as \"2.1 GFLOP\" or \"4096\"");
+        let e = parse_quantity("   ", Unit::Second).unwrap_err();
+        assert_eq!(e.reason, "it is empty");
+        let e = parse_quantity("3 XB/s", Unit::BytePerSecond).unwrap_err();
+        assert_eq!(e.reason, "unknown unit \"XB/s\"; write e.g. B/s, GB/s, TB/s");
+        let e = parse_quantity("3 lightyears", Unit::Byte).unwrap_err();
+        assert_eq!(e.reason, "unknown unit \"lightyears\"; write e.g. B, kB, MB, GB, TB, KiB, MiB, GiB");
+        assert!(e.to_string().starts_with("cannot read \"3 lightyears\" as a byte count such as"), "{e}");
+    }
 }

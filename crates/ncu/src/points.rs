@@ -890,4 +890,93 @@ mod tests {
         assert!(close(m.compute_roof(FlopKind::Fp64).unwrap().rate, 2.0 * 50.0 * 1e9));
         assert_eq!(m.gpu.sms, None);
     }
+
+    #[test]
+    fn a_pipe_with_only_its_percentage_or_only_its_count_is_kept() {
+        // No SM cycles: the XU count cannot be rebuilt from its percentage.
+        let l = with_pipe(launch(&[(Slot::Duration, 1.0)]), "xu", Some(40.0), None, None);
+        let l = with_pipe(l, "alu", None, Some(7.0), None);
+        let p = pipes(&[&l]);
+        assert_eq!(p[&Pipe::Xu], PipeUse { pct_of_peak: Some(40.0), warp_instructions: None });
+        assert_eq!(p[&Pipe::Alu], PipeUse { pct_of_peak: None, warp_instructions: Some(7.0) });
+    }
+
+    #[test]
+    fn the_issue_slots_are_kept_with_only_their_percentage_or_only_the_instruction_count() {
+        let pct_only = launch(&[(Slot::Duration, 1.0), (Slot::IssueActive, 60.0)]);
+        assert_eq!(pipes(&[&pct_only])[&Pipe::Issue], PipeUse { pct_of_peak: Some(60.0), warp_instructions: None });
+        let count_only = launch(&[(Slot::WarpInstructions, 1000.0)]);
+        assert_eq!(pipes(&[&count_only])[&Pipe::Issue], PipeUse { pct_of_peak: None, warp_instructions: Some(1000.0) });
+    }
+
+    #[test]
+    fn zero_global_atomics_name_no_pipe() {
+        let quiet = launch(&[
+            (Slot::GlobalReductionInstructions, 0.0),
+            (Slot::GenericAtomicAluInstructions, 0.0),
+            (Slot::GenericAtomicCasInstructions, 0.0),
+        ]);
+        assert!(pipes(&[&quiet]).is_empty());
+    }
+
+    #[test]
+    fn a_zero_sm_clock_gives_no_compute_roof_and_no_clock() {
+        let l = launch(&[(Slot::SmCount, 132.0), (Slot::SmClock, 0.0), (Slot::FfmaPeak, 16896.0)]);
+        let m = counter_machine(&[&l], ByteConvention::Ncu);
+        assert_eq!(m.gpu.sm_clock_mhz, None);
+        assert!(m.compute_roof(FlopKind::Fp32).is_none());
+    }
+
+    #[test]
+    fn counter_roofs_name_the_clock_they_were_taken_at_in_ghz() {
+        let mut l = launch(&[
+            (Slot::SmClock, 1.9e9),
+            (Slot::FfmaPeak, 16896.0),
+            (Slot::DramPeak, 64.0),
+            (Slot::L2Peak, 5000.0),
+            (Slot::LtsClock, 1.75e9),
+            (Slot::DramClock, 2.6e9),
+        ]);
+        l.tensor.insert(FlopKind::TensorBf16, crate::csv::TensorCount { ops: 1.0, peak_per_cycle: Some(1024.0) });
+        let m = counter_machine(&[&l], ByteConvention::Ncu);
+        let fp32 = &m.compute_roof(FlopKind::Fp32).unwrap().provenance.source;
+        assert!(
+            fp32.ends_with("sm__cycles_elapsed.avg.per_second = 1.900 GHz (duration-weighted over 1 launch(es))"),
+            "{fp32}"
+        );
+        assert_eq!(m.compute_roof(FlopKind::Fp32).unwrap().clock.sm_mhz, Some(1900.0));
+        let l2 = m.bandwidth_roof(MemLevel::L2).unwrap();
+        assert_eq!(l2.clock.basis, "L2 clock 1.750 GHz");
+        assert_eq!(m.compute_roof(FlopKind::TensorBf16).unwrap().clock.sm_mhz, Some(1900.0));
+        // On compute capability 9.0 the tensor peak was checked: no note says otherwise.
+        assert!(!m.notes.iter().any(|n| n.contains("checked on compute capability 9.0 only")), "{:?}", m.notes);
+        assert_eq!(m.bandwidth_roof(MemLevel::Dram).unwrap().clock.mem_mhz, Some(2600.0));
+        let dram = &m.bandwidth_roof(MemLevel::Dram).unwrap().provenance.source;
+        assert!(dram.contains("dram__cycles_elapsed.avg.per_second = 2.600 GHz"), "{dram}");
+    }
+
+    #[test]
+    fn zero_sm_counts_peaks_and_clocks_give_no_roof() {
+        let mut l = launch(&[
+            (Slot::SmCount, 0.0),
+            (Slot::SmClock, 1e9),
+            (Slot::FfmaPeak, 0.0),
+            (Slot::DfmaPeak, 10.0),
+            (Slot::DramPeak, 0.0),
+            (Slot::DramClock, 2.6e9),
+            (Slot::L2Peak, 5000.0),
+            (Slot::LtsClock, 0.0),
+        ]);
+        l.tensor.insert(FlopKind::TensorBf16, crate::csv::TensorCount { ops: 1.0, peak_per_cycle: Some(0.0) });
+        let m = counter_machine(&[&l], ByteConvention::Ncu);
+        assert_eq!(m.gpu.sms, None);
+        assert!(m.compute_roof(FlopKind::Fp32).is_none());
+        assert!(m.compute_roof(FlopKind::TensorBf16).is_none());
+        assert!(m.bandwidth_roof(MemLevel::Dram).is_none());
+        assert!(m.bandwidth_roof(MemLevel::L2).is_none());
+        // The one non-zero peak with a non-zero clock is kept.
+        assert_eq!(m.ceilings.len(), 1);
+        let fp64 = m.compute_roof(FlopKind::Fp64).unwrap().rate;
+        assert!((fp64 - 2.0 * 10.0 * 1e9).abs() <= 1e-9 * fp64, "{fp64}");
+    }
 }
