@@ -61,3 +61,27 @@ fn a_profile_that_profiled_nothing_keeps_an_earlier_save_csv_and_the_log_it_name
     assert!(log.contains("Failed to profile"), "ncu's messages are in the kept log: {log}");
     let _ = std::fs::remove_dir_all(Path::new(kept).parent().unwrap());
 }
+
+/// L2: a symbolic link planted under one of tour's file names sent the
+/// analysis out of its folder, over another file.
+#[test]
+fn tour_refuses_a_link_in_its_folder_that_leads_out_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    let out_dir = dir.path().join("t");
+    std::fs::create_dir(&out_dir).unwrap();
+    std::os::unix::fs::symlink("../victim.txt", out_dir.join("analysis.json")).unwrap();
+    let o = roofline().current_dir(dir.path()).args(["tour", "--bundled", "--out-dir", "t"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("analysis.json is a symbolic link to ../victim.txt, outside the folder"), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    // A link that stays inside the folder is followed as before.
+    std::fs::remove_file(out_dir.join("analysis.json")).unwrap();
+    std::fs::write(out_dir.join("mine.json"), "old").unwrap();
+    std::os::unix::fs::symlink("mine.json", out_dir.join("analysis.json")).unwrap();
+    let o = roofline().current_dir(dir.path()).args(["tour", "--bundled", "--out-dir", "t"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read_to_string(out_dir.join("mine.json")).unwrap().contains("roofline.analysis"));
+}

@@ -36,7 +36,8 @@ const BUNDLED_DATA: &str = "measured on an H200 on 2026-11-29 by `roofline tour`
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Writes into --out-dir: report.html (the roofline, hover for details), analysis.json,
 machine.json and, with ncu, examples.ncu.csv (feed them to `roofline report`,
-`check`, `diff`, `import --machine`).")]
+`check`, `diff`, `import --machine`). Files of those names already there are replaced;
+a symbolic link among them that leads out of the folder is refused (exit 2).")]
 pub struct Args {
     /// Show the bundled H200 data even when a GPU is present.
     #[arg(long)]
@@ -103,6 +104,34 @@ impl Tour {
     }
 }
 
+/// The files `tour` names itself in its folder.
+const TOUR_FILES: [&str; 4] = ["report.html", "analysis.json", "machine.json", "examples.ncu.csv"];
+
+/// The folder may be shared or pre-filled: a symbolic link planted under
+/// one of the tour's own file names would send its write out of the folder
+/// (the `-o` rule follows links, because there the user names the file).
+/// Such a link is refused before anything runs; a link inside the folder
+/// is followed as usual.
+fn refuse_links_out_of(dir: &std::path::Path) -> anyhow::Result<()> {
+    let Ok(folder) = dir.canonicalize() else { return Ok(()) };
+    for name in TOUR_FILES {
+        let path = dir.join(name);
+        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link {
+            continue;
+        }
+        let inside = path.canonicalize().ok().and_then(|t| t.parent().map(|p| p == folder)).unwrap_or(false);
+        if !inside {
+            let target = std::fs::read_link(&path).map(|t| t.display().to_string()).unwrap_or_default();
+            return Err(bad_input(format!(
+                "--out-dir {}: {name} is a symbolic link to {target}, outside the folder; tour writes its files only inside it: remove the link or give another --out-dir",
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     if args.run_examples {
         return run_examples_once(args, out);
@@ -110,6 +139,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let started = std::time::Instant::now();
     std::fs::create_dir_all(&args.out_dir)
         .with_context(|| format!("creating the output folder {}", args.out_dir.display()))?;
+    refuse_links_out_of(&args.out_dir)?;
     let device = args.device.unwrap_or(0);
     let gpu = if args.bundled {
         Err("--bundled was given".to_string())
