@@ -25,7 +25,7 @@
 
 use std::time::Instant;
 
-use roofline_core::merge::{parse_in_order, parse_threads, read_rank, Merger};
+use roofline_core::merge::{parse_in_order, parse_threads, read_rank, skim_rank_bytes, Merger};
 use roofline_core::schema::Producer;
 
 fn peak_rss_kib() -> Option<u64> {
@@ -112,10 +112,13 @@ fn main() {
                 |i| {
                     let id = std::thread::current().id();
                     let start = thread_cpu_seconds().unwrap_or(f64::NAN);
-                    let text = std::fs::read_to_string(&files[i]).expect("read");
-                    bytes.fetch_add(text.len() as u64, std::sync::atomic::Ordering::Relaxed);
-                    let parsed = read_rank(&text, &files[i].display().to_string());
-                    drop(text);
+                    // As `roofline merge`: the bytes skimmed, else read as text.
+                    let raw = std::fs::read(&files[i]).expect("read");
+                    bytes.fetch_add(raw.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                    let parsed = match skim_rank_bytes(&raw) {
+                        Some(p) => Ok(p),
+                        None => read_rank(&String::from_utf8(raw).expect("UTF-8"), &files[i].display().to_string()),
+                    };
                     let end = thread_cpu_seconds().unwrap_or(f64::NAN);
                     let mut cpu = parse_cpu.lock().unwrap();
                     match cpu.iter_mut().find(|t| t.0 == id) {

@@ -52,6 +52,7 @@ pub mod occupancy;
 pub mod peaks;
 pub mod program;
 pub mod roofline;
+mod scan;
 pub mod schema;
 pub mod stats;
 pub mod synthetic;

@@ -593,40 +593,155 @@ impl<'de> serde::de::Visitor<'de> for EntriesSeed {
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<RankBuilder<'de>, A::Error> {
         let mut b = RankBuilder::new(Machine::default());
         while let Some(e) = s.next_element::<EntryText<'de>>()? {
-            let class = class_of(e.collective.is_some(), e.bound);
-            let k = e.kernel;
-            let raw = k.evidence;
-            let entry = Entry {
-                kernel: 0,
-                class,
-                duration_s: k.duration_s,
-                launches: k.launches,
-                flops: k.flops,
-                bytes: k.bytes,
-                nvlink: match class {
-                    TimeClass::Communication => {
-                        let n: NvlinkOnly = raw.and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default();
-                        (n.nvlink_rx_bytes, n.nvlink_tx_bytes)
-                    }
-                    _ => (None, None),
-                },
-                evidence: None,
-            };
-            let (id, display_name, origin) = (k.id, k.display_name, k.origin);
-            b.push(
-                k.name,
-                |name| KernelHead {
-                    id: id.into_owned(),
-                    name: name.to_string(),
-                    display_name: display_name.into_owned(),
-                    origin,
-                },
-                entry,
-                || raw.and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default(),
-            );
+            push_text(&mut b, e);
         }
         Ok(b)
     }
+}
+
+/// Folds one entry as read from the text into the builder.
+fn push_text<'a>(b: &mut RankBuilder<'a>, e: EntryText<'a>) {
+    let class = class_of(e.collective.is_some(), e.bound);
+    let k = e.kernel;
+    let raw = k.evidence;
+    let entry = Entry {
+        kernel: 0,
+        class,
+        duration_s: k.duration_s,
+        launches: k.launches,
+        flops: k.flops,
+        bytes: k.bytes,
+        nvlink: match class {
+            TimeClass::Communication => {
+                let n: NvlinkOnly = raw.and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default();
+                (n.nvlink_rx_bytes, n.nvlink_tx_bytes)
+            }
+            _ => (None, None),
+        },
+        evidence: None,
+    };
+    let (id, display_name, origin) = (k.id, k.display_name, k.origin);
+    b.push(
+        k.name,
+        |name| KernelHead {
+            id: id.into_owned(),
+            name: name.to_string(),
+            display_name: display_name.into_owned(),
+            origin,
+        },
+        entry,
+        || raw.and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default(),
+    );
+}
+
+/// A rank's analysis read from raw bytes by the skimming reader, when it
+/// is a current analysis document that reader takes ([`skim_rank`]);
+/// `None` otherwise (another schema, an older document, anything
+/// unexpected or broken): then read it as text with [`read_rank`], which
+/// upgrades or names the error. The bytes are not checked as UTF-8 as a
+/// whole: the strings the merge keeps are, by serde_json.
+pub fn skim_rank_bytes(bytes: &[u8]) -> Option<ParsedRank> {
+    let head = &bytes[..bytes.len().min(512)];
+    let head = match std::str::from_utf8(head) {
+        Ok(h) => h,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+    };
+    if schema_at_head(head)? != crate::schema::ANALYSIS_SCHEMA {
+        return None;
+    }
+    skim_rank(bytes)
+}
+
+/// A current rank document read with the skimming reader
+/// ([`crate::scan`]): the machine, the rank and each entry's kernel, bound
+/// and collective go through serde_json, the rest (levels, diagnoses,
+/// producer, source) is stepped over. `None` for anything it does not
+/// expect; the caller then reads the text with serde_json ([`RankSeed`]),
+/// which takes the same fields (so gives the same rank) or names the error.
+fn skim_rank(text: &[u8]) -> Option<ParsedRank> {
+    let mut s = crate::scan::Scan::new(text);
+    s.eat(b'{')?;
+    let mut machine: Option<Machine> = None;
+    let mut built: Option<RankBuilder<'_>> = None;
+    let mut rank: Option<RankInfo> = None;
+    let mut schema = false;
+    if s.peek()? != b'}' {
+        loop {
+            match s.key()? {
+                b"schema" => {
+                    let _: Cow<'_, str> = serde_json::from_slice(s.skip_value()?).ok()?;
+                    schema = true;
+                }
+                b"machine" if machine.is_some() => return None,
+                b"machine" => machine = Some(serde_json::from_slice(s.skip_value()?).ok()?),
+                b"kernels" if built.is_some() => return None,
+                b"kernels" => built = Some(skim_entries(&mut s)?),
+                b"rank" => rank = serde_json::from_slice(s.skip_value()?).ok()?,
+                _ => {
+                    s.skip_value()?;
+                }
+            }
+            if !s.more(b'}')? {
+                break;
+            }
+        }
+    } else {
+        s.eat(b'}')?;
+    }
+    if !s.at_end() || !schema {
+        return None;
+    }
+    let mut b = built?;
+    b.rank.machine = machine?;
+    b.rank.rank = rank;
+    Some(b.rank)
+}
+
+/// The `kernels` array for [`skim_rank`], each entry folded in as read.
+fn skim_entries<'a>(s: &mut crate::scan::Scan<'a>) -> Option<RankBuilder<'a>> {
+    s.eat(b'[')?;
+    let mut b = RankBuilder::new(Machine::default());
+    if s.peek()? == b']' {
+        s.eat(b']')?;
+        return Some(b);
+    }
+    loop {
+        s.eat(b'{')?;
+        let mut kernel: Option<KernelText<'a>> = None;
+        let (mut bound, mut collective) = (None, None);
+        let (mut seen_bound, mut seen_collective) = (false, false);
+        if s.peek()? != b'}' {
+            loop {
+                match s.key()? {
+                    b"kernel" if kernel.is_some() => return None,
+                    b"kernel" => kernel = Some(serde_json::from_slice(s.skip_value()?).ok()?),
+                    b"bound" if seen_bound => return None,
+                    b"bound" => {
+                        bound = serde_json::from_slice(s.skip_value()?).ok()?;
+                        seen_bound = true;
+                    }
+                    b"collective" if seen_collective => return None,
+                    b"collective" => {
+                        collective = serde_json::from_slice::<Option<serde::de::IgnoredAny>>(s.skip_value()?).ok()?;
+                        seen_collective = true;
+                    }
+                    _ => {
+                        s.skip_value()?;
+                    }
+                }
+                if !s.more(b'}')? {
+                    break;
+                }
+            }
+        } else {
+            s.eat(b'}')?;
+        }
+        push_text(&mut b, EntryText { kernel: kernel?, bound, collective });
+        if !s.more(b']')? {
+            break;
+        }
+    }
+    Some(b)
 }
 
 /// The value of a `"schema"` key among the first few hundred bytes, when
@@ -673,6 +788,9 @@ pub fn read_rank(text: &str, input: &str) -> Result<ParsedRank, DocumentError> {
     };
     match schema.as_deref() {
         Some(s) if s == ANALYSIS_SCHEMA => {
+            if let Some(rank) = skim_rank(text.as_bytes()) {
+                return Ok(rank);
+            }
             use serde::de::DeserializeSeed;
             let mut de = serde_json::Deserializer::from_str(text);
             RankSeed.deserialize(&mut de).and_then(|r| de.end().map(|()| r)).map_err(|source| DocumentError::Fields {

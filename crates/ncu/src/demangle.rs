@@ -14,6 +14,8 @@
 //! sibling shares (the functor, or the function that owns a lambda), so that
 //! no two different kernels share a display name.
 
+use std::collections::HashMap;
+
 /// Demangles an Itanium C++ name (`_Z...`); other names are returned as is.
 pub fn demangle(name: &str) -> String {
     let name = name.trim();
@@ -383,35 +385,78 @@ pub fn display_names(names: &[&str]) -> Vec<String> {
             }
         })
         .collect();
-    for (i, name) in distinct.iter().enumerate() {
-        let siblings: Vec<usize> = (0..distinct.len()).filter(|&j| j != i && default[j] == default[i]).collect();
-        if siblings.is_empty() || template_args(&strip_signature(name)).is_empty() {
-            continue;
+    // Siblings share a default display name. Each name's candidates are
+    // computed once, and per group of siblings counted (how many members
+    // offer a label, and a label at a position), so that a label's
+    // uniqueness is a look-up: the work grows with the names, not with
+    // their square (100,000 kernels of one template family).
+    let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, d) in default.iter().enumerate() {
+        groups.entry(d.as_str()).or_default().push(i);
+    }
+    for members in groups.values().filter(|m| m.len() > 1) {
+        let cands: Vec<Vec<String>> = members.iter().map(|&i| candidates(distinct[i])).collect();
+        // Per label, the members that offer it (each member once); per
+        // (position, label), the members with that label there.
+        let mut offered: HashMap<&str, usize> = HashMap::new();
+        let mut at: HashMap<(usize, &str), usize> = HashMap::new();
+        for c in &cands {
+            let mut seen: Vec<&str> = c.iter().map(String::as_str).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for l in seen {
+                *offered.entry(l).or_default() += 1;
+            }
+            for (p, l) in c.iter().enumerate() {
+                *at.entry((p, l.as_str())).or_default() += 1;
+            }
         }
-        let mine = candidates(name);
-        let theirs: Vec<Vec<String>> = siblings.iter().map(|&j| candidates(distinct[j])).collect();
-        let unique = |c: &String| theirs.iter().all(|t| !t.contains(c));
-        // What names the code (the innermost functor or lambda owner) first,
-        // then any argument that names a class, then numbers and plain types.
-        let label = naming_arg(name)
-            .filter(|c| unique(c))
-            .or_else(|| mine.iter().filter(|c| c.contains('<')).find(|c| unique(c)).cloned())
-            .or_else(|| mine.iter().find(|c| unique(c)).cloned())
-            .or_else(|| {
-                // No single label is unique to this kernel: the first position
-                // where it differs from every sibling.
-                (0..mine.len()).find(|&p| theirs.iter().all(|t| t.get(p) != Some(&mine[p]))).map(|p| mine[p].clone())
-            });
-        if let Some(l) = label {
-            let stripped = strip_signature(name);
-            let base = &stripped[..top_level(&stripped, '<').unwrap_or(stripped.len())];
-            chosen[i] = labelled(base, &l);
+        for (m, &i) in members.iter().enumerate() {
+            let name = distinct[i];
+            if template_args(&strip_signature(name)).is_empty() {
+                continue;
+            }
+            let mine = &cands[m];
+            // Offered by no sibling: by nobody but this kernel, if by it.
+            let unique = |c: &String| {
+                let own = usize::from(mine.contains(c));
+                offered.get(c.as_str()).copied().unwrap_or(0) == own
+            };
+            // What names the code (the innermost functor or lambda owner) first,
+            // then any argument that names a class, then numbers and plain types.
+            let label = naming_arg(name)
+                .filter(|c| unique(c))
+                .or_else(|| mine.iter().filter(|c| c.contains('<')).find(|c| unique(c)).cloned())
+                .or_else(|| mine.iter().find(|c| unique(c)).cloned())
+                .or_else(|| {
+                    // No single label is unique to this kernel: the first position
+                    // where it differs from every sibling.
+                    (0..mine.len())
+                        .find(|&p| at.get(&(p, mine[p].as_str())).copied() == Some(1))
+                        .map(|p| mine[p].clone())
+                });
+            if let Some(l) = label {
+                let stripped = strip_signature(name);
+                let base = &stripped[..top_level(&stripped, '<').unwrap_or(stripped.len())];
+                chosen[i] = labelled(base, &l);
+            }
         }
     }
-    // Whatever still collides gets the ID of its full name.
+    // Whatever still collides gets the ID of its full name, in order: a
+    // name collides when another holds its display name at that moment
+    // (the last of a colliding set is then already apart and keeps it).
+    let mut holders: HashMap<String, usize> = HashMap::new();
+    for c in &chosen {
+        *holders.entry(c.clone()).or_default() += 1;
+    }
     for i in 0..distinct.len() {
-        if (0..distinct.len()).any(|j| j != i && chosen[j] == chosen[i]) {
-            chosen[i] = format!("{} [{}]", chosen[i], roofline_core::kernel::short_id(distinct[i]));
+        if holders.get(&chosen[i]).copied().unwrap_or(0) > 1 {
+            let renamed = format!("{} [{}]", chosen[i], roofline_core::kernel::short_id(distinct[i]));
+            if let Some(n) = holders.get_mut(&chosen[i]) {
+                *n -= 1;
+            }
+            *holders.entry(renamed.clone()).or_default() += 1;
+            chosen[i] = renamed;
         }
     }
     names.iter().map(|n| chosen[distinct.binary_search(n).expect("every name is in the set")].clone()).collect()

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roofline_core::machine::{Machine, Origin};
-use roofline_core::merge::{parse_in_order, parse_threads, read_rank, MergeError, Merger, ParsedRank};
+use roofline_core::merge::{parse_in_order, parse_threads, read_rank, skim_rank_bytes, MergeError, Merger, ParsedRank};
 use roofline_core::schema::{read_machine, AnalysisDocument, AnalysisSource, Producer, ANALYSIS_SCHEMA};
 use roofline_core::warning::Warning;
 use roofline_core::{analyze, gpus, Kernel};
@@ -77,7 +77,14 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let parse = |i: usize| -> anyhow::Result<(String, ParsedRank, bool)> {
         let path = &args.files[i];
         let input = path.display().to_string();
-        let text = read_text(path, &format!("a {ANALYSIS_SCHEMA} or {TIMELINE_SCHEMA} file a rank wrote"))?;
+        let expected = format!("a {ANALYSIS_SCHEMA} or {TIMELINE_SCHEMA} file a rank wrote");
+        // Most ranks are current analyses, read from their bytes; the rest
+        // (timelines, older documents, errors) as text.
+        let bytes = crate::input_file::read_bytes(path, &expected)?;
+        if let Some(parsed) = skim_rank_bytes(&bytes) {
+            return Ok((input, parsed, false));
+        }
+        let text = crate::input_file::text_of(bytes, path, &expected)?;
         if is_timeline(&text) {
             let tl = read_timeline(&text, &input)?;
             drop(text);
