@@ -21,6 +21,21 @@ fn leftovers(tmp: &Path) -> Vec<String> {
     std::fs::read_dir(tmp).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into()).collect()
 }
 
+/// `roofline profile --one-pass` of `sh -c PROGRAM` through the stand-in
+/// ncu, started in the background (to be signalled).
+fn spawn_profile(tmp: &Path, ncu: &Path, program: &str, stderr: Stdio) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_roofline"))
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", tmp)
+        .args(["profile", "--one-pass", "--format", "json", "--ncu"])
+        .arg(ncu)
+        .args(["--", "/bin/sh", "-c", program])
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn profile_timeout_stops_ncu_and_the_program_and_analyses_what_was_profiled() {
     let dir = tempfile::tempdir().unwrap();
@@ -57,16 +72,7 @@ fn sigterm_to_profile_is_forwarded_and_nothing_is_orphaned() {
     let marker = dir.path().join("still-running");
     // The "program" touches a file while it runs.
     let program = format!("while true; do touch {}; sleep 0.05; done", marker.display());
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"))
-        .env("NO_COLOR", "1")
-        .env("TMPDIR", &tmp)
-        .args(["profile", "--one-pass", "--format", "json", "--ncu"])
-        .arg(&ncu)
-        .args(["--", "/bin/sh", "-c", &program])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_profile(&tmp, &ncu, &program, Stdio::piped());
     let t = Instant::now();
     while !marker.exists() {
         assert!(t.elapsed() < Duration::from_secs(20), "the program never started");
@@ -112,16 +118,7 @@ fn program_helpers_that_ignore_sigint_do_not_survive_an_interrupted_profile() {
         "trap '' INT; sh -c '{helper}' {p} & /usr/bin/setsid sh -c '{helper}' {p} & while true; do sleep 0.05; done",
         p = pids.display()
     );
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"))
-        .env("NO_COLOR", "1")
-        .env("TMPDIR", &tmp)
-        .args(["profile", "--one-pass", "--format", "json", "--ncu"])
-        .arg(&ncu)
-        .args(["--", "/bin/sh", "-c", &program])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = spawn_profile(&tmp, &ncu, &program, Stdio::null());
     let t = Instant::now();
     while std::fs::read_to_string(&pids).map(|s| s.lines().count()).unwrap_or(0) < 2 {
         assert!(t.elapsed() < Duration::from_secs(20), "the helpers never started");

@@ -660,34 +660,27 @@ pub fn skim_rank_bytes(bytes: &[u8]) -> Option<ParsedRank> {
 /// which takes the same fields (so gives the same rank) or names the error.
 fn skim_rank(text: &[u8]) -> Option<ParsedRank> {
     let mut s = crate::scan::Scan::new(text);
-    s.eat(b'{')?;
     let mut machine: Option<Machine> = None;
     let mut built: Option<RankBuilder<'_>> = None;
     let mut rank: Option<RankInfo> = None;
     let mut schema = false;
-    if s.peek()? != b'}' {
-        loop {
-            match s.key()? {
-                b"schema" => {
-                    let _: Cow<'_, str> = serde_json::from_slice(s.skip_value()?).ok()?;
-                    schema = true;
-                }
-                b"machine" if machine.is_some() => return None,
-                b"machine" => machine = Some(serde_json::from_slice(s.skip_value()?).ok()?),
-                b"kernels" if built.is_some() => return None,
-                b"kernels" => built = Some(skim_entries(&mut s)?),
-                b"rank" => rank = serde_json::from_slice(s.skip_value()?).ok()?,
-                _ => {
-                    s.skip_value()?;
-                }
+    s.fields(|key, s| {
+        match key {
+            b"schema" => {
+                let _: Cow<'_, str> = serde_json::from_slice(s.skip_value()?).ok()?;
+                schema = true;
             }
-            if !s.more(b'}')? {
-                break;
+            b"machine" if machine.is_some() => return None,
+            b"machine" => machine = Some(serde_json::from_slice(s.skip_value()?).ok()?),
+            b"kernels" if built.is_some() => return None,
+            b"kernels" => built = Some(skim_entries(s)?),
+            b"rank" => rank = serde_json::from_slice(s.skip_value()?).ok()?,
+            _ => {
+                s.skip_value()?;
             }
         }
-    } else {
-        s.eat(b'}')?;
-    }
+        Some(())
+    })?;
     if !s.at_end() || !schema {
         return None;
     }
@@ -706,36 +699,29 @@ fn skim_entries<'a>(s: &mut crate::scan::Scan<'a>) -> Option<RankBuilder<'a>> {
         return Some(b);
     }
     loop {
-        s.eat(b'{')?;
         let mut kernel: Option<KernelText<'a>> = None;
         let (mut bound, mut collective) = (None, None);
         let (mut seen_bound, mut seen_collective) = (false, false);
-        if s.peek()? != b'}' {
-            loop {
-                match s.key()? {
-                    b"kernel" if kernel.is_some() => return None,
-                    b"kernel" => kernel = Some(serde_json::from_slice(s.skip_value()?).ok()?),
-                    b"bound" if seen_bound => return None,
-                    b"bound" => {
-                        bound = serde_json::from_slice(s.skip_value()?).ok()?;
-                        seen_bound = true;
-                    }
-                    b"collective" if seen_collective => return None,
-                    b"collective" => {
-                        collective = serde_json::from_slice::<Option<serde::de::IgnoredAny>>(s.skip_value()?).ok()?;
-                        seen_collective = true;
-                    }
-                    _ => {
-                        s.skip_value()?;
-                    }
+        s.fields(|key, s| {
+            match key {
+                b"kernel" if kernel.is_some() => return None,
+                b"kernel" => kernel = Some(serde_json::from_slice(s.skip_value()?).ok()?),
+                b"bound" if seen_bound => return None,
+                b"bound" => {
+                    bound = serde_json::from_slice(s.skip_value()?).ok()?;
+                    seen_bound = true;
                 }
-                if !s.more(b'}')? {
-                    break;
+                b"collective" if seen_collective => return None,
+                b"collective" => {
+                    collective = serde_json::from_slice::<Option<serde::de::IgnoredAny>>(s.skip_value()?).ok()?;
+                    seen_collective = true;
+                }
+                _ => {
+                    s.skip_value()?;
                 }
             }
-        } else {
-            s.eat(b'}')?;
-        }
+            Some(())
+        })?;
         push_text(&mut b, EntryText { kernel: kernel?, bound, collective });
         if !s.more(b']')? {
             break;
@@ -1194,6 +1180,39 @@ mod tests {
 
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |k| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    }
+
+    /// The skimming reader must give exactly what the full reader gives, or
+    /// decline: committed rank files, synthetic ranks per kernel and per
+    /// launch, pretty-printed, and members in another order.
+    #[test]
+    fn the_skimming_reader_gives_the_same_rank_as_the_full_reader() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/ranks/synthetic-2gpu");
+        let mut texts: Vec<String> = ["job.rank0.json", "job.rank1.json"]
+            .iter()
+            .map(|f| std::fs::read_to_string(root.join(f)).unwrap())
+            .collect();
+        for per_launch in [false, true] {
+            let doc = crate::synthetic::rank(1, 4, 300, 7, per_launch);
+            texts.push(serde_json::to_string(&doc).unwrap());
+            texts.push(serde_json::to_string_pretty(&doc).unwrap());
+            // The schema first (the skimmer looks for it at the head), the
+            // other members in reverse order.
+            let v: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&texts[texts.len() - 1]).unwrap();
+            let mut members: Vec<(&String, &serde_json::Value)> = v.iter().rev().collect();
+            members.sort_by_key(|(k, _)| k.as_str() != "schema");
+            let members: Vec<String> =
+                members.iter().map(|(k, val)| format!("{}:{}", serde_json::to_string(k).unwrap(), val)).collect();
+            texts.push(format!("{{{}}}", members.join(",")));
+        }
+        for (i, text) in texts.iter().enumerate() {
+            let skimmed = skim_rank_bytes(text.as_bytes()).unwrap_or_else(|| panic!("text {i} was not skimmed"));
+            let full = read_rank(text, "rank").unwrap();
+            assert_eq!(format!("{skimmed:?}"), format!("{full:?}"), "text {i}");
+        }
+        // What the skimmer does not expect, it declines (the full reader then names the error).
+        assert!(skim_rank_bytes(texts[0].replacen("\"kernels\"", "\"kern\\u0065ls\"", 1).as_bytes()).is_none());
+        assert!(skim_rank_bytes(&texts[0].as_bytes()[..texts[0].len() / 2]).is_none());
     }
 
     #[test]

@@ -220,6 +220,23 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// Walks one object: `{`, then each member's key given to `member`
+    /// (which takes the value), then `}`. `None` as soon as the structure
+    /// or `member` says so.
+    pub(crate) fn fields(&mut self, mut member: impl FnMut(&[u8], &mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        if self.peek()? == b'}' {
+            return self.eat(b'}');
+        }
+        loop {
+            let key = self.key()?;
+            member(key, self)?;
+            if !self.more(b'}')? {
+                return Some(());
+            }
+        }
+    }
+
     /// An object's key and its colon; `None` for a key with an escape.
     pub(crate) fn key(&mut self) -> Option<&'a [u8]> {
         self.eat(b'"')?;
