@@ -410,9 +410,12 @@ impl Output {
             (Some(path), Some(format)) => self.files(doc, path, format)?,
             _ => Vec::new(),
         };
-        let text = self.rendered(doc, self.format)?;
-        if self.format == Format::Csv && self.file_format() != Some(Format::Csv) {
-            let more: Vec<String> = csv_tables(doc)?.into_iter().skip(1).map(|t| t.name).collect();
+        let text = if self.format == Format::Csv && self.file_format() != Some(Format::Csv) {
+            // The tables are made once: stdout gets the first, the message
+            // names the others.
+            let mut tables = csv_tables(doc)?.into_iter();
+            let text = tables.next().map(|t| t.text).unwrap_or_default();
+            let more: Vec<String> = tables.map(|t| t.name).collect();
             if !more.is_empty() {
                 self.info(&format!(
                     "stdout has the first table; {} more ({}) are written beside it with -o FILE.csv",
@@ -420,7 +423,10 @@ impl Output {
                     more.join(", ")
                 ));
             }
-        }
+            text
+        } else {
+            self.rendered(doc, self.format)?
+        };
         self.deliver(&files, &text)
     }
 }

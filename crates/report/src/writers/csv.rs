@@ -152,14 +152,24 @@ fn row(t: &Table, cells: &[Cell]) -> Vec<String> {
     r
 }
 
-fn write(name: &str, header: Vec<String>, rows: Vec<Vec<String>>) -> Result<CsvTable, ExportError> {
+/// One CSV file: the header, then each row written as it is made (a
+/// table of 100,000 kernels is never held as rows of strings too).
+fn write(
+    name: &str,
+    header: Vec<String>,
+    rows: impl IntoIterator<Item = Vec<String>>,
+) -> Result<CsvTable, ExportError> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record(&header)?;
     for r in rows {
         w.write_record(&r)?;
     }
     let bytes = w.into_inner().map_err(|e| ExportError::Csv(e.into_error().into()))?;
-    Ok(CsvTable { name: name.to_string(), text: String::from_utf8_lossy(&bytes).into_owned() })
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    Ok(CsvTable { name: name.to_string(), text })
 }
 
 /// Every table of the document, then its facts.
@@ -168,11 +178,13 @@ pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> Result<Vec<CsvTable>, Exp
     // The section of each table in `out`, to tell apart tables of one name.
     let mut sections = Vec::new();
     let mut facts = Vec::new();
-    for section in visible(doc.sections(), Audience::Data) {
-        for b in &section.blocks {
+    // Each section is dropped once written: its cells and its CSV text are
+    // never all held at once.
+    for mut section in visible(doc.sections(), Audience::Data) {
+        for b in std::mem::take(&mut section.blocks) {
             match b {
                 Block::Table(t) => {
-                    out.push(write(&t.name, header(t), t.rows.iter().map(|r| row(t, &r.cells)).collect())?);
+                    out.push(write(&t.name, header(&t), t.rows.iter().map(|r| row(&t, &r.cells)))?);
                     sections.push(section.id.clone());
                 }
                 Block::Facts(fs) => {
