@@ -490,7 +490,10 @@ mod tests {
     fn a_signal_during_an_output_write_removes_the_temp_file() {
         if !cfg!(debug_assertions) {
             // The hold inside the write window (`hold_for_tests`) exists in debug builds only.
-            eprintln!("SKIPPED: a_signal_during_an_output_write_removes_the_temp_file needs a debug build (the test hook that holds the write is compiled out of release builds)");
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: a_signal_during_an_output_write_removes_the_temp_file needs a debug build (its hold hook is compiled out of release builds)"
+            );
             return;
         }
         // The writer runs in a child: this test binary again, on this test,
