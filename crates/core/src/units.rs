@@ -604,8 +604,9 @@ mod tests {
         assert_eq!(parse_quantity("1_000", Unit::Flop).unwrap(), 1000.0);
         assert_eq!(parse_quantity("1,000.5", Unit::Flop).unwrap(), 1000.5);
         assert_eq!(parse_quantity(" 12 ", Unit::Byte).unwrap(), 12.0);
-        // A sign inside the number ends it.
-        assert!(parse_quantity("5-3", Unit::Flop).is_err());
+        // A sign inside the number ends it: the rest is read as the unit.
+        let e = parse_quantity("5-3", Unit::Flop).unwrap_err();
+        assert!(e.reason.starts_with("unknown unit \"-3\""), "{}", e.reason);
     }
 
     #[test]
