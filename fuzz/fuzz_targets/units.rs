@@ -7,20 +7,10 @@ use roofline_core::bounds::input_in_range;
 use roofline_core::units::{format_si, parse_quantity, Unit};
 use roofline_ncu::csv::{ncu_unit, parse_value};
 
-const UNITS: [Unit; 7] = [
-    Unit::Flop,
-    Unit::Byte,
-    Unit::Second,
-    Unit::FlopPerSecond,
-    Unit::OpPerSecond,
-    Unit::BytePerSecond,
-    Unit::FlopPerByte,
-];
-
 fuzz_target!(|data: &[u8]| {
     let _ = parse_value(data);
     let Ok(text) = std::str::from_utf8(data) else { return };
-    for unit in UNITS {
+    for unit in Unit::ALL {
         if let Ok(v) = parse_quantity(text, unit) {
             assert!(input_in_range(v), "{text:?} as {unit:?} gave {v}");
             let _ = format_si(v, unit);

@@ -33,6 +33,18 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// Every unit, in declaration order.
+    pub const ALL: [Unit; 8] = [
+        Unit::Flop,
+        Unit::Byte,
+        Unit::Second,
+        Unit::FlopPerSecond,
+        Unit::OpPerSecond,
+        Unit::BytePerSecond,
+        Unit::FlopPerByte,
+        Unit::InstPerSecond,
+    ];
+
     /// The symbol printed after the prefix.
     pub fn symbol(self) -> &'static str {
         match self {
@@ -452,19 +464,7 @@ mod tests {
 
     #[test]
     fn every_unit_prints_its_symbol() {
-        let symbols: Vec<&str> = [
-            Unit::Flop,
-            Unit::Byte,
-            Unit::Second,
-            Unit::FlopPerSecond,
-            Unit::OpPerSecond,
-            Unit::BytePerSecond,
-            Unit::FlopPerByte,
-            Unit::InstPerSecond,
-        ]
-        .iter()
-        .map(|u| u.symbol())
-        .collect();
+        let symbols: Vec<&str> = Unit::ALL.iter().map(|u| u.symbol()).collect();
         assert_eq!(symbols, ["FLOP", "B", "s", "FLOP/s", "OP/s", "B/s", "FLOP/B", "inst/s"]);
     }
 
