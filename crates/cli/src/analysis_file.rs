@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use roofline_core::merge::{read_merged, MergedDocument, MERGED_SCHEMA};
+use roofline_core::placements::read_analysis_placements;
 use roofline_core::schema::{read_analysis, AnalysisDocument, DocumentError, ANALYSIS_SCHEMA};
 
 use crate::error::bad_input;
@@ -39,12 +40,21 @@ impl AnalysisInput {
 
 /// Reads an analysis or a merged job; every failure is bad input (exit code 2).
 pub fn read_input(path: &Path) -> anyhow::Result<AnalysisInput> {
+    read_with(path, read_analysis)
+}
+
+/// Reads an analysis with `read` (the whole of it, or its placements) or
+/// a merged job.
+fn read_with(
+    path: &Path,
+    read: fn(&str, &str) -> Result<AnalysisDocument, DocumentError>,
+) -> anyhow::Result<AnalysisInput> {
     let input = path.display().to_string();
     let text = read_text(
         path,
         &format!("a {ANALYSIS_SCHEMA} JSON file, as written by `roofline model --format json -o FILE.json`, or a {MERGED_SCHEMA} file from `roofline merge`"),
     )?;
-    let doc = match read_analysis(&text, &input) {
+    let doc = match read(&text, &input) {
         Ok(a) => AnalysisInput::One(Box::new(a)),
         Err(DocumentError::WrongSchema { found, .. }) if found == MERGED_SCHEMA => {
             AnalysisInput::Job(Box::new(read_merged(&text, &input)?))
@@ -59,7 +69,10 @@ pub fn read_input(path: &Path) -> anyhow::Result<AnalysisInput> {
     Ok(doc)
 }
 
-/// Reads the analysis to judge from an analysis or a merged job.
-pub fn read_analysis_file(path: &Path) -> anyhow::Result<AnalysisDocument> {
-    read_input(path).map(AnalysisInput::into_analysis)
+/// Reads where the kernels of an analysis (or of a merged job) sit, for
+/// `check` and `diff`, which compare placements: each kernel without its
+/// diagnosis, evidence and instruction view
+/// ([`roofline_core::placements`]).
+pub fn read_placements_file(path: &Path) -> anyhow::Result<AnalysisDocument> {
+    read_with(path, read_analysis_placements).map(AnalysisInput::into_analysis)
 }

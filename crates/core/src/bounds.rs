@@ -264,6 +264,13 @@ impl<'a> ser::Serializer for &'a mut Walker {
     ignore_scalar!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
         serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
         serialize_char: char, serialize_str: &str, serialize_bytes: &[u8]);
+    /// Not a format people read: a document's English (a diagnosis's
+    /// `text`, made from its codes and numbers when written) is left out,
+    /// since it holds no number of its own and making it for 100,000
+    /// kernels costs seconds.
+    fn is_human_readable(&self) -> bool {
+        false
+    }
     fn serialize_f32(self, v: f32) -> Result<(), Stop> {
         self.number(v as f64)
     }

@@ -424,8 +424,14 @@ impl Text for Advice {
 /// Each entry's code and numbers, plus `text`, its English, for readers of
 /// the JSON that do not render codes (the Python package, `jq`); reading
 /// ignores `text` and makes the English again from the code.
+///
+/// A serializer that is not for people (the range check of
+/// [`crate::bounds::check_numbers`]) gets the codes and numbers alone.
 fn with_text<T: Serialize + Text, S: serde::Serializer>(items: &[T], s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::{Error, SerializeSeq};
+    if !s.is_human_readable() {
+        return items.serialize(s);
+    }
     let mut seq = s.serialize_seq(Some(items.len()))?;
     for item in items {
         let mut v = serde_json::to_value(item).map_err(S::Error::custom)?;
@@ -1087,6 +1093,21 @@ fn stalls(ev: &Evidence) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_range_check_reaches_the_numbers_of_findings_and_moves_without_their_english() {
+        let d = Diagnosis {
+            position: Position::UnderFlatRoof,
+            evidence: Vec::new(),
+            next_moves: vec![Advice::UseTensorCores, Advice::Clock { loss_pct: f64::NAN }],
+        };
+        let e = crate::bounds::check_numbers(&d).unwrap_err();
+        assert_eq!(e.path, "next_moves[1].loss_pct");
+        // The JSON still carries each entry's English.
+        let ok = Diagnosis { next_moves: vec![Advice::Clock { loss_pct: 12.0 }], ..d };
+        let json = serde_json::to_value(&ok).unwrap();
+        assert_eq!(json["next_moves"][0]["text"], Advice::Clock { loss_pct: 12.0 }.text());
+    }
     use crate::kernel::Kernel;
     use crate::machine::Origin;
     use crate::roofline::analyze_kernel;

@@ -38,8 +38,8 @@ pub struct Kernel {
     pub origin: Origin,
     /// What a profiler measured beyond FLOPs and bytes (throughputs, occupancy,
     /// sectors), for the diagnosis; empty for estimates.
-    #[serde(default, skip_serializing_if = "Evidence::is_empty")]
-    pub evidence: Evidence,
+    #[serde(default, skip_serializing_if = "no_evidence")]
+    pub evidence: EvidenceBox,
     /// Levels whose byte count does not measure the level's traffic, and
     /// why (filled by the profiler reader, which knows its counters).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -130,7 +130,70 @@ impl LevelCaveat {
     }
 }
 
-fn one() -> u64 {
+fn no_evidence(e: &EvidenceBox) -> bool {
+    e.is_empty()
+}
+
+/// A kernel's [`Evidence`], read and written as the evidence itself, but
+/// held in a box only when there is some. The evidence is most of a
+/// kernel's size (about 700 bytes), and paper estimates, and analyses of
+/// 100,000 kernels read for their placements alone (`crate::placements`),
+/// have none.
+#[derive(Clone, Default)]
+pub struct EvidenceBox(Option<Box<Evidence>>);
+
+impl EvidenceBox {
+    /// The evidence itself.
+    pub fn into_inner(self) -> Evidence {
+        self.0.map(|b| *b).unwrap_or_default()
+    }
+}
+
+impl From<Evidence> for EvidenceBox {
+    fn from(e: Evidence) -> Self {
+        EvidenceBox((!e.is_empty()).then(|| Box::new(e)))
+    }
+}
+
+impl std::ops::Deref for EvidenceBox {
+    type Target = Evidence;
+    fn deref(&self) -> &Evidence {
+        static NONE: std::sync::OnceLock<Evidence> = std::sync::OnceLock::new();
+        self.0.as_deref().unwrap_or_else(|| NONE.get_or_init(Evidence::default))
+    }
+}
+
+impl std::ops::DerefMut for EvidenceBox {
+    fn deref_mut(&mut self) -> &mut Evidence {
+        self.0.get_or_insert_with(Default::default)
+    }
+}
+
+impl PartialEq for EvidenceBox {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for EvidenceBox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl Serialize for EvidenceBox {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for EvidenceBox {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Evidence::deserialize(d).map(EvidenceBox::from)
+    }
+}
+
+pub(crate) fn one() -> u64 {
     1
 }
 

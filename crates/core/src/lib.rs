@@ -50,6 +50,7 @@ pub mod machine;
 pub mod merge;
 pub mod occupancy;
 pub mod peaks;
+pub mod placements;
 pub mod program;
 pub mod roofline;
 mod scan;

@@ -32,7 +32,7 @@ use crate::collective::{time_class, TimeClass};
 use crate::kernel::{Evidence, Kernel};
 use crate::machine::{FlopKind, Machine, MemLevel, Origin};
 use crate::roofline::analyze;
-use crate::schema::{AnalysisDocument, AnalysisSource, DocumentError, Producer};
+use crate::schema::{schema_at_head, AnalysisDocument, AnalysisSource, DocumentError, Producer};
 use crate::stats::Spread;
 use crate::warning::Warning;
 
@@ -513,7 +513,7 @@ impl From<AnalysisDocument> for ParsedRank {
                 Cow::Owned(k.name),
                 |name| KernelHead { id, name: name.to_string(), display_name, origin },
                 entry,
-                || evidence,
+                || evidence.into_inner(),
             );
         }
         b.rank
@@ -728,22 +728,6 @@ fn skim_entries<'a>(s: &mut crate::scan::Scan<'a>) -> Option<RankBuilder<'a>> {
         }
     }
     Some(b)
-}
-
-/// The value of a `"schema"` key among the first few hundred bytes, when
-/// it is there as a plain string.
-fn schema_at_head(text: &str) -> Option<&str> {
-    let mut end = text.len().min(512);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let head = &text[..end];
-    let head = head.trim_start().strip_prefix('{')?.trim_start();
-    let rest = head.strip_prefix("\"schema\"")?.trim_start().strip_prefix(':')?.trim_start();
-    let rest = rest.strip_prefix('"')?;
-    let end = rest.find('"')?;
-    let value = &rest[..end];
-    (!value.contains('\\')).then_some(value)
 }
 
 #[derive(Deserialize)]
@@ -1105,7 +1089,7 @@ impl Merger {
             k.bytes = present_map(&acc.bytes, &acc.has_bytes, &MemLevel::ALL);
             k.launches = acc.launches;
             k.duration_s = acc.timed.then_some(acc.time);
-            k.evidence = acc.evidence;
+            k.evidence = acc.evidence.into();
             if acc.nvlink_rx.is_some() || acc.nvlink_tx.is_some() {
                 // Collectives: every launch's NVLink bytes.
                 k.evidence.nvlink_rx_bytes = acc.nvlink_rx;

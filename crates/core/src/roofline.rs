@@ -376,10 +376,39 @@ pub struct KernelAnalysis {
     /// (`crate::collective`); their % of roof is that one, not a memory
     /// level's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub collective: Option<CollectivePlacement>,
+    pub collective: Option<Box<CollectivePlacement>>,
 }
 
 impl KernelAnalysis {
+    /// What places the kernel on a chart and picks its roofs: its names,
+    /// FLOPs, bytes, time and placement; not its diagnosis, instruction
+    /// view, profiler evidence or level caveats (which for 100,000 kernels
+    /// are most of an analysis's memory).
+    pub fn placement(&self) -> KernelAnalysis {
+        let k = &self.kernel;
+        KernelAnalysis {
+            kernel: Kernel {
+                id: k.id.clone(),
+                name: k.name.clone(),
+                display_name: k.display_name.clone(),
+                flops: k.flops.clone(),
+                bytes: k.bytes.clone(),
+                duration_s: k.duration_s,
+                launches: k.launches,
+                origin: k.origin,
+                evidence: Default::default(),
+                unmeasured: Default::default(),
+            },
+            levels: self.levels.clone(),
+            compute_roof_name: self.compute_roof_name.clone(),
+            missing_ceilings: self.missing_ceilings.clone(),
+            collective: self.collective.clone(),
+            instructions: None,
+            diagnosis: None,
+            ..*self
+        }
+    }
+
     /// The intensity at the level that limits the kernel, or at DRAM.
     pub fn headline_intensity(&self) -> Option<f64> {
         let level = match self.limiter {
@@ -532,7 +561,7 @@ pub fn analyze_kernel(machine: &Machine, kernel: &Kernel) -> KernelAnalysis {
         missing_ceilings,
         instructions: None,
         diagnosis: None,
-        collective: crate::collective::place(machine, kernel),
+        collective: crate::collective::place(machine, kernel).map(Box::new),
     };
     match &analysis.collective {
         // A collective is judged against its link, not a memory level.

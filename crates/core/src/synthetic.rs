@@ -125,9 +125,10 @@ pub fn rank(rank: u32, ranks: u32, launches: u64, kinds: usize, per_launch: bool
             }
             agg.duration_s = Some(agg.duration_s.unwrap_or(0.0) + k.duration_s.unwrap_or(0.0));
             agg.launches += 1;
+            let e = &mut *agg.evidence;
             for (a, b) in [
-                (&mut agg.evidence.nvlink_tx_bytes, k.evidence.nvlink_tx_bytes),
-                (&mut agg.evidence.nvlink_rx_bytes, k.evidence.nvlink_rx_bytes),
+                (&mut e.nvlink_tx_bytes, k.evidence.nvlink_tx_bytes),
+                (&mut e.nvlink_rx_bytes, k.evidence.nvlink_rx_bytes),
             ] {
                 if let Some(b) = b {
                     *a = Some(a.unwrap_or(0.0) + b);

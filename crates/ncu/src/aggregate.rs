@@ -80,7 +80,7 @@ pub fn kernel_of(launches: &[&Launch], conv: ByteConvention, name: &str, id: Str
         }
     }
     k.duration_s = timed.then_some(time);
-    k.evidence = evidence(launches);
+    k.evidence = evidence(launches).into();
     k.evidence.fp16 = fp16_accounting(launches, &k.flops);
     if k.evidence.fp16.as_ref().is_some_and(|f| f.constant_moves.is_some()) {
         k.flops.remove(&FlopKind::Fp16);

@@ -144,7 +144,8 @@ fn kernels(seed: u64, time_scale: f64) -> Vec<Kernel> {
                 occupancy_achieved_pct: Some(40.0 * r.next()),
                 global_load_bytes_per_sector: Some(4.0 + 28.0 * r.next()),
                 ..Evidence::default()
-            };
+            }
+            .into();
             k
         })
         .collect()

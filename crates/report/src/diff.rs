@@ -7,7 +7,6 @@
 use std::fmt::Write as _;
 
 use roofline_core::diff::{Diff, DiffRow, RowKind, Side};
-use roofline_core::kernel::Kernel;
 use roofline_core::roofline::KernelAnalysis;
 use roofline_core::schema::AnalysisDocument;
 use roofline_core::units::{format_percent, format_plain, format_seconds, format_si, Unit};
@@ -83,42 +82,6 @@ fn bound_colour(b: Option<roofline_core::Bound>) -> &'static str {
     }
 }
 
-/// What of a kernel places it on a chart and picks its roofs
-/// ([`model::build`]'s roofs): its names, FLOPs, bytes, time and placement;
-/// not its diagnosis, instruction view or profiler evidence.
-fn placement_of(a: &KernelAnalysis) -> KernelAnalysis {
-    let k = &a.kernel;
-    KernelAnalysis {
-        kernel: Kernel {
-            id: k.id.clone(),
-            name: k.name.clone(),
-            display_name: k.display_name.clone(),
-            flops: k.flops.clone(),
-            bytes: k.bytes.clone(),
-            duration_s: k.duration_s,
-            launches: k.launches,
-            origin: k.origin,
-            evidence: Default::default(),
-            unmeasured: Default::default(),
-        },
-        time_share: a.time_share,
-        total_flops: a.total_flops,
-        compute_roof_flops_per_s: a.compute_roof_flops_per_s,
-        compute_roof_name: a.compute_roof_name.clone(),
-        levels: a.levels.clone(),
-        attainable_flops_per_s: a.attainable_flops_per_s,
-        limiter: a.limiter,
-        bound: a.bound,
-        achieved_flops_per_s: a.achieved_flops_per_s,
-        pct_of_roof: a.pct_of_roof,
-        pct_of_mix_roof: a.pct_of_mix_roof,
-        missing_ceilings: a.missing_ceilings.clone(),
-        instructions: None,
-        diagnosis: None,
-        collective: a.collective.clone(),
-    }
-}
-
 /// The diff chart and its label boxes (for tests).
 pub fn diff_chart(
     before: &AnalysisDocument,
@@ -145,7 +108,7 @@ pub fn diff_chart(
         producer: after.producer.clone(),
         source: after.source.clone(),
         machine: after.machine.clone(),
-        kernels: after.kernels.iter().chain(&before.kernels).map(placement_of).collect(),
+        kernels: after.kernels.iter().chain(&before.kernels).map(KernelAnalysis::placement).collect(),
         warnings: Vec::new(),
         program: None,
         rank: None,

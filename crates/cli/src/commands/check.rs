@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use roofline_core::check::{check, nothing_to_judge, pct, Rules};
 use roofline_report::CheckDocument;
 
-use crate::analysis_file::read_analysis_file;
+use crate::analysis_file::read_placements_file;
 use crate::error::bad_input;
 use crate::input_file::read_text;
 use crate::output::Output;
@@ -118,11 +118,11 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     inputs.extend(args.config.iter().map(|c| ("--config", c.as_path())));
     inputs.extend(baseline_path.iter().map(|b| ("the baseline", b.as_path())));
     out.protect_inputs(&[], &inputs)?;
-    let doc = read_analysis_file(&args.analysis)?;
+    let doc = read_placements_file(&args.analysis)?;
     if let Some(why) = nothing_to_judge(&doc) {
         return Err(bad_input(format!("{}: {why}", args.analysis.display())));
     }
-    let baseline = baseline_path.as_deref().map(read_analysis_file).transpose()?;
+    let baseline = baseline_path.as_deref().map(read_placements_file).transpose()?;
     // A baseline without durations has nothing to compare against: passing
     // with "0 rule(s) held" would let any regression through the gate.
     if let (Some(b), Some(path)) = (&baseline, &baseline_path) {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use roofline_core::diff::{diff, Pairing};
 use roofline_report::DiffDocument;
 
-use crate::analysis_file::read_analysis_file;
+use crate::analysis_file::read_placements_file;
 use crate::error::bad_input;
 use crate::output::Output;
 
@@ -47,8 +47,8 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         ));
     }
     let pairings = args.pairings.iter().map(|p| Pairing::parse(p)).collect::<Result<Vec<_>, _>>().map_err(bad_input)?;
-    let before = read_analysis_file(&args.before)?;
-    let after = read_analysis_file(&args.after)?;
+    let before = read_placements_file(&args.before)?;
+    let after = read_placements_file(&args.after)?;
     let d = diff(&before, &after, &pairings).map_err(bad_input)?;
     let mut out = out.clone();
     out.render.chart.title = args.title.clone();
