@@ -17,7 +17,7 @@ use crate::chart::model::{self, chart_notes, kernel_name as kernel_label, point_
 use crate::chart::svg::roofline_svg;
 use crate::chart::ChartOptions;
 use crate::view::{
-    Cell, ChartControls, ChartKind, ChartRef, ChartTab, Column, Describe, Fact, Item, Note, PointDetail, Quantity,
+    Cell, ChartControls, ChartKind, ChartRef, ChartTab, Column, Describe, Fact, Item, Note, PointDetail, Quantity, Row,
     Section, Show, Table, Tone, Value,
 };
 
@@ -63,6 +63,12 @@ impl Describe for AnalysisDocument {
 
     fn main_table(&self) -> Option<&'static str> {
         Some("kernel")
+    }
+
+    fn deferred_rows(&self, table: &str, row: &mut dyn FnMut(Row)) {
+        if table == "kernel" {
+            kernel_rows(self, row);
+        }
     }
 
     fn chart_svg(&self, chart: ChartKind, opts: &ChartOptions) -> Option<String> {
@@ -282,7 +288,13 @@ pub(crate) fn chart_section(doc: &AnalysisDocument) -> Section {
         .with_some((!notes.is_empty()).then_some(notes))
 }
 
+/// Every kernel with every number: its rows are made as they are written
+/// ([`kernel_rows`]).
 fn kernel_table(doc: &AnalysisDocument) -> Table {
+    Table::deferred("kernel", kernel_columns(doc), doc.kernels.len())
+}
+
+fn kernel_columns(doc: &AnalysisDocument) -> Vec<Column> {
     let timed = doc.kernels.iter().any(|k| k.kernel.duration_s.is_some());
     let mut columns = vec![
         Column::text("id", "ID").show(Show::Data),
@@ -334,7 +346,11 @@ fn kernel_table(doc: &AnalysisDocument) -> Table {
         Column::text("position", "diagnosis").help("where the point landed"),
         Column::text("next_move", "next move").show(Show::Wide).under().help("what to try next"),
     ]);
-    let mut t = Table::new("kernel", columns);
+    columns
+}
+
+/// The rows of [`kernel_table`], one per kernel in the document's order.
+pub(crate) fn kernel_rows(doc: &AnalysisDocument, row: &mut dyn FnMut(Row)) {
     let labels = unique_labels(&doc.kernels);
     for (i, a) in doc.kernels.iter().enumerate() {
         let k = &a.kernel;
@@ -408,9 +424,8 @@ fn kernel_table(doc: &AnalysisDocument) -> Table {
             Cell::toned(position, tone),
             Cell::opt_text(next),
         ]);
-        t.push(cells).link = Some(("data-k", i.to_string()));
+        row(Row { cells, tone: None, link: Some(("data-k", i.to_string())) });
     }
-    t
 }
 
 /// The verdict word and the next move, also for kernels with no diagnosis.

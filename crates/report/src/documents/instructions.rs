@@ -20,7 +20,7 @@ use crate::chart::model::unique_labels;
 use crate::chart::svg::draw;
 use crate::chart::ChartOptions;
 use crate::view::{
-    Cell, ChartControls, ChartKind, ChartRef, Column, Describe, Fact, Note, PointDetail, Quantity, Section, Show,
+    Cell, ChartControls, ChartKind, ChartRef, Column, Describe, Fact, Note, PointDetail, Quantity, Row, Section, Show,
     Table, Value,
 };
 
@@ -291,6 +291,10 @@ impl Describe for InstructionView<'_> {
             }
             AnalysisView::Flops => self.doc.sections(),
         }
+    }
+
+    fn deferred_rows(&self, table: &str, row: &mut dyn FnMut(Row)) {
+        self.doc.deferred_rows(table, row);
     }
 
     fn main_table(&self) -> Option<&'static str> {

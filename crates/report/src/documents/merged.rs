@@ -9,8 +9,8 @@ use roofline_core::units::Unit;
 
 use crate::chart::ChartOptions;
 use crate::view::{
-    Cell, ChartControls, ChartKind, Column, Describe, Fact, Note, PointDetail, Quantity, Section, Show, Table, Tone,
-    Value,
+    Cell, ChartControls, ChartKind, Column, Describe, Fact, Note, PointDetail, Quantity, Row, Section, Show, Table,
+    Tone, Value,
 };
 
 /// Rows of the straggler table for people; CSV and JSON have every kernel.
@@ -42,6 +42,10 @@ impl Describe for MergedDocument {
         }
         s.extend(self.job.sections());
         s
+    }
+
+    fn deferred_rows(&self, table: &str, row: &mut dyn FnMut(Row)) {
+        self.job.deferred_rows(table, row);
     }
 
     fn chart_svg(&self, chart: ChartKind, opts: &ChartOptions) -> Option<String> {

@@ -17,7 +17,8 @@ use super::bench::{ridge_facts, BenchResults};
 use super::machine::{ceiling_value, heading, roof_sections};
 use crate::chart::ChartOptions;
 use crate::view::{
-    Cell, ChartControls, ChartKind, Column, Describe, Fact, Note, PointDetail, Quantity, Section, Show, Table, Value,
+    Cell, ChartControls, ChartKind, Column, Describe, Fact, Note, PointDetail, Quantity, Row, Section, Show, Table,
+    Value,
 };
 
 /// The JSON schema name of a tour document.
@@ -289,6 +290,10 @@ impl Describe for TourDocument {
         facts.push(Fact::new("seconds", "done in", Cell::value(Some(self.seconds), Quantity::Si(Unit::Second))));
         s.push(Section::new("files", "").with(facts));
         s
+    }
+
+    fn deferred_rows(&self, table: &str, row: &mut dyn FnMut(Row)) {
+        self.analysis.deferred_rows(table, row);
     }
 
     fn main_table(&self) -> Option<&'static str> {

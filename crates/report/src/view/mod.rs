@@ -39,6 +39,11 @@ pub trait Describe {
     /// The document, once, as sections of typed cells, in reading order.
     fn sections(&self) -> Vec<Section>;
 
+    /// The rows of its table `table` made by [`Table::deferred`], in order,
+    /// each handed to `row`. A document whose sections hold such a table
+    /// makes them here; one that shows another's sections passes this on.
+    fn deferred_rows(&self, _table: &str, _row: &mut dyn FnMut(Row)) {}
+
     /// The name of the table scripts want first (CSV on stdout, and the
     /// `-o FILE.csv` file itself), when it is not the first in reading
     /// order: an analysis leads with its summary, but its CSV with kernels.
@@ -278,12 +283,25 @@ pub struct Table {
     pub columns: Vec<Column>,
     /// The rows; each has one cell per column.
     pub rows: Vec<Row>,
+    /// When `Some(count)`, the document makes its `count` rows as they are
+    /// written ([`Describe::deferred_rows`]), and `rows` is empty.
+    pub deferred: Option<usize>,
 }
 
 impl Table {
     /// A table with no rows yet.
     pub fn new(name: impl Into<String>, columns: Vec<Column>) -> Table {
-        Table { name: name.into(), columns, rows: Vec::new() }
+        Table { name: name.into(), columns, rows: Vec::new(), deferred: None }
+    }
+
+    /// A table of `count` rows that the document makes one at a time as a
+    /// writer reaches them ([`Describe::deferred_rows`]): a table of one row
+    /// per kernel, whose cells for 100,000 kernels took half a gigabyte
+    /// when made all at once. The CSV writer writes each row as it is made;
+    /// the other writers show pages of at most a few thousand rows and have
+    /// them made first.
+    pub fn deferred(name: impl Into<String>, columns: Vec<Column>, count: usize) -> Table {
+        Table { deferred: Some(count), ..Table::new(name, columns) }
     }
 
     /// Adds a row of cells.

@@ -15,7 +15,7 @@ use crate::view::text::cell_text;
 use crate::view::{Audience, Block, Cell, ColumnKind, Describe, Quantity, Table, Value};
 use crate::ExportError;
 
-use super::visible;
+use super::{each_row, shown};
 
 /// One CSV file of a document.
 #[derive(Debug, Clone, PartialEq)]
@@ -152,17 +152,23 @@ fn row(t: &Table, cells: &[Cell]) -> Vec<String> {
     r
 }
 
-/// One CSV file: the header, then each row written as it is made (a
-/// table of 100,000 kernels is never held as rows of strings too).
+/// One CSV file: the header, then each row written as `rows` makes it (a
+/// table of 100,000 kernels is never held as cells or strings).
 fn write(
     name: &str,
     header: Vec<String>,
-    rows: impl IntoIterator<Item = Vec<String>>,
+    rows: impl FnOnce(&mut dyn FnMut(Vec<String>)),
 ) -> Result<CsvTable, ExportError> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record(&header)?;
-    for r in rows {
-        w.write_record(&r)?;
+    let mut failed = None;
+    rows(&mut |r| {
+        if failed.is_none() {
+            failed = w.write_record(&r).err();
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e.into());
     }
     let bytes = w.into_inner().map_err(|e| ExportError::Csv(e.into_error().into()))?;
     let text = match String::from_utf8(bytes) {
@@ -180,11 +186,11 @@ pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> Result<Vec<CsvTable>, Exp
     let mut facts = Vec::new();
     // Each section is dropped once written: its cells and its CSV text are
     // never all held at once.
-    for mut section in visible(doc.sections(), Audience::Data) {
+    for mut section in shown(doc, Audience::Data) {
         for b in std::mem::take(&mut section.blocks) {
             match b {
                 Block::Table(t) => {
-                    out.push(write(&t.name, header(&t), t.rows.iter().map(|r| row(&t, &r.cells)))?);
+                    out.push(write(&t.name, header(&t), |put| each_row(doc, &t, &mut |r| put(row(&t, &r.cells))))?);
                     sections.push(section.id.clone());
                 }
                 Block::Facts(fs) => {
@@ -214,7 +220,7 @@ pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> Result<Vec<CsvTable>, Exp
     }
     if !facts.is_empty() {
         let header = ["section", "field", "part", "value", "unit", "origin"].map(String::from).to_vec();
-        out.push(write("facts", header, facts)?);
+        out.push(write("facts", header, |put| facts.into_iter().for_each(put))?);
     }
     unique_names(&mut out, &sections);
     if let Some(i) = doc.main_table().and_then(|name| out.iter().position(|t| t.name == name)) {

@@ -356,7 +356,7 @@ fn chart<D: Describe + ?Sized>(doc: &D, c: &ChartRef, opts: &ChartOptions, n: us
 /// The page of a document.
 pub(crate) fn render<D: Describe + Serialize + ?Sized>(doc: &D, opts: &ChartOptions) -> Result<String, ExportError> {
     let title = doc.title();
-    let sections = visible(doc.sections(), Audience::Page);
+    let sections = visible(doc, Audience::Page);
     // Detail panels, so table rows can link to theirs.
     let panels: BTreeSet<String> = sections
         .iter()

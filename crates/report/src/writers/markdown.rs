@@ -98,7 +98,7 @@ fn items(items: &[Item]) -> String {
 pub(crate) fn render<D: Describe + ?Sized>(doc: &D) -> String {
     let title = doc.title();
     let mut s = format!("## {}\n\n", escape(&title));
-    for section in visible(doc.sections(), Audience::Page) {
+    for section in visible(doc, Audience::Page) {
         let mut body = String::new();
         for b in &section.blocks {
             let part = match b {

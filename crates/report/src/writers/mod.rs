@@ -15,7 +15,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::chart::ChartOptions;
-use crate::view::{Audience, Block, Cell, Column, ColumnKind, Describe, Item, Note, NoteKind, Section, Table};
+use crate::view::{Audience, Block, Cell, Column, ColumnKind, Describe, Item, Note, NoteKind, Row, Section, Table};
 use crate::ExportError;
 
 pub use self::csv::CsvTable;
@@ -128,9 +128,47 @@ fn chart_text<D: Describe + ?Sized>(doc: &D, opts: &TerminalOptions) -> Result<S
         .ok_or_else(|| ExportError::NoChart(doc.title()))
 }
 
-/// The sections a writer for `audience` shows.
-pub(crate) fn visible(sections: Vec<Section>, audience: Audience) -> Vec<Section> {
-    sections.into_iter().filter(|s| s.show.shown_to(audience)).collect()
+/// The sections a writer for `audience` shows, each table with its rows
+/// (a deferred table's are made here).
+pub(crate) fn visible<D: Describe + ?Sized>(doc: &D, audience: Audience) -> Vec<Section> {
+    let mut sections = shown(doc, audience);
+    for s in &mut sections {
+        for b in &mut s.blocks {
+            if let Block::Table(t) = b {
+                if t.deferred.is_some() {
+                    let mut rows = Vec::new();
+                    deferred_rows(doc, t, &mut |r| rows.push(r));
+                    t.rows = rows;
+                    t.deferred = None;
+                }
+            }
+        }
+    }
+    sections
+}
+
+/// The sections a writer for `audience` shows, deferred tables left to
+/// [`each_row`].
+pub(crate) fn shown<D: Describe + ?Sized>(doc: &D, audience: Audience) -> Vec<Section> {
+    doc.sections().into_iter().filter(|s| s.show.shown_to(audience)).collect()
+}
+
+/// Each row of `t` in order, made by the document if the table is deferred.
+pub(crate) fn each_row<D: Describe + ?Sized>(doc: &D, t: &Table, row: &mut dyn FnMut(&Row)) {
+    match t.deferred {
+        None => t.rows.iter().for_each(row),
+        Some(_) => deferred_rows(doc, t, &mut |r| row(&r)),
+    }
+}
+
+fn deferred_rows<D: Describe + ?Sized>(doc: &D, t: &Table, row: &mut dyn FnMut(Row)) {
+    let mut made = 0;
+    doc.deferred_rows(&t.name, &mut |r| {
+        debug_assert_eq!(r.cells.len(), t.columns.len(), "table {}: a row of the wrong width", t.name);
+        made += 1;
+        row(r)
+    });
+    debug_assert_eq!(Some(made), t.deferred, "table {}: rows made against rows announced", t.name);
 }
 
 /// A column as a people's writer lays it out: the value itself, or one of

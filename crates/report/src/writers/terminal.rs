@@ -419,7 +419,7 @@ fn items(items: &[Item], indent: &str, opts: &TerminalOptions) -> String {
 /// The document for a terminal.
 pub(crate) fn render<D: Describe + ?Sized>(doc: &D, opts: &TerminalOptions) -> String {
     let mut parts = Vec::new();
-    for section in visible(doc.sections(), Audience::Terminal { wide: opts.wide }) {
+    for section in visible(doc, Audience::Terminal { wide: opts.wide }) {
         let mut s = String::new();
         let has_table = section.blocks.iter().any(|b| matches!(b, Block::Table(_)));
         let indent = if section.title.is_empty() || has_table { "" } else { "  " };
