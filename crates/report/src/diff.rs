@@ -113,7 +113,7 @@ pub fn diff_chart(
         program: None,
         rank: None,
     };
-    let roofs = model::build(&both, None).roofs;
+    let roofs = model::roofs(&both);
     let view = View { x: Span::fit(xs, 0.3, 1.5, (0.01, 100.0)), y: Span::fit(ys, 0.3, 1.2, (1e9, 1e12)) };
     let title = opts.title.clone().unwrap_or_else(|| format!("Before and after on {}", after.machine.name));
     let subtitle = format!(

@@ -556,3 +556,12 @@ fn kernel_names_cannot_send_escape_sequences_through_the_terminal_chart() {
         assert!(!coloured.contains(seq), "{seq:?} reached the terminal");
     }
 }
+
+#[test]
+fn the_roofs_made_without_labels_are_the_roofs_drawn() {
+    // The diff chart takes its roofs from `model::roofs`, which skips the
+    // kernels' labels: the roofs must not depend on them.
+    for doc in [samples::hierarchical_h200(), samples::pytorch(), samples::tour_capture(), many_kernels(80)] {
+        assert_eq!(model::roofs(&doc), model::build(&doc, None).roofs);
+    }
+}
