@@ -2,7 +2,8 @@
 # Issue 16's scale target, run through the binary: 100,000 kernels through
 # `report` (every format), `check --baseline` and `diff -o html`, each in
 # < 10 s and < 1 GB, on a model-built analysis AND on one imported from a
-# capture of 100,000 launches; `import` of that capture is timed too.
+# capture of 100,000 launches; `import` of that capture is timed too, with
+# no target (the issue sets none).
 # Each run is a process of its own under /usr/bin/time -v: wall, user and
 # system CPU seconds, peak resident memory, with the load average before it
 # (on a machine whose cores are shared, CPU seconds are the figure to
@@ -55,7 +56,9 @@ for tag, scale in (("a", 1.0), ("b", 1.07)):
 EOF
 fi
 
-# One timed run: NAME, then the command line (run by bash in DIR).
+# One timed run: NAME, then the command line (run by bash in DIR). With
+# NO_TARGET=1 in its environment the run is timed but not held to the
+# target (`import`: the issue sets none for it).
 run() {
     local name=$1
     shift
@@ -69,7 +72,9 @@ run() {
     sys=$(awk -F': ' '/System time/ {print $2}' time.txt)
     rss=$(awk -F': ' '/Maximum resident/ {printf "%.0f", $2/1024}' time.txt)
     cpu=$(echo "$user + $sys" | bc)
-    if [ "$(echo "$cpu >= $target_s" | bc)" = 1 ] || [ "$rss" -ge "$target_mib" ]; then
+    if [ "${NO_TARGET:-0}" = 1 ]; then
+        verdict="(no target)"
+    elif [ "$(echo "$cpu >= $target_s" | bc)" = 1 ] || [ "$rss" -ge "$target_mib" ]; then
         verdict=MISSED
         missed=1
     fi
@@ -80,7 +85,7 @@ run() {
 echo "$n kernels; target < $target_s s of CPU (the wall time on a free core: every command runs on one thread) and < $target_mib MiB; binary $bin"
 [ -f a.json ] || "$bin" model ka.toml -q -o a.json >/dev/null
 [ -f b.json ] || "$bin" model kb.toml -q -o b.json >/dev/null
-run "import (capture of $n launches)" "'$bin' import cap-a.csv -q -o ia.json"
+NO_TARGET=1 run "import (capture of $n launches)" "'$bin' import cap-a.csv -q -o ia.json"
 [ -f ib.json ] || "$bin" import cap-b.csv -q -o ib.json >/dev/null 2>&1
 for kind in model:a:b import:ia:ib; do
     IFS=: read -r label before after <<<"$kind"

@@ -29,9 +29,10 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
 
-    /// Output format for data on stdout.
-    #[arg(long, global = true, value_enum, default_value_t = FormatArg::Table)]
-    format: FormatArg,
+    /// Output format for data on stdout [default: table; for `report`, an
+    /// HTML page, written to roofline-report.html when stdout is a terminal].
+    #[arg(long, global = true, value_enum)]
+    format: Option<FormatArg>,
 
     /// Also write the result to FILE, in the format its extension names
     /// (.json, .csv, .md, .html, .svg, .txt; otherwise --format, and JSON
@@ -85,7 +86,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if cli.format == FormatArg::Trace && !matches!(cli.command, Command::Timeline(_)) {
+    if cli.format == Some(FormatArg::Trace) && !matches!(cli.command, Command::Timeline(_)) {
         return error::report(&error::bad_input(
             "--format trace is for `roofline timeline` only; choose table, json, csv or markdown here",
         ));
@@ -112,7 +113,7 @@ fn main() -> ExitCode {
         out.warn(&format!("{e:#}; ignored here, as no -o file name depends on the rank"));
     }
     // `report` puts a page on stdout unless --format says otherwise.
-    let page = matches!(cli.command, Command::Report(_)) && cli.format == FormatArg::Table;
+    let page = matches!(cli.command, Command::Report(_)) && cli.format.is_none();
     let out = match out.wide(cli.wide, page) {
         Ok(out) => out,
         Err(e) => return error::report(&e),
@@ -129,7 +130,7 @@ fn main() -> ExitCode {
         Command::Diff(a) => commands::diff::run(a, &out),
         Command::Occupancy(a) => commands::occupancy::run(a, &out),
         Command::Merge(a) => commands::merge::run(a, &out),
-        Command::Timeline(a) => commands::timeline::run(a, &out, cli.format == FormatArg::Trace),
+        Command::Timeline(a) => commands::timeline::run(a, &out, cli.format == Some(FormatArg::Trace)),
     };
     match result {
         Ok(code) => code,

@@ -129,6 +129,9 @@ impl From<ColorArg> for ColorChoice {
 pub struct Output {
     /// The format on stdout.
     pub format: Format,
+    /// Whether `--format` was given: a command whose natural output is a
+    /// page (`report`) keeps an explicit `--format table`.
+    format_given: bool,
     /// The `-o` file.
     pub file: Option<PathBuf>,
     pub quiet: bool,
@@ -146,11 +149,14 @@ pub struct Output {
 }
 
 impl Output {
-    pub fn new(format: FormatArg, file: Option<PathBuf>, quiet: bool) -> Output {
+    /// The settings of `--format` (`None`: not given, the terminal table or
+    /// the command's page), `-o` and `--quiet`.
+    pub fn new(format: Option<FormatArg>, file: Option<PathBuf>, quiet: bool) -> Output {
         let color = ColorChoice::Auto.enabled(std::io::stderr().is_terminal());
         let terminal = TerminalOptions::detect(ColorChoice::Auto);
         Output {
-            format: format.into(),
+            format: format.unwrap_or(FormatArg::Table).into(),
+            format_given: format.is_some(),
             file,
             quiet,
             color,
@@ -200,7 +206,7 @@ impl Output {
     /// For a command whose natural output is a page (`report`): the
     /// terminal table means HTML, on stdout and for files.
     pub fn preferring(&self, format: Format) -> Output {
-        let stdout = if self.format == Format::Table { format } else { self.format };
+        let stdout = if self.format == Format::Table && !self.format_given { format } else { self.format };
         Output { format: stdout, file_default: format, ..self.clone() }
     }
 
@@ -448,11 +454,19 @@ mod tests {
 
     #[test]
     fn file_format_follows_the_extension_then_the_flag() {
-        let out = |format, file: &str| Output::new(format, Some(PathBuf::from(file)), true);
+        let out = |format, file: &str| Output::new(Some(format), Some(PathBuf::from(file)), true);
         assert_eq!(out(FormatArg::Table, "a.md").file_format(), Some(Format::Markdown));
         assert_eq!(out(FormatArg::Table, "a.out").file_format(), Some(Format::Json));
         assert_eq!(out(FormatArg::Csv, "a.out").file_format(), Some(Format::Csv));
         assert_eq!(out(FormatArg::Table, "a.out").preferring(Format::Html).file_format(), Some(Format::Html));
         assert_eq!(out(FormatArg::Json, "a.html").file_format(), Some(Format::Html));
+    }
+
+    #[test]
+    fn a_page_replaces_the_table_only_when_no_format_was_given() {
+        let given = Output::new(Some(FormatArg::Table), None, true).preferring(Format::Html);
+        assert_eq!(given.format, Format::Table);
+        let default = Output::new(None, None, true).preferring(Format::Html);
+        assert_eq!(default.format, Format::Html);
     }
 }

@@ -77,6 +77,21 @@ fn report_writes_html_svg_and_markdown() {
 }
 
 #[test]
+fn report_with_format_table_prints_the_table_not_a_page() {
+    // Found on the H200 re-check: `--format table` was taken for "no format
+    // given" and `report` printed HTML instead (and refused --wide).
+    let dir = tempfile::tempdir().unwrap();
+    let (before, _) = seed_000(dir.path());
+    for extra in [&[][..], &["--wide"][..]] {
+        let out = roofline().arg("report").arg(&before).args(["--format", "table"]).args(extra).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(!text.contains("<html") && text.contains("scale") && text.contains("% of roof"), "{text}");
+    }
+    assert_eq!(files(dir.path()), ["after.json", "before.json"], "no page file was written");
+}
+
+#[test]
 fn report_of_another_schema_version_exits_2_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (before, _) = seed_000(dir.path());
