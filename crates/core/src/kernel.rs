@@ -469,6 +469,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn evidence_is_held_only_when_there_is_some_and_reads_and_writes_as_itself() {
+        let some = Evidence { dram_throughput_pct: Some(93.0), ..Evidence::default() };
+        let boxed = EvidenceBox::from(some.clone());
+        assert_eq!(*boxed, some);
+        assert_ne!(boxed, EvidenceBox::default(), "evidence differs from none");
+        assert_eq!(EvidenceBox::from(Evidence::default()), EvidenceBox::default(), "empty is none");
+        assert!(format!("{boxed:?}").contains("dram_throughput_pct: Some(93.0)"));
+        assert_eq!(serde_json::to_value(&boxed).unwrap(), serde_json::to_value(&some).unwrap());
+        assert_eq!(serde_json::from_value::<EvidenceBox>(serde_json::to_value(&some).unwrap()).unwrap(), boxed);
+        assert_eq!(boxed.clone().into_inner(), some);
+        // A kernel without evidence writes none, and one without a launch count read back has one.
+        let k = Kernel::named("k", Origin::Counter);
+        let json = serde_json::to_value(&k).unwrap();
+        assert!(json.get("evidence").is_none(), "{json}");
+        let mut without_launches = json.clone();
+        without_launches.as_object_mut().unwrap().remove("launches");
+        assert_eq!(serde_json::from_value::<Kernel>(without_launches).unwrap().launches, 1);
+        let mut k = k;
+        k.evidence.sm_throughput_pct = Some(10.0);
+        assert!(serde_json::to_value(&k).unwrap()["evidence"]["sm_throughput_pct"] == 10.0);
+    }
+
+    #[test]
+    fn a_named_kernel_keeps_its_origin() {
+        for origin in [Origin::Counter, Origin::Measured, Origin::User] {
+            assert_eq!(Kernel::named("k", origin).origin, origin);
+        }
+    }
+
+    #[test]
     fn ids_are_stable_and_short() {
         assert_eq!(short_id("vecadd"), short_id("vecadd"));
         assert_ne!(short_id("vecadd"), short_id("saxpy"));

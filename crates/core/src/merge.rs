@@ -407,16 +407,12 @@ struct KernelText<'a> {
     bytes: [f64; 3],
     #[serde(default)]
     duration_s: Option<f64>,
-    #[serde(default = "one")]
+    #[serde(default = "crate::kernel::one")]
     launches: u64,
     origin: Origin,
     /// The evidence as written, parsed only if kept.
     #[serde(borrow, default)]
     evidence: Option<&'a serde_json::value::RawValue>,
-}
-
-fn one() -> u64 {
-    1
 }
 
 fn no_flops() -> [f64; 9] {

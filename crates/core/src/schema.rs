@@ -469,6 +469,20 @@ pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, Docume
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_schema_is_found_at_the_head_or_anywhere_else() {
+        assert_eq!(
+            schema_of("{\n  \"schema\": \"roofline.machine/v2\", \"x\": 1}").as_deref(),
+            Some("roofline.machine/v2")
+        );
+        // Keys in another order: the pass over the whole text finds it.
+        assert_eq!(
+            schema_of("{\"x\": [1, 2], \"schema\": \"roofline.analysis/v2\"}").as_deref(),
+            Some("roofline.analysis/v2")
+        );
+        assert_eq!(schema_of("{\"x\": 1}"), None);
+    }
     use crate::machine::FlopKind;
 
     #[test]
