@@ -436,6 +436,38 @@ impl OwnedChild {
     }
 }
 
+/// What a helper the tool asks something of (`ncu --query-metrics`,
+/// `nvidia-smi`, `ncu --import`) wrote, and how it ended.
+#[derive(Debug)]
+pub struct Captured {
+    /// How it ended: on its own, or stopped at the time limit or by a
+    /// signal to the tool.
+    pub outcome: Outcome,
+    /// Its standard output.
+    pub stdout: Vec<u8>,
+    /// Its standard error.
+    pub stderr: Vec<u8>,
+}
+
+/// Runs a helper as an owned child (its own group, signals to the tool
+/// forwarded, stopped after `limits.timeout`), stdin empty and its output
+/// kept in anonymous temporary files (no pipe to fill, nothing left on
+/// disk). A helper that never returns is the tool's to stop, not to wait on.
+pub fn capture(mut cmd: Command, limits: &Limits) -> Result<Captured, ChildError> {
+    let program = cmd.get_program().to_string_lossy().to_string();
+    let io = |source| ChildError::Start { program: program.clone(), source };
+    let (out, err) = (tempfile::tempfile().map_err(io)?, tempfile::tempfile().map_err(io)?);
+    cmd.stdin(std::process::Stdio::null()).stdout(out.try_clone().map_err(io)?).stderr(err.try_clone().map_err(io)?);
+    let outcome = spawn(cmd)?.wait(limits, |_| {})?;
+    let read = |mut f: std::fs::File| -> Result<Vec<u8>, ChildError> {
+        use std::io::{Read, Seek};
+        let mut bytes = Vec::new();
+        f.seek(std::io::SeekFrom::Start(0)).and_then(|_| f.read_to_end(&mut bytes)).map_err(io)?;
+        Ok(bytes)
+    };
+    Ok(Captured { outcome, stdout: read(out)?, stderr: read(err)? })
+}
+
 /// One process as `/proc/PID/stat` shows it.
 #[derive(Debug, Clone, Copy)]
 struct ProcInfo {

@@ -166,6 +166,13 @@ pub enum CsvError {
         /// The file as the user named it.
         input: String,
     },
+    /// A header without the kernel's name: every launch would be one
+    /// nameless kernel.
+    #[error("{input}: the header has no `Kernel Name` column, so no launch says which kernel it was; expected the CSV written by `ncu --csv --page raw` (which always has it). Export it again with `ncu --import REPORT.ncu-rep --csv --page raw --print-units base`, or add the column")]
+    NoKernelName {
+        /// The file as the user named it.
+        input: String,
+    },
     /// A `--print-summary` export: statistics per kernel, not launches.
     #[error("{input}: this is Nsight Compute's summary (`--print-summary`: one row per kernel and metric, with minimum, maximum and average); expected the raw page (one row per launch). Export it again without --print-summary: `ncu --import REPORT.ncu-rep --csv --page raw --print-units base`, or profile with `ncu --csv --page raw --print-units base`")]
     SummaryPage {
@@ -982,6 +989,9 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
         return Err(CsvError::DetailsPage { input: input.into() });
     }
     let mut plan = Plan::new(&rec);
+    if plan.kernel.is_none() {
+        return Err(CsvError::NoKernelName { input: input.into() });
+    }
     cap.missing = plan.missing();
     if plan.slots.iter().flatten().any(|s| matches!(s.via, Via::PerCycle(_))) {
         cap.warnings.push(format!(
@@ -1043,6 +1053,9 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError
                 "{input}: line {line_no}: a second header: the file holds several captures one after another (joined with cat?); each is read with its own header and units"
             ));
             plan = Plan::new(&rec);
+            if plan.kernel.is_none() {
+                return Err(CsvError::NoKernelName { input: input.into() });
+            }
             for m in plan.missing() {
                 if !cap.missing.iter().any(|x| x.slot == m.slot) {
                     cap.missing.push(m);

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use roofline_child::{Limits, Outcome};
+use roofline_child::{Ending, Limits, Outcome};
 
 use crate::metrics;
 
@@ -188,36 +188,41 @@ pub fn private_log() -> Result<(tempfile::TempDir, PathBuf), RunnerError> {
     Ok((dir, log))
 }
 
+/// How long a question to a helper (`ncu --query-metrics`, `ncu --help`,
+/// `nvidia-smi`) may take: they answer in seconds, and one that never
+/// answers is stopped rather than waited on (the answer is then unknown).
+pub const HELPER_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What a helper printed on stdout when it answered in time and succeeded.
+fn ask(program: &Path, args: &[&str]) -> Option<String> {
+    ask_within(program, args, HELPER_TIMEOUT)
+}
+
+fn ask_within(program: &Path, args: &[&str], timeout: Duration) -> Option<String> {
+    let mut cmd = Command::new(program);
+    cmd.args(args);
+    let limits = Limits { timeout: Some(timeout), grace: Duration::from_secs(2), ..Limits::default() };
+    let got = roofline_child::capture(cmd, &limits).ok()?;
+    (got.outcome.ending == Ending::Finished && got.outcome.status.success())
+        .then(|| String::from_utf8_lossy(&got.stdout).into_owned())
+}
+
 /// The base metric names this ncu knows for the local GPU
 /// (`ncu --query-metrics`), or `None` when the query fails (no GPU).
 pub fn query_known(ncu: &Path) -> Option<HashSet<String>> {
-    let out = Command::new(ncu).arg("--query-metrics").stdin(Stdio::null()).output().ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let known = metrics::parse_query_output(&String::from_utf8_lossy(&out.stdout));
+    let known = metrics::parse_query_output(&ask(ncu, &["--query-metrics"])?);
     (!known.is_empty()).then_some(known)
 }
 
 /// `ncu --help`, to see which options this version has (empty when it
 /// cannot be run).
 pub fn help_text(ncu: &Path) -> String {
-    Command::new(ncu)
-        .arg("--help")
-        .stdin(Stdio::null())
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default()
+    ask(ncu, &["--help"]).unwrap_or_default()
 }
 
 /// The compute capability's major number, from nvidia-smi when present.
 pub fn local_cc_major() -> Option<u32> {
-    let out = Command::new("nvidia-smi")
-        .args(["--query-gpu=compute_cap", "--format=csv,noheader"])
-        .stdin(Stdio::null())
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = ask(Path::new("nvidia-smi"), &["--query-gpu=compute_cap", "--format=csv,noheader"])?;
     text.lines().next()?.trim().split('.').next()?.parse().ok()
 }
 
@@ -325,7 +330,10 @@ impl Run {
         done.store(true, Ordering::SeqCst);
         let _ = watcher.join();
         let outcome = outcome?;
-        self.export_report()?;
+        // Reading the report back gets what is left of the time limit (and
+        // at least a minute, so a run stopped at its limit is still read).
+        let left = limits.timeout.map(|t| t.saturating_sub(outcome.wall).max(Duration::from_secs(60)));
+        self.export_report(&Limits { timeout: left, ..*limits })?;
         Ok(outcome)
     }
 
@@ -336,7 +344,7 @@ impl Run {
     /// alone, which the reader reports as a capture without launches. When
     /// the report cannot be read back, ncu's complaint goes in as an
     /// `==ERROR==` line, so the reader says why there are no launches.
-    fn export_report(&self) -> Result<(), RunnerError> {
+    fn export_report(&self, limits: &Limits) -> Result<(), RunnerError> {
         use std::io::Write;
         let io = |path: &Path, source| RunnerError::Io { what: format!("writing {}", path.display()), source };
         let mut csv = std::fs::File::create(&self.log_file).map_err(|e| io(&self.log_file, e))?;
@@ -351,21 +359,38 @@ impl Run {
         }
         // The child writes on from where the messages end (a shared offset).
         csv.flush().map_err(|e| io(&self.log_file, e))?;
-        let out = Command::new(&self.ncu)
-            .args(self.export_command_line())
+        // An owned child: a signal to the tool stops it, and so does the
+        // time limit, rather than an export that never returns.
+        let stderr = tempfile::tempfile().map_err(|e| io(&self.log_file, e))?;
+        let mut cmd = Command::new(&self.ncu);
+        cmd.args(self.export_command_line())
             .stdin(Stdio::null())
             .stdout(csv.try_clone().map_err(|e| io(&self.log_file, e))?)
-            .stderr(Stdio::piped())
-            .output()
-            .map_err(|source| RunnerError::Start { ncu: self.ncu.display().to_string(), source })?;
-        if !out.status.success() {
-            let said = String::from_utf8_lossy(&out.stderr);
+            .stderr(stderr.try_clone().map_err(|e| io(&self.log_file, e))?);
+        let start = |source| RunnerError::Start { ncu: self.ncu.display().to_string(), source };
+        let child = roofline_child::spawn(cmd).map_err(|e| match e {
+            roofline_child::ChildError::Start { source, .. }
+            | roofline_child::ChildError::NotExecutable { source, .. } => start(source),
+            other => RunnerError::Child(other),
+        })?;
+        let out = child.wait(limits, |_| {})?;
+        if out.ending != Ending::Finished || !out.status.success() {
+            let mut said = String::new();
+            let mut stderr = stderr;
+            use std::io::{Read, Seek};
+            let _ = stderr.seek(std::io::SeekFrom::Start(0)).and_then(|_| stderr.read_to_string(&mut said));
             let said = said.lines().rev().take(3).collect::<Vec<_>>().join(" | ");
+            let how = match out.ending {
+                Ending::TimedOut => "stopped at the time limit".to_string(),
+                Ending::Interrupted { signal } => {
+                    format!("stopped by {} to roofline", roofline_child::signal_name(signal))
+                }
+                Ending::Finished => out.describe(),
+            };
             writeln!(
                 csv,
-                "==ERROR== reading ncu's report {} back as CSV failed ({}): {said}",
+                "==ERROR== reading ncu's report {} back as CSV failed ({how}): {said}",
                 self.report_file().display(),
-                out.status
             )
             .map_err(|e| io(&self.log_file, e))?;
         } else {
@@ -443,6 +468,24 @@ pub fn parse_progress(line: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_helper_that_never_answers_is_stopped_not_waited_on() {
+        // Found by the fourth adversarial pass (H1): an ncu whose
+        // --query-metrics, or an nvidia-smi, never returned hung `profile`.
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let helper = dir.path().join("ncu");
+        std::fs::write(&helper, "#!/bin/sh\necho partial\nexec sleep 300\n").unwrap();
+        std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let start = std::time::Instant::now();
+        assert_eq!(ask_within(&helper, &["--query-metrics"], Duration::from_millis(300)), None);
+        assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+        let answers = dir.path().join("smi");
+        std::fs::write(&answers, "#!/bin/sh\necho 9.0\n").unwrap();
+        std::fs::set_permissions(&answers, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(ask_within(&answers, &[], Duration::from_secs(30)).as_deref(), Some("9.0\n"));
+    }
 
     #[test]
     fn progress_lines() {

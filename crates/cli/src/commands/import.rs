@@ -93,37 +93,46 @@ fn read_report(path: &Path, ncu: Option<&Path>) -> anyhow::Result<Capture> {
             "{input} is an Nsight Compute report; reading it needs ncu. {e} Or export it to CSV where ncu is installed: `ncu --import {input} --csv --page raw --print-units base > capture.csv`, then `roofline import capture.csv`"
         ))
     })?;
-    let mut child = Command::new(&ncu)
-        .args(["--import", &input, "--csv", "--page", "raw", "--print-units", "base"])
+    // An owned child, its output in anonymous temporary files: a signal to
+    // the tool stops ncu too (its group gets it), and nothing is orphaned.
+    let temp = |e: std::io::Error| anyhow::anyhow!("could not make a temporary file for ncu's output: {e}");
+    let (csv, log) = (tempfile::tempfile().map_err(temp)?, tempfile::tempfile().map_err(temp)?);
+    let mut cmd = Command::new(&ncu);
+    cmd.args(["--import", &input, "--csv", "--page", "raw", "--print-units", "base"])
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| anyhow::anyhow!("could not start {}: {e}", ncu.display()))?;
-    // ncu's messages are kept (the last 64 kB) to say why an export failed.
-    let stderr = child.stderr.take().map(|mut e| {
-        std::thread::spawn(move || {
-            let mut tail: Vec<u8> = Vec::new();
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = std::io::Read::read(&mut e, &mut buf) {
-                if n == 0 {
-                    break;
-                }
-                tail.extend_from_slice(&buf[..n]);
-                if tail.len() > 65536 {
-                    tail.drain(..tail.len() - 65536);
-                }
-            }
-            String::from_utf8_lossy(&tail).into_owned()
-        })
-    });
-    let Some(stdout) = child.stdout.take() else {
-        anyhow::bail!("could not read the output of {}", ncu.display());
+        .stdout(csv.try_clone().map_err(temp)?)
+        .stderr(log.try_clone().map_err(temp)?);
+    let outcome = roofline_child::spawn(cmd)?.wait(&roofline_child::Limits::default(), |_| {})?;
+    if let roofline_child::Ending::Interrupted { signal } = outcome.ending {
+        anyhow::bail!(
+            "{} --import {input} was stopped by {} to roofline: nothing was imported",
+            ncu.display(),
+            roofline_child::signal_name(signal)
+        );
+    }
+    let rewound = |mut f: std::fs::File| {
+        use std::io::Seek;
+        f.rewind().map(|_| f)
     };
-    let cap = read_capture(stdout, &input);
-    let status = child.wait()?;
-    let messages = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
+    // ncu's messages are kept (the last 64 kB) to say why an export failed.
+    let mut messages = String::new();
+    if let Ok(mut f) = rewound(log) {
+        use std::io::Read;
+        let mut tail = Vec::new();
+        let _ = f.read_to_end(&mut tail);
+        let from = tail.len().saturating_sub(65536);
+        messages = String::from_utf8_lossy(&tail[from..]).into_owned();
+    }
     let messages = messages.trim();
+    let status = outcome.status;
+    let csv = rewound(csv).map_err(temp)?;
+    if status.success() && csv.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
+        anyhow::bail!(
+            "{} --import {input} exited normally but printed no CSV; check that this ncu can read the report, or export it to CSV where it was recorded: `ncu --import {input} --csv --page raw --print-units base > capture.csv`",
+            ncu.display()
+        );
+    }
+    let cap = read_capture(csv, &input);
     if !status.success() {
         let said = if messages.is_empty() {
             String::from(" and printed nothing")

@@ -156,6 +156,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let mut inputs: Vec<(&str, &std::path::Path)> =
         args.analysis.machine.machine.iter().map(|m| ("--machine", m.as_path())).collect();
     inputs.push(("PROGRAM", std::path::Path::new(program)));
+    inputs.extend(args.ncu.iter().map(|n| ("--ncu", n.as_path())));
     out.protect_inputs(&save, &inputs)?;
     if !(args.coverage.is_finite() && args.coverage > 0.0 && args.coverage <= 100.0) {
         return Err(bad_input(format!(

@@ -1,0 +1,127 @@
+//! The fourth adversarial pass of issue 16 (results/adversarial-pass-4-2026-11-30.md):
+//! one test per problem it found in how the tool runs ncu and reads its
+//! inputs, named after it. (Its output-file findings are tested in
+//! `hardening.rs`.)
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+
+fn roofline() -> Command {
+    let mut c = Command::cargo_bin("roofline").unwrap();
+    c.env("NO_COLOR", "1");
+    c
+}
+
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn alive(pid: i32) -> bool {
+    // A zombie (dead, not yet reaped by PID 1) counts as gone.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+}
+
+/// H3, P1: `import x.ncu-rep` waited for an `ncu --import` that never
+/// returned, and a SIGTERM to the tool's PID alone left ncu running.
+#[test]
+fn a_signal_to_import_stops_an_ncu_that_never_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("ncu.pid");
+    let ncu = script(dir.path(), "ncu", &format!("echo $$ > '{}'\nexec sleep 300", pid_file.display()));
+    let report = dir.path().join("r.ncu-rep");
+    std::fs::write(&report, b"not really a report").unwrap();
+    let exe = assert_cmd::cargo::cargo_bin("roofline");
+    let mut tool = std::process::Command::new(exe)
+        .args(["import", "--ncu"])
+        .arg(&ncu)
+        .arg(&report)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !pid_file.exists() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ncu_pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    // SAFETY: signals the tool this test started.
+    unsafe {
+        libc::kill(tool.id() as i32, libc::SIGTERM);
+    }
+    let stopped = Instant::now();
+    let status = tool.wait().unwrap();
+    assert!(stopped.elapsed() < Duration::from_secs(20), "the tool took {:?} to stop", stopped.elapsed());
+    assert!(!status.success());
+    let start = Instant::now();
+    while alive(ncu_pid) && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!alive(ncu_pid), "ncu ({ncu_pid}) outlived the tool");
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut tool.stderr.take().unwrap(), &mut said).unwrap();
+    assert!(said.contains("was stopped by SIGTERM"), "{said}");
+}
+
+/// L2: an `ncu --import` that exited 0 and printed nothing was reported as
+/// "the file is empty", about a report that was not.
+#[test]
+fn an_ncu_that_prints_no_csv_is_named_not_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let ncu = script(dir.path(), "ncu", "exit 0");
+    let report = dir.path().join("r.ncu-rep");
+    std::fs::write(&report, b"a report").unwrap();
+    let out = roofline().args(["import", "--ncu"]).arg(&ncu).arg(&report).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("exited normally but printed no CSV") && !said.contains("empty"), "{said}");
+}
+
+/// O3: `--save-csv` (or `-o`) naming the ncu executable replaced it.
+#[test]
+fn profile_refuses_to_write_over_the_ncu_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let ncu = script(dir.path(), "ncu", "exit 0");
+    let before = std::fs::read(&ncu).unwrap();
+    for flag in ["--save-csv", "-o"] {
+        let out = roofline()
+            .args(["profile", "--one-pass", "--ncu"])
+            .arg(&ncu)
+            .arg(flag)
+            .arg(&ncu)
+            .args(["--", "/bin/true"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flag}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--ncu"), "{flag}");
+        assert_eq!(std::fs::read(&ncu).unwrap(), before, "{flag}: ncu was replaced");
+    }
+}
+
+/// L1: a capture without the `Kernel Name` column was read as one nameless
+/// kernel, with exit 0 and no warning.
+#[test]
+fn a_capture_without_kernel_names_is_refused_naming_the_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join("data/h200/ncu_seed000.csv")).unwrap();
+    let mut rdr = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
+    let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    let header = rows.iter().position(|r| r.get(0) == Some("ID")).unwrap();
+    let name = rows[header].iter().position(|f| f == "Kernel Name").unwrap();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in &rows[header..] {
+        w.write_record(r.iter().enumerate().filter(|(i, _)| *i != name).map(|(_, f)| f)).unwrap();
+    }
+    let capture = dir.path().join("nameless.csv");
+    std::fs::write(&capture, w.into_inner().unwrap()).unwrap();
+    let out = roofline().arg("import").arg(&capture).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no `Kernel Name` column"));
+}
