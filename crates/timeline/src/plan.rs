@@ -98,13 +98,13 @@ impl Plan {
             let n = tl.name(a);
             let key = (n.name.as_str(), n.mangled.as_deref().unwrap_or(&n.name));
             let acc = per_name.entry(key).or_insert(Acc { total: 0, launches: 0, shapes: Vec::new() });
-            acc.total += a.duration_ns();
+            acc.total = acc.total.saturating_add(a.duration_ns());
             acc.launches += 1;
             let shape = (a.grid, a.block);
             if !acc.shapes.contains(&shape) {
                 acc.shapes.push(shape);
             }
-            total_ns += a.duration_ns();
+            total_ns = total_ns.saturating_add(a.duration_ns());
         }
         let mut all: Vec<PlannedKernel> = per_name
             .into_iter()

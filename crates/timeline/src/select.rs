@@ -244,10 +244,10 @@ fn group<'a>(
             by_window: 0,
         });
         if a.kind == ActivityKind::Kernel {
-            g.kernel_ns += a.duration_ns();
+            g.kernel_ns = g.kernel_ns.saturating_add(a.duration_ns());
             g.kernels += 1;
         } else {
-            g.memory_ns += a.duration_ns();
+            g.memory_ns = g.memory_ns.saturating_add(a.duration_ns());
             g.memory_ops += 1;
         }
         g.by_window += window as u64;

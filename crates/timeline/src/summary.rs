@@ -46,6 +46,11 @@ pub struct SummaryRow {
     pub bytes: Option<u64>,
 }
 
+/// The sum of durations, at most `u64::MAX`.
+fn saturating_sum(d: &[u64]) -> u64 {
+    d.iter().fold(0, |s, &x| s.saturating_add(x))
+}
+
 /// Per-name sums over the activities of one kind, largest total first
 /// (ties by name).
 pub fn summarize<'a>(
@@ -57,15 +62,17 @@ pub fn summarize<'a>(
     for a in acts.into_iter().filter(|a| a.kind == kind) {
         let g = groups.entry(a.name).or_default();
         g.0.push(a.duration_ns());
-        g.1 += a.bytes.unwrap_or(0);
+        g.1 = g.1.saturating_add(a.bytes.unwrap_or(0));
     }
-    let grand: u64 = groups.values().map(|(d, _)| d.iter().sum::<u64>()).sum();
+    // Saturating: the stamps come from files, and a hostile record (end 2^64 - 1)
+    // must not wrap a total round (or panic in a debug build).
+    let grand: u64 = groups.values().map(|(d, _)| saturating_sum(d)).fold(0, u64::saturating_add);
     let mut rows: Vec<SummaryRow> = groups
         .into_iter()
         .map(|(id, (mut d, bytes))| {
             d.sort_unstable();
             let n = d.len();
-            let total: u64 = d.iter().sum();
+            let total = saturating_sum(&d);
             let avg = total as f64 / n as f64;
             let median = if n % 2 == 1 { d[n / 2] as f64 } else { (d[n / 2 - 1] as f64 + d[n / 2] as f64) / 2.0 };
             let stddev = if n > 1 {
@@ -261,6 +268,17 @@ pub fn busy<'a>(
 mod tests {
     use super::*;
     use crate::model::ActivityName;
+
+    #[test]
+    fn a_record_ending_at_the_last_nanosecond_does_not_wrap_the_totals() {
+        // Found by the fourth adversarial pass (L3): start 0 and end 2^64 - 1
+        // made the total kernel time wrap round to 999 ns (and would panic
+        // in a debug build).
+        let tl = tl_with(&[(0, 0, u64::MAX), (0, 10, 1009), (1, 0, u64::MAX)]);
+        let rows = summarize(&tl, ActivityKind::Kernel, &tl.activities);
+        assert_eq!(rows.iter().map(|r| r.total_ns).max(), Some(u64::MAX));
+        assert!(rows.iter().all(|r| r.total_ns >= u64::MAX - 1), "{:?}", rows.iter().map(|r| r.total_ns).collect::<Vec<_>>());
+    }
 
     fn tl_with(durations: &[(u32, u64, u64)]) -> Timeline {
         let names = (0..3)
