@@ -231,7 +231,7 @@ impl Output {
     /// A warning on stderr, always shown.
     pub fn warn(&self, msg: &str) {
         if self.color {
-            streams::message(&format!("\x1b[33mwarning:\x1b[0m {msg}"));
+            streams::styled("\x1b[33mwarning:\x1b[0m ", msg);
         } else {
             streams::message(&format!("warning: {msg}"));
         }

@@ -47,8 +47,19 @@ pub fn stdout_was_closed() -> bool {
 /// Writes a message line on stderr; errors are ignored (there is nowhere
 /// left to report them).
 pub fn message(text: &str) {
+    styled("", text);
+}
+
+/// Writes `prefix` as it is (a colour code) and then `text` made printable
+/// on stderr: messages quote what came from inputs (file and kernel names,
+/// ncu's lines), and a terminal must not obey an escape sequence planted
+/// there. Control characters other than line breaks and tabs become U+FFFD.
+pub fn styled(prefix: &str, text: &str) {
+    let printable: String =
+        text.chars().map(|c| if c.is_control() && !matches!(c, '\n' | '\t') { '\u{FFFD}' } else { c }).collect();
     let mut err = std::io::stderr().lock();
-    let _ = err.write_all(text.as_bytes());
+    let _ = err.write_all(prefix.as_bytes());
+    let _ = err.write_all(printable.as_bytes());
     let _ = err.write_all(b"\n");
     let _ = err.flush();
 }

@@ -125,3 +125,15 @@ fn a_capture_without_kernel_names_is_refused_naming_the_column() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no `Kernel Name` column"));
 }
+
+/// T1: an escape sequence in a file name (or a machine name, or a record
+/// of a timeline) reached the terminal raw in error messages and warnings.
+#[test]
+fn messages_on_stderr_carry_no_escape_sequence_from_their_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let evil = dir.path().join("\x1b]0;pwned\x07\x1b[31mcap.csv");
+    let out = roofline().arg("import").arg(&evil).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("cap.csv") && !said.contains('\x1b') && !said.contains('\x07'), "{said:?}");
+}
