@@ -55,6 +55,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// The signals forwarded to the child's group.
 pub const FORWARDED: [i32; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
 
+/// Signals whose default action ends the tool but which mean nothing to the
+/// program (`kill -USR1`, an alarm): while a child is supervised they stop
+/// it with SIGTERM, as a cancellation would, rather than orphan it.
+pub const STOPPING: [i32; 3] = [libc::SIGUSR1, libc::SIGUSR2, libc::SIGALRM];
+
 /// A child could not be started or waited for.
 #[derive(Debug, thiserror::Error)]
 pub enum ChildError {
@@ -219,7 +224,7 @@ impl SignalGuard {
         LAST_SIGNAL.store(0, Ordering::SeqCst);
         SIGNAL_COUNT.store(0, Ordering::SeqCst);
         let mut old = Vec::new();
-        for sig in FORWARDED {
+        for sig in FORWARDED.into_iter().chain(STOPPING) {
             // SAFETY: plain sigaction calls with zeroed, then filled, structs;
             // the handler touches atomics only.
             unsafe {
@@ -401,8 +406,9 @@ impl OwnedChild {
                     stopping = Some((Instant::now(), 2));
                 } else {
                     ending = Ending::Interrupted { signal: sig };
-                    self.signal_all(sig);
-                    stopping = Some((Instant::now(), if sig == libc::SIGTERM { 1 } else { 0 }));
+                    let sent = if FORWARDED.contains(&sig) { sig } else { libc::SIGTERM };
+                    self.signal_all(sent);
+                    stopping = Some((Instant::now(), if sent == libc::SIGTERM { 1 } else { 0 }));
                 }
             }
             if stopping.is_none() {

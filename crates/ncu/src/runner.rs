@@ -191,7 +191,7 @@ pub fn private_log() -> Result<(tempfile::TempDir, PathBuf), RunnerError> {
 /// How long a question to a helper (`ncu --query-metrics`, `ncu --help`,
 /// `nvidia-smi`) may take: they answer in seconds, and one that never
 /// answers is stopped rather than waited on (the answer is then unknown).
-pub const HELPER_TIMEOUT: Duration = Duration::from_secs(60);
+pub const HELPER_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What a helper printed on stdout when it answered in time and succeeded.
 fn ask(program: &Path, args: &[&str]) -> Option<String> {
@@ -331,8 +331,8 @@ impl Run {
         let _ = watcher.join();
         let outcome = outcome?;
         // Reading the report back gets what is left of the time limit (and
-        // at least a minute, so a run stopped at its limit is still read).
-        let left = limits.timeout.map(|t| t.saturating_sub(outcome.wall).max(Duration::from_secs(60)));
+        // at least half a minute, so a run stopped at its limit is still read).
+        let left = limits.timeout.map(|t| t.saturating_sub(outcome.wall).max(Duration::from_secs(30)));
         self.export_report(&Limits { timeout: left, ..*limits })?;
         Ok(outcome)
     }

@@ -82,6 +82,10 @@ fn is_report(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "ncu-rep")
 }
 
+/// How long `ncu --import` may take to read a report back as CSV: minutes
+/// for a report of a long run, never forever.
+const REPORT_EXPORT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// Reads a .ncu-rep through `ncu --import ... --csv --page raw`.
 fn read_report(path: &Path, ncu: Option<&Path>) -> anyhow::Result<Capture> {
     let input = path.display().to_string();
@@ -102,13 +106,20 @@ fn read_report(path: &Path, ncu: Option<&Path>) -> anyhow::Result<Capture> {
         .stdin(Stdio::null())
         .stdout(csv.try_clone().map_err(temp)?)
         .stderr(log.try_clone().map_err(temp)?);
-    let outcome = roofline_child::spawn(cmd)?.wait(&roofline_child::Limits::default(), |_| {})?;
-    if let roofline_child::Ending::Interrupted { signal } = outcome.ending {
-        anyhow::bail!(
+    let limits = roofline_child::Limits { timeout: Some(REPORT_EXPORT_TIMEOUT), ..Default::default() };
+    let outcome = roofline_child::spawn(cmd)?.wait(&limits, |_| {})?;
+    match outcome.ending {
+        roofline_child::Ending::Interrupted { signal } => anyhow::bail!(
             "{} --import {input} was stopped by {} to roofline: nothing was imported",
             ncu.display(),
             roofline_child::signal_name(signal)
-        );
+        ),
+        roofline_child::Ending::TimedOut => anyhow::bail!(
+            "{} --import {input} had not finished after {} s and was stopped: nothing was imported; export the report where it was recorded: `ncu --import {input} --csv --page raw --print-units base > capture.csv`",
+            ncu.display(),
+            REPORT_EXPORT_TIMEOUT.as_secs()
+        ),
+        roofline_child::Ending::Finished => {}
     }
     let rewound = |mut f: std::fs::File| {
         use std::io::Seek;
