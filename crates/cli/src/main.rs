@@ -104,7 +104,10 @@ fn main() -> ExitCode {
         Err(e) if cli.output.is_none() => (None, Some(e)),
         Err(e) => return error::report(&e),
     };
-    let (file, note) = ranks::output_file(cli.output.clone(), rank.as_ref());
+    let (file, note) = match ranks::output_file(cli.output.clone(), rank.as_ref()) {
+        Ok(named) => named,
+        Err(e) => return error::report(&e),
+    };
     let out = Output::new(cli.format, file, cli.quiet).colored(cli.color.into());
     if let Some(n) = note {
         out.info(&n);

@@ -10,13 +10,16 @@
 //! the file's error (which says nothing was written to it, and why) is the
 //! one returned.
 
+use std::ffi::OsStr;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use roofline_core::schema::{AnalysisDocument, MachineDocument};
-use roofline_report::output_file::{is_special_file, refuse_overwriting_inputs};
+use roofline_report::output_file::{
+    is_special_file, not_a_plain_file, refuse_overwriting_inputs, write_atomic_no_follow,
+};
 use roofline_report::{
     csv_tables, render, write_atomic, AnalysisView, ChartOptions, ColorChoice, Describe, ExportError, Format,
     InstructionView, RenderOptions, TerminalOptions,
@@ -322,9 +325,21 @@ impl Output {
     }
 
     /// Writes rendered files, each whole or not at all. A side table
-    /// (`FILE.roof.csv` beside `-o FILE.csv`) that would replace an input
-    /// of the run is refused (exit 2) before any file is written.
+    /// (`FILE.roof.csv` beside `-o FILE.csv`, a name the user never typed)
+    /// that would replace an input of the run, or that is a symbolic link
+    /// (which would lead the write out of the folder) or not a regular
+    /// file, is refused (exit 2) before any file is written; an earlier
+    /// run's table is replaced.
     pub fn write(&self, files: &[(PathBuf, String)]) -> anyhow::Result<()> {
+        for (path, _) in files.iter().filter(|(path, _)| self.is_side_table(path)) {
+            if let Some(why) = not_a_plain_file(path) {
+                return Err(bad_input(format!(
+                    "{}: this table beside -o {} is {why}; side tables are written only as plain files in -o's folder, never through a link: remove it or give another -o name",
+                    path.display(),
+                    self.file.as_deref().unwrap_or(Path::new("")).display()
+                )));
+            }
+        }
         {
             let inputs = self.inputs.lock().unwrap_or_else(|e| e.into_inner());
             let inputs: Vec<(&str, &Path)> = inputs.iter().map(|(f, p)| (f.as_str(), p.as_path())).collect();
@@ -336,6 +351,12 @@ impl Output {
             refuse_overwriting_inputs(&sides, &inputs).map_err(bad_input)?;
         }
         for (path, body) in files {
+            if self.is_side_table(path) {
+                write_atomic_no_follow(path, body.as_bytes())
+                    .with_context(|| format!("output file {}: nothing was written", path.display()))?;
+                self.info(&format!("wrote {}", path.display()));
+                continue;
+            }
             let flag = if self.file.as_deref() == Some(path.as_path()) { "-o" } else { "output file" };
             self.write_file(flag, path, body.as_bytes())?;
         }
@@ -350,11 +371,12 @@ impl Output {
         if self.file_format() != Some(Format::Csv) || path == file {
             return false;
         }
-        let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        let mut prefix = file.file_stem().unwrap_or(OsStr::new("out")).to_os_string();
+        prefix.push(".");
         path.parent() == file.parent()
             && path.file_name().is_some_and(|n| {
-                let n = n.to_string_lossy();
-                n.starts_with(&format!("{stem}.")) && n.ends_with(".csv")
+                let n = n.as_encoded_bytes();
+                n.starts_with(prefix.as_encoded_bytes()) && n.ends_with(b".csv")
             })
     }
 
@@ -437,10 +459,11 @@ impl Output {
     }
 }
 
-/// "out/a.csv" and "roof" -> "out/a.roof.csv".
+/// "out/a.csv" and "roof" -> "out/a.roof.csv", the stem byte for byte.
 fn beside(path: &Path, name: &str) -> PathBuf {
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-    path.with_file_name(format!("{stem}.{name}.csv"))
+    let mut file = path.file_stem().unwrap_or(OsStr::new("out")).to_os_string();
+    file.push(format!(".{name}.csv"));
+    path.with_file_name(file)
 }
 
 #[cfg(test)]

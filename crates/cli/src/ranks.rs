@@ -28,14 +28,24 @@ fn host_name() -> Option<String> {
         .filter(|h| !h.is_empty())
 }
 
-/// The `-o` file for this rank, and what to tell the user about it.
-pub fn output_file(path: Option<PathBuf>, info: Option<&RankInfo>) -> (Option<PathBuf>, Option<String>) {
-    match path {
-        None => (None, None),
-        Some(p) => {
-            let text = p.to_string_lossy().into_owned();
-            let (out, note) = expand_rank(&text, info);
-            (Some(PathBuf::from(out)), note)
-        }
+/// The `-o` file for this rank, and what to tell the user about it. The
+/// name is kept byte for byte: a name that is not UTF-8 is refused (exit
+/// 2) only when the rank would have to go into it.
+pub fn output_file(
+    path: Option<PathBuf>,
+    info: Option<&RankInfo>,
+) -> anyhow::Result<(Option<PathBuf>, Option<String>)> {
+    let Some(p) = path else { return Ok((None, None)) };
+    if let Some(text) = p.to_str() {
+        let (out, note) = expand_rank(text, info);
+        return Ok((Some(PathBuf::from(out)), note));
     }
+    let shown = p.to_string_lossy();
+    let (expanded, note) = expand_rank(&shown, info);
+    if expanded == shown {
+        return Ok((Some(p), note));
+    }
+    Err(bad_input(format!(
+        "-o {shown}: this file name is not UTF-8, and the rank of this job cannot be put into it ({expanded}); give a UTF-8 -o name"
+    )))
 }

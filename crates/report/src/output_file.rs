@@ -117,6 +117,38 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ExportError> {
     }
 }
 
+/// Why a file name the tool makes itself (a table beside `-o FILE.csv`,
+/// a name the user never typed) may not be written: it is a symbolic link
+/// (followed, it would write wherever the link points, out of the folder)
+/// or not a regular file. `None`: it does not exist, or is a regular file
+/// (the output of an earlier run, replaced).
+pub fn not_a_plain_file(path: &Path) -> Option<String> {
+    let kind = std::fs::symlink_metadata(path).ok()?.file_type();
+    if kind.is_symlink() {
+        let target = std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default();
+        return Some(format!("a symbolic link to {target}"));
+    }
+    if kind.is_dir() {
+        return Some("a folder".into());
+    }
+    (!kind.is_file()).then(|| "not a regular file (a device, FIFO or socket)".into())
+}
+
+/// As [`write_atomic`], for a name the tool makes itself: never follows a
+/// symbolic link ([`not_a_plain_file`] refuses one), and the rename
+/// replaces the name itself, so a link planted after that check is
+/// replaced, not written through.
+pub fn write_atomic_no_follow(path: &Path, contents: &[u8]) -> Result<(), ExportError> {
+    if let Some(why) = not_a_plain_file(path) {
+        return Err(io_error(
+            path,
+            std::io::Error::new(std::io::ErrorKind::AlreadyExists, format!("it is {why}; remove it first")),
+        ));
+    }
+    let target = absolute(path).map_err(|e| io_error(path, e))?;
+    replace(&target, contents).map_err(|e| io_error(path, e))
+}
+
 /// Whether `path` is the file this process's stdout (or stderr) writes to.
 fn same_as_stream(path: &Path, stream: std::os::fd::BorrowedFd<'_>) -> bool {
     use std::os::unix::fs::MetadataExt;
@@ -287,7 +319,8 @@ fn replace(target: &Path, contents: &[u8]) -> std::io::Result<()> {
             format!("the folder {} does not exist; create it first", dir.display()),
         ));
     }
-    let existing = std::fs::metadata(target).ok().filter(Metadata::is_file);
+    // Not through a link (one planted after `resolve`): the rename replaces the name.
+    let existing = std::fs::symlink_metadata(target).ok().filter(Metadata::is_file);
     let mut tmp = tempfile::Builder::new()
         .prefix(".roofline-")
         .suffix(".tmp")
@@ -534,6 +567,25 @@ mod tests {
             assert!(temps.is_empty(), "{name} left {temps:?}");
             assert_eq!(std::fs::read_to_string(&target).unwrap(), "old", "{name}: the target is the old file");
         }
+    }
+
+    #[test]
+    fn a_side_table_name_is_never_written_through_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim.csv");
+        std::fs::write(&victim, "precious").unwrap();
+        let side = dir.path().join("x.roof.csv");
+        std::os::unix::fs::symlink(&victim, &side).unwrap();
+        assert!(not_a_plain_file(&side).is_some_and(|w| w.contains("symbolic link")));
+        let e = write_atomic_no_follow(&side, b"new").unwrap_err().to_string();
+        assert!(e.contains("x.roof.csv") && e.contains("symbolic link"), "{e}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        // An earlier run's table is replaced.
+        std::fs::remove_file(&side).unwrap();
+        std::fs::write(&side, "old").unwrap();
+        assert_eq!(not_a_plain_file(&side), None);
+        write_atomic_no_follow(&side, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&side).unwrap(), "new");
     }
 
     #[test]
