@@ -277,7 +277,11 @@ mod tests {
         let tl = tl_with(&[(0, 0, u64::MAX), (0, 10, 1009), (1, 0, u64::MAX)]);
         let rows = summarize(&tl, ActivityKind::Kernel, &tl.activities);
         assert_eq!(rows.iter().map(|r| r.total_ns).max(), Some(u64::MAX));
-        assert!(rows.iter().all(|r| r.total_ns >= u64::MAX - 1), "{:?}", rows.iter().map(|r| r.total_ns).collect::<Vec<_>>());
+        assert!(
+            rows.iter().all(|r| r.total_ns >= u64::MAX - 1),
+            "{:?}",
+            rows.iter().map(|r| r.total_ns).collect::<Vec<_>>()
+        );
     }
 
     fn tl_with(durations: &[(u32, u64, u64)]) -> Timeline {
