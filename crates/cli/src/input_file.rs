@@ -26,6 +26,23 @@ pub fn read_text(path: &Path, expected: &str) -> anyhow::Result<String> {
 /// strings it keeps itself (the merge's); [`text_of`] does the check.
 /// Read straight into one buffer sized from the file.
 pub fn read_bytes(path: &Path, expected: &str) -> anyhow::Result<Vec<u8>> {
+    open_text(path, expected)?.read_rest(Vec::new())
+}
+
+/// A text input opened to be read as a stream (a document parsed as it is
+/// read), with the bounds of [`read_bytes`]: a NUL byte or more than
+/// [`MAX_TEXT_BYTES`] is a read error that names the input.
+pub struct TextStream {
+    reader: std::io::Take<std::fs::File>,
+    size: u64,
+    read: u64,
+    input: String,
+    expected: String,
+}
+
+/// Opens a text input; a folder or a file that cannot be opened is bad
+/// input (exit code 2), named with what was expected.
+pub fn open_text(path: &Path, expected: &str) -> anyhow::Result<TextStream> {
     let input = path.display().to_string();
     let cannot = |e: std::io::Error| bad_input(format!("{input}: cannot read it ({e}); expected {expected}"));
     let file = std::fs::File::open(path).map_err(cannot)?;
@@ -33,24 +50,68 @@ pub fn read_bytes(path: &Path, expected: &str) -> anyhow::Result<Vec<u8>> {
     if meta.is_dir() {
         return Err(bad_input(format!("{input}: is a folder; expected {expected}")));
     }
-    let mut reader = file.take(MAX_TEXT_BYTES + 1);
-    let mut bytes = Vec::with_capacity(meta.len().min(MAX_TEXT_BYTES) as usize + 1);
-    loop {
-        let start = bytes.len();
-        let n = match (&mut reader).take(1 << 20).read_to_end(&mut bytes) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(cannot(e)),
-        };
-        if bytes[start..start + n].contains(&0) {
-            return Err(bad_input(format!("{input}: binary data (NUL bytes), not text; expected {expected}")));
+    Ok(TextStream {
+        reader: file.take(MAX_TEXT_BYTES + 1),
+        size: meta.len(),
+        read: 0,
+        input,
+        expected: expected.to_string(),
+    })
+}
+
+impl std::io::Read for TextStream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.reader.read(buf)?;
+        self.read += n as u64;
+        let refuse = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidData, why);
+        if buf[..n].contains(&0) {
+            return Err(refuse(format!("binary data (NUL bytes), not text; expected {}", self.expected)));
         }
-        if bytes.len() as u64 > MAX_TEXT_BYTES {
-            return Err(bad_input(format!("{input}: larger than {} GiB; expected {expected}", MAX_TEXT_BYTES >> 30)));
+        if self.read > MAX_TEXT_BYTES {
+            return Err(refuse(format!("larger than {} GiB; expected {}", MAX_TEXT_BYTES >> 30, self.expected)));
+        }
+        Ok(n)
+    }
+}
+
+impl TextStream {
+    /// The first bytes (up to `n`), to tell what kind of document it is
+    /// before reading the rest; give them back to [`TextStream::read_rest`]
+    /// or read on from here.
+    pub fn head(&mut self, n: usize) -> anyhow::Result<Vec<u8>> {
+        let mut head = Vec::with_capacity(n);
+        let input = self.input.clone();
+        let expected = self.expected.clone();
+        self.take(n as u64).read_to_end(&mut head).map_err(|e| read_error(&input, &expected, e))?;
+        Ok(head)
+    }
+
+    /// Everything not read yet, after `start` (what was read so far), in
+    /// one buffer sized from the file.
+    pub fn read_rest(mut self, start: Vec<u8>) -> anyhow::Result<Vec<u8>> {
+        let input = self.input.clone();
+        let expected = self.expected.clone();
+        let mut bytes = start;
+        bytes.reserve(self.size.min(MAX_TEXT_BYTES).saturating_sub(bytes.len() as u64) as usize + 1);
+        loop {
+            match (&mut self).take(1 << 20).read_to_end(&mut bytes) {
+                Ok(0) => return Ok(bytes),
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(read_error(&input, &expected, e)),
+            }
         }
     }
-    Ok(bytes)
+}
+
+/// A read error of a [`TextStream`] as bad input: the bounds' own messages
+/// as they are, other errors as "cannot read it".
+fn read_error(input: &str, expected: &str, e: std::io::Error) -> anyhow::Error {
+    if e.kind() == std::io::ErrorKind::InvalidData {
+        bad_input(format!("{input}: {e}"))
+    } else {
+        bad_input(format!("{input}: cannot read it ({e}); expected {expected}"))
+    }
 }
 
 /// The text of bytes [`read_bytes`] read, or the error that they are not UTF-8.

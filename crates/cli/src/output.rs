@@ -21,13 +21,57 @@ use roofline_report::output_file::{
     is_special_file, not_a_plain_file, refuse_overwriting_inputs, write_atomic_no_follow,
 };
 use roofline_report::{
-    csv_tables, render, write_atomic, AnalysisView, ChartOptions, ColorChoice, Describe, ExportError, Format,
-    InstructionView, RenderOptions, TerminalOptions,
+    csv_tables, render, write_atomic, write_atomic_with, write_json, AnalysisView, ChartOptions, ColorChoice, Describe,
+    ExportError, Format, InstructionView, RenderOptions, TerminalOptions,
 };
 use serde::Serialize;
 
 use crate::error::bad_input;
 use crate::streams;
+
+/// What a file or stdout gets: text already made, or a document written
+/// as JSON while it is serialized. A merged job or a timeline of a million
+/// launches is a gigabyte of JSON: held as text, it would double the
+/// memory the command needs.
+pub enum Body<'a> {
+    Text(String),
+    Json(&'a dyn JsonDocument),
+}
+
+impl From<String> for Body<'_> {
+    fn from(text: String) -> Self {
+        Body::Text(text)
+    }
+}
+
+/// A document that can be written as JSON into any writer (object-safe,
+/// so that [`Body`] can hold any of them).
+pub trait JsonDocument {
+    fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()>;
+}
+
+impl<T: Serialize> JsonDocument for T {
+    fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write_json(self, w)
+    }
+}
+
+impl Body<'_> {
+    fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        match self {
+            Body::Text(text) => w.write_all(text.as_bytes()),
+            Body::Json(doc) => doc.write_json(w),
+        }
+    }
+
+    /// The text, when it was made as text (the CSV side tables are).
+    fn text(&self) -> Option<&str> {
+        match self {
+            Body::Text(text) => Some(text),
+            Body::Json(_) => None,
+        }
+    }
+}
 
 /// What to do when a document about to be written breaks the range checks.
 const UNPLACEABLE: &str = "nothing was written: the input values behind this number are too large, too small or zero where they cannot be (see the warnings above); correct them";
@@ -244,6 +288,13 @@ impl Output {
         streams::data(text)
     }
 
+    fn stdout_body(&self, body: &Body) -> anyhow::Result<()> {
+        match body {
+            Body::Text(text) => streams::data(text),
+            Body::Json(_) => streams::data_with(&mut |w| body.write_to(w)),
+        }
+    }
+
     /// Refuses, before any work, to let `-o` or another output (`("--svg",
     /// path)`) write over an input of the run (`("FILE", capture)`), or two
     /// outputs over each other.
@@ -260,7 +311,15 @@ impl Output {
 
     /// Writes an output file other than `-o` (`--svg`, `--save-csv`), and says so.
     pub fn write_file(&self, flag: &str, path: &Path, body: &[u8]) -> anyhow::Result<()> {
-        write_atomic(path, body).with_context(|| format!("{flag} {}: nothing was written", path.display()))?;
+        self.write_body(flag, path, &Body::Text(String::new()), Some(body))
+    }
+
+    fn write_body(&self, flag: &str, path: &Path, body: &Body, bytes: Option<&[u8]>) -> anyhow::Result<()> {
+        let written = match bytes {
+            Some(bytes) => write_atomic(path, bytes),
+            None => write_atomic_with(path, &mut |w| body.write_to(w)),
+        };
+        written.with_context(|| format!("{flag} {}: nothing was written", path.display()))?;
         self.info(&format!("wrote {}", path.display()));
         Ok(())
     }
@@ -295,15 +354,18 @@ impl Output {
     /// The files a document makes in a format: a CSV file gets the
     /// document's first table and its other tables go beside it
     /// (`NAME.TABLE.csv`); other formats make one file.
-    pub fn files<D: Describe + Serialize>(
+    pub fn files<'a, D: Describe + Serialize>(
         &self,
-        doc: &D,
+        doc: &'a D,
         path: &Path,
         format: Format,
-    ) -> anyhow::Result<Vec<(PathBuf, String)>> {
+    ) -> anyhow::Result<Vec<(PathBuf, Body<'a>)>> {
+        if format == Format::Json {
+            return Ok(vec![(path.to_path_buf(), Body::Json(doc))]);
+        }
         if format != Format::Csv {
             let opts = RenderOptions { terminal: self.file_terminal(), ..self.render.clone() };
-            return Ok(vec![(path.to_path_buf(), self.render_with(doc, format, &opts)?)]);
+            return Ok(vec![(path.to_path_buf(), self.render_with(doc, format, &opts)?.into())]);
         }
         let mut tables = csv_tables(doc)?;
         // Beside a device, a FIFO or /dev/stdout there is no folder of
@@ -320,7 +382,7 @@ impl Output {
         Ok(tables
             .into_iter()
             .enumerate()
-            .map(|(i, t)| (if i == 0 { path.to_path_buf() } else { beside(path, &t.name) }, t.text))
+            .map(|(i, t)| (if i == 0 { path.to_path_buf() } else { beside(path, &t.name) }, t.text.into()))
             .collect())
     }
 
@@ -330,7 +392,7 @@ impl Output {
     /// (which would lead the write out of the folder) or not a regular
     /// file, is refused (exit 2) before any file is written; an earlier
     /// run's table is replaced.
-    pub fn write(&self, files: &[(PathBuf, String)]) -> anyhow::Result<()> {
+    pub fn write(&self, files: &[(PathBuf, Body)]) -> anyhow::Result<()> {
         for (path, _) in files.iter().filter(|(path, _)| self.is_side_table(path)) {
             if let Some(why) = not_a_plain_file(path) {
                 return Err(bad_input(format!(
@@ -352,13 +414,15 @@ impl Output {
         }
         for (path, body) in files {
             if self.is_side_table(path) {
-                write_atomic_no_follow(path, body.as_bytes())
+                // Side tables are CSV, made as text.
+                let text = body.text().unwrap_or_default();
+                write_atomic_no_follow(path, text.as_bytes())
                     .with_context(|| format!("output file {}: nothing was written", path.display()))?;
                 self.info(&format!("wrote {}", path.display()));
                 continue;
             }
             let flag = if self.file.as_deref() == Some(path.as_path()) { "-o" } else { "output file" };
-            self.write_file(flag, path, body.as_bytes())?;
+            self.write_body(flag, path, body, None)?;
         }
         Ok(())
     }
@@ -396,9 +460,9 @@ impl Output {
 
     /// The `-o` files, then stdout; stdout is written even when a file
     /// cannot be, and the file's error is the one returned.
-    pub fn deliver(&self, files: &[(PathBuf, String)], text: &str) -> anyhow::Result<()> {
+    pub fn deliver(&self, files: &[(PathBuf, Body)], stdout: &Body) -> anyhow::Result<()> {
         let saved = self.write(files);
-        let printed = self.stdout(text);
+        let printed = self.stdout_body(stdout);
         match saved {
             Err(e) => {
                 if printed.is_ok() {
@@ -426,8 +490,11 @@ impl Output {
             (Some(path), Some(f)) => self.files(page, path, f)?,
             _ => Vec::new(),
         };
-        let text =
-            if whole(self.format) { self.rendered(doc, self.format)? } else { self.rendered(page, self.format)? };
+        let text = match self.format {
+            Format::Json => Body::Json(doc),
+            f if whole(f) => self.rendered(doc, f)?.into(),
+            f => self.rendered(page, f)?.into(),
+        };
         self.deliver(&files, &text)
     }
 
@@ -451,9 +518,11 @@ impl Output {
                     more.join(", ")
                 ));
             }
-            text
+            text.into()
+        } else if self.format == Format::Json {
+            Body::Json(doc)
         } else {
-            self.rendered(doc, self.format)?
+            self.rendered(doc, self.format)?.into()
         };
         self.deliver(&files, &text)
     }

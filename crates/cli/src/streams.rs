@@ -65,14 +65,25 @@ pub fn styled(prefix: &str, text: &str) {
 }
 
 /// Standard output is closed: the data had nowhere to go.
+/// It holds what was lost ("1234 bytes of results", "the JSON document").
 #[derive(Debug, thiserror::Error)]
-#[error("standard output is closed (`>&-`): {0} bytes of results were not written; redirect it to a file (`> FILE`) or to /dev/null, or use -o FILE")]
-pub struct StdoutClosed(pub usize);
+#[error("standard output is closed (`>&-`): {0} could not be written; redirect it to a file (`> FILE`) or to /dev/null, or use -o FILE")]
+pub struct StdoutClosed(pub String);
+
+/// Writes data on stdout as `body` makes it (a large JSON document,
+/// serialized straight onto stdout).
+pub fn data_with(body: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>) -> anyhow::Result<()> {
+    if stdout_was_closed() {
+        return Err(StdoutClosed("the JSON document".into()).into());
+    }
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+    body(&mut out).and_then(|()| out.flush()).context("standard output: the results could not be written whole")
+}
 
 /// Writes data on stdout.
 pub fn data(text: &str) -> anyhow::Result<()> {
     if stdout_was_closed() && !text.is_empty() {
-        return Err(StdoutClosed(text.len()).into());
+        return Err(StdoutClosed(format!("{} bytes of results", text.len())).into());
     }
     let mut out = std::io::stdout().lock();
     // Named: "No space left on device" alone does not say which file.

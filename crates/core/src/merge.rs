@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::collective::{time_class, TimeClass};
-use crate::kernel::{Evidence, Kernel};
+use crate::kernel::{Evidence, EvidenceBox, Kernel};
 use crate::machine::{FlopKind, Machine, MemLevel, Origin};
 use crate::roofline::analyze;
 use crate::schema::{schema_at_head, AnalysisDocument, AnalysisSource, DocumentError, Producer};
@@ -324,8 +324,9 @@ struct Entry {
     nvlink: (Option<f64>, Option<f64>),
     /// The entry's evidence, kept only when the entry took longer than every
     /// earlier entry of its kernel in this file: only such an entry can be
-    /// the job's longest of its kernel, whose evidence the merge keeps.
-    evidence: Option<Box<Evidence>>,
+    /// the job's longest of its kernel, whose evidence the merge keeps
+    /// (boxed only when there is some: a timeline's kernels have none).
+    evidence: Option<EvidenceBox>,
 }
 
 /// Builds a [`ParsedRank`] entry by entry (from text or from a document).
@@ -371,7 +372,7 @@ impl<'n> RankBuilder<'n> {
         let longest = &mut self.longest[kernel as usize];
         if weight > *longest {
             *longest = weight;
-            entry.evidence = Some(Box::new(evidence()));
+            entry.evidence = Some(evidence().into());
         }
         self.rank.entries.push(entry);
     }
@@ -489,31 +490,51 @@ impl From<AnalysisDocument> for ParsedRank {
         let mut b = RankBuilder::new(d.machine);
         b.rank.rank = d.rank;
         for a in d.kernels {
-            let class = class_of(a.collective.is_some(), a.bound);
-            let k = a.kernel;
-            let entry = Entry {
-                kernel: 0,
-                class,
-                duration_s: k.duration_s,
-                launches: k.launches,
-                flops: to_array(&k.flops, &FlopKind::ALL),
-                bytes: to_array(&k.bytes, &MemLevel::ALL),
-                nvlink: match class {
-                    TimeClass::Communication => (k.evidence.nvlink_rx_bytes, k.evidence.nvlink_tx_bytes),
-                    _ => (None, None),
-                },
-                evidence: None,
-            };
-            let (id, display_name, origin, evidence) = (k.id, k.display_name, k.origin, k.evidence);
-            b.push(
-                Cow::Owned(k.name),
-                |name| KernelHead { id, name: name.to_string(), display_name, origin },
-                entry,
-                || evidence.into_inner(),
-            );
+            push_analysis(&mut b, a);
         }
         b.rank
     }
+}
+
+impl ParsedRank {
+    /// A rank of kernels that come with no analysis (a timeline's: times
+    /// and launches, no counters), each placed as [`analyze`] places it
+    /// and folded in at once: the rank never holds its analyses all
+    /// together, which for a million kernels is most of a merge's memory.
+    pub fn from_kernels(machine: Machine, kernels: impl IntoIterator<Item = Kernel>) -> ParsedRank {
+        let mut b = RankBuilder::new(machine);
+        for k in kernels {
+            let a = crate::roofline::analyze_kernel(&b.rank.machine, &k);
+            push_analysis(&mut b, a);
+        }
+        b.rank
+    }
+}
+
+/// Folds one kernel's analysis into the builder.
+fn push_analysis(b: &mut RankBuilder<'_>, a: crate::roofline::KernelAnalysis) {
+    let class = class_of(a.collective.is_some(), a.bound);
+    let k = a.kernel;
+    let entry = Entry {
+        kernel: 0,
+        class,
+        duration_s: k.duration_s,
+        launches: k.launches,
+        flops: to_array(&k.flops, &FlopKind::ALL),
+        bytes: to_array(&k.bytes, &MemLevel::ALL),
+        nvlink: match class {
+            TimeClass::Communication => (k.evidence.nvlink_rx_bytes, k.evidence.nvlink_tx_bytes),
+            _ => (None, None),
+        },
+        evidence: None,
+    };
+    let (id, display_name, origin, evidence) = (k.id, k.display_name, k.origin, k.evidence);
+    b.push(
+        Cow::Owned(k.name),
+        |name| KernelHead { id, name: name.to_string(), display_name, origin },
+        entry,
+        || evidence.into_inner(),
+    );
 }
 
 /// A rank's analysis read straight into a [`ParsedRank`]: the entries of
@@ -842,7 +863,7 @@ struct Acc {
     time: f64,
     timed: bool,
     /// Evidence of the rank that spent the most time in it.
-    evidence: Evidence,
+    evidence: EvidenceBox,
     evidence_time: f64,
     nvlink_rx: Option<f64>,
     nvlink_tx: Option<f64>,
@@ -1003,7 +1024,7 @@ impl Merger {
                                 launches: 0,
                                 time: 0.0,
                                 timed: false,
-                                evidence: Evidence::default(),
+                                evidence: EvidenceBox::default(),
                                 evidence_time: -1.0,
                                 nvlink_rx: None,
                                 nvlink_tx: None,
@@ -1051,7 +1072,7 @@ impl Merger {
             if weight > acc.evidence_time {
                 // Kept by the reader: longer than its file's earlier ones.
                 debug_assert!(e.evidence.is_some(), "the longest entry's evidence was kept");
-                acc.evidence = e.evidence.map(|b| *b).unwrap_or_default();
+                acc.evidence = e.evidence.unwrap_or_default();
                 acc.evidence_time = weight;
             }
         }
@@ -1085,7 +1106,7 @@ impl Merger {
             k.bytes = present_map(&acc.bytes, &acc.has_bytes, &MemLevel::ALL);
             k.launches = acc.launches;
             k.duration_s = acc.timed.then_some(acc.time);
-            k.evidence = acc.evidence.into();
+            k.evidence = acc.evidence;
             if acc.nvlink_rx.is_some() || acc.nvlink_tx.is_some() {
                 // Collectives: every launch's NVLink bytes.
                 k.evidence.nvlink_rx_bytes = acc.nvlink_rx;

@@ -226,7 +226,7 @@ struct Head {
 /// The value of a `"schema"` key among the first few hundred bytes, when
 /// it is there as a plain string. Every document this tool writes starts
 /// with it, so reading a document need not scan the whole text for it.
-pub(crate) fn schema_at_head(text: &str) -> Option<&str> {
+pub fn schema_at_head(text: &str) -> Option<&str> {
     let mut end = text.len().min(512);
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -243,7 +243,8 @@ pub(crate) fn schema_at_head(text: &str) -> Option<&str> {
 /// The document's `schema` string: from the head of the text, else (a
 /// document written by hand, its keys in another order) through [`Head`], a
 /// pass over the whole text that costs about a second at 100,000 kernels.
-fn schema_of(text: &str) -> Option<String> {
+/// `None` when the text is not JSON or has no `schema` string.
+pub fn schema_of(text: &str) -> Option<String> {
     match schema_at_head(text) {
         Some(s) => Some(s.to_string()),
         None => serde_json::from_str::<Head>(text).ok()?.schema,

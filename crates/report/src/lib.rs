@@ -61,13 +61,14 @@ pub use documents::occupancy::{OccupancyDocument, OCCUPANCY_SCHEMA};
 pub use documents::timeline::{TimelineView, DEFAULT_TOP as TIMELINE_TOP};
 pub use documents::tour::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 pub use occupancy_chart::sweep_svg;
-pub use output_file::write_atomic;
+pub use output_file::{write_atomic, write_atomic_with};
 pub use view::{
     spread_text, value_text, Basis, Block, Cell, ChartControls, ChartKind, ChartRef, ChartTab, Column, ColumnKind,
     Describe, Fact, Item, Note, NoteKind, PointDetail, Quantity, Row, Section, Show, Table, Tone, Value,
 };
 pub use writers::{
-    csv_tables, render, ColorChoice, CsvTable, Format, RenderOptions, TerminalOptions, MIN_WIDTH, PIPE_WIDTH,
+    csv_tables, render, write_json, ColorChoice, CsvTable, Format, RenderOptions, TerminalOptions, MIN_WIDTH,
+    PIPE_WIDTH,
 };
 
 /// An output could not be produced.

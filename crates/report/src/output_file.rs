@@ -1,6 +1,7 @@
 //! Writing an output file without destroying anything else.
 //!
-//! Every file the tool writes goes through [`write_atomic`], because the
+//! Every file the tool writes goes through [`write_atomic`] (or
+//! [`write_atomic_with`], for contents made as they are written), because the
 //! naive "write a temp file, rename it over the target" breaks in several
 //! ways that cost users data:
 //!
@@ -111,11 +112,26 @@ pub fn is_special_file(path: &Path) -> bool {
 /// see half a file and a failure leaves the old file as it was. See the
 /// module documentation for symlinks, special files, owners and modes.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ExportError> {
+    write_atomic_with(path, &mut |w| w.write_all(contents))
+}
+
+/// As [`write_atomic`], with the contents written by `body` as they are
+/// made (a large JSON document serialized straight into the file, never
+/// held whole in memory). An error from `body` leaves the old file as it
+/// was, as any other failure does.
+pub fn write_atomic_with(
+    path: &Path,
+    body: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), ExportError> {
     match resolve(path).map_err(|e| io_error(path, e))? {
-        Target::Direct(p) => write_direct(&p, contents).map_err(|e| io_error(path, e)),
-        Target::Replace(p) => replace(&p, contents).map_err(|e| io_error(path, e)),
+        Target::Direct(p) => write_direct(&p, body).map_err(|e| io_error(path, e)),
+        Target::Replace(p) => replace(&p, body).map_err(|e| io_error(path, e)),
     }
 }
+
+/// The buffer between a body and its file: writes of a serializer are
+/// small, the system calls need not be.
+const WRITE_BUFFER: usize = 1 << 20;
 
 /// Why a file name the tool makes itself (a table beside `-o FILE.csv`,
 /// a name the user never typed) may not be written: it is a symbolic link
@@ -146,7 +162,7 @@ pub fn write_atomic_no_follow(path: &Path, contents: &[u8]) -> Result<(), Export
         ));
     }
     let target = absolute(path).map_err(|e| io_error(path, e))?;
-    replace(&target, contents).map_err(|e| io_error(path, e))
+    replace(&target, &mut |w| w.write_all(contents)).map_err(|e| io_error(path, e))
 }
 
 /// Whether `path` is the file this process's stdout (or stderr) writes to.
@@ -160,25 +176,24 @@ fn same_as_stream(path: &Path, stream: std::os::fd::BorrowedFd<'_>) -> bool {
     }
 }
 
-fn write_direct(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+fn write_direct(path: &Path, body: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>) -> std::io::Result<()> {
     use std::os::fd::AsFd;
+    fn through(w: impl Write, body: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>) -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::with_capacity(WRITE_BUFFER, w);
+        body(&mut w)?;
+        w.flush()
+    }
     // `-o /dev/stdout`: through the process's own stdout, so that the file
     // and the data that follow on stdout come out in order.
     if same_as_stream(path, std::io::stdout().as_fd()) {
-        let mut out = std::io::stdout().lock();
-        out.write_all(contents)?;
-        return out.flush();
+        return through(std::io::stdout().lock(), body);
     }
     if same_as_stream(path, std::io::stderr().as_fd()) {
-        let mut err = std::io::stderr().lock();
-        err.write_all(contents)?;
-        return err.flush();
+        return through(std::io::stderr().lock(), body);
     }
     // Append: through a /proc link to a file, the shell has already
     // truncated it for `>` and wants the end for `>>`.
-    let mut f = open_for_writing(path)?;
-    f.write_all(contents)?;
-    f.flush()
+    through(open_for_writing(path)?, body)
 }
 
 /// Opens a device, FIFO or /proc link for writing. A FIFO that no process
@@ -306,7 +321,7 @@ fn hold_for_tests() {
     }
 }
 
-fn replace(target: &Path, contents: &[u8]) -> std::io::Result<()> {
+fn replace(target: &Path, body: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -334,7 +349,11 @@ fn replace(target: &Path, contents: &[u8]) -> std::io::Result<()> {
     if let Some(old) = &existing {
         keep_owner_and_mode(tmp.as_file(), old)?;
     }
-    tmp.write_all(contents)?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(WRITE_BUFFER, tmp.as_file_mut());
+        body(&mut w)?;
+        w.flush()?;
+    }
     tmp.as_file().sync_all()?;
     #[cfg(debug_assertions)]
     hold_for_tests();
@@ -465,6 +484,26 @@ mod tests {
         assert!(e.contains("folder"), "{e}");
         let e = write_atomic(&dir.path().join("missing/x.json"), b"x").unwrap_err().to_string();
         assert!(e.contains("missing/x.json") && e.contains("does not exist"), "{e}");
+    }
+
+    #[test]
+    fn a_body_that_fails_halfway_leaves_the_old_file_and_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("job.json");
+        std::fs::write(&out, b"old").unwrap();
+        let e = write_atomic_with(&out, &mut |w| {
+            w.write_all(&[b'x'; 3 * WRITE_BUFFER])?;
+            Err(std::io::Error::other("the serializer gave up"))
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("job.json") && e.contains("the serializer gave up"), "{e}");
+        assert_eq!(std::fs::read(&out).unwrap(), b"old");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["job.json"], "a temporary file was left");
+        // A body that succeeds is written whole, past the buffer's size.
+        write_atomic_with(&out, &mut |w| w.write_all(&[b'y'; 3 * WRITE_BUFFER + 1])).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap().len(), 3 * WRITE_BUFFER + 1);
     }
 
     #[test]

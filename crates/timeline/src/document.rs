@@ -9,9 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use roofline_core::schema::{DocumentError, Producer};
+use roofline_core::schema::{schema_of, DocumentError, Producer};
 
-use crate::model::{ActivityKind, Timeline};
+use crate::model::{ActivityKind, Device, Timeline};
 use crate::select::{group_by_nvtx, Group};
 use crate::summary::{busy, summarize, Busy, SummaryRow};
 
@@ -110,26 +110,126 @@ impl TimelineDocument {
 }
 
 /// Reads a timeline document, checking its schema first so that another
-/// kind or version of file fails with a message naming it.
+/// kind or version of file fails with a message naming it. The document is
+/// read straight into its type, never through a JSON tree (which costs
+/// several times the file's size: gigabytes for a million launches).
 pub fn read_timeline(text: &str, input: &str) -> Result<TimelineDocument, DocumentError> {
-    let expected = TIMELINE_SCHEMA;
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|source| DocumentError::Json { input: input.into(), expected, source })?;
-    let found = value
-        .get("schema")
-        .and_then(|s| s.as_str())
-        .ok_or_else(|| DocumentError::NoSchema { input: input.into(), expected })?
-        .to_string();
-    if found != expected {
-        let fix = if found.starts_with("roofline.timeline/") {
-            format!(
-                "this version of roofline ({}) reads {expected} only: record the run again with it",
-                env!("CARGO_PKG_VERSION")
-            )
-        } else {
-            format!("pass a {expected} file here (`roofline timeline --format json -o FILE -- PROGRAM`)")
-        };
-        return Err(DocumentError::WrongSchema { input: input.into(), found, expected, fix });
+    read_checked(text, input)
+}
+
+/// What a timeline brings to `roofline merge`: its per-kernel summary, the
+/// GPUs, the warnings and where it came from. The per-launch arrays
+/// (activities, NVTX ranges, names, processes) are skipped while parsing,
+/// so reading a rank of a million launches holds the summary only.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(from = "DigestText")]
+pub struct TimelineDigest {
+    /// The tool, its version and the command that wrote the timeline.
+    pub producer: Producer,
+    /// The program's command and how its run ended.
+    pub run: RunInfo,
+    /// Per kernel name, largest total first (the summary's `kernels`).
+    pub kernels: Vec<SummaryRow>,
+    /// The GPUs the processes reported.
+    pub devices: Vec<Device>,
+    /// What a reader must know (the timeline's warnings).
+    pub warnings: Vec<String>,
+}
+
+/// The document as [`TimelineDigest`] reads it: unknown keys (the arrays
+/// it does not need) are skipped without being built.
+#[derive(Deserialize)]
+struct DigestText {
+    /// Checked by the caller (of the text: before the parse).
+    #[serde(default)]
+    schema: Option<String>,
+    producer: Producer,
+    run: RunInfo,
+    summary: DigestSummary,
+    timeline: DigestTimeline,
+}
+
+#[derive(Deserialize)]
+struct DigestSummary {
+    kernels: Vec<SummaryRow>,
+}
+
+#[derive(Deserialize)]
+struct DigestTimeline {
+    #[serde(default)]
+    devices: Vec<Device>,
+    #[serde(default)]
+    warnings: Vec<String>,
+}
+
+impl From<DigestText> for TimelineDigest {
+    fn from(d: DigestText) -> TimelineDigest {
+        TimelineDigest {
+            producer: d.producer,
+            run: d.run,
+            kernels: d.summary.kernels,
+            devices: d.timeline.devices,
+            warnings: d.timeline.warnings,
+        }
     }
-    serde_json::from_value(value).map_err(|source| DocumentError::Fields { input: input.into(), expected, source })
+}
+
+/// Reads the parts of a timeline document that `merge` uses, with the same
+/// schema check and messages as [`read_timeline`].
+pub fn read_timeline_digest(text: &str, input: &str) -> Result<TimelineDigest, DocumentError> {
+    read_checked(text, input)
+}
+
+/// As [`read_timeline_digest`], from a stream: the document is parsed as
+/// it is read and never held as text, so a rank of a million launches
+/// costs the memory of its summary only. For a document whose head names
+/// the timeline schema (roofline writes it first): the schema is checked
+/// after the parse, so another kind of document is refused by the first
+/// field it lacks.
+pub fn read_timeline_digest_from(reader: impl std::io::Read, input: &str) -> Result<TimelineDigest, DocumentError> {
+    let text: DigestText = serde_json::from_reader(reader).map_err(|source| json_error(source, input))?;
+    match &text.schema {
+        Some(found) if found == TIMELINE_SCHEMA => Ok(text.into()),
+        Some(found) => Err(wrong_schema(found.clone(), input)),
+        None => Err(DocumentError::NoSchema { input: input.into(), expected: TIMELINE_SCHEMA }),
+    }
+}
+
+fn json_error(source: serde_json::Error, input: &str) -> DocumentError {
+    let expected = TIMELINE_SCHEMA;
+    match source.classify() {
+        serde_json::error::Category::Data => DocumentError::Fields { input: input.into(), expected, source },
+        _ => DocumentError::Json { input: input.into(), expected, source },
+    }
+}
+
+fn wrong_schema(found: String, input: &str) -> DocumentError {
+    let expected = TIMELINE_SCHEMA;
+    let fix = if found.starts_with("roofline.timeline/") {
+        format!(
+            "this version of roofline ({}) reads {expected} only: record the run again with it",
+            env!("CARGO_PKG_VERSION")
+        )
+    } else {
+        format!("pass a {expected} file here (`roofline timeline --format json -o FILE -- PROGRAM`)")
+    };
+    DocumentError::WrongSchema { input: input.into(), found, expected, fix }
+}
+
+fn read_checked<T: serde::de::DeserializeOwned>(text: &str, input: &str) -> Result<T, DocumentError> {
+    let expected = TIMELINE_SCHEMA;
+    let found = match schema_of(text) {
+        Some(found) => found,
+        None => {
+            // Not JSON, or JSON without a schema string: say which.
+            return Err(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                Err(source) => DocumentError::Json { input: input.into(), expected, source },
+                Ok(_) => DocumentError::NoSchema { input: input.into(), expected },
+            });
+        }
+    };
+    if found != expected {
+        return Err(wrong_schema(found, input));
+    }
+    serde_json::from_str(text).map_err(|source| json_error(source, input))
 }

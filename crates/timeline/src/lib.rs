@@ -51,7 +51,10 @@ pub mod select;
 pub mod summary;
 pub mod trace;
 
-pub use document::{read_timeline, RunInfo, Summary, TimelineDocument, TIMELINE_SCHEMA};
+pub use document::{
+    read_timeline, read_timeline_digest, read_timeline_digest_from, RunInfo, Summary, TimelineDigest, TimelineDocument,
+    TIMELINE_SCHEMA,
+};
 pub use model::{Activity, ActivityKind, ActivityName, Launch, NvtxRange, Process, Span, Timeline};
 pub use reader::{read_dir, read_sources, ReadError, UnixSpan};
 pub use records::{Record, RECORDS_FORMAT};

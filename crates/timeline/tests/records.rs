@@ -9,7 +9,9 @@ use roofline_timeline::records::{ClockPair, MarkerFlag, Record};
 use roofline_timeline::select::{group_by_nvtx, select_instance, windows, Pattern};
 use roofline_timeline::summary::summarize;
 use roofline_timeline::trace::{to_trace_string, Annotations};
-use roofline_timeline::{read_sources, read_timeline, RunInfo, TimelineDocument, UnixSpan};
+use roofline_timeline::{
+    read_sources, read_timeline, read_timeline_digest, read_timeline_digest_from, RunInfo, TimelineDocument, UnixSpan,
+};
 
 /// Lines of one process's record file.
 struct File {
@@ -383,6 +385,44 @@ fn document_round_trips_and_refuses_other_schemas() {
     assert!(e.contains("a.json") && e.contains("roofline.timeline/v1"), "{e}");
     let e = read_timeline(r#"{"schema":"roofline.timeline/v9"}"#, "new.json").unwrap_err().to_string();
     assert!(e.contains("record the run again"), "{e}");
+}
+
+/// Issue 16 (M1): `merge` of two timelines of 10^6 launches held both
+/// documents whole (a JSON tree, then every activity) and peaked at
+/// 6.7 GB. What it reads now is the digest, which never builds the
+/// per-launch arrays: here they are not even activities, and the digest
+/// is still read, from text and from a stream alike.
+#[test]
+fn the_digest_of_a_timeline_skips_its_per_launch_arrays() {
+    let mut a = training_process(4242);
+    a.end();
+    let tl = read(vec![("4242.jsonl", a.text())], None);
+    let run = RunInfo {
+        command: vec!["python3".into()],
+        wall_s: None,
+        exit_code: Some(0),
+        signal: None,
+        ended_by: "exit".into(),
+    };
+    let doc = TimelineDocument::new(Producer::new("roofline timeline -- python3 train.py"), run, tl, 10);
+    let mut v = serde_json::to_value(&doc).unwrap();
+    for key in ["activities", "ranges", "names", "processes"] {
+        v["timeline"][key] = serde_json::json!([{"not": "an entry"}, 7, null]);
+    }
+    let text = serde_json::to_string_pretty(&v).unwrap();
+    assert!(read_timeline(&text, "t.json").is_err(), "the full reader builds the arrays");
+    let digest = read_timeline_digest(&text, "t.json").unwrap();
+    assert_eq!(digest.kernels, doc.summary.kernels);
+    assert_eq!((digest.run, digest.producer), (doc.run.clone(), doc.producer.clone()));
+    assert_eq!(read_timeline_digest_from(text.as_bytes(), "t.json").unwrap().kernels, doc.summary.kernels);
+    // Other schemas are refused by name either way.
+    for reader in [read_timeline_digest, |t: &str, i: &str| read_timeline_digest_from(t.as_bytes(), i)] {
+        let other = text.replacen("roofline.timeline/v1", "roofline.timeline/v9", 1);
+        let e = reader(&other, "new.json").unwrap_err().to_string();
+        assert!(e.contains("new.json") && e.contains("record the run again"), "{e}");
+        let e = reader(&text[..text.len() / 2], "cut.json").unwrap_err().to_string();
+        assert!(e.contains("cut.json") && e.contains("roofline.timeline/v1"), "{e}");
+    }
 }
 
 #[test]

@@ -14,17 +14,23 @@
 //! too: they have no counters, so each kernel brings its measured time and
 //! launches only. NCCL kernels are still told apart by name, so the job's
 //! time splits into communication and the rest (not placed: no counters)
-//! per rank, and stragglers show, without any replay.
+//! per rank, and stragglers show, without any replay. A timeline is read
+//! as it streams in, its per-kernel summary kept and its per-launch arrays
+//! skipped: a rank of a million launches costs the memory of its distinct
+//! kernels, not of its gigabyte of JSON.
 
+use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roofline_core::machine::{Machine, Origin};
 use roofline_core::merge::{parse_in_order, parse_threads, read_rank, skim_rank_bytes, MergeError, Merger, ParsedRank};
-use roofline_core::schema::{read_machine, AnalysisDocument, AnalysisSource, Producer, ANALYSIS_SCHEMA};
+use roofline_core::schema::{read_machine, Producer, ANALYSIS_SCHEMA};
 use roofline_core::warning::Warning;
-use roofline_core::{analyze, gpus, Kernel};
-use roofline_timeline::{read_timeline, ActivityKind, TimelineDocument, TIMELINE_SCHEMA};
+use roofline_core::{gpus, Kernel};
+use roofline_timeline::{
+    read_timeline_digest, read_timeline_digest_from, ActivityKind, TimelineDigest, TIMELINE_SCHEMA,
+};
 
 use crate::error::bad_input;
 use crate::output::Output;
@@ -78,18 +84,26 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         let path = &args.files[i];
         let input = path.display().to_string();
         let expected = format!("a {ANALYSIS_SCHEMA} or {TIMELINE_SCHEMA} file a rank wrote");
+        let mut stream = crate::input_file::open_text(path, &expected)?;
+        let head = stream.head(HEAD_BYTES)?;
+        // A timeline (roofline writes its schema first) is parsed as it is
+        // read, its per-launch arrays skipped: never held as text.
+        if timeline_at_head(&head) {
+            let tl =
+                read_timeline_digest_from(std::io::BufReader::new(std::io::Cursor::new(head).chain(stream)), &input)?;
+            return Ok((input, timeline_rank(tl, machine.as_ref()), true));
+        }
         // Most ranks are current analyses, read from their bytes; the rest
-        // (timelines, older documents, errors) as text.
-        let bytes = crate::input_file::read_bytes(path, &expected)?;
+        // (timelines written by hand, older documents, errors) as text.
+        let bytes = stream.read_rest(head)?;
         if let Some(parsed) = skim_rank_bytes(&bytes) {
             return Ok((input, parsed, false));
         }
         let text = crate::input_file::text_of(bytes, path, &expected)?;
         if is_timeline(&text) {
-            let tl = read_timeline(&text, &input)?;
+            let tl = read_timeline_digest(&text, &input)?;
             drop(text);
-            let doc = timeline_as_analysis(tl, machine.as_ref(), &input);
-            Ok((input, ParsedRank::from(doc), true))
+            Ok((input, timeline_rank(tl, machine.as_ref()), true))
         } else {
             let parsed = read_rank(&text, &input)?;
             Ok((input, parsed, false))
@@ -124,10 +138,24 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// How much of a file is read to tell a timeline from an analysis.
+const HEAD_BYTES: usize = 512;
+
+/// Whether a file's first bytes are those of a timeline document as
+/// roofline writes it: `{`, then `"schema": "roofline.timeline/v1"`.
+fn timeline_at_head(head: &[u8]) -> bool {
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        // A multibyte character cut at the end of the head.
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    roofline_core::schema::schema_at_head(text) == Some(TIMELINE_SCHEMA)
+}
+
 /// Whether a document is a timeline: its schema, looked for near the start
 /// (roofline writes it first), else anywhere in the text.
 fn is_timeline(text: &str) -> bool {
-    let mut end = text.len().min(512);
+    let mut end = text.len().min(HEAD_BYTES);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
@@ -136,11 +164,13 @@ fn is_timeline(text: &str) -> bool {
     head.contains(&needle) || (!head.contains("\"schema\"") && text.contains(&needle))
 }
 
-/// A rank's timeline as an analysis: each kernel with its measured time and
-/// launches, no counters. The machine is `machine`, else the built-in one
-/// of the GPU the timeline names, else an empty one with that name.
-fn timeline_as_analysis(tl: TimelineDocument, machine: Option<&Machine>, input: &str) -> AnalysisDocument {
-    let device = tl.timeline.devices.first().map(|d| d.name.clone());
+/// A rank's timeline as the merge reads a rank: each kernel with its
+/// measured time and launches, no counters, placed one at a time (only
+/// collectives are placed, against the link roofs). The machine is
+/// `machine`, else the built-in one of the GPU the timeline names, else an
+/// empty one with that name.
+fn timeline_rank(tl: TimelineDigest, machine: Option<&Machine>) -> ParsedRank {
+    let device = tl.devices.first().map(|d| d.name.clone());
     let machine = match machine {
         Some(m) => m.clone(),
         None => device
@@ -152,32 +182,14 @@ fn timeline_as_analysis(tl: TimelineDocument, machine: Option<&Machine>, input: 
                 ..Machine::default()
             }),
     };
-    let kernels: Vec<Kernel> = tl
-        .summary
-        .kernels
-        .iter()
-        .filter(|r| r.kind == ActivityKind::Kernel)
-        .map(|r| {
-            let mut k = Kernel::named(&r.name, Origin::Measured);
-            if !r.display_name.is_empty() {
-                k.display_name = r.display_name.clone();
-            }
-            k.launches = r.instances;
-            k.duration_s = Some(r.total_ns as f64 * 1e-9);
-            k
-        })
-        .collect();
-    let analysed = analyze(&machine, &kernels);
-    let mut doc = AnalysisDocument::new(
-        tl.producer,
-        AnalysisSource {
-            kind: "timeline".into(),
-            detail: format!("{input}: {}", tl.run.command.join(" ")),
-            byte_convention: None,
-        },
-        machine,
-        analysed,
-    );
-    doc.warnings.extend(tl.timeline.warnings.into_iter().map(|text| Warning::Legacy { text }));
-    doc
+    let kernels = tl.kernels.into_iter().filter(|r| r.kind == ActivityKind::Kernel).map(|r| {
+        let mut k = Kernel::named(&r.name, Origin::Measured);
+        if !r.display_name.is_empty() {
+            k.display_name = r.display_name;
+        }
+        k.launches = r.instances;
+        k.duration_s = Some(r.total_ns as f64 * 1e-9);
+        k
+    });
+    ParsedRank::from_kernels(machine, kernels)
 }

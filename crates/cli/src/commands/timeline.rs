@@ -516,7 +516,10 @@ fn write_outputs(doc: &TimelineDocument, top: usize, out: &Output, as_trace: boo
     match &out.file {
         Some(path) => {
             out.info(&format!("the Chrome trace goes to {} (open it in https://ui.perfetto.dev)", path.display()));
-            out.deliver(&[(path.clone(), String::from_utf8(trace)?)], &out.rendered(&view, Format::Table)?)
+            out.deliver(
+                &[(path.clone(), String::from_utf8(trace)?.into())],
+                &out.rendered(&view, Format::Table)?.into(),
+            )
         }
         None => out.stdout(&String::from_utf8(trace)?),
     }

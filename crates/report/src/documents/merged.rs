@@ -45,7 +45,11 @@ impl Describe for MergedDocument {
     }
 
     fn deferred_rows(&self, table: &str, row: &mut dyn FnMut(Row)) {
-        self.job.deferred_rows(table, row);
+        if table == PER_RANK_TABLE {
+            per_rank_rows(self, row);
+        } else {
+            self.job.deferred_rows(table, row);
+        }
     }
 
     fn chart_svg(&self, chart: ChartKind, opts: &ChartOptions) -> Option<String> {
@@ -209,11 +213,18 @@ fn per_rank_section(doc: &MergedDocument) -> Section {
     for r in &doc.ranks {
         cols.push(Column::value(&format!("rank_{}", r.rank), &format!("rank {}", r.rank), Quantity::Si(Unit::Second)));
     }
-    let mut t = Table::new("kernel_rank", cols);
+    // One row per kernel of the job (a million for a pathological job):
+    // made as the writer takes them, and only by the writers that show it.
+    let t = Table::deferred(PER_RANK_TABLE, cols, doc.kernels.len());
+    Section::new("per_rank", "").show(Show::Data).with(t)
+}
+
+const PER_RANK_TABLE: &str = "kernel_rank";
+
+fn per_rank_rows(doc: &MergedDocument, row: &mut dyn FnMut(Row)) {
     for k in &doc.kernels {
         let mut cells = kernel_cells(k);
         cells.extend(k.time_s.iter().map(|v| Cell::value(*v, Quantity::Si(Unit::Second))));
-        t.push(cells);
+        row(Row { cells, tone: None, link: None });
     }
-    Section::new("per_rank", "").show(Show::Data).with(t)
 }

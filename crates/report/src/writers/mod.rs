@@ -80,6 +80,13 @@ pub struct RenderOptions {
     pub chart: ChartOptions,
 }
 
+/// Writes a document as JSON (the `json` format) into `w` as it is
+/// serialized: a document of a million kernels is never held as text.
+pub fn write_json<D: Serialize + ?Sized>(doc: &D, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *w, doc)?;
+    w.write_all(b"\n")
+}
+
 /// Renders a document in a format. For CSV this is the document's first
 /// table; [`csv_tables`] gives all of them.
 pub fn render<D: Describe + Serialize + ?Sized>(
@@ -89,7 +96,11 @@ pub fn render<D: Describe + Serialize + ?Sized>(
 ) -> Result<String, ExportError> {
     Ok(match format {
         Format::Table => terminal::render(doc, &opts.terminal),
-        Format::Json => serde_json::to_string_pretty(doc)? + "\n",
+        Format::Json => {
+            let mut text = Vec::new();
+            write_json(doc, &mut text).map_err(serde_json::Error::io)?;
+            String::from_utf8(text).expect("serde_json writes UTF-8")
+        }
         Format::Csv => csv::render(doc)?.into_iter().next().map(|t| t.text).unwrap_or_default(),
         Format::Markdown => markdown::render(doc),
         Format::Html => html::render(doc, &opts.chart)?,
