@@ -69,6 +69,32 @@ fn a_signal_to_import_stops_an_ncu_that_never_returns() {
     assert!(said.contains("was stopped by SIGTERM"), "{said}");
 }
 
+/// H1, left open by the fourth pass: the 20 s bound on `ncu
+/// --query-metrics` (and `ncu --help`, `nvidia-smi`) did not shrink to a
+/// shorter `--timeout`, so `profile --timeout 3s` with a query that never
+/// answers ran 20 s before it even started ncu. `--timeout` bounds the
+/// whole run now, the questions included.
+#[test]
+fn a_short_timeout_bounds_the_questions_to_ncu_too() {
+    let dir = tempfile::tempdir().unwrap();
+    // Hangs when asked its metrics and when profiling; reads back nothing.
+    let ncu = script(dir.path(), "ncu", "case \"$1\" in --import) exit 1;; esac\nexec sleep 300");
+    let start = Instant::now();
+    let out = roofline()
+        .args(["profile", "--one-pass", "--timeout", "3s", "--ncu"])
+        .arg(&ncu)
+        .args(["--", "/bin/true"])
+        .env("PATH", "/usr/bin:/bin")
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(took < Duration::from_secs(15), "profile --timeout 3s took {took:?}: {err}");
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--timeout"), "{err}");
+}
+
 /// L2: an `ncu --import` that exited 0 and printed nothing was reported as
 /// "the file is empty", about a report that was not.
 #[test]

@@ -191,11 +191,22 @@ pub fn private_log() -> Result<(tempfile::TempDir, PathBuf), RunnerError> {
 /// How long a question to a helper (`ncu --query-metrics`, `ncu --help`,
 /// `nvidia-smi`) may take: they answer in seconds, and one that never
 /// answers is stopped rather than waited on (the answer is then unknown).
+/// Less when the run's own `--timeout` leaves less (see [`Deadline`]).
 pub const HELPER_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// What a helper printed on stdout when it answered in time and succeeded.
-fn ask(program: &Path, args: &[&str]) -> Option<String> {
-    ask_within(program, args, HELPER_TIMEOUT)
+/// When the run must be over (`--timeout` from its start), if ever: a
+/// helper asked before the profile gets at most what is left of it, so a
+/// `--timeout 5s` is never spent waiting 20 s on `ncu --query-metrics`.
+pub type Deadline = Option<std::time::Instant>;
+
+/// What a helper printed on stdout when it answered in time and succeeded
+/// (`None` at once when the deadline has passed).
+fn ask(program: &Path, args: &[&str], deadline: Deadline) -> Option<String> {
+    let left = match deadline {
+        Some(d) => d.checked_duration_since(std::time::Instant::now()).filter(|l| !l.is_zero())?,
+        None => HELPER_TIMEOUT,
+    };
+    ask_within(program, args, left.min(HELPER_TIMEOUT))
 }
 
 fn ask_within(program: &Path, args: &[&str], timeout: Duration) -> Option<String> {
@@ -209,27 +220,27 @@ fn ask_within(program: &Path, args: &[&str], timeout: Duration) -> Option<String
 
 /// The base metric names this ncu knows for the local GPU
 /// (`ncu --query-metrics`), or `None` when the query fails (no GPU).
-pub fn query_known(ncu: &Path) -> Option<HashSet<String>> {
-    let known = metrics::parse_query_output(&ask(ncu, &["--query-metrics"])?);
+pub fn query_known(ncu: &Path, deadline: Deadline) -> Option<HashSet<String>> {
+    let known = metrics::parse_query_output(&ask(ncu, &["--query-metrics"], deadline)?);
     (!known.is_empty()).then_some(known)
 }
 
 /// `ncu --help`, to see which options this version has (empty when it
 /// cannot be run).
-pub fn help_text(ncu: &Path) -> String {
-    ask(ncu, &["--help"]).unwrap_or_default()
+pub fn help_text(ncu: &Path, deadline: Deadline) -> String {
+    ask(ncu, &["--help"], deadline).unwrap_or_default()
 }
 
 /// The compute capability's major number, from nvidia-smi when present.
-pub fn local_cc_major() -> Option<u32> {
-    let text = ask(Path::new("nvidia-smi"), &["--query-gpu=compute_cap", "--format=csv,noheader"])?;
+pub fn local_cc_major(deadline: Deadline) -> Option<u32> {
+    let text = ask(Path::new("nvidia-smi"), &["--query-gpu=compute_cap", "--format=csv,noheader"], deadline)?;
     text.lines().next()?.trim().split('.').next()?.parse().ok()
 }
 
 /// The metrics to collect on this machine, and those this ncu does not know.
-pub fn metric_list(ncu: &Path) -> (Vec<String>, Vec<String>) {
-    let known = query_known(ncu);
-    metrics::metrics_for(local_cc_major(), known.as_ref())
+pub fn metric_list(ncu: &Path, deadline: Deadline) -> (Vec<String>, Vec<String>) {
+    let known = query_known(ncu, deadline);
+    metrics::metrics_for(local_cc_major(deadline), known.as_ref())
 }
 
 impl Run {

@@ -83,13 +83,16 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// "h200.json" -> "h200.gpu1.json" when several GPUs are measured.
+/// "h200.json" -> "h200.gpu1.json" when several GPUs are measured; the
+/// stem and extension are kept byte for byte (a name that is not UTF-8
+/// stays the user's name, not one with U+FFFD in it).
 pub fn per_device(f: &std::path::Path, d: usize) -> PathBuf {
-    let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "machine".into());
-    let name = match f.extension() {
-        Some(e) => format!("{stem}.gpu{d}.{}", e.to_string_lossy()),
-        None => format!("{stem}.gpu{d}"),
-    };
+    let mut name = f.file_stem().unwrap_or(std::ffi::OsStr::new("machine")).to_os_string();
+    name.push(format!(".gpu{d}"));
+    if let Some(e) = f.extension() {
+        name.push(".");
+        name.push(e);
+    }
     f.with_file_name(name)
 }
 
@@ -213,6 +216,11 @@ mod tests {
     fn per_device_file_names() {
         assert_eq!(per_device(std::path::Path::new("out/h200.json"), 1), PathBuf::from("out/h200.gpu1.json"));
         assert_eq!(per_device(std::path::Path::new("m"), 0), PathBuf::from("m.gpu0"));
+        // Left open by the fourth adversarial pass: a name that is not
+        // UTF-8 became another file's name, with U+FFFD for its bytes.
+        use std::os::unix::ffi::OsStrExt;
+        let odd = std::path::Path::new(std::ffi::OsStr::from_bytes(b"out/m\xff.j\xfe"));
+        assert_eq!(per_device(odd, 2).as_os_str().as_bytes(), b"out/m\xff.gpu2.j\xfe");
     }
 
     /// The results behind the bundled H200 machine, as `roofline bench`

@@ -171,10 +171,15 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     })?;
     let rank = crate::ranks::from_env()?;
     let ncu = find_ncu(args.ncu.as_deref())?;
+    // `--timeout` bounds the whole run, the questions to ncu and
+    // nvidia-smi before the profile included.
+    let started = Instant::now();
+    let deadline = args.timeout.map(|t| started + t);
+    let left = || args.timeout.map(|t| t.saturating_sub(started.elapsed()).max(Duration::from_secs(1)));
     let world = rank.as_ref().map(|r| r.world_size.unwrap_or(2));
     let needs_help = matches!(mode, Mode::Auto | Mode::Lockstep) && world.is_some_and(|w| w > 1);
-    let help = if needs_help { help_text(&ncu) } else { String::new() };
-    let known = if mode == Mode::Only { query_known(&ncu) } else { None };
+    let help = if needs_help { help_text(&ncu, deadline) } else { String::new() };
+    let known = if mode == Mode::Only { query_known(&ncu, deadline) } else { None };
     let coll = collectives::plan(mode, world, &help, known.as_ref()).map_err(bad_input)?;
     if let (Some(filter), Some(k)) = (coll.kernel_filter, &args.kernel_name) {
         if matches!(mode, Mode::Skip | Mode::Only) {
@@ -192,7 +197,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         (Some(m), _) => m.clone(),
         (None, Some(m)) => m.clone(),
         (None, None) => {
-            let (list, dropped) = metric_list(&ncu);
+            let (list, dropped) = metric_list(&ncu, deadline);
             if !dropped.is_empty() {
                 out.info(&format!(
                     "this ncu does not know {} metric(s), left out: {}",
@@ -203,22 +208,21 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             list
         }
     };
-    let started = Instant::now();
     let explicit_filters = args.kernel_name.is_some()
         || args.launch_count.is_some()
         || args.launch_skip.is_some()
         || !args.nvtx_include.is_empty()
         || !args.nvtx_exclude.is_empty();
     if args.one_pass {
-        return one_pass(args, out, &ncu, &metrics, args.timeout, &coll, rank);
+        return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
     if explicit_filters {
         out.info("-k/-c/-s/--nvtx-include/--nvtx-exclude choose the launches themselves: one ncu pass over them, times from the replays (no timeline)");
-        return one_pass(args, out, &ncu, &metrics, args.timeout, &coll, rank);
+        return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
     if world.is_some_and(|w| w > 1) || mode != Mode::Auto {
         out.info("ranks of a multi-process job (or --collectives set): one ncu pass per rank, times from the replays");
-        return one_pass(args, out, &ncu, &metrics, args.timeout, &coll, rank);
+        return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
     let (inject, cupti) = match injection(None, None) {
         Ok(found) => found,
@@ -226,13 +230,13 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             out.warn(&format!(
                 "no timeline first ({e}); profiling every launch in one ncu pass instead, with times from the replays (--one-pass does this on purpose)"
             ));
-            return one_pass(args, out, &ncu, &metrics, args.timeout, &coll, rank);
+            return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
         }
     };
     let rec = record(
         &RecordOptions {
             command: &args.command,
-            timeout: args.timeout,
+            timeout: left(),
             grace: roofline_child::DEFAULT_GRACE,
             target: TargetArg::All,
             inject,
@@ -260,15 +264,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         out.warn(&format!(
             "pass 1 recorded no kernel launch of {program}; profiling every launch in one ncu pass instead (--one-pass does this on purpose)"
         ));
-        return one_pass(
-            args,
-            out,
-            &ncu,
-            &metrics,
-            args.timeout.map(|t| t.saturating_sub(started.elapsed())),
-            &coll,
-            rank,
-        );
+        return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
     let plan = Plan::of(
         &rec.timeline,
@@ -285,8 +281,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     ));
     let mut extra = plan.ncu_filters();
     extra.extend(args.ncu_args.iter().cloned());
-    let remaining = args.timeout.map(|t| t.saturating_sub(started.elapsed()).max(Duration::from_secs(1)));
-    let pass = ncu_pass(args, out, &ncu, &metrics, Filters::default(), extra, remaining, Some(plan.planned_launches))?;
+    let pass = ncu_pass(args, out, &ncu, &metrics, Filters::default(), extra, left(), Some(plan.planned_launches))?;
     let failed = pass.exit_note.is_some();
     let nothing_read = pass.cap.is_err() && !stopped_on_purpose(&pass.exit);
     let cap = match pass.cap {

@@ -258,7 +258,7 @@ fn live(args: &Args, d: usize, out: &Output) -> anyhow::Result<Tour> {
     let (analysis, method) = match ncu {
         Some(ncu) => {
             let exe = std::env::current_exe().context("finding this program to run its example kernels under ncu")?;
-            let (metrics, _) = metric_list(&ncu);
+            let (metrics, _) = metric_list(&ncu, None);
             let log_file = args.out_dir.join("examples.ncu.csv");
             let run = Run {
                 ncu: ncu.clone(),
