@@ -17,9 +17,12 @@
 # itself). A run over its target is marked MISSED and the script exits 1.
 set -euo pipefail
 bin=$(realpath "$1") dir=$2
-mkdir -p "$dir"
+mkdir -p "$dir/tmp"
 dir=$(realpath "$dir")
 cd "$dir"
+# The tool's temporary folders (the timeline's record folder) in DIR, out
+# of reach of whatever else cleans /tmp meanwhile.
+export TMPDIR=$dir/tmp
 missed=0
 floor_mib=64
 
@@ -68,8 +71,10 @@ timed() {
     shift 2
     local load
     load=$(cut -d' ' -f1-3 /proc/loadavg)
-    if ! /usr/bin/time -v -o "$name.time" "$@" >"$name.out" 2>"$name.err"; then
-        echo "$name: FAILED (exit $?): $(tail -c 600 "$name.err")"
+    local rc=0
+    /usr/bin/time -v -o "$name.time" "$@" >"$name.out" 2>"$name.err" || rc=$?
+    if [ "$rc" != 0 ]; then
+        echo "$name: FAILED (exit $rc): $(tail -c 600 "$name.err")"
         missed=1
         return
     fi
