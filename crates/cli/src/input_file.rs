@@ -124,3 +124,47 @@ pub fn text_of(bytes: Vec<u8>, path: &Path, expected: &str) -> anyhow::Result<St
         ))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+
+    use super::*;
+
+    #[test]
+    fn the_head_and_the_rest_are_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("doc.json");
+        let text: String = (0..5000).map(|i| format!("{i},")).collect();
+        std::fs::write(&path, &text).unwrap();
+        let mut s = open_text(&path, "a document").unwrap();
+        let head = s.head(512).unwrap();
+        assert_eq!(head, text.as_bytes()[..512]);
+        assert_eq!(s.read_rest(head).unwrap(), text.as_bytes());
+        // Read as a stream instead: the same bytes.
+        let mut s = open_text(&path, "a document").unwrap();
+        let head = s.head(7).unwrap();
+        let mut streamed = head;
+        s.read_to_end(&mut streamed).unwrap();
+        assert_eq!(streamed, text.as_bytes());
+        assert_eq!(read_bytes(&path, "a document").unwrap(), text.as_bytes());
+    }
+
+    #[test]
+    fn binary_data_past_the_head_is_refused_by_the_stream_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("doc.json");
+        let mut bytes = vec![b' '; 100_000];
+        bytes[90_000] = 0;
+        std::fs::write(&path, &bytes).unwrap();
+        let mut s = open_text(&path, "a timeline").unwrap();
+        assert_eq!(s.head(512).unwrap().len(), 512);
+        let e = std::io::copy(&mut s, &mut std::io::sink()).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        assert!(e.to_string().contains("binary data") && e.to_string().contains("a timeline"), "{e}");
+        let e = read_bytes(&path, "a timeline").unwrap_err().to_string();
+        assert!(e.contains("doc.json: binary data"), "{e}");
+        let e = open_text(dir.path(), "a timeline").err().unwrap().to_string();
+        assert!(e.contains("is a folder") && e.contains("a timeline"), "{e}");
+    }
+}

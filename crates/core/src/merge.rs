@@ -1348,6 +1348,52 @@ mod tests {
     }
 
     #[test]
+    fn kernels_placed_one_at_a_time_merge_as_their_whole_analysis_does() {
+        // `merge` places a timeline's kernels one by one (M1: the whole
+        // analysis of a million kernels was most of its memory); the job
+        // must come out as from the analysis of all of them at once.
+        let mut ks: Vec<Kernel> = rank_doc(0, &[("gemm", 1e12, 1e9, 0.02), ("copy", 0.0, 4e9, 0.003)])
+            .kernels
+            .into_iter()
+            .map(|a| a.kernel)
+            .collect();
+        let mut nccl = Kernel::named("ncclDevKernel_AllReduce_Sum_f32_RING_LL", Origin::Measured);
+        nccl.duration_s = Some(0.01);
+        nccl.launches = 4;
+        nccl.evidence.nvlink_rx_bytes = Some(1e9);
+        ks.push(nccl);
+        let mut untimed = Kernel::named("untimed", Origin::Measured);
+        untimed.evidence.block_size = Some(256.0);
+        ks.push(untimed);
+        let m = machine();
+        let whole = AnalysisDocument::new(
+            Producer::new("t"),
+            AnalysisSource { kind: "timeline".into(), detail: String::new(), byte_convention: None },
+            m.clone(),
+            analyze(&m, &ks),
+        );
+        let merged = |rank: ParsedRank| {
+            let mut g = Merger::new(None);
+            g.add_parsed(rank, "tl.0.json", 0).unwrap();
+            g.add_parsed(ParsedRank::from(rank_doc(1, &[("gemm", 1e12, 1e9, 0.03)])), "f1.json", 1).unwrap();
+            serde_json::to_value(g.finish(Producer::new("t")).unwrap()).unwrap()
+        };
+        let one_by_one = merged(ParsedRank::from_kernels(m, ks));
+        assert_eq!(one_by_one, merged(ParsedRank::from(whole)));
+        assert!(
+            one_by_one["ranks"][0]["split"]["communication_s"].as_f64().unwrap() > 0.0,
+            "{}",
+            one_by_one["ranks"][0]
+        );
+        let untimed =
+            one_by_one["job"]["kernels"].as_array().unwrap().iter().find(|k| k["kernel"]["name"] == "untimed");
+        assert!(untimed.is_some(), "a kernel without a time is still in the job");
+        let nccl =
+            one_by_one["job"]["kernels"].as_array().unwrap().iter().find(|k| k["collective"].is_object()).unwrap();
+        assert_eq!(nccl["kernel"]["evidence"]["nvlink_rx_bytes"], 1e9, "a collective's NVLink bytes are kept");
+    }
+
+    #[test]
     fn the_longest_launch_of_the_job_keeps_its_evidence_when_launches_are_folded_per_file() {
         // File 0: launches of 1, 3 and 2 s; file 1: 2.5 s (shorter than
         // file 0's longest, though longer than its first) then 4 s.

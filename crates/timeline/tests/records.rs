@@ -421,7 +421,11 @@ fn the_digest_of_a_timeline_skips_its_per_launch_arrays() {
         let e = reader(&other, "new.json").unwrap_err().to_string();
         assert!(e.contains("new.json") && e.contains("record the run again"), "{e}");
         let e = reader(&text[..text.len() / 2], "cut.json").unwrap_err().to_string();
-        assert!(e.contains("cut.json") && e.contains("roofline.timeline/v1"), "{e}");
+        assert!(e.contains("cut.json") && e.contains("not valid JSON"), "{e}");
+        // Valid JSON with a field of the wrong type is a bad field, not bad JSON.
+        let wrong = text.replacen("\"total_ns\": ", "\"total_ns\": \"many\", \"x\": ", 1);
+        let e = reader(&wrong, "typed.json").unwrap_err().to_string();
+        assert!(e.contains("typed.json") && e.contains("bad field") && !e.contains("not valid JSON"), "{e}");
     }
 }
 
