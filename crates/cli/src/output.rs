@@ -21,8 +21,8 @@ use roofline_report::output_file::{
     is_special_file, not_a_plain_file, refuse_overwriting_inputs, write_atomic_no_follow,
 };
 use roofline_report::{
-    csv_tables, render, write_atomic, write_atomic_with, write_json, AnalysisView, ChartOptions, ColorChoice, Describe,
-    ExportError, Format, InstructionView, RenderOptions, TerminalOptions,
+    csv_tables, render, write_atomic_with, write_json, AnalysisView, ChartOptions, ColorChoice, Describe, ExportError,
+    Format, InstructionView, RenderOptions, TerminalOptions,
 };
 use serde::Serialize;
 
@@ -311,15 +311,17 @@ impl Output {
 
     /// Writes an output file other than `-o` (`--svg`, `--save-csv`), and says so.
     pub fn write_file(&self, flag: &str, path: &Path, body: &[u8]) -> anyhow::Result<()> {
-        self.write_body(flag, path, &Body::Text(String::new()), Some(body))
+        self.write_with(flag, path, &mut |w| w.write_all(body))
     }
 
-    fn write_body(&self, flag: &str, path: &Path, body: &Body, bytes: Option<&[u8]>) -> anyhow::Result<()> {
-        let written = match bytes {
-            Some(bytes) => write_atomic(path, bytes),
-            None => write_atomic_with(path, &mut |w| body.write_to(w)),
-        };
-        written.with_context(|| format!("{flag} {}: nothing was written", path.display()))?;
+    /// As [`Output::write_file`], the contents made by `body` as they are written.
+    fn write_with(
+        &self,
+        flag: &str,
+        path: &Path,
+        body: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> anyhow::Result<()> {
+        write_atomic_with(path, body).with_context(|| format!("{flag} {}: nothing was written", path.display()))?;
         self.info(&format!("wrote {}", path.display()));
         Ok(())
     }
@@ -422,7 +424,7 @@ impl Output {
                 continue;
             }
             let flag = if self.file.as_deref() == Some(path.as_path()) { "-o" } else { "output file" };
-            self.write_body(flag, path, body, None)?;
+            self.write_with(flag, path, &mut |w| body.write_to(w))?;
         }
         Ok(())
     }
