@@ -263,6 +263,11 @@ pub(crate) fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'sta
             if let Ok(doc) = serde_json::from_str(text) {
                 return Ok(doc);
             }
+        } else if upgraded(&found) != Some(expected) {
+            // Another kind of document (a timeline of a million launches
+            // given to `report`): refused before it is built, in the memory
+            // of its text.
+            return Err(wrong_schema(input, found, expected));
         }
     }
     let mut value: serde_json::Value =
@@ -275,16 +280,29 @@ pub(crate) fn read<T: DeserializeOwned>(text: &str, input: &str, expected: &'sta
         .ok_or_else(|| DocumentError::NoSchema { input: input.into(), expected })?
         .to_string();
     if found != expected {
-        let fix = match (found.split('/').next(), expected.split('/').next()) {
-            (Some(a), Some(b)) if a == b => format!(
-                "this version of roofline ({}) reads {expected} and its v1: regenerate the file with it",
-                env!("CARGO_PKG_VERSION")
-            ),
-            _ => format!("pass a {expected} file here"),
-        };
-        return Err(DocumentError::WrongSchema { input: input.into(), found, expected, fix });
+        return Err(wrong_schema(input, found, expected));
     }
     serde_json::from_value(value).map_err(|source| DocumentError::Fields { input: input.into(), expected, source })
+}
+
+/// The schema [`upgrade_v1`] turns a document of schema `found` into, if any.
+fn upgraded(found: &str) -> Option<&'static str> {
+    match found {
+        MACHINE_SCHEMA_V1 => Some(MACHINE_SCHEMA),
+        ANALYSIS_SCHEMA_V1 => Some(ANALYSIS_SCHEMA),
+        _ => None,
+    }
+}
+
+fn wrong_schema(input: &str, found: String, expected: &'static str) -> DocumentError {
+    let fix = match (found.split('/').next(), expected.split('/').next()) {
+        (Some(a), Some(b)) if a == b => format!(
+            "this version of roofline ({}) reads {expected} and its v1: regenerate the file with it",
+            env!("CARGO_PKG_VERSION")
+        ),
+        _ => format!("pass a {expected} file here"),
+    };
+    DocumentError::WrongSchema { input: input.into(), found, expected, fix }
 }
 
 fn value_error(input: &str, field: String, value: f64, problem: &str) -> DocumentError {
@@ -391,11 +409,7 @@ pub fn read_machine(text: &str, input: &str) -> Result<MachineDocument, Document
 /// [`crate::machine::Ceiling`]s, each naming its resource.
 pub fn upgrade_v1(doc: &mut serde_json::Value) {
     let schema = doc.get("schema").and_then(|s| s.as_str()).map(str::to_string);
-    let new_schema = match schema.as_deref() {
-        Some(MACHINE_SCHEMA_V1) => MACHINE_SCHEMA,
-        Some(ANALYSIS_SCHEMA_V1) => ANALYSIS_SCHEMA,
-        _ => return,
-    };
+    let Some(new_schema) = schema.as_deref().and_then(upgraded) else { return };
     doc["schema"] = serde_json::Value::from(new_schema);
     if let Some(machine) = doc.get_mut("machine") {
         upgrade_machine_v1(machine);
@@ -470,6 +484,22 @@ pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, Docume
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn another_kind_of_document_is_refused_by_its_schema_before_it_is_built() {
+        // Fifth adversarial pass (F1): `report` of a timeline of 10^6
+        // launches built the whole 439 MB document as a JSON tree (3.1 GB)
+        // before saying it was not an analysis. The schema at the head is
+        // enough: here the rest is not even JSON, and the message is still
+        // the schema's.
+        let text = format!("{{\"schema\": \"roofline.timeline/v1\", \"timeline\": [{}", "[1, 2], ".repeat(1000));
+        let e = read_analysis(&text, "tl.json").unwrap_err();
+        assert!(matches!(&e, DocumentError::WrongSchema { found, .. } if found == "roofline.timeline/v1"), "{e}");
+        assert!(e.to_string().contains("tl.json"), "{e}");
+        // A v1 analysis is still upgraded, not refused.
+        let v1 = format!("{{\"schema\": \"{ANALYSIS_SCHEMA_V1}\", \"kernels\": [");
+        assert!(matches!(read_analysis(&v1, "old.json"), Err(DocumentError::Json { .. })));
+    }
 
     #[test]
     fn the_schema_is_found_at_the_head_or_anywhere_else() {
