@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context;
 use roofline_core::schema::{AnalysisDocument, MachineDocument};
 use roofline_report::output_file::{
-    is_special_file, not_a_plain_file, refuse_overwriting_inputs, write_atomic_no_follow,
+    is_special_file, not_a_plain_file, refuse_overwriting_inputs, write_set, Links, SetFile,
 };
 use roofline_report::{
     csv_tables, render, write_atomic_with, write_json, AnalysisView, ChartOptions, ColorChoice, Describe, ExportError,
@@ -61,14 +61,6 @@ impl Body<'_> {
         match self {
             Body::Text(text) => w.write_all(text.as_bytes()),
             Body::Json(doc) => doc.write_json(w),
-        }
-    }
-
-    /// The text, when it was made as text (the CSV side tables are).
-    fn text(&self) -> Option<&str> {
-        match self {
-            Body::Text(text) => Some(text),
-            Body::Json(_) => None,
         }
     }
 }
@@ -414,17 +406,27 @@ impl Output {
                 .collect();
             refuse_overwriting_inputs(&sides, &inputs).map_err(bad_input)?;
         }
-        for (path, body) in files {
-            if self.is_side_table(path) {
-                // Side tables are CSV, made as text.
-                let text = body.text().unwrap_or_default();
-                write_atomic_no_follow(path, text.as_bytes())
-                    .with_context(|| format!("output file {}: nothing was written", path.display()))?;
-                self.info(&format!("wrote {}", path.display()));
-                continue;
-            }
+        if let [(path, body)] = files {
             let flag = if self.file.as_deref() == Some(path.as_path()) { "-o" } else { "output file" };
-            self.write_with(flag, path, &mut |w| body.write_to(w))?;
+            return self.write_with(flag, path, &mut |w| body.write_to(w));
+        }
+        // A CSV and the tables beside it belong together: all or none.
+        let mut writers: Vec<_> =
+            files.iter().map(|(_, body)| move |w: &mut dyn std::io::Write| body.write_to(w)).collect();
+        let mut set: Vec<SetFile> = files
+            .iter()
+            .zip(writers.iter_mut())
+            .map(|((path, _), w)| {
+                let links = if self.is_side_table(path) { Links::Refuse } else { Links::Follow };
+                (path.as_path(), links, w as &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>)
+            })
+            .collect();
+        write_set(&mut set).with_context(|| {
+            let names: Vec<String> = files.iter().map(|(p, _)| p.display().to_string()).collect();
+            format!("nothing was written to any of {}", names.join(", "))
+        })?;
+        for (path, _) in files {
+            self.info(&format!("wrote {}", path.display()));
         }
         Ok(())
     }
@@ -528,6 +530,39 @@ impl Output {
         };
         self.deliver(&files, &text)
     }
+}
+
+/// Makes sure `dir` (given with `flag`) is a folder, creating it when
+/// missing. A file, device or FIFO there is the user's to fix (exit 2).
+pub fn ensure_folder(flag: &str, dir: &Path) -> anyhow::Result<()> {
+    if let Ok(m) = std::fs::metadata(dir) {
+        if !m.is_dir() {
+            let what = if m.is_file() { "a file" } else { "a device, FIFO or socket" };
+            return Err(bad_input(format!(
+                "{flag} {}: is {what}, not a folder; give a folder (it is created when missing)",
+                dir.display()
+            )));
+        }
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| bad_input(format!("{flag} {}: cannot create the folder ({e})", dir.display())))
+}
+
+/// Refuses (exit 2), before anything is written, a name the tool makes
+/// itself in a folder (`--svg-dir`'s charts) that is a symbolic link or not
+/// a regular file: written through, a planted link would send the write
+/// out of the folder.
+pub fn refuse_odd_names(flag: &str, paths: &[PathBuf]) -> anyhow::Result<()> {
+    for path in paths {
+        if let Some(why) = not_a_plain_file(path) {
+            return Err(bad_input(format!(
+                "{flag}: {} is {why}; the tool writes its own files there only as plain files, never through a link: remove it or give another {flag}",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// "out/a.csv" and "roof" -> "out/a.roof.csv", the stem byte for byte.

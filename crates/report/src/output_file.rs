@@ -322,6 +322,19 @@ fn hold_for_tests() {
 }
 
 fn replace(target: &Path, body: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>) -> std::io::Result<()> {
+    stage(target, body)?.commit()
+}
+
+/// A file written whole into its temporary twin, not yet renamed over its
+/// target: dropped, the temporary file goes and the target is untouched.
+struct Staged {
+    tmp: tempfile::NamedTempFile,
+    target: PathBuf,
+    dir: PathBuf,
+    _registered: TempRegistration,
+}
+
+fn stage(target: &Path, body: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>) -> std::io::Result<Staged> {
     use std::os::unix::fs::PermissionsExt;
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -345,7 +358,7 @@ fn replace(target: &Path, body: &mut dyn FnMut(&mut dyn Write) -> std::io::Resul
         .map_err(|e| {
             std::io::Error::new(e.kind(), format!("cannot create a temporary file in {} ({e})", dir.display()))
         })?;
-    let _registered = TempRegistration::new(tmp.path());
+    let registered = TempRegistration::new(tmp.path());
     if let Some(old) = &existing {
         keep_owner_and_mode(tmp.as_file(), old)?;
     }
@@ -355,12 +368,71 @@ fn replace(target: &Path, body: &mut dyn FnMut(&mut dyn Write) -> std::io::Resul
         w.flush()?;
     }
     tmp.as_file().sync_all()?;
-    #[cfg(debug_assertions)]
-    hold_for_tests();
-    tmp.persist(target).map_err(|e| e.error)?;
-    // The rename itself reaches the disk with the folder.
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
+    Ok(Staged { tmp, target: target.to_path_buf(), dir: dir.to_path_buf(), _registered: registered })
+}
+
+impl Staged {
+    /// Renames the temporary file over the target.
+    fn commit(self) -> std::io::Result<()> {
+        #[cfg(debug_assertions)]
+        hold_for_tests();
+        self.tmp.persist(&self.target).map_err(|e| e.error)?;
+        // The rename itself reaches the disk with the folder.
+        if let Ok(d) = File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+/// How [`write_set`] treats a symbolic link at a file's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// Followed to the file it points to, as for `-o` (the user named the file).
+    Follow,
+    /// Refused, as for the names the tool makes itself (tables beside `-o`,
+    /// `--svg-dir`'s charts): followed, a planted link would lead the write
+    /// out of the folder. See [`not_a_plain_file`].
+    Refuse,
+}
+
+/// One file of a set: its name, how a link there is treated, and what it holds.
+pub type SetFile<'a> = (&'a Path, Links, &'a mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>);
+
+/// Writes several files that belong together (a CSV and the tables beside
+/// it, a tour's folder) all or none: every regular file is written whole
+/// into its temporary twin first, devices and FIFOs are written next, and
+/// only then are the temporary files renamed over their targets. A full
+/// disk, a FIFO nobody reads or a refused link leaves every target as it
+/// was (renames do not need space).
+pub fn write_set(files: &mut [SetFile<'_>]) -> Result<(), ExportError> {
+    let mut staged = Vec::new();
+    let mut direct = Vec::new();
+    for (i, (path, links, body)) in files.iter_mut().enumerate() {
+        let target = match links {
+            Links::Follow => resolve(path).map_err(|e| io_error(path, e))?,
+            Links::Refuse => {
+                if let Some(why) = not_a_plain_file(path) {
+                    return Err(io_error(
+                        path,
+                        std::io::Error::new(std::io::ErrorKind::AlreadyExists, format!("it is {why}; remove it first")),
+                    ));
+                }
+                Target::Replace(absolute(path).map_err(|e| io_error(path, e))?)
+            }
+        };
+        match target {
+            Target::Replace(p) => staged.push(stage(&p, body).map_err(|e| io_error(path, e))?),
+            Target::Direct(p) => direct.push((i, p)),
+        }
+    }
+    for (i, p) in direct {
+        let (path, _, body) = &mut files[i];
+        write_direct(&p, body).map_err(|e| io_error(path, e))?;
+    }
+    for s in staged {
+        let target = s.target.clone();
+        s.commit().map_err(|e| io_error(&target, e))?;
     }
     Ok(())
 }
@@ -504,6 +576,52 @@ mod tests {
         // A body that succeeds is written whole, past the buffer's size.
         write_atomic_with(&out, &mut |w| w.write_all(&[b'y'; 3 * WRITE_BUFFER + 1])).unwrap();
         assert_eq!(std::fs::read(&out).unwrap().len(), 3 * WRITE_BUFFER + 1);
+    }
+
+    #[test]
+    fn a_set_of_files_is_written_all_or_none() {
+        // Fifth adversarial pass (F13): `-o x.csv` on a disk that filled up
+        // halfway left x.csv and one table beside it new and the others old.
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (dir.path().join("x.csv"), dir.path().join("x.roof.csv"), dir.path().join("x.facts.csv"));
+        for p in [&a, &b, &c] {
+            std::fs::write(p, b"old").unwrap();
+        }
+        let mut ok = |w: &mut dyn Write| w.write_all(b"new");
+        let mut ok2 = |w: &mut dyn Write| w.write_all(b"new");
+        let mut full = |w: &mut dyn Write| {
+            w.write_all(b"ne")?;
+            Err(std::io::Error::from_raw_os_error(libc::ENOSPC))
+        };
+        let e = write_set(&mut [
+            (&a, Links::Follow, &mut ok),
+            (&b, Links::Refuse, &mut ok2),
+            (&c, Links::Refuse, &mut full),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("x.facts.csv") && e.contains("No space left"), "{e}");
+        for p in [&a, &b, &c] {
+            assert_eq!(std::fs::read(p).unwrap(), b"old", "{} was replaced", p.display());
+        }
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 3, "a temporary file was left: {names:?}");
+        // A planted link under a name the tool makes is refused before anything is written.
+        let outside = dir.path().join("outside.txt");
+        std::fs::write(&outside, b"keep").unwrap();
+        std::fs::remove_file(&b).unwrap();
+        std::os::unix::fs::symlink(&outside, &b).unwrap();
+        let mut ok3 = |w: &mut dyn Write| w.write_all(b"new");
+        let mut ok4 = |w: &mut dyn Write| w.write_all(b"new");
+        assert!(write_set(&mut [(&a, Links::Follow, &mut ok3), (&b, Links::Refuse, &mut ok4)]).is_err());
+        assert_eq!(std::fs::read(&outside).unwrap(), b"keep");
+        assert_eq!(std::fs::read(&a).unwrap(), b"old");
+        // All well: all written.
+        std::fs::remove_file(&b).unwrap();
+        let mut ok5 = |w: &mut dyn Write| w.write_all(b"new");
+        let mut ok6 = |w: &mut dyn Write| w.write_all(b"new");
+        write_set(&mut [(&a, Links::Follow, &mut ok5), (&b, Links::Refuse, &mut ok6)]).unwrap();
+        assert_eq!((std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap()), (b"new".to_vec(), b"new".to_vec()));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use roofline_core::gpus;
 use roofline_core::occupancy::{self, Launch, SweepAxis};
+use roofline_report::output_file::{write_set, Links, SetFile};
 use roofline_report::{sweep_svg, write_atomic, OccupancyDocument};
 
 use crate::error::bad_input;
@@ -191,16 +192,31 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     }
     let sweeps: Vec<_> = axes.iter().map(|&a| occupancy::sweep(&l, &launch, a)).collect();
     if let Some(dir) = &args.svg_dir {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        for s in &sweeps {
-            let name = match s.axis {
-                SweepAxis::BlockSize => "occupancy-block.svg",
-                SweepAxis::Registers => "occupancy-regs.svg",
-                SweepAxis::SharedMemory => "occupancy-smem.svg",
-            };
-            let path = dir.join(name);
-            write_atomic(&path, sweep_svg(s, gpu.as_deref()).as_bytes())
-                .with_context(|| format!("writing {}", path.display()))?;
+        crate::output::ensure_folder("--svg-dir", dir)?;
+        let paths: Vec<PathBuf> = sweeps
+            .iter()
+            .map(|s| {
+                dir.join(match s.axis {
+                    SweepAxis::BlockSize => "occupancy-block.svg",
+                    SweepAxis::Registers => "occupancy-regs.svg",
+                    SweepAxis::SharedMemory => "occupancy-smem.svg",
+                })
+            })
+            .collect();
+        // Names the tool makes itself: never written through a link.
+        crate::output::refuse_odd_names("--svg-dir", &paths)?;
+        let svgs: Vec<String> = sweeps.iter().map(|s| sweep_svg(s, gpu.as_deref())).collect();
+        let mut writers: Vec<_> =
+            svgs.iter().map(|svg| move |w: &mut dyn std::io::Write| w.write_all(svg.as_bytes())).collect();
+        let mut set: Vec<SetFile> = paths
+            .iter()
+            .zip(writers.iter_mut())
+            .map(|(p, w)| {
+                (p.as_path(), Links::Refuse, w as &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>)
+            })
+            .collect();
+        write_set(&mut set).with_context(|| format!("--svg-dir {}: no chart was written", dir.display()))?;
+        for path in &paths {
             out.info(&format!("wrote {}", path.display()));
         }
     }

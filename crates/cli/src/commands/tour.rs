@@ -21,6 +21,7 @@ use roofline_gpu::examples::{self, Plan, SWEEP_ITERS};
 use roofline_ncu::points::ByteConvention;
 use roofline_ncu::runner::{find_ncu, metric_list, Filters, Progress, Run};
 use roofline_ncu::{analyse, read_capture, Options as NcuOptions};
+use roofline_report::output_file::{write_set, Links, SetFile};
 use roofline_report::{write_atomic, Format, Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 
 use super::bench::{gpu_error, now_rfc3339, results_of, run_device};
@@ -116,6 +117,17 @@ fn refuse_links_out_of(dir: &std::path::Path) -> anyhow::Result<()> {
     let Ok(folder) = dir.canonicalize() else { return Ok(()) };
     for name in TOUR_FILES {
         let path = dir.join(name);
+        // A FIFO, device or folder under one of its names would stop the
+        // tour halfway, its other files already replaced: refused first.
+        if let Ok(m) = std::fs::metadata(&path) {
+            if !m.is_file() {
+                let what = if m.is_dir() { "a folder" } else { "not a regular file (a device, FIFO or socket)" };
+                return Err(bad_input(format!(
+                    "--out-dir {}: {name} is {what}; tour writes regular files there: remove it or give another --out-dir",
+                    dir.display()
+                )));
+            }
+        }
         let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
         if !is_link {
             continue;
@@ -137,8 +149,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         return run_examples_once(args, out);
     }
     let started = std::time::Instant::now();
-    std::fs::create_dir_all(&args.out_dir)
-        .with_context(|| format!("creating the output folder {}", args.out_dir.display()))?;
+    crate::output::ensure_folder("--out-dir", &args.out_dir)?;
     refuse_links_out_of(&args.out_dir)?;
     let device = args.device.unwrap_or(0);
     let gpu = if args.bundled {
@@ -184,9 +195,19 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     tour.files.splice(0..0, [report.clone(), analysis.clone(), machine.clone()]);
     let doc = tour.document(started.elapsed().as_secs_f64());
     let page = out.rendered(&doc, Format::Html)?;
-    for (path, body) in files.iter().map(|(p, b)| (*p, b)).chain([(&report, &page)]) {
-        write_atomic(path, body.as_bytes())?;
-    }
+    // The three belong together: all of them or none.
+    let mut writers: Vec<_> = files
+        .iter()
+        .map(|(_, b)| b)
+        .chain([&page])
+        .map(|body| move |w: &mut dyn std::io::Write| w.write_all(body.as_bytes()))
+        .collect();
+    let mut set: Vec<SetFile> = [&analysis, &machine, &report]
+        .into_iter()
+        .zip(writers.iter_mut())
+        .map(|(p, w)| (p.as_path(), Links::Follow, w as &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>))
+        .collect();
+    write_set(&mut set)?;
     out.document(&doc)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,89 @@
+//! The fifth adversarial pass of issue 16 (results/adversarial-pass-5-2026-11-30.md):
+//! its findings about the files a command writes besides `-o` (`occupancy
+//! --svg-dir`, `tour --out-dir`), one test per problem, named after it.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn roofline() -> Command {
+    let mut c = Command::cargo_bin("roofline").unwrap();
+    c.env("NO_COLOR", "1");
+    c
+}
+
+fn occupancy_svgs(dir: &Path) -> Command {
+    let mut c = roofline();
+    c.args(["occupancy", "--gpu", "h200", "--threads", "256", "--regs", "32", "--sweep", "all", "-q", "--svg-dir"])
+        .arg(dir);
+    c
+}
+
+/// F0: a symbolic link planted in `--svg-dir` under one of the chart names
+/// was followed, and the file it pointed to, outside the folder, was
+/// overwritten with the chart (a dangling link created a file out there).
+#[test]
+fn a_link_planted_in_the_svg_folder_is_refused_not_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let charts = dir.path().join("charts");
+    std::fs::create_dir(&charts).unwrap();
+    let outside = dir.path().join("precious.txt");
+    std::fs::write(&outside, "keep").unwrap();
+    std::os::unix::fs::symlink(&outside, charts.join("occupancy-block.svg")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("new.txt"), charts.join("occupancy-regs.svg")).unwrap();
+    let out = occupancy_svgs(&charts).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("occupancy-block.svg") && err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep");
+    assert!(!dir.path().join("new.txt").exists(), "a dangling link created a file outside the folder");
+    assert!(!charts.join("occupancy-smem.svg").exists(), "a chart was written before the refusal");
+    // Without the links, all three are written.
+    std::fs::remove_file(charts.join("occupancy-block.svg")).unwrap();
+    std::fs::remove_file(charts.join("occupancy-regs.svg")).unwrap();
+    occupancy_svgs(&charts).assert().success();
+    for name in ["occupancy-block.svg", "occupancy-regs.svg", "occupancy-smem.svg"] {
+        assert!(std::fs::read_to_string(charts.join(name)).unwrap().starts_with("<svg"), "{name}");
+    }
+}
+
+/// F10: `--svg-dir FILE` and `tour --out-dir /dev/null` failed with exit 1
+/// and only "File exists (os error 17)".
+#[test]
+fn a_file_given_as_the_output_folder_is_named_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, "x").unwrap();
+    let out = occupancy_svgs(&file).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--svg-dir") && err.contains("is a file, not a folder"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+    let out = roofline().args(["tour", "--bundled", "-q", "--out-dir", "/dev/null"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--out-dir /dev/null") && err.contains("not a folder"), "{err}");
+}
+
+/// F4: a FIFO under one of the tour's file names stopped the tour halfway,
+/// after analysis.json and examples.ncu.csv had been replaced: the folder
+/// held half a new tour and half an old one.
+#[test]
+fn a_tour_folder_it_cannot_fill_is_refused_before_anything_is_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("analysis.json"), "keep").unwrap();
+    std::fs::write(dir.path().join("examples.ncu.csv"), "keep").unwrap();
+    let fifo = dir.path().join("machine.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED: mkfifo is not available here");
+        return;
+    }
+    let out = roofline().args(["tour", "--bundled", "-q", "--out-dir"]).arg(dir.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("machine.json") && err.contains("not a regular file"), "{err}");
+    for name in ["analysis.json", "examples.ncu.csv"] {
+        assert_eq!(std::fs::read_to_string(dir.path().join(name)).unwrap(), "keep", "{name} was replaced");
+    }
+}
