@@ -247,7 +247,9 @@ def check(analysis: Documentish, **rules: Any) -> CheckResult:
 
     Rules as keywords: ``config="roofline-check.toml"``,
     ``min_pct_of_roof=60``, ``min_time_share=5``, ``kernel=["fused=80"]``,
-    ``baseline="main.json"`` (a path or a document), ``max_regression=10``.
+    ``baseline="main.json"`` (a path or a document), ``max_regression=10``,
+    ``allow_empty=True`` (pass a check whose rules applied to no kernel,
+    which otherwise fails).
     Returns the :class:`CheckResult` whether the rules held (``.passed``,
     ``.failures``, ``.text`` the binary's table) or not; raises
     :class:`RooflineUsageError` on bad input.

@@ -87,3 +87,54 @@ fn a_tour_folder_it_cannot_fill_is_refused_before_anything_is_replaced() {
         assert_eq!(std::fs::read_to_string(dir.path().join(name)).unwrap(), "keep", "{name} was replaced");
     }
 }
+
+/// F11: `check` against a baseline that shares no kernel with the analysis
+/// exited 0 ("check passed: 0 rule(s) held"), a warning aside: a CI gate
+/// whose baseline went stale passed unseen.
+#[test]
+fn a_check_that_judged_nothing_fails_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, spec: &str| {
+        let path = dir.path().join(name);
+        roofline()
+            .args(["model", "--gpu", "h200", "--kernel", spec, "--format", "json", "-q", "-o"])
+            .arg(&path)
+            .assert()
+            .success();
+        path
+    };
+    let now = write("now.json", "renamed: flops=1e9 bytes=1e8 time=1ms");
+    let base = write("base.json", "original: flops=1e9 bytes=1e8 time=1ms");
+    let out = roofline()
+        .arg("check")
+        .arg(&now)
+        .arg("--baseline")
+        .arg(&base)
+        .args(["--max-regression", "5"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("nothing was judged") && err.contains("--allow-empty"), "{err}");
+    let out = roofline()
+        .arg("check")
+        .arg(&now)
+        .arg("--baseline")
+        .arg(&base)
+        .args(["--max-regression", "5", "--format", "json"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["passed"], false, "the document says what the exit code says");
+    let out = roofline()
+        .arg("check")
+        .arg(&now)
+        .arg("--baseline")
+        .arg(&base)
+        .args(["--max-regression", "5", "--allow-empty"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // A check that judges something is unchanged.
+    roofline().arg("check").arg(&now).arg("--baseline").arg(&now).args(["--max-regression", "5"]).assert().success();
+}

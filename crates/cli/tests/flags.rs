@@ -230,6 +230,9 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
             (vec!["--min-time-share", "20", "--min-pct-of-roof", "2"], has("below min_time_share_pct"))
         }
         ("check", "--kernel") => (vec!["--kernel", "fused=1"], has("kernel.min_pct_of_roof")),
+        // Accepted; what it changes (a check that judged nothing passes) is
+        // `a_check_that_judged_nothing_fails_unless_allowed`'s.
+        ("check", "--allow-empty") => (vec!["--allow-empty"], has("vecadd")),
         ("check", "--baseline" | "--max-regression") => {
             (vec!["--baseline", "a.json", "--max-regression", "10"], has("regression"))
         }

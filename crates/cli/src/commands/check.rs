@@ -33,7 +33,9 @@ A config file (flags given too override it):
 
 Exit codes:
   0  every rule held
-  1  a rule failed (\"check failed\" on stderr), or the -o file could not be
+  1  a rule failed (\"check failed\" on stderr); no rule applied to any
+     kernel (a baseline that shares no kernel with the analysis, a share no
+     kernel reaches), unless --allow-empty; or the -o file could not be
      written (\"error: -o FILE\" on stderr, which also says whether the rules
      held; the results are still printed on stdout)
   2  bad input: unreadable analysis or config, unknown keys, bad flag values,
@@ -68,6 +70,12 @@ pub struct Args {
     /// against the baseline.
     #[arg(long, value_name = "PCT")]
     pub max_regression: Option<f64>,
+
+    /// Pass a check whose rules applied to no kernel at all (by default that
+    /// fails: a gate that compared nothing, against a stale baseline or with
+    /// renamed kernels, must not pass unseen).
+    #[arg(long)]
+    pub allow_empty: bool,
 }
 
 fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
@@ -131,7 +139,11 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     }
     let report = check(&doc, &rules, baseline.as_ref());
-    let written = out.document(&CheckDocument::new(&report));
+    // A gate that compared nothing fails (unless allowed), in the document too.
+    let judged_nothing = report.outcomes.is_empty() && !args.allow_empty;
+    let mut document = CheckDocument::new(&report);
+    document.passed &= !judged_nothing;
+    let written = out.document(&document);
     let failed = report.failures().count();
     let verdict = if failed == 0 {
         format!("check passed: {} rule(s) held", report.outcomes.len())
@@ -147,7 +159,13 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         return Err(e.context(format!("{verdict}, but the report file could not be written")));
     }
     if report.outcomes.is_empty() {
-        out.warn("no rule applied to any kernel (see the notes): this check judged nothing");
+        if judged_nothing {
+            crate::streams::message(
+                "check failed: no rule applied to any kernel (see the notes), so nothing was judged: check that the baseline and the kernel names match the analysis, or give --allow-empty to pass such a check",
+            );
+            return Ok(ExitCode::from(1));
+        }
+        out.warn("no rule applied to any kernel (see the notes): this check judged nothing (--allow-empty)");
     }
     if failed == 0 {
         out.info(&verdict);

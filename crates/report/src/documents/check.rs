@@ -26,7 +26,9 @@ impl<'a> CheckDocument<'a> {
 impl Describe for CheckDocument<'_> {
     fn title(&self) -> String {
         let failed = self.report.failures().count();
-        if failed == 0 {
+        if self.report.outcomes.is_empty() && !self.passed {
+            "roofline check: failed, no rule applied to any kernel".into()
+        } else if failed == 0 {
             "roofline check: passed".into()
         } else {
             format!("roofline check: {failed} of {} failed", self.report.outcomes.len())
