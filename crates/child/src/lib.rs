@@ -10,7 +10,12 @@
 //! - `--timeout`: when it expires the group gets SIGINT (a Python program
 //!   then unwinds and its exit handlers still run), then the same escalation.
 //! - On Linux the child also gets SIGTERM if the tool itself dies
-//!   (`PR_SET_PDEATHSIG`), which covers a SIGKILL of the tool.
+//!   (`PR_SET_PDEATHSIG`). A SIGKILL of the tool reaches no handler, and
+//!   the child's own children (the program under ncu) would run on: a
+//!   small watchdog (`sh`, in a group of its own) holds a pipe from the
+//!   tool and, when the pipe closes without the tool saying the child was
+//!   waited for, stops the child's whole group and removes the temporary
+//!   temporary folders of the run ([`remove_if_killed`]).
 //! - Helpers that left the group (`setsid`, a daemonizing launcher) are
 //!   still the program's: once stopping begins, the tool walks the
 //!   program's process tree (`/proc`) at every step and signals each
@@ -263,7 +268,79 @@ pub struct OwnedChild {
     /// Descendants seen once stopping began, by (pid, start time): a pid
     /// reused by an unrelated process is never signalled.
     descendants: Vec<(i32, u64)>,
+    /// Stops the group if the tool dies before the child is waited for.
+    watchdog: Option<Watchdog>,
     _guard: SignalGuard,
+}
+
+/// The watchdog of a child: `sh` reading lines from the tool. `rm PATH`
+/// adds a folder to remove, `done` ends it quietly; the end of its input
+/// (the tool died) stops the child's group (SIGTERM, SIGKILL 2 s later)
+/// and removes the folders.
+struct Watchdog {
+    process: Child,
+    to: std::process::ChildStdin,
+}
+
+const WATCHDOG: &str = r#"pg=$1; shift
+while IFS= read -r line; do
+  case "$line" in
+    done) exit 0 ;;
+    "rm "*) set -- "$@" "${line#rm }" ;;
+  esac
+done
+kill -TERM "-$pg" 2>/dev/null
+sleep 2
+kill -KILL "-$pg" 2>/dev/null
+[ $# -gt 0 ] && rm -rf -- "$@"
+exit 0"#;
+
+/// The temporary folders the watchdogs of children started from now on
+/// remove if the tool is killed while they run.
+static KILL_CLEANUP: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// A temporary folder of the run (ncu's log, the timeline's records) that
+/// is removed if the tool is killed (SIGKILL) while a child started after
+/// this call runs; otherwise its owner removes it (or keeps it) as usual.
+/// Dropping the guard takes the folder off the list.
+pub fn remove_if_killed(folder: &std::path::Path) -> RemovedIfKilled {
+    KILL_CLEANUP.lock().unwrap_or_else(|e| e.into_inner()).push(folder.to_path_buf());
+    RemovedIfKilled(folder.to_path_buf())
+}
+
+/// See [`remove_if_killed`].
+#[must_use = "the folder is on the list only while the guard lives"]
+pub struct RemovedIfKilled(std::path::PathBuf);
+
+impl Drop for RemovedIfKilled {
+    fn drop(&mut self) {
+        let mut list = KILL_CLEANUP.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = list.iter().position(|p| *p == self.0) {
+            list.remove(i);
+        }
+    }
+}
+
+impl Watchdog {
+    fn start(group: u32) -> Option<Watchdog> {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.args(["-c", WATCHDOG, "roofline-watchdog", &group.to_string()])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0);
+        let mut process = cmd.spawn().ok()?;
+        let to = process.stdin.take()?;
+        Some(Watchdog { process, to })
+    }
+
+    /// The child was waited for: the watchdog ends without a signal.
+    fn dismiss(mut self) {
+        use std::io::Write;
+        let _ = self.to.write_all(b"done\n");
+        drop(self.to);
+        let _ = self.process.wait();
+    }
 }
 
 /// Starts `cmd` as an owned child (see the module docs). The command's
@@ -296,7 +373,17 @@ pub fn spawn(mut cmd: Command) -> Result<OwnedChild, ChildError> {
     let started = Instant::now();
     let started_unix_ns = unix_ns();
     let child = cmd.spawn().map_err(|source| start_error(&program, source))?;
-    Ok(OwnedChild { child, program, started, started_unix_ns, descendants: Vec::new(), _guard: guard })
+    let mut watchdog = Watchdog::start(child.id());
+    if let Some(w) = &mut watchdog {
+        use std::io::Write;
+        for folder in KILL_CLEANUP.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let text = folder.display().to_string();
+            if !text.contains('\n') {
+                let _ = w.to.write_all(format!("rm {text}\n").as_bytes());
+            }
+        }
+    }
+    Ok(OwnedChild { child, program, started, started_unix_ns, descendants: Vec::new(), watchdog, _guard: guard })
 }
 
 fn start_error(program: &str, source: std::io::Error) -> ChildError {
@@ -437,6 +524,9 @@ impl OwnedChild {
             // What is left of the group and of the tree (workers of a
             // launcher, helpers that left the group) goes too.
             self.kill_and_reap_leftovers();
+        }
+        if let Some(w) = self.watchdog.take() {
+            w.dismiss();
         }
         Ok(Outcome { status, ending, wall, started_unix_ns: self.started_unix_ns, ended_unix_ns: unix_ns() })
     }

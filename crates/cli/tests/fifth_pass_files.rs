@@ -1,6 +1,7 @@
 //! The fifth adversarial pass of issue 16 (results/adversarial-pass-5-2026-11-30.md):
 //! its findings about the files a command writes besides `-o` (`occupancy
-//! --svg-dir`, `tour --out-dir`), one test per problem, named after it.
+//! --svg-dir`, `tour --out-dir`, temporary folders), what `check` passes and
+//! the processes a killed run leaves, one test per problem, named after it.
 
 use std::path::Path;
 
@@ -137,4 +138,59 @@ fn a_check_that_judged_nothing_fails_unless_allowed() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     // A check that judges something is unchanged.
     roofline().arg("check").arg(&now).arg("--baseline").arg(&now).args(["--max-regression", "5"]).assert().success();
+}
+
+fn alive(pid: i32) -> bool {
+    // A zombie (dead, not yet reaped) counts as gone.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+}
+
+/// F4 (the report's numbering): `kill -KILL` of the tool during `profile`
+/// left ncu's children (with a real ncu, the program being profiled)
+/// running, reparented to init, and the temporary folder in $TMPDIR. A
+/// SIGKILL reaches no handler: a watchdog holding a pipe from the tool now
+/// stops the group and removes the folder when the pipe closes.
+#[test]
+fn a_killed_profile_leaves_no_process_and_no_temporary_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let pid_file = dir.path().join("grandchild.pid");
+    let ncu = dir.path().join("ncu");
+    // Answers the questions at once; profiling, it starts a child and waits.
+    let body = format!(
+        "#!/bin/sh\ncase \"$1\" in --query-metrics|--help) exit 1;; esac\nsleep 300 &\necho $! > '{}'\nwait\n",
+        pid_file.display()
+    );
+    std::fs::write(&ncu, body).unwrap();
+    std::fs::set_permissions(&ncu, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut tool = std::process::Command::new(assert_cmd::cargo::cargo_bin("roofline"))
+        .args(["profile", "--one-pass", "-q", "--ncu"])
+        .arg(&ncu)
+        .args(["--", "/bin/true"])
+        .env("TMPDIR", &tmp)
+        .env("PATH", "/usr/bin:/bin")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&pid_file).map_or(true, |s| s.trim().is_empty()) {
+        assert!(start.elapsed() < std::time::Duration::from_secs(30), "the stand-in ncu never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let grandchild: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let folders = std::fs::read_dir(&tmp).unwrap().count();
+    assert_eq!(folders, 1, "ncu's private folder is in TMPDIR while it runs");
+    tool.kill().unwrap(); // SIGKILL
+    tool.wait().unwrap();
+    let start = std::time::Instant::now();
+    let leftovers =
+        || std::fs::read_dir(&tmp).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect::<Vec<_>>();
+    while (alive(grandchild) || !leftovers().is_empty()) && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!alive(grandchild), "ncu's child ({grandchild}) outlived the killed tool");
+    assert!(leftovers().is_empty(), "left in TMPDIR: {:?}", leftovers());
 }

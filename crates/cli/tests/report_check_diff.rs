@@ -210,12 +210,23 @@ fn check_against_a_baseline_in_the_config() {
     let (_before, after) = seed_000(dir.path());
     let cfg = dir.path().join("ci.toml");
     std::fs::write(&cfg, "baseline = \"before.json\"\nmax_regression_pct = 10\n").unwrap();
-    // fused is not in the baseline: nothing to regress from, so it passes, with a note.
+    // fused is not in the baseline: nothing to regress from, with a note. No
+    // rule judged any kernel, so the gate fails unless that is allowed.
     roofline()
         .arg("check")
         .arg(&after)
         .arg("--config")
         .arg(&cfg)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("not in the baseline"))
+        .stderr(predicate::str::contains("nothing was judged"));
+    roofline()
+        .arg("check")
+        .arg(&after)
+        .arg("--config")
+        .arg(&cfg)
+        .arg("--allow-empty")
         .assert()
         .code(0)
         .stdout(predicate::str::contains("not in the baseline"));

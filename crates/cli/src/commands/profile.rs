@@ -443,6 +443,8 @@ fn ncu_pass(
     let (program, program_args) = args.command.split_first().expect("checked by the caller");
     // A private folder, removed on every way out (ncu's log lives there).
     let (log_dir, log_file) = private_log()?;
+    // Removed, with ncu's and the program's processes, even if the tool is killed.
+    let _removed_if_killed = roofline_child::remove_if_killed(log_dir.path());
     // In two passes, names as the timeline has them (mangled), to match
     // launches to points; a print option, so it applies when the report is
     // read back.

@@ -305,6 +305,7 @@ pub fn record(o: &RecordOptions, out: &Output) -> anyhow::Result<Recorded> {
         out.warn("no libcupti.so.13 found ($CUDA_HOME/extras/CUPTI/lib64, /usr/local/cuda/extras/CUPTI/lib64, LD_LIBRARY_PATH); a program that loads its own (PyTorch does) is still recorded, others are not: give --cupti PATH");
     }
     let _temp;
+    let mut _removed_if_killed = None;
     let dir = match o.records {
         Some(d) => {
             std::fs::create_dir_all(d).with_context(|| format!("creating --records {}", d.display()))?;
@@ -326,6 +327,7 @@ pub fn record(o: &RecordOptions, out: &Output) -> anyhow::Result<Recorded> {
                 .tempdir()
                 .context("creating a temporary folder")?;
             let p = t.path().to_path_buf();
+            _removed_if_killed = Some(roofline_child::remove_if_killed(&p));
             _temp = t;
             p
         }
