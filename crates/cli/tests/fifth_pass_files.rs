@@ -20,7 +20,7 @@ fn occupancy_svgs(dir: &Path) -> Command {
     c
 }
 
-/// F0: a symbolic link planted in `--svg-dir` under one of the chart names
+/// F1: a symbolic link planted in `--svg-dir` under one of the chart names
 /// was followed, and the file it pointed to, outside the folder, was
 /// overwritten with the chart (a dangling link created a file out there).
 #[test]
@@ -48,7 +48,7 @@ fn a_link_planted_in_the_svg_folder_is_refused_not_written_through() {
     }
 }
 
-/// F10: `--svg-dir FILE` and `tour --out-dir /dev/null` failed with exit 1
+/// F12: `--svg-dir FILE` and `tour --out-dir /dev/null` failed with exit 1
 /// and only "File exists (os error 17)".
 #[test]
 fn a_file_given_as_the_output_folder_is_named_with_exit_2() {
@@ -66,7 +66,7 @@ fn a_file_given_as_the_output_folder_is_named_with_exit_2() {
     assert!(err.contains("--out-dir /dev/null") && err.contains("not a folder"), "{err}");
 }
 
-/// F4: a FIFO under one of the tour's file names stopped the tour halfway,
+/// F8: a FIFO under one of the tour's file names stopped the tour halfway,
 /// after analysis.json and examples.ncu.csv had been replaced: the folder
 /// held half a new tour and half an old one.
 #[test]
@@ -89,7 +89,7 @@ fn a_tour_folder_it_cannot_fill_is_refused_before_anything_is_replaced() {
     }
 }
 
-/// F11: `check` against a baseline that shares no kernel with the analysis
+/// F5: `check` against a baseline that shares no kernel with the analysis
 /// exited 0 ("check passed: 0 rule(s) held"), a warning aside: a CI gate
 /// whose baseline went stale passed unseen.
 #[test]
@@ -146,7 +146,7 @@ fn alive(pid: i32) -> bool {
         .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
 }
 
-/// F4 (the report's numbering): `kill -KILL` of the tool during `profile`
+/// F4: `kill -KILL` of the tool during `profile`
 /// left ncu's children (with a real ncu, the program being profiled)
 /// running, reparented to init, and the temporary folder in $TMPDIR. A
 /// SIGKILL reaches no handler: a watchdog holding a pipe from the tool now

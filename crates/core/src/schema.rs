@@ -487,7 +487,7 @@ mod tests {
 
     #[test]
     fn another_kind_of_document_is_refused_by_its_schema_before_it_is_built() {
-        // Fifth adversarial pass (F1): `report` of a timeline of 10^6
+        // Fifth adversarial pass (F3): `report` of a timeline of 10^6
         // launches built the whole 439 MB document as a JSON tree (3.1 GB)
         // before saying it was not an analysis. The schema at the head is
         // enough: here the rest is not even JSON, and the message is still

@@ -580,7 +580,7 @@ mod tests {
 
     #[test]
     fn a_set_of_files_is_written_all_or_none() {
-        // Fifth adversarial pass (F13): `-o x.csv` on a disk that filled up
+        // Fifth adversarial pass (F2): `-o x.csv` on a disk that filled up
         // halfway left x.csv and one table beside it new and the others old.
         let dir = tempfile::tempdir().unwrap();
         let (a, b, c) = (dir.path().join("x.csv"), dir.path().join("x.roof.csv"), dir.path().join("x.facts.csv"));
