@@ -159,6 +159,11 @@ pub struct Outcome {
     pub started_unix_ns: u64,
     /// Unix time of the end, in nanoseconds.
     pub ended_unix_ns: u64,
+    /// Processes the program left running when it exited by itself
+    /// (background jobs still in its group, helpers it orphaned): they
+    /// were stopped like a stopped program's (SIGTERM, then SIGKILL after
+    /// the grace), and the caller says so.
+    pub left_running: usize,
 }
 
 impl Outcome {
@@ -442,6 +447,63 @@ impl OwnedChild {
         }
     }
 
+    /// After the program exited by itself: what it left running in its
+    /// process group (background jobs), with their own descendants.
+    /// Stopped with SIGTERM, then SIGKILL after `grace`; returns how many
+    /// there were. A helper that left the group on purpose (`setsid`, a
+    /// daemon) is left alone: nothing marks it as the run's once its parent
+    /// is gone (the tool's other children are reparented orphans too).
+    fn stop_what_was_left(&mut self, grace: Duration) -> usize {
+        let table = process_table();
+        let group = self.child.id() as i32;
+        let mut left: Vec<(i32, u64)> = Vec::new();
+        for (&pid, p) in &table {
+            if !p.zombie && p.pgrp == group && pid != group {
+                left.push((pid, p.start));
+                for d in tree_of(pid, &table) {
+                    if !left.contains(&d) {
+                        left.push(d);
+                    }
+                }
+            }
+        }
+        if left.is_empty() {
+            return 0;
+        }
+        let count = left.len();
+        for d in left {
+            if !self.descendants.contains(&d) {
+                self.descendants.push(d);
+            }
+        }
+        self.signal_all(libc::SIGTERM);
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline && self.any_descendant_alive() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.kill_and_reap_leftovers();
+        count
+    }
+
+    fn any_descendant_alive(&self) -> bool {
+        let table = process_table();
+        let me = std::process::id() as i32;
+        self.descendants.iter().any(|&(pid, start)| {
+            table.get(&pid).is_some_and(|p| {
+                if p.start != start {
+                    return false;
+                }
+                if p.zombie && p.ppid == me {
+                    let mut status = 0;
+                    // SAFETY: reaps a reparented helper of the program.
+                    unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+                    return false;
+                }
+                !p.zombie
+            })
+        })
+    }
+
     /// Kills what is left of the program's tree and reaps the helpers that
     /// were reparented to the tool.
     fn kill_and_reap_leftovers(&mut self) {
@@ -525,10 +587,21 @@ impl OwnedChild {
             // launcher, helpers that left the group) goes too.
             self.kill_and_reap_leftovers();
         }
+        let mut left_running = 0;
+        if ending == Ending::Finished {
+            left_running = self.stop_what_was_left(limits.grace);
+        }
         if let Some(w) = self.watchdog.take() {
             w.dismiss();
         }
-        Ok(Outcome { status, ending, wall, started_unix_ns: self.started_unix_ns, ended_unix_ns: unix_ns() })
+        Ok(Outcome {
+            status,
+            ending,
+            wall,
+            started_unix_ns: self.started_unix_ns,
+            ended_unix_ns: unix_ns(),
+            left_running,
+        })
     }
 }
 
@@ -568,6 +641,8 @@ pub fn capture(mut cmd: Command, limits: &Limits) -> Result<Captured, ChildError
 #[derive(Debug, Clone, Copy)]
 struct ProcInfo {
     ppid: i32,
+    /// Process group.
+    pgrp: i32,
     /// Start time in clock ticks since boot: tells a reused pid apart.
     start: u64,
     zombie: bool,
@@ -596,6 +671,7 @@ fn parse_stat(stat: &str) -> Option<ProcInfo> {
     // After the name: state(3) ppid(4) ... starttime(22), numbered as in proc(5).
     Some(ProcInfo {
         ppid: fields.get(1)?.parse().ok()?,
+        pgrp: fields.get(2)?.parse().ok()?,
         start: fields.get(19)?.parse().ok()?,
         zombie: fields[0] == "Z",
     })
@@ -629,6 +705,28 @@ mod tests {
 
     // The tests share the process-wide signal state: one at a time.
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    #[test]
+    fn background_jobs_left_in_the_group_are_stopped_and_counted() {
+        // Fifth adversarial pass (F6): a program that exited normally left
+        // its background jobs running, with the tool's environment.
+        let _l = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("job.pid");
+        let script = format!("sleep 300 & echo $! > '{}'; exit 0", pid_file.display());
+        let o = spawn(sh(&script))
+            .unwrap()
+            .wait(&Limits { grace: Duration::from_secs(1), ..Limits::default() }, |_| {})
+            .unwrap();
+        assert_eq!(o.ending, Ending::Finished);
+        assert_eq!(o.left_running, 1);
+        let job: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+        let gone = std::fs::read_to_string(format!("/proc/{job}/stat"))
+            .map_or(true, |s| s.rsplit_once(')').is_some_and(|(_, r)| r.trim_start().starts_with('Z')));
+        assert!(gone, "the background job {job} still runs");
+        // A program that leaves nothing behind reports nothing.
+        assert_eq!(spawn(sh("true")).unwrap().wait(&Limits::default(), |_| {}).unwrap().left_running, 0);
+    }
 
     #[test]
     fn exit_status_is_reported() {

@@ -419,6 +419,12 @@ pub fn record(o: &RecordOptions, out: &Output) -> anyhow::Result<Recorded> {
         s.finish_and_clear();
     }
 
+    if outcome.left_running > 0 {
+        out.warn(&format!(
+            "{program} exited leaving {} process(es) of its group running (background jobs); they were stopped, and whatever they ran on the GPU after the exit is not in the timeline",
+            outcome.left_running
+        ));
+    }
     let wall = outcome.wall.as_secs_f64();
     let note = match outcome.ending {
         Ending::Finished => format!("{program} {} after {}", outcome.describe(), format_seconds(wall)),
