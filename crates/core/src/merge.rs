@@ -268,10 +268,10 @@ pub enum MergeError {
     /// No files were given.
     #[error("no rank files to merge; give the files the ranks wrote, for example `roofline merge job.rank*.json -o job.json`")]
     Empty,
-    /// A rank file without kernels.
-    #[error("{input}: has no kernels; every rank file must be a profile with at least one kernel")]
+    /// No rank file has a kernel.
+    #[error("{input}: no kernels in any of them; merge the profiles or timelines of ranks that ran kernels")]
     NoKernels {
-        /// The file.
+        /// The files.
         input: String,
     },
 }
@@ -956,10 +956,14 @@ impl Merger {
 
     /// Adds one rank as [`read_rank`] read it (see [`Merger::add`]).
     pub fn add_parsed(&mut self, doc: ParsedRank, input: &str, fallback: u32) -> Result<(), MergeError> {
-        if doc.entries.is_empty() {
-            return Err(MergeError::NoKernels { input: input.to_string() });
-        }
         let rank = doc.rank.as_ref().map(|r| r.rank).or_else(|| rank_from_file_name(input)).unwrap_or(fallback);
+        if doc.entries.is_empty() {
+            // A rank that ran no kernel (an idle rank, a rank that failed
+            // early) is part of the job: merged with no GPU time, and said.
+            self.warnings.push(Warning::Capture {
+                message: format!("{input}: rank {rank} has no kernel; it is merged with no GPU time"),
+            });
+        }
         if self.machine.is_none() {
             self.machine = Some(doc.machine.clone());
         }
@@ -1083,6 +1087,11 @@ impl Merger {
     pub fn finish(self, producer: Producer) -> Result<MergedDocument, MergeError> {
         if self.ranks.is_empty() {
             return Err(MergeError::Empty);
+        }
+        if self.kernels.is_empty() {
+            let inputs: Vec<&str> =
+                self.ranks.iter().flat_map(|r| r.summary.inputs.iter().map(String::as_str)).collect();
+            return Err(MergeError::NoKernels { input: abbreviate(&inputs, 5) });
         }
         let mut warnings = self.warnings;
         if self.machines.len() > 1 {
@@ -1557,8 +1566,19 @@ mod tests {
         assert_eq!(Merger::new(None).finish(Producer::new("t")).unwrap_err(), MergeError::Empty);
         let mut empty = rank_doc(0, &[]);
         empty.kernels.clear();
-        let e = Merger::new(None).add(empty, "r0.json", 0).unwrap_err();
-        assert!(e.to_string().contains("r0.json"), "{e}");
+        let mut m = Merger::new(None);
+        m.add(empty.clone(), "r0.json", 0).unwrap();
+        let e = m.finish(Producer::new("t")).unwrap_err();
+        assert!(e.to_string().contains("r0.json") && e.to_string().contains("no kernels"), "{e}");
+        // Fifth adversarial pass (F10): one idle rank blocked the whole job's merge.
+        let mut m = Merger::new(None);
+        empty.rank.as_mut().unwrap().rank = 1;
+        m.add(rank_doc(0, &[("k", 1e9, 1e9, 1.0)]), "r0.json", 0).unwrap();
+        m.add(empty, "r1.json", 1).unwrap();
+        let doc = m.finish(Producer::new("t")).unwrap();
+        assert_eq!(doc.ranks.len(), 2);
+        assert_eq!((doc.ranks[1].rank, doc.ranks[1].kernels, doc.ranks[1].time_s), (1, 0, 0.0));
+        assert!(doc.warnings.iter().any(|w| w.text().contains("r1.json: rank 1 has no kernel")), "{:?}", doc.warnings);
     }
 
     #[test]
