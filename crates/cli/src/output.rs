@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context;
 use roofline_core::schema::{AnalysisDocument, MachineDocument};
 use roofline_report::output_file::{
-    is_special_file, not_a_plain_file, refuse_overwriting_inputs, write_set, Links, SetFile,
+    is_special_file, not_a_plain_file, refuse_overwriting_inputs, same_file, write_set, Links, SetFile,
 };
 use roofline_report::{
     csv_tables, render, write_atomic_with, write_json, AnalysisView, ChartOptions, ColorChoice, Describe, ExportError,
@@ -387,6 +387,17 @@ impl Output {
     /// file, is refused (exit 2) before any file is written; an earlier
     /// run's table is replaced.
     pub fn write(&self, files: &[(PathBuf, Body)]) -> anyhow::Result<()> {
+        // The tool's own binary is never an output (it would replace the
+        // program that is running, and the next run would be the analysis).
+        if let Ok(exe) = std::env::current_exe() {
+            if let Some((path, _)) = files.iter().find(|(path, _)| same_file(path, &exe)) {
+                return Err(bad_input(format!(
+                    "{}: is this roofline program itself ({}); give -o another file",
+                    path.display(),
+                    exe.display()
+                )));
+            }
+        }
         for (path, _) in files.iter().filter(|(path, _)| self.is_side_table(path)) {
             if let Some(why) = not_a_plain_file(path) {
                 return Err(bad_input(format!(

@@ -194,3 +194,19 @@ fn a_killed_profile_leaves_no_process_and_no_temporary_folder() {
     assert!(!alive(grandchild), "ncu's child ({grandchild}) outlived the killed tool");
     assert!(leftovers().is_empty(), "left in TMPDIR: {:?}", leftovers());
 }
+
+/// F19: `-o` naming the roofline binary itself replaced the running
+/// program with the analysis (the next command run was a JSON file).
+#[test]
+fn the_tool_refuses_to_write_over_its_own_binary() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("roofline");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("roofline"), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/h200/ncu_seed000.csv");
+    let out = std::process::Command::new(&copy).args(["import", "-q", "-o"]).arg(&copy).arg(&capture).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("this roofline program itself"), "{err}");
+    assert!(std::fs::read(&copy).unwrap() == before, "the binary was replaced");
+}
