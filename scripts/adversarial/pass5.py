@@ -829,7 +829,9 @@ def g_signals():
     ncus = ["ncu_sleep.sh", "ncu_grand.sh", "ncu_ignore.sh"]
     progs = ["prog_sleep.sh", "prog_grand.sh", "prog_ignore.sh"]
     for sg in sigs:
-        for grp in (False, True):
+        # SIGPIPE sent by kill() to the tool's PID alone is ignored, as in every Rust program (checked by hand):
+        # only the process-group case is meaningful.
+        for grp in ((True,) if sg == signal.SIGPIPE else (False, True)):
             for ncu in ncus:
                 case = f"sig.profile.{ncu}.{sg.name}.{'grp' if grp else 'pid'}"
                 w = fresh(case)
@@ -867,7 +869,7 @@ def g_signals():
         case = f"ncurep.{ncu}"
         w = fresh(case)
         open(os.path.join(w, "x.ncu-rep"), "wb").write(os.urandom(1000))
-        r = run(case, [BIN, "import", "x.ncu-rep", "--ncu", I(ncu)], w, timeout=40 if ncu != "ncu_sleep.sh" else 400)
+        r = run(case, [BIN, "import", "x.ncu-rep", "--ncu", I(ncu)], w, timeout=40)
         if r["wall"] > 30:
             finding(case, "slow-or-hang", f"import .ncu-rep with a hanging ncu took {r['wall']:.0f}s (no --timeout on import)", r["cmd"])
     # profile hostile flags
