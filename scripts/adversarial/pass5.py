@@ -851,6 +851,10 @@ def g_signals():
                     open(os.path.join(w, "t.json"), "w").write("PREV\n")
                     argv = [BIN, sub] + (["--ncu", I("ncu_ok.sh")] if sub == "profile" else []) + ["-o", "t.json", "--", I(prog)]
                     r = run(case, argv, w, signals=[(1.5, sg, grp)], timeout=60, allowed=("t.json",), expect=(0, 1, 2, 128 + sg, -sg))
+
+def g_kids():
+    """Timeouts, hostile ncu stand-ins, .ncu-rep import, profile flags, interrupted large -o writes."""
+    progs = ["prog_sleep.sh", "prog_grand.sh", "prog_ignore.sh"]
     # timeouts
     for sub in ("timeline", "profile"):
         for prog in progs + ["prog_segv.sh", "prog_exit7.sh", "prog_spew.sh"]:
@@ -1117,7 +1121,7 @@ def g_scale():
 
 # ---------------------------------------------------------------- main
 GROUPS = [("flag", g_flags), ("out", g_out), ("csv", g_csv), ("json", g_json), ("toml", g_toml), ("stream", g_streams),
-          ("tl", g_timeline), ("scale", g_scale), ("sig", g_signals)]
+          ("tl", g_timeline), ("scale", g_scale), ("sig", g_signals), ("kids", g_kids)]
 
 def main():
     setup_inputs()
