@@ -116,7 +116,8 @@ def run(case, argv, cwd, *, allowed=(), allowed_re=None, timeout=60, stdin=None,
         CASE_NAMES.add(case); STATS["cases"] += 1
     SEQ[0] += 1
     marker = f"ADV5MARK_{os.getpid()}_{SEQ[0]}"
-    tmpd = os.path.join(SCR, "tmp", str(SEQ[0]))
+    tmpd = os.path.join(SCR, "tmp", f"{os.getpid()}-{SEQ[0]}")
+    shutil.rmtree(tmpd, ignore_errors=True)   # never inherit a stale folder from an interrupted driver
     os.makedirs(tmpd, exist_ok=True)
     e = dict(os.environ)
     e.pop("NO_COLOR", None)
@@ -201,7 +202,9 @@ def run(case, argv, cwd, *, allowed=(), allowed_re=None, timeout=60, stdin=None,
             try: os.kill(pid, signal.SIGKILL)
             except OSError: pass
     leftover = os.listdir(tmpd)
-    if leftover:
+    if leftover and ("kept at" in err and all(n in err for n in leftover)):
+        res["kept"] = leftover   # documented: the ncu folder is kept and named on stderr (see F17)
+    elif leftover:
         finding(case, "temp-left", f"left in TMPDIR: {leftover[:10]}", show)
     shutil.rmtree(tmpd, ignore_errors=True)
     new_tmp = tmp_roofline() - tmp_before
