@@ -210,3 +210,30 @@ fn the_tool_refuses_to_write_over_its_own_binary() {
     assert!(err.contains("this roofline program itself"), "{err}");
     assert!(std::fs::read(&copy).unwrap() == before, "the binary was replaced");
 }
+
+/// F17: an ncu that died before writing anything left its empty private
+/// folder in $TMPDIR ("ncu's CSV is kept at …", about an empty file), one
+/// more folder for every such failed run.
+#[test]
+fn an_ncu_that_wrote_nothing_leaves_no_folder_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let ncu = dir.path().join("ncu");
+    std::fs::write(&ncu, "#!/bin/sh\ncase \"$1\" in --query-metrics|--help) exit 1;; esac\nkill -SEGV $$\n").unwrap();
+    std::fs::set_permissions(&ncu, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = roofline()
+        .args(["profile", "--one-pass", "--ncu"])
+        .arg(&ncu)
+        .args(["-o", "p.json", "--", "/bin/true"])
+        .current_dir(dir.path())
+        .env("TMPDIR", &tmp)
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(matches!(out.status.code(), Some(1 | 2)), "{err}");
+    assert!(!err.contains("is kept at") && err.contains("nothing of its run was kept"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}\n{err}");
+}

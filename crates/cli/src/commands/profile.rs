@@ -422,11 +422,28 @@ fn stopped_on_purpose(exit: &Option<ProgramExit>) -> bool {
 /// Keeps ncu's private folder (its report, CSV and log) and says where:
 /// the messages that name those files stay true.
 fn keep_log(out: &Output, log_dir: tempfile::TempDir) {
+    // Only what is worth a look: an empty CSV and no report (an ncu that
+    // died before writing anything) is nothing to keep, and every such
+    // failed run would leave a folder in $TMPDIR.
+    let worth = |name: &str| std::fs::metadata(log_dir.path().join(name)).is_ok_and(|m| m.len() > 0);
+    let (csv, report) = (worth("ncu.csv"), worth("ncu.ncu-rep"));
+    if !csv && !report {
+        out.warn("ncu wrote neither counters nor a report: nothing of its run was kept");
+        return;
+    }
     let kept = log_dir.keep();
-    out.warn(&format!(
-        "ncu's CSV is kept at {} (`roofline import` reads it; ncu's report is beside it)",
-        kept.join("ncu.csv").display()
-    ));
+    if csv {
+        out.warn(&format!(
+            "ncu's CSV is kept at {} (`roofline import` reads it{})",
+            kept.join("ncu.csv").display(),
+            if report { "; ncu's report is beside it" } else { "" }
+        ));
+    } else {
+        out.warn(&format!(
+            "ncu's report is kept at {} (`roofline import` reads it)",
+            kept.join("ncu.ncu-rep").display()
+        ));
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
