@@ -52,7 +52,10 @@
 
 #![warn(missing_docs)]
 
+use std::ffi::OsStr;
+use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -74,6 +77,18 @@ pub enum ChildError {
     NotFound {
         /// The program as the user gave it.
         program: String,
+    },
+    /// The program's file exists, but what would run it does not: the
+    /// interpreter its `#!` line names, or the loader an ELF binary names
+    /// (exec says ENOENT for both, as for a missing program).
+    #[error("{program}: the file exists, but {loader} was not found; {fix}")]
+    LoaderNotFound {
+        /// The program as the user gave it.
+        program: String,
+        /// What was not found, quoted from the file.
+        loader: String,
+        /// How to fix it.
+        fix: String,
     },
     /// The file exists but may not be run: told apart from `NotFound` so
     /// the message points at permissions, not at the name.
@@ -377,7 +392,7 @@ pub fn spawn(mut cmd: Command) -> Result<OwnedChild, ChildError> {
     }
     let started = Instant::now();
     let started_unix_ns = unix_ns();
-    let child = cmd.spawn().map_err(|source| start_error(&program, source))?;
+    let child = cmd.spawn().map_err(|source| start_error(&cmd, &program, source))?;
     let mut watchdog = Watchdog::start(child.id());
     if let Some(w) = &mut watchdog {
         use std::io::Write;
@@ -391,12 +406,83 @@ pub fn spawn(mut cmd: Command) -> Result<OwnedChild, ChildError> {
     Ok(OwnedChild { child, program, started, started_unix_ns, descendants: Vec::new(), watchdog, _guard: guard })
 }
 
-fn start_error(program: &str, source: std::io::Error) -> ChildError {
+fn start_error(cmd: &Command, program: &str, source: std::io::Error) -> ChildError {
     match source.kind() {
-        std::io::ErrorKind::NotFound => ChildError::NotFound { program: program.to_string() },
+        std::io::ErrorKind::NotFound => match program_file(cmd) {
+            Some(file) => {
+                let (loader, fix) = loader_of(&file);
+                ChildError::LoaderNotFound { program: program.to_string(), loader, fix }
+            }
+            None => ChildError::NotFound { program: program.to_string() },
+        },
         std::io::ErrorKind::PermissionDenied => ChildError::NotExecutable { program: program.to_string(), source },
         _ => ChildError::Start { program: program.to_string(), source },
     }
+}
+
+/// The regular file `cmd` runs, looked up as exec does: a name with a `/`
+/// as is (from the command's folder), else the first file of that name on
+/// the command's `PATH`. `None` when there is none.
+fn program_file(cmd: &Command) -> Option<PathBuf> {
+    let program = Path::new(cmd.get_program());
+    let is_file = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
+    if program.as_os_str().as_encoded_bytes().contains(&b'/') {
+        let file = match cmd.get_current_dir() {
+            Some(dir) if program.is_relative() => dir.join(program),
+            _ => program.to_path_buf(),
+        };
+        return is_file(&file).then_some(file);
+    }
+    let path = match cmd.get_envs().find(|(k, _)| *k == "PATH") {
+        Some((_, set)) => set.map(OsStr::to_os_string),
+        None => std::env::var_os("PATH"),
+    }?;
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|f| is_file(f))
+}
+
+/// What runs `file` (quoted from it) and how to fix its absence: the `#!`
+/// line of a script, the loader (`PT_INTERP`) of an ELF binary.
+fn loader_of(file: &Path) -> (String, String) {
+    // The #! line and an ELF's program headers are at its start.
+    let mut head = Vec::new();
+    if let Ok(f) = std::fs::File::open(file) {
+        let _ = f.take(64 << 10).read_to_end(&mut head);
+    }
+    if let Some(line) = head.strip_prefix(b"#!") {
+        let line = line.split(|&b| b == b'\n').next().unwrap_or_default();
+        let line = String::from_utf8_lossy(line).trim().to_string();
+        return (
+            format!("its interpreter (its first line, `#!{line}`)"),
+            "install that interpreter, or change the #! line to one that exists (`#!/usr/bin/env NAME` finds NAME on PATH)"
+                .into(),
+        );
+    }
+    let fix = "it was likely built for another system (another C library or architecture): rebuild it here".to_string();
+    match elf_interpreter(&head) {
+        Some(interp) => (format!("its loader {interp} (the dynamic linker it was built for)"), fix),
+        None => ("its loader (the dynamic linker it names)".into(), fix),
+    }
+}
+
+/// The `PT_INTERP` path of a 64-bit little-endian ELF file, from its first
+/// bytes.
+fn elf_interpreter(bytes: &[u8]) -> Option<String> {
+    if !(bytes.starts_with(b"\x7fELF") && bytes.get(4) == Some(&2) && bytes.get(5) == Some(&1)) {
+        return None;
+    }
+    let u64_at = |o: usize| Some(u64::from_le_bytes(bytes.get(o..o + 8)?.try_into().ok()?) as usize);
+    let u16_at = |o: usize| Some(u16::from_le_bytes(bytes.get(o..o + 2)?.try_into().ok()?) as usize);
+    let (phoff, phentsize, phnum) = (u64_at(0x20)?, u16_at(0x36)?, u16_at(0x38)?);
+    (0..phnum).find_map(|i| {
+        let ph = phoff.checked_add(i.checked_mul(phentsize)?)?;
+        let kind = u32::from_le_bytes(bytes.get(ph..ph + 4)?.try_into().ok()?);
+        if kind != 3 {
+            return None;
+        }
+        let (offset, size) = (u64_at(ph + 8)?, u64_at(ph + 32)?);
+        let name = bytes.get(offset..offset.checked_add(size)?)?;
+        Some(String::from_utf8_lossy(name).trim_end_matches('\0').to_string())
+    })
 }
 
 impl OwnedChild {

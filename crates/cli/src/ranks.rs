@@ -4,6 +4,8 @@
 //! `-o job.json` under a launcher of several ranks becomes `job.rankN.json`
 //! (and says so), so that ranks never overwrite each other's file.
 
+use std::cell::RefCell;
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use roofline_core::merge::{expand_rank, RankInfo};
@@ -11,8 +13,26 @@ use roofline_core::merge::{expand_rank, RankInfo};
 use crate::error::bad_input;
 
 /// This process's rank, with the host name; `None` outside a launcher.
+/// A variable the rank is read from that is not UTF-8 is refused like any
+/// other value that is not a number (taking it for unset would give two
+/// ranks the same file).
 pub fn from_env() -> anyhow::Result<Option<RankInfo>> {
-    let info = RankInfo::from_env(|k| std::env::var(k).ok()).map_err(bad_input)?;
+    let not_utf8: RefCell<Option<(String, OsString)>> = RefCell::new(None);
+    let read = RankInfo::from_env(|k| match std::env::var_os(k)?.into_string() {
+        Ok(v) => Some(v),
+        Err(raw) => {
+            not_utf8.borrow_mut().get_or_insert((k.to_string(), raw));
+            // Not a number either: the rank's own variable is refused below.
+            Some(String::new())
+        }
+    });
+    if let Some((variable, raw)) = not_utf8.into_inner() {
+        return Err(bad_input(format!(
+            "{variable}=\"{}\" is not UTF-8, so not a rank (a whole number from 0); fix or unset it",
+            raw.as_encoded_bytes().escape_ascii()
+        )));
+    }
+    let info = read.map_err(bad_input)?;
     Ok(info.map(|mut i| {
         i.host = host_name();
         i

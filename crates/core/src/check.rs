@@ -408,7 +408,7 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
                 passed: false,
                 detail: format!(
                     "named in the rules but not in the analysis (kernels: {})",
-                    doc.kernels.iter().map(label).collect::<Vec<_>>().join(", ")
+                    crate::warning::bounded(&doc.kernels.iter().map(label).collect::<Vec<_>>(), ", ")
                 ),
             });
             continue;

@@ -288,7 +288,7 @@ fn find(doc: &AnalysisDocument, name: &str) -> Option<usize> {
 }
 
 fn known(doc: &AnalysisDocument) -> String {
-    doc.kernels.iter().map(|k| format!("{:?}", label(k))).collect::<Vec<_>>().join(", ")
+    crate::warning::bounded(&doc.kernels.iter().map(|k| format!("{:?}", label(k))).collect::<Vec<_>>(), ", ")
 }
 
 /// Compares two analyses.

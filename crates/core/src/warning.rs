@@ -184,8 +184,36 @@ pub enum Warning {
     },
 }
 
+/// How many names a warning's text lists before it counts the rest: the
+/// JSON keeps them all, a line on stderr stays readable with 10^6 kernels.
+pub const NAMED_IN_TEXT: usize = 5;
+
+/// "a, b, c, d, e and 19,995 more": the first [`NAMED_IN_TEXT`] items
+/// joined with `sep`, the rest counted. For every message that names
+/// kernels, so that none grows with their number.
+pub fn bounded<S: AsRef<str>>(items: &[S], sep: &str) -> String {
+    let named: Vec<&str> = items.iter().take(NAMED_IN_TEXT).map(AsRef::as_ref).collect();
+    match items.len().saturating_sub(NAMED_IN_TEXT) {
+        0 => named.join(sep),
+        rest => format!("{} and {} more", named.join(sep), grouped(rest)),
+    }
+}
+
+/// 19995 as "19,995".
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 fn list(names: &[String]) -> String {
-    names.join(", ")
+    bounded(names, ", ")
 }
 
 impl Warning {
@@ -225,7 +253,7 @@ impl Warning {
                     .collect();
                 format!(
                     "launches with no positive gpu__time_duration.sum (zero, under 1 ns, n/a or missing) are left out of their kernel's point, so that its FLOPs and bytes are divided by the time of the same launches: {}",
-                    parts.join("; ")
+                    bounded(&parts, "; ")
                 )
             }
             Warning::DurationBelowFloor { metric, floor_s, launches, examples } => {
@@ -246,7 +274,7 @@ impl Warning {
                 format!(
                     "{} point(s) above their roof by more than the {limit_pct:.0}% a measurement reaches (clock changes within a launch give up to about 106%): {}; likely a duration too short for its launch (a time column in the wrong unit, an edited capture) or a counter in the wrong unit, so these rates are not to be trusted",
                     points.len(),
-                    parts.join("; ")
+                    bounded(&parts, "; ")
                 )
             }
             Warning::ClockStopped { metric, launches } => format!(
@@ -279,7 +307,7 @@ impl Warning {
             }
             Warning::Capture { message } => message.clone(),
             Warning::RanksJoined { rank, inputs } => {
-                format!("rank {rank}: {} are joined into one rank (two passes of one process?)", inputs.join(" and "))
+                format!("rank {rank}: {} are joined into one rank (two passes of one process?)", bounded(inputs, " and "))
             }
             Warning::MachinesDiffer { machines, judged_against } => format!(
                 "the ranks were analysed against different machines ({}): the job is judged against {judged_against}",
@@ -313,6 +341,46 @@ mod tests {
         assert!(w.to_string().starts_with("3 launch(es) have no positive"));
         let back: Warning = serde_json::from_value(v).unwrap();
         assert_eq!(back, w);
+    }
+
+    /// Adversarial pass 5, F14: a capture of 20,000 kernels made one
+    /// stderr line of 229,042 characters naming them all.
+    #[test]
+    fn a_warning_about_many_kernels_names_the_first_few_and_counts_the_rest() {
+        let kernels: Vec<String> = (0..20_000).map(|i| format!("kern_{i}")).collect();
+        let hidden = Warning::LevelNotMeasured { level: MemLevel::L1, kernels: kernels.clone() }.text();
+        assert!(hidden.contains("kern_0, kern_1, kern_2, kern_3, kern_4 and 19,995 more are not measured"), "{hidden}");
+        assert!(!hidden.contains("kern_5"), "{hidden}");
+        let partly = Warning::PartlyTimed {
+            kernels: kernels
+                .iter()
+                .map(|k| PartlyTimedKernel { kernel: k.clone(), left_out: 1, launches: 2, lines: vec![3] })
+                .collect(),
+        }
+        .text();
+        let above = Warning::AboveRoof {
+            limit_pct: 110.0,
+            points: kernels
+                .iter()
+                .map(|k| AboveRoofPoint { kernel: k.clone(), roof: "DRAM bandwidth".into(), pct: 200.0 })
+                .collect(),
+        }
+        .text();
+        for text in [
+            hidden,
+            partly,
+            above,
+            Warning::Fp16ConstantMoves { kernels: kernels.clone() }.text(),
+            Warning::Fp16PackingUnknown { kernels: kernels.clone() }.text(),
+            Warning::RanksJoined { rank: 0, inputs: kernels.clone() }.text(),
+        ] {
+            assert!(text.len() < 1000 && text.contains(" and 19,995 more"), "{} chars: {text:.300}", text.len());
+        }
+        // A short list is said whole.
+        assert_eq!(bounded(&kernels[..5], ", "), "kern_0, kern_1, kern_2, kern_3, kern_4");
+        assert_eq!(bounded(&kernels[..6], ", "), "kern_0, kern_1, kern_2, kern_3, kern_4 and 1 more");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(grouped(999), "999");
     }
 
     #[test]

@@ -52,6 +52,10 @@ pub struct UnixSpan {
 /// bytes; a kernel name of a deep template is tens of kilobytes.
 pub const MAX_RECORD_LINE: usize = 16 << 20;
 
+/// The most blank lines (bytes) read before a file's header: the injection
+/// library writes none, so a file that starts with more is no record file.
+const MAX_BLANK_BEFORE_HEADER: usize = 1 << 20;
+
 /// Opens a record file written by the recorded program: without following
 /// a symbolic link and without blocking on a FIFO, and only when it is a
 /// regular file; otherwise `Ok(Err(what it is))`.
@@ -182,6 +186,7 @@ impl Builder {
         let mut unknown = 0u64;
         let mut have_header = false;
         let mut long_lines = 0u64;
+        let mut blank_before_header = 0usize;
         loop {
             buf.clear();
             let n = match (&mut r).take(MAX_RECORD_LINE as u64).read_until(b'\n', &mut buf) {
@@ -196,6 +201,15 @@ impl Builder {
             }
             line_no += 1;
             if n == MAX_RECORD_LINE && !buf.ends_with(b"\n") {
+                // Before the header, the file is no record file: left out
+                // at once, not scanned to its end (gigabytes of NULs).
+                if !have_header {
+                    self.warnings.push(format!(
+                        "{label}: no header line in its first {} MiB; the file is left out",
+                        MAX_RECORD_LINE >> 20
+                    ));
+                    return;
+                }
                 // Step over the rest of the line without holding it.
                 match skip_line(&mut r) {
                     Ok(true) => {}
@@ -213,15 +227,21 @@ impl Builder {
                         MAX_RECORD_LINE >> 20
                     ));
                 }
-                if !have_header {
-                    self.warnings.push(format!("{label}: no header line; the file is left out"));
-                    return;
-                }
                 continue;
             }
             let complete = buf.ends_with(b"\n");
             let text = trim_ascii(&buf);
             if text.is_empty() {
+                if !have_header {
+                    blank_before_header += n;
+                    if blank_before_header > MAX_BLANK_BEFORE_HEADER {
+                        self.warnings.push(format!(
+                            "{label}: no header line in its first {} MiB of blank lines; the file is left out",
+                            MAX_BLANK_BEFORE_HEADER >> 20
+                        ));
+                        return;
+                    }
+                }
                 continue;
             }
             let rec: Record = match parse_line(text) {
@@ -709,6 +729,27 @@ mod tests {
         assert!(t.warnings.iter().any(|w| w.contains("line 4 is not a record")), "{:?}", t.warnings);
         assert_eq!(t.processes.len(), 1);
         assert_eq!(t.processes[0].pid, 7);
+    }
+
+    /// Adversarial pass 5, F8: a headerless file of gigabytes (a sparse
+    /// file of NULs the program made) is left out after a bounded prefix,
+    /// not scanned to its end.
+    #[test]
+    fn a_huge_file_without_a_header_line_is_left_out_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let nuls = dir.path().join("1.jsonl");
+        std::fs::File::create(&nuls).unwrap().set_len(8 << 30).unwrap();
+        // Blank lines alone are no header either, however many.
+        std::fs::write(dir.path().join("2.jsonl"), vec![b'\n'; 64 << 20]).unwrap();
+        let started = std::time::Instant::now();
+        let t = read_dir(dir.path(), None).unwrap();
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(5), "took {took:?}: the whole file was scanned");
+        assert!(t.processes.is_empty(), "{:?}", t.processes);
+        for (file, why) in [("1.jsonl", "16 MiB"), ("2.jsonl", "1 MiB of blank lines")] {
+            let said = format!("{file}: no header line in its first {why}; the file is left out");
+            assert!(t.warnings.contains(&said), "{said}: {:?}", t.warnings);
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@
 //! skipped: a rank of a million launches costs the memory of its distinct
 //! kernels, not of its gigabyte of JSON.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -64,11 +65,36 @@ fn read_text(path: &std::path::Path, what: &str) -> anyhow::Result<String> {
     crate::input_file::read_text(path, what)
 }
 
+/// The same file named twice (`a.json a.json`, `./a.json a.json`, a hard
+/// link, a symbolic link to it) would count its rank's time twice: refused,
+/// naming both arguments. Different files of one rank are still joined.
+fn refuse_a_file_given_twice(files: &[PathBuf]) -> anyhow::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let mut seen: HashMap<(u64, u64), &PathBuf> = HashMap::new();
+    for f in files {
+        // Only regular files: a FIFO or device is read once as it comes, and a
+        // missing file is reported when it is read.
+        let Ok(meta) = std::fs::metadata(f) else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        if let Some(first) = seen.insert((meta.dev(), meta.ino()), f) {
+            return Err(bad_input(format!(
+                "RANK_FILE {} and {} are the same file, given twice: its rank's time would be counted twice; give each file once",
+                first.display(),
+                f.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     // `merge job.rank*.json -o job.rank1.json` must not destroy a rank.
     let mut inputs: Vec<(&str, &std::path::Path)> = args.files.iter().map(|f| ("RANK_FILE", f.as_path())).collect();
     inputs.extend(args.machine.iter().map(|m| ("--machine", m.as_path())));
     out.protect_inputs(&[], &inputs)?;
+    refuse_a_file_given_twice(&args.files)?;
     let machine = match &args.machine {
         Some(p) => {
             let input = p.display().to_string();
@@ -124,7 +150,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             message: format!(
                 "{} of the files are timelines ({}): kernel times and launches only, no counters, so only collectives are placed (against the link roofs); profile the ranks with `roofline profile` to place the rest",
                 timelines.len(),
-                timelines.join(", ")
+                roofline_core::warning::bounded(&timelines, ", ")
             ),
         };
         doc.job.warnings.push(w.clone());

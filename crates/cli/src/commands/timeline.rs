@@ -136,8 +136,9 @@ fn find_inject_lib_in(
             return Ok(p.to_path_buf());
         }
         return Err(bad_input(format!(
-            "--inject-lib {}: no such file; give the path of {INJECT_LIB} (built beside the roofline binary by `cargo build --release`)",
-            p.display()
+            "--inject-lib {}: {}; give the path of {INJECT_LIB} (built beside the roofline binary by `cargo build --release`)",
+            p.display(),
+            not_a_library(p)
         )));
     }
     if let Some(p) = from_env {
@@ -160,6 +161,19 @@ fn find_inject_lib_in(
     )
 }
 
+/// Why a library path given on the command line is not a file to load:
+/// it is missing, a folder, or something else that exists but is no
+/// regular file (`/dev/null`, a FIFO), each said as it is.
+fn not_a_library(p: &Path) -> String {
+    match std::fs::metadata(p) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "no such file".into(),
+        Err(e) => format!("cannot be read ({e})"),
+        Ok(m) if m.is_dir() => "is a folder".into(),
+        Ok(m) if !m.is_file() => "is not a regular file (a device, FIFO or socket)".into(),
+        Ok(_) => "is not a library to load".into(),
+    }
+}
+
 /// A libcupti for programs that do not load their own.
 fn find_cupti(explicit: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
     if let Some(p) = explicit {
@@ -167,8 +181,9 @@ fn find_cupti(explicit: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
             return Ok(Some(p.canonicalize().unwrap_or_else(|_| p.to_path_buf())));
         }
         return Err(bad_input(format!(
-            "--cupti {}: no such file; give the path of libcupti.so.13 (in $CUDA_HOME/extras/CUPTI/lib64, or PyTorch's site-packages/nvidia/cu13/lib)",
-            p.display()
+            "--cupti {}: {}; give the path of libcupti.so.13 (in $CUDA_HOME/extras/CUPTI/lib64, or PyTorch's site-packages/nvidia/cu13/lib)",
+            p.display(),
+            not_a_library(p)
         )));
     }
     if let Some(p) = std::env::var_os(env::CUPTI_LIB) {
@@ -374,7 +389,9 @@ pub fn record(o: &RecordOptions, out: &Output) -> anyhow::Result<Recorded> {
     ));
 
     let child = roofline_child::spawn(cmd).map_err(|e| match e {
-        roofline_child::ChildError::NotFound { .. } | roofline_child::ChildError::NotExecutable { .. } => bad_input(e),
+        roofline_child::ChildError::NotFound { .. }
+        | roofline_child::ChildError::LoaderNotFound { .. }
+        | roofline_child::ChildError::NotExecutable { .. } => bad_input(e),
         other => anyhow::Error::new(other),
     })?;
     let limits = Limits { timeout: o.timeout, grace: o.grace, tick: Duration::from_millis(100) };

@@ -570,7 +570,7 @@ impl Placed {
         if !self.refused.is_empty() {
             notes.push(format!(
                 "{} has a value the axes cannot show (zero, not finite, or beyond 1e-30..1e30): not on the chart",
-                self.refused.join(", ")
+                roofline_core::warning::bounded(&self.refused, ", ")
             ));
         }
         if self.left_out > 0 {

@@ -147,7 +147,7 @@ pub fn communication_section(kernels: &[KernelAnalysis]) -> Option<Section> {
     if !unknown.is_empty() {
         notes.push(Note::warning(format!(
             "no byte count for {}: this GPU has no NVLink counters (or ncu did not collect nvltx__bytes); the time is still counted as communication",
-            unknown.join(", ")
+            roofline_core::warning::bounded(&unknown, ", ")
         )));
     }
     Some(
