@@ -1,5 +1,5 @@
 //! The fifth adversarial pass of issue 16 (results/adversarial-pass-5-2026-11-30.md):
-//! one test per problem it found, named after it. (F8, a huge record file
+//! one test per problem it found, named after it. (F11, a huge record file
 //! without a header, is tested beside the reader in roofline-timeline; F14,
 //! warnings naming every kernel, beside the warnings in roofline-core.)
 
@@ -61,7 +61,7 @@ fn with_inject_lib() -> (tempfile::TempDir, PathBuf) {
     (dir, lib)
 }
 
-/// F3: `RANK=$'\xff'` was taken for unset (rank 0), so two ranks with a
+/// F7: `RANK=$'\xff'` was taken for unset (rank 0), so two ranks with a
 /// corrupted variable wrote the same file; `RANK=abc` was refused.
 #[test]
 fn a_launcher_variable_that_is_not_utf8_is_refused_like_any_bad_rank() {
@@ -91,7 +91,7 @@ fn a_launcher_variable_that_is_not_utf8_is_refused_like_any_bad_rank() {
     assert!(err.contains("is not UTF-8") && err.contains("ignored here"), "{err}");
 }
 
-/// F5: `--inject-lib /dev/null`, `--inject-lib /` and `--cupti /dev/zero`
+/// F9: `--inject-lib /dev/null`, `--inject-lib /` and `--cupti /dev/zero`
 /// said "no such file" of paths that exist.
 #[test]
 fn a_library_flag_naming_a_device_or_a_folder_says_what_it_is() {
@@ -120,7 +120,7 @@ fn a_library_flag_naming_a_device_or_a_folder_says_what_it_is() {
     assert!(err.contains("--inject-lib /nonexistent/lib.so: no such file"), "{err}");
 }
 
-/// F12: `merge job.rank0.json job.rank0.json` counted the rank's GPU time
+/// F13: `merge job.rank0.json job.rank0.json` counted the rank's GPU time
 /// twice (exit 0).
 #[test]
 fn the_same_rank_file_given_twice_is_refused() {

@@ -731,7 +731,7 @@ mod tests {
         assert_eq!(t.processes[0].pid, 7);
     }
 
-    /// Adversarial pass 5, F8: a headerless file of gigabytes (a sparse
+    /// Adversarial pass 5, F11: a headerless file of gigabytes (a sparse
     /// file of NULs the program made) is left out after a bounded prefix,
     /// not scanned to its end.
     #[test]
