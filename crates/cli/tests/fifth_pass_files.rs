@@ -7,6 +7,9 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
+mod support;
+use support::alive;
+
 fn roofline() -> Command {
     let mut c = Command::cargo_bin("roofline").unwrap();
     c.env("NO_COLOR", "1");
@@ -138,12 +141,6 @@ fn a_check_that_judged_nothing_fails_unless_allowed() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     // A check that judges something is unchanged.
     roofline().arg("check").arg(&now).arg("--baseline").arg(&now).args(["--max-regression", "5"]).assert().success();
-}
-
-fn alive(pid: i32) -> bool {
-    // A zombie (dead, not yet reaped) counts as gone.
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
 }
 
 /// F4: `kill -KILL` of the tool during `profile`

@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 
+mod support;
+use support::alive;
+
 fn roofline() -> Command {
     let mut c = Command::cargo_bin("roofline").unwrap();
     c.env("NO_COLOR", "1");
@@ -20,12 +23,6 @@ fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
-}
-
-fn alive(pid: i32) -> bool {
-    // A zombie (dead, not yet reaped by PID 1) counts as gone.
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
 }
 
 /// H3, P1: `import x.ncu-rep` waited for an `ncu --import` that never

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use assert_cmd::Command;
 
 mod support;
-use support::stand_in_ncu;
+use support::{alive, stand_in_ncu};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu").join(name)
@@ -89,15 +89,6 @@ fn sigterm_to_profile_is_forwarded_and_nothing_is_orphaned() {
     std::thread::sleep(Duration::from_millis(300));
     assert!(!marker.exists(), "the program outlived the tool");
     assert!(leftovers(&tmp).is_empty(), "ncu's log removed: {:?}", leftovers(&tmp));
-}
-
-/// Whether `pid` is a live process: a zombie (killed, not yet reaped by a
-/// container's PID 1) is dead.
-fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().next() != Some("Z")))
-        .unwrap_or(false)
 }
 
 #[test]

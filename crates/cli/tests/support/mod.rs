@@ -50,3 +50,12 @@ if [ -f "{d}/sleep" ]; then touch "{d}/ncu-sleeping"; sleep "$(cat "{d}/sleep")"
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
 }
+
+/// Whether `pid` is a live process: a zombie (killed, not yet reaped by a
+/// container's PID 1) is dead.
+pub fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().next() != Some("Z")))
+        .unwrap_or(false)
+}
