@@ -429,9 +429,9 @@ def rt_doc(case, w, name):
     cmds = []
     if "analysis" in schema:
         cmds = [["report", name, "--format", "json"], ["report", name, "--format", "chart"], ["report", name, "--svg", "rt.svg", "--format", "markdown"],
-                ["check", name, "--min-pct-of-roof", "1"], ["diff", name, name], ["merge", name, name, "--format", "json"]]
+                ["check", name, "--min-pct-of-roof", "1"], ["diff", name, name], ["merge", name, "--format", "json"]]
     elif "timeline" in schema:
-        cmds = [["merge", name, name, "--format", "json"], ["merge", name, "--format", "csv"]]
+        cmds = [["merge", name, "--format", "json"], ["merge", name, "--format", "csv"]]
     elif "merged" in schema or "machine" in schema:
         cmds = [["report", name, "--format", "json"], ["report", name, "--format", "html"]]
         if "machine" in schema:
@@ -744,7 +744,7 @@ def g_json():
                 cmds = [["report", "d.json", "--format", random.choice(["json", "chart", "html", "markdown", "csv", "trace"])],
                         ["report", "d.json", "--svg", "c.svg", "--format", "json"]]
                 if dn == "timeline.json":
-                    cmds.append(["merge", "d.json", "d.json", "--format", "json"])
+                    cmds.append(["merge", "d.json", "--format", "json"])
             for c in cmds:
                 r = run(case + "." + c[0], [BIN] + c, w, timeout=60, allowed=("c.svg",))
                 if r["wall"] > 20:
