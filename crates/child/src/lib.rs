@@ -295,8 +295,8 @@ pub struct OwnedChild {
 
 /// The watchdog of a child: `sh` reading lines from the tool. `rm PATH`
 /// adds a folder to remove, `done` ends it quietly; the end of its input
-/// (the tool died) stops the child's group (SIGTERM, SIGKILL 2 s later)
-/// and removes the folders.
+/// (the tool died) stops the child's group (SIGTERM; SIGKILL if it still
+/// runs 2 s later) and removes the folders, then ends.
 struct Watchdog {
     process: Child,
     to: std::process::ChildStdin,
@@ -310,7 +310,8 @@ while IFS= read -r line; do
   esac
 done
 kill -TERM "-$pg" 2>/dev/null
-sleep 2
+i=0
+while [ $i -lt 20 ] && kill -0 "-$pg" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
 kill -KILL "-$pg" 2>/dev/null
 [ $# -gt 0 ] && rm -rf -- "$@"
 exit 0"#;
