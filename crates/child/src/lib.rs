@@ -681,6 +681,12 @@ impl OwnedChild {
         if let Some(w) = self.watchdog.take() {
             w.dismiss();
         }
+        // A signal that came after the program ended (while its leftovers
+        // were stopped, say) is still a request to stop the run: the next
+        // child's guard starts a new count, so said here or lost.
+        if ending == Ending::Finished && SIGNAL_COUNT.load(Ordering::SeqCst) > seen_signals {
+            ending = Ending::Interrupted { signal: LAST_SIGNAL.load(Ordering::SeqCst) };
+        }
         Ok(Outcome {
             status,
             ending,
@@ -792,6 +798,28 @@ mod tests {
 
     // The tests share the process-wide signal state: one at a time.
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    #[test]
+    fn a_signal_after_the_program_ended_still_stops_the_run() {
+        // The driver's re-run of the fifth pass: SIGQUIT to `profile` just as
+        // pass 1 ended was recorded, then forgotten when pass 2's child
+        // started a new count, and pass 2 ran on (a stand-in ncu that
+        // sleeps: 60 s and more). Here the signal lands while a background
+        // job that ignores SIGTERM is being stopped, after the program ended.
+        let _l = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let me = std::process::id() as libc::pid_t;
+        let signaller = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            // SAFETY: a signal to this process, whose handler only records it.
+            unsafe {
+                libc::kill(me, libc::SIGUSR1);
+            }
+        });
+        let child = spawn(sh("trap '' TERM; sleep 5 & exit 0")).unwrap();
+        let o = child.wait(&Limits { grace: Duration::from_secs(1), ..Limits::default() }, |_| {}).unwrap();
+        signaller.join().unwrap();
+        assert_eq!(o.ending, Ending::Interrupted { signal: libc::SIGUSR1 });
+    }
 
     #[test]
     fn background_jobs_left_in_the_group_are_stopped_and_counted() {
