@@ -696,7 +696,8 @@ fn attach_nvtx(acts: &mut [Activity], ranges: &[NvtxRange], base: u32) {
                 a.nvtx = Some(base + i as u32);
                 break;
             }
-            cand = r.parent.map(|p| p as usize);
+            // Parents were offset by `base` when the process was added.
+            cand = r.parent.map(|p| (p - base) as usize);
         }
     }
 }

@@ -504,3 +504,37 @@ fn chrome_trace_parses_back_with_the_required_fields() {
     assert_eq!(sg["dur"].as_f64().unwrap(), 2.5);
     assert_eq!(v["displayTimeUnit"], "ns");
 }
+
+/// The timeline document of two training processes keeps its bytes across
+/// refactors (issue 24: byte-identical JSON before and after the
+/// ground-floor split). `tests/fixtures/two_processes.timeline.json` was
+/// written by the code before the split; set `ROOFLINE_BLESS=1` to write it
+/// again after a change that means to alter the document.
+#[test]
+fn the_timeline_document_keeps_its_bytes() {
+    let mut a = training_process(4242);
+    a.end();
+    let mut b = training_process(4343);
+    b.end();
+    let tl = read(vec![("4242.jsonl", a.text()), ("4343.jsonl", b.text())], None);
+    let doc = TimelineDocument::new(
+        Producer::new("roofline timeline -- python3 train.py"),
+        RunInfo {
+            command: vec!["python3".into(), "train.py".into()],
+            wall_s: Some(1.5),
+            exit_code: Some(0),
+            signal: None,
+            ended_by: "exit".into(),
+        },
+        tl,
+        10,
+    );
+    let text = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/two_processes.timeline.json");
+    if std::env::var_os("ROOFLINE_BLESS").is_some() {
+        std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
+        std::fs::write(&golden, &text).unwrap();
+    }
+    let want = std::fs::read_to_string(&golden).unwrap();
+    assert!(text == want, "the timeline document changed; compare with {}", golden.display());
+}
