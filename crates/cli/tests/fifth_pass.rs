@@ -124,7 +124,7 @@ fn a_library_flag_naming_a_device_or_a_folder_says_what_it_is() {
 /// twice (exit 0).
 #[test]
 fn the_same_rank_file_given_twice_is_refused() {
-    let ranks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/ranks/synthetic-2gpu");
+    let ranks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ranks/synthetic-2gpu");
     let dir = tempfile::tempdir().unwrap();
     let rank0 = dir.path().join("job.rank0.json");
     std::fs::copy(ranks.join("job.rank0.json"), &rank0).unwrap();

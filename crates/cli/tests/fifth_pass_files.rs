@@ -200,7 +200,7 @@ fn the_tool_refuses_to_write_over_its_own_binary() {
     let copy = dir.path().join("roofline");
     std::fs::copy(assert_cmd::cargo::cargo_bin("roofline"), &copy).unwrap();
     let before = std::fs::read(&copy).unwrap();
-    let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/h200/ncu_seed000.csv");
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu/h200_seed000_profile.csv");
     let out = std::process::Command::new(&copy).args(["import", "-q", "-o"]).arg(&copy).arg(&capture).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");

@@ -107,7 +107,7 @@ fn base(sub: &str, dir: &Path) -> (Vec<String>, bool) {
         "bench" => (s(&["bench"]), true),
         "model" => (s(&["model", "kernels.toml"]), false),
         "profile" => {
-            let ncu = stand_in_ncu(dir, Path::new(&repo("data/h200/tour/examples.ncu.csv"))).display().to_string();
+            let ncu = stand_in_ncu(dir, Path::new(&repo("tests/fixtures/tour/examples.ncu.csv"))).display().to_string();
             // Two passes by default: the stand-in program's timeline, then the stand-in ncu.
             (vec!["profile".into(), "--ncu".into(), ncu, "--".into(), "./fake-cuda-app".into()], false)
         }
@@ -333,8 +333,8 @@ fn setup(dir: &Path) {
     std::fs::write(dir.join("fake-cuda-app"), FAKE_CUDA_APP).unwrap();
     std::fs::set_permissions(dir.join("fake-cuda-app"), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::write(dir.join("libroofline_inject.so"), b"").unwrap();
-    std::fs::copy(repo("data/h200/tour/examples.ncu.csv"), dir.join("capture.csv")).unwrap();
-    std::fs::copy(repo("data/h200/tour/machine.json"), dir.join("machine.json")).unwrap();
+    std::fs::copy(repo("tests/fixtures/tour/examples.ncu.csv"), dir.join("capture.csv")).unwrap();
+    std::fs::copy(repo("tests/fixtures/tour/machine.json"), dir.join("machine.json")).unwrap();
     let a = run(
         dir,
         &[
@@ -428,7 +428,7 @@ fn view_instructions_shows_the_binding_pipes() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let capture = repo("tests/fixtures/external/h200-2026-11-30/pytorch_full_a.csv");
-    let machine = repo("results/h200-2026-11-30-bench-check/machine.json");
+    let machine = repo("tests/fixtures/machines/h200-measured.machine.json");
     let args = |extra: &[&str]| {
         let mut v: Vec<String> = vec!["import".into(), capture.clone(), "--machine".into(), machine.clone()];
         v.extend(extra.iter().map(|s| s.to_string()));

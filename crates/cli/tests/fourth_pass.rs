@@ -133,7 +133,7 @@ fn profile_refuses_to_write_over_the_ncu_it_runs() {
 fn a_capture_without_kernel_names_is_refused_naming_the_column() {
     let dir = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let text = std::fs::read_to_string(root.join("data/h200/ncu_seed000.csv")).unwrap();
+    let text = std::fs::read_to_string(root.join("tests/fixtures/ncu/h200_seed000_profile.csv")).unwrap();
     let mut rdr = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
     let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
     let header = rows.iter().position(|r| r.get(0) == Some("ID")).unwrap();

@@ -52,7 +52,7 @@ impl Setup {
         std::fs::write(d.join("libroofline_inject.so"), b"").unwrap();
         // The bundled H200 capture cut to vecadd, named as ncu prints it
         // with --print-kernel-base mangled.
-        let text = std::fs::read_to_string(repo("data/h200/tour/examples.ncu.csv")).unwrap();
+        let text = std::fs::read_to_string(repo("tests/fixtures/tour/examples.ncu.csv")).unwrap();
         let mut kept = Vec::new();
         let mut table_lines = 0;
         for line in text.lines() {

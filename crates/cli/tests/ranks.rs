@@ -17,7 +17,7 @@ fn roofline() -> Command {
 }
 
 fn committed_ranks() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/ranks/synthetic-2gpu");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ranks/synthetic-2gpu");
     let mut v: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     v.retain(|p| p.extension().is_some_and(|e| e == "json"));
     v.sort();

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use assert_cmd::Command;
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/h200").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu").join(name)
 }
 
 fn roofline() -> Command {
@@ -36,7 +36,7 @@ fn skip(why: &str) {
 fn two_analyses(dir: &Path) -> (PathBuf, PathBuf) {
     let a = dir.join("a.json");
     let b = dir.join("b.json");
-    for (capture, out) in [("ncu_seed000.csv", &a), ("ncu_gemms.csv", &b)] {
+    for (capture, out) in [("h200_seed000_profile.csv", &a), ("h200_gemms_metrics.csv", &b)] {
         let (code, _, err) =
             run_in(dir, &["import", data(capture).to_str().unwrap(), "-q", "-o", out.to_str().unwrap()]);
         assert_eq!(code, 0, "{err}");
@@ -72,7 +72,7 @@ fn csv_side_tables_of_the_output_do_not_overwrite_an_input() {
     let dir = tempfile::tempdir().unwrap();
     // The capture happens to be named like the roofs table of `-o x.csv`.
     let capture = dir.path().join("x.roof.csv");
-    std::fs::copy(data("ncu_seed000.csv"), &capture).unwrap();
+    std::fs::copy(data("h200_seed000_profile.csv"), &capture).unwrap();
     let before = std::fs::read(&capture).unwrap();
     let (code, _, err) = run_in(dir.path(), &["import", "x.roof.csv", "-q", "-o", "x.csv"]);
     assert_eq!(code, 2, "{err}");
@@ -187,7 +187,7 @@ fn results_lost_on_a_full_stdout_say_it_was_standard_output() {
 fn csv_side_tables_of_the_output_do_not_overwrite_the_saved_ncu_csv() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
-    let capture = data("ncu_seed000.csv");
+    let capture = data("h200_seed000_profile.csv");
     // A stand-in ncu: copies the capture to its --log-file.
     let ncu = dir.path().join("ncu");
     let script = format!(

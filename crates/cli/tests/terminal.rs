@@ -64,7 +64,7 @@ fn the_roofs_are_printed_once_and_ridge_points_only_for_precisions_in_use() {
     assert_eq!(stdout.matches("FP8 tensor").count(), 1, "{stdout}");
     assert!(!stdout.contains("ridge points"), "the tour shows its measured ridge instead");
     let dir = tempfile::tempdir().unwrap();
-    let capture = format!("{}/../../data/h200/tour/examples.ncu.csv", env!("CARGO_MANIFEST_DIR"));
+    let capture = format!("{}/../../tests/fixtures/tour/examples.ncu.csv", env!("CARGO_MANIFEST_DIR"));
     let out =
         Command::cargo_bin("roofline").unwrap().current_dir(dir.path()).args(["import", &capture]).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();

@@ -66,7 +66,7 @@ fn snapshot_import_of_the_bundled_capture_in_every_format() {
     // Copied next to the run so that the source line the output names is the
     // same on every checkout.
     for file in ["examples.ncu.csv", "machine.json"] {
-        std::fs::copy(repo(&format!("data/h200/tour/{file}")), dir.path().join(file)).unwrap();
+        std::fs::copy(repo(&format!("tests/fixtures/tour/{file}")), dir.path().join(file)).unwrap();
     }
     let import = |format: &str| {
         run(dir.path(), &["import", "examples.ncu.csv", "--machine", "machine.json", "--format", format])

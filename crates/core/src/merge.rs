@@ -1197,7 +1197,7 @@ mod tests {
     /// launch, pretty-printed, and members in another order.
     #[test]
     fn the_skimming_reader_gives_the_same_rank_as_the_full_reader() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/ranks/synthetic-2gpu");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ranks/synthetic-2gpu");
         let mut texts: Vec<String> = ["job.rank0.json", "job.rank1.json"]
             .iter()
             .map(|f| std::fs::read_to_string(root.join(f)).unwrap())

@@ -22,7 +22,7 @@ fn repo(path: &str) -> PathBuf {
 
 const CORPUS: &str = "tests/fixtures/external/h200-2026-11-30";
 /// The newest measured H200: streaming mixes and instruction roofs.
-const MACHINE: &str = "results/h200-2026-11-30-bench-check/machine.json";
+const MACHINE: &str = "tests/fixtures/machines/h200-measured.machine.json";
 /// Issue 10: waste under this share of the traffic never earns coalescing
 /// advice. Written out here, not taken from the crate, so that a changed
 /// threshold fails this test.

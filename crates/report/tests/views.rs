@@ -18,10 +18,10 @@ use serde::Serialize;
 
 mod samples;
 
-const BUNDLED_MACHINE: &str = include_str!("../../../data/h200/tour/machine.json");
+const BUNDLED_MACHINE: &str = include_str!("../../../tests/fixtures/tour/machine.json");
 
 fn bundled_machine() -> MachineDocument {
-    read_machine(BUNDLED_MACHINE, "data/h200/tour/machine.json").unwrap()
+    read_machine(BUNDLED_MACHINE, "tests/fixtures/tour/machine.json").unwrap()
 }
 
 fn opts(wide: bool) -> RenderOptions {

@@ -98,6 +98,6 @@ pub fn capture(name: &str) -> Capture {
 
 /// The machine `roofline tour` bundles: measured on the H200 (bench --quick).
 pub fn bundled_h200() -> roofline_core::Machine {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/h200/tour/machine.json");
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/tour/machine.json");
     roofline_core::schema::read_machine(&std::fs::read_to_string(p).unwrap(), "machine.json").unwrap().machine
 }

@@ -29,7 +29,7 @@ fn doc(machine: Machine, specs: &[&str], detail: &str) -> AnalysisDocument {
 /// bundled tour capture, or one of `tests/fixtures/external/`) analysed
 /// under the bundled H200 machine, as `roofline import --machine` does.
 pub fn h200_capture(path: &str) -> AnalysisDocument {
-    h200_capture_on(path, "data/h200/tour/machine.json")
+    h200_capture_on(path, "tests/fixtures/tour/machine.json")
 }
 
 /// As [`h200_capture`], under the machine JSON at `machine` (a path from
@@ -77,13 +77,13 @@ pub fn pytorch() -> AnalysisDocument {
 pub fn pytorch_instructions() -> AnalysisDocument {
     h200_capture_on(
         "tests/fixtures/external/h200-2026-11-30/pytorch_full_a.csv",
-        "results/h200-2026-11-30-bench-check/machine.json",
+        "tests/fixtures/machines/h200-measured.machine.json",
     )
 }
 
 /// The tour's example kernels as captured on the H200 (the bundled data).
 pub fn tour_capture() -> AnalysisDocument {
-    h200_capture("data/h200/tour/examples.ncu.csv")
+    h200_capture("tests/fixtures/tour/examples.ncu.csv")
 }
 
 /// The theoretical machine of a GPU in the built-in table.
