@@ -28,10 +28,10 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use roofline_core::diff::diff;
-use roofline_core::kernel::Kernel;
-use roofline_core::machine::{FlopKind, Machine, MemLevel, Origin};
-use roofline_core::schema::{check_analysis, read_analysis, read_machine, AnalysisDocument};
+use roofline_documents::diff;
+use roofline_model::Kernel;
+use roofline_model::{FlopKind, Machine, MemLevel, Origin};
+use roofline_documents::{check_analysis, read_analysis, read_machine, AnalysisDocument};
 use roofline_report::{
     diff_svg, page_view, render, roofline_svg, AnalysisView, ChartOptions, Format, InstructionView, RenderOptions,
     TerminalOptions,
@@ -108,7 +108,7 @@ fn from_bytes(data: &[u8]) -> Option<AnalysisDocument> {
         k.launches = 1 + u64::from(b.u8());
         kernels.push(k);
     }
-    let analysed = roofline_core::analyze(&machine, &kernels);
+    let analysed = roofline_analysis::analyze(&machine, &kernels);
     let doc = roofline_fuzz::document("model", machine, analysed);
     check_analysis(&doc, "fuzz").is_ok().then_some(doc)
 }

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use roofline_core::bounds::input_in_range;
+use roofline_model::input_in_range;
 use roofline_ncu::read_capture;
 
 fn ok(v: f64) -> bool {

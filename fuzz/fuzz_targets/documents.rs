@@ -3,9 +3,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use roofline_core::check::{check, Rules};
-use roofline_core::diff::diff;
-use roofline_core::schema::{read_analysis, read_machine};
+use roofline_documents::{check, Rules};
+use roofline_documents::diff;
+use roofline_documents::{read_analysis, read_machine};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = check(&doc, &rules, Some(&doc));
         let _ = diff(&doc, &doc, &[]);
         let again =
-            roofline_core::analyze(&doc.machine, &doc.kernels.iter().map(|k| k.kernel.clone()).collect::<Vec<_>>());
+            roofline_analysis::analyze(&doc.machine, &doc.kernels.iter().map(|k| k.kernel.clone()).collect::<Vec<_>>());
         roofline_fuzz::written_reads_back(&roofline_fuzz::document("model", doc.machine.clone(), again));
     }
     if let Ok(m) = read_machine(text, "fuzz.json") {

@@ -4,7 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use roofline_ncu::{analyse, read_capture, ByteConvention, Options};
+use roofline_analysis::analyze_capture;
+use roofline_ncu::{capture, read_capture, ByteConvention, Options};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(cap) = read_capture(data, "fuzz.csv") else { return };
@@ -12,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     // One analysis per execution; the input's length picks the options.
     let per_launch = data.len() % 2 == 1;
     let convention = if data.len() % 4 >= 2 { ByteConvention::Nersc } else { ByteConvention::Ncu };
-    let a = analyse(&cap, &Options { convention, per_launch, machine: None });
+    let a = analyze_capture(&capture(&cap, &Options { convention, per_launch }), None);
     let doc = roofline_fuzz::document("ncu", a.machine, a.kernels);
     roofline_fuzz::written_reads_back(&doc);
 });

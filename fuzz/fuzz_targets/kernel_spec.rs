@@ -4,9 +4,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use roofline_core::estimate::{parse_kernel_spec, parse_kernels_file};
-use roofline_core::machine::FlopKind;
-use roofline_core::{analyze, Machine};
+use roofline_documents::{parse_kernel_spec, parse_kernels_file};
+use roofline_model::FlopKind;
+use roofline_analysis::analyze;
+use roofline_model::Machine;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use roofline_core::bounds::input_in_range;
-use roofline_core::units::{format_si, parse_quantity, Unit};
+use roofline_model::input_in_range;
+use roofline_model::{format_si, parse_quantity, Unit};
 use roofline_ncu::csv::{ncu_unit, parse_value};
 
 fuzz_target!(|data: &[u8]| {

@@ -1,8 +1,9 @@
 //! What every fuzz target checks beyond "no panic": a document that passes
 //! the tool's own checks is written as JSON and must read back, equal.
 
-use roofline_core::schema::{check_analysis, read_analysis, AnalysisDocument, AnalysisSource, Producer};
-use roofline_core::{KernelAnalysis, Machine};
+use roofline_documents::{check_analysis, read_analysis, AnalysisDocument, AnalysisSource, Producer};
+use roofline_analysis::KernelAnalysis;
+use roofline_model::Machine;
 
 /// An analysis document around `kernels`, as a command would write it.
 pub fn document(kind: &str, machine: Machine, kernels: Vec<KernelAnalysis>) -> AnalysisDocument {

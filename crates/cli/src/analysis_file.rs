@@ -7,9 +7,9 @@
 
 use std::path::Path;
 
-use roofline_core::merge::{read_merged, MergedDocument, MERGED_SCHEMA};
-use roofline_core::placements::read_analysis_placements;
-use roofline_core::schema::{read_analysis, AnalysisDocument, DocumentError, ANALYSIS_SCHEMA};
+use roofline_documents::read_analysis_placements;
+use roofline_documents::{read_analysis, AnalysisDocument, DocumentError, ANALYSIS_SCHEMA};
+use roofline_documents::{read_merged, MergedDocument, MERGED_SCHEMA};
 
 use crate::error::bad_input;
 use crate::input_file::read_text;
@@ -72,7 +72,7 @@ fn read_with(
 /// Reads where the kernels of an analysis (or of a merged job) sit, for
 /// `check` and `diff`, which compare placements: each kernel without its
 /// diagnosis, evidence and instruction view
-/// ([`roofline_core::placements`]).
+/// ([`roofline_documents`]).
 pub fn read_placements_file(path: &Path) -> anyhow::Result<AnalysisDocument> {
     read_with(path, read_analysis_placements).map(AnalysisInput::into_analysis)
 }

@@ -20,10 +20,10 @@ pub fn bad_input(e: impl std::fmt::Display) -> anyhow::Error {
 fn is_bad_input(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.is::<BadInput>()
-            || c.is::<roofline_core::estimate::EstimateError>()
-            || c.is::<roofline_core::schema::DocumentError>()
-            || c.is::<roofline_core::units::ParseQuantityError>()
-            || c.is::<roofline_core::peaks::PeaksError>()
+            || c.is::<roofline_documents::EstimateError>()
+            || c.is::<roofline_documents::DocumentError>()
+            || c.is::<roofline_model::ParseQuantityError>()
+            || c.is::<roofline_hw::PeaksError>()
     })
 }
 

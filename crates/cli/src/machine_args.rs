@@ -6,12 +6,12 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use roofline_core::estimate::MachineSpec;
-use roofline_core::gpus;
-use roofline_core::machine::{FlopKind, Machine};
-use roofline_core::peaks::theoretical_machine;
-use roofline_core::schema::read_machine;
-use roofline_core::units::{parse_quantity, Unit};
+use roofline_documents::MachineSpec;
+
+use roofline_documents::read_machine;
+use roofline_hw::theoretical_machine;
+use roofline_model::{parse_quantity, Unit};
+use roofline_model::{FlopKind, Machine};
 
 use crate::error::bad_input;
 use crate::input_file::read_text;
@@ -42,13 +42,13 @@ pub struct MachineArgs {
 
 /// Resolves a GPU name from the built-in table, with a suggestion on a miss.
 pub fn known_gpu_machine(name: &str) -> anyhow::Result<Machine> {
-    match gpus::find(name) {
+    match roofline_hw::find(name) {
         Some(g) => Ok(theoretical_machine(&g.attributes())?),
         None => {
-            let hint = gpus::closest(name).map(|c| format!("did you mean {c:?}? ")).unwrap_or_default();
+            let hint = roofline_hw::closest(name).map(|c| format!("did you mean {c:?}? ")).unwrap_or_default();
             Err(bad_input(format!(
                 "--gpu {name:?}: not a GPU the tool knows; {hint}known names: {}; for another GPU give --peak and --bandwidth, or a machine JSON with --machine",
-                gpus::known_keys().join(", ")
+                roofline_hw::known_keys().join(", ")
             )))
         }
     }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
-use roofline_core::schema::{AnalysisDocument, MachineDocument};
+use roofline_documents::{AnalysisDocument, MachineDocument};
 use roofline_report::output_file::{
     is_special_file, not_a_plain_file, refuse_overwriting_inputs, same_file, write_set, Links, SetFile,
 };
@@ -463,13 +463,13 @@ impl Output {
     /// named), before anything is written: every document the tool writes,
     /// it reads back.
     pub fn check_analysis(&self, doc: &AnalysisDocument) -> anyhow::Result<()> {
-        roofline_core::schema::check_analysis(doc, "the analysis to write")
+        roofline_documents::check_analysis(doc, "the analysis to write")
             .map_err(|e| bad_input(format!("{e}; {UNPLACEABLE}")))
     }
 
     /// As [`Output::check_analysis`], for a machine.
     pub fn check_machine(&self, doc: &MachineDocument) -> anyhow::Result<()> {
-        roofline_core::schema::check_machine(doc, "the machine to write")
+        roofline_documents::check_machine(doc, "the machine to write")
             .map_err(|e| bad_input(format!("{e}; {UNPLACEABLE}")))
     }
 

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use roofline_core::merge::{expand_rank, RankInfo};
+use roofline_documents::{expand_rank, RankInfo};
 
 use crate::error::bad_input;
 

@@ -67,9 +67,9 @@ fn quick_fp32_bench_on_a_gpu_writes_a_machine_with_a_measured_roof() {
     let file = dir.path().join("m.json");
     roofline().args(["bench", "--quick", "--only", "fp32", "-q", "-o"]).arg(&file).assert().success();
     let text = std::fs::read_to_string(&file).unwrap();
-    let doc = roofline_core::schema::read_machine(&text, "m.json").unwrap();
-    let roof = doc.machine.compute_roof(roofline_core::FlopKind::Fp32).unwrap();
-    assert_eq!(roof.provenance.origin, roofline_core::Origin::Measured);
+    let doc = roofline_documents::read_machine(&text, "m.json").unwrap();
+    let roof = doc.machine.compute_roof(roofline_model::FlopKind::Fp32).unwrap();
+    assert_eq!(roof.provenance.origin, roofline_model::Origin::Measured);
     assert!(roof.spread.is_some() && roof.rate > 0.0);
     assert!(doc.measurements.is_some());
 }

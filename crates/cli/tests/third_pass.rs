@@ -29,7 +29,9 @@ fn a_profile_that_profiled_nothing_keeps_an_earlier_save_csv_and_the_log_it_name
     let dir = tempfile::tempdir().unwrap();
     let ncu = failing_ncu(dir.path());
     let saved = dir.path().join("saved.csv");
-    let earlier = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu/h200_seed000_profile.csv")).unwrap();
+    let earlier =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu/h200_seed000_profile.csv"))
+            .unwrap();
     std::fs::write(&saved, &earlier).unwrap();
     let o = roofline()
         .arg("profile")

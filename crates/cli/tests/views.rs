@@ -50,8 +50,8 @@ fn snapshot_tour_bundled_in_every_format() {
     assert_eq!(json["schema"], "roofline.tour/v1");
     assert!(json["seconds"].as_f64().unwrap() > 0.0);
     // The machine and the analysis inside are the versioned documents.
-    let analysis = roofline_core::schema::read_analysis(&json["analysis"].to_string(), "tour JSON").unwrap();
-    let machine = roofline_core::schema::read_machine(&json["machine"].to_string(), "tour JSON").unwrap();
+    let analysis = roofline_documents::read_analysis(&json["analysis"].to_string(), "tour JSON").unwrap();
+    let machine = roofline_documents::read_machine(&json["machine"].to_string(), "tour JSON").unwrap();
     assert_eq!(analysis.machine, machine.machine);
     assert!(
         json["fusion"]["after"][1].as_f64().unwrap() > 0.0 && json["intensity_steps"].as_array().unwrap().len() == 7
@@ -75,7 +75,7 @@ fn snapshot_import_of_the_bundled_capture_in_every_format() {
     insta::assert_snapshot!("import_markdown", import("markdown"));
     insta::assert_snapshot!("import_csv", import("csv"));
     insta::assert_snapshot!("import_html", page_body(&import("html")));
-    let doc = roofline_core::schema::read_analysis(&import("json"), "import JSON").unwrap();
+    let doc = roofline_documents::read_analysis(&import("json"), "import JSON").unwrap();
     assert_eq!(doc.kernels.len(), 17);
     assert_eq!(doc.machine.name, "NVIDIA H200");
 }

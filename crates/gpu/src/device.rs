@@ -11,9 +11,9 @@
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{result, sys, CudaContext, DriverError};
-use roofline_core::arch::ComputeCapability;
-use roofline_core::machine::Machine;
-use roofline_core::peaks::{theoretical_machine, DeviceAttributes};
+use roofline_hw::{theoretical_machine, DeviceAttributes};
+use roofline_model::ComputeCapability;
+use roofline_model::Machine;
 use serde::{Deserialize, Serialize};
 
 use crate::error::GpuError;
@@ -156,13 +156,13 @@ pub fn query_all() -> Result<Vec<DeviceInfo>, GpuError> {
 /// The theoretical roofs of a live GPU, with its facts filled in.
 pub fn theoretical(info: &DeviceInfo) -> Result<Machine, GpuError> {
     let mut attrs = info.attrs.clone();
-    let table_row = roofline_core::gpus::find_by_device_name(&info.name);
+    let table_row = roofline_hw::find_by_device_name(&info.name);
     if let Some(mhz) = table_row.and_then(|g| g.tensor_mhz) {
         attrs.tensor_clock_khz = Some(mhz * 1000);
     }
     let mut m = theoretical_machine(&attrs).map_err(|_| GpuError::UnknownCapability {
         cc: attrs.cc.to_string(),
-        known: roofline_core::arch::known_capabilities().join(", "),
+        known: roofline_hw::known_capabilities().join(", "),
     })?;
     if let Some(g) = table_row.filter(|g| g.tensor_mhz.is_some()) {
         m.notes.push(format!(
@@ -181,7 +181,7 @@ pub fn theoretical(info: &DeviceInfo) -> Result<Machine, GpuError> {
 /// its peer links, the collectives over every GPU), from NVML's view of the
 /// machine's PCIe and NVLink; and what could not be read. Without NVML
 /// there are none, and the second list says so.
-pub fn link_roofs(ordinal: usize) -> (Vec<roofline_core::machine::Ceiling>, Vec<String>) {
+pub fn link_roofs(ordinal: usize) -> (Vec<roofline_model::Ceiling>, Vec<String>) {
     let nvml = match crate::nvml::init() {
         Ok(n) => n,
         Err(e) => return (Vec::new(), vec![format!("no theoretical link roofs: {e}")]),
@@ -191,10 +191,10 @@ pub fn link_roofs(ordinal: usize) -> (Vec<roofline_core::machine::Ceiling>, Vec<
         Err(e) => return (Vec::new(), vec![format!("no theoretical link roofs: {e}")]),
     };
     let (facts, warnings) = crate::nvml::link_facts(&nvml, &uuids);
-    let roofs = roofline_core::link::theoretical_links(&facts)
+    let roofs = roofline_hw::theoretical_links(&facts)
         .into_iter()
         .filter(|c| match c.resource {
-            roofline_core::machine::Resource::Link(l) => l.involves(ordinal as u8),
+            roofline_model::Resource::Link(l) => l.involves(ordinal as u8),
             _ => false,
         })
         .collect();

@@ -9,9 +9,9 @@
 //! loudly instead of producing a fast, wrong point.
 
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
-use roofline_core::machine::{FlopKind, MemLevel, Origin};
-use roofline_core::stats::Spread;
-use roofline_core::Kernel;
+use roofline_model::Kernel;
+use roofline_model::Spread;
+use roofline_model::{FlopKind, MemLevel, Origin};
 
 use crate::error::GpuError;
 use crate::nvrtc;

@@ -16,7 +16,7 @@ use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
 use nvml_wrapper::Nvml;
 use serde::{Deserialize, Serialize};
 
-use roofline_core::link::{nvlink_bytes_per_s, GpuLinks, NvLinks, Pcie};
+use roofline_hw::{nvlink_bytes_per_s, GpuLinks, NvLinks, Pcie};
 
 use crate::error::GpuError;
 
@@ -200,7 +200,7 @@ pub fn link_facts(nvml: &Nvml, uuids: &[String]) -> (Vec<GpuLinks>, Vec<String>)
             if nv.version == 0 {
                 // NVML answers an enum code (6 = NVLink 4.0), not the generation.
                 let code = link.version().unwrap_or(0);
-                nv.version = roofline_core::link::nvlink_generation_from_nvml(code).unwrap_or(0);
+                nv.version = roofline_hw::nvlink_generation_from_nvml(code).unwrap_or(0);
                 if nv.version == 0 {
                     warnings.push(format!("GPU {i}: NVML's NVLink version code {code} is not one the tool knows"));
                 }

@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUfunction_attribute as FnAttr};
 use cudarc::driver::{CudaContext, CudaFunction};
-use roofline_core::arch::ComputeCapability;
-use roofline_core::occupancy::{self, Launch, Limits};
+use roofline_analysis::{Launch, Limits};
+use roofline_model::ComputeCapability;
 use serde::Serialize;
 
 use crate::error::GpuError;
@@ -226,9 +226,9 @@ pub fn run_grid(mut progress: impl FnMut(&str)) -> Result<GridReport, GpuError> 
     let ctx = session.context().clone();
     let mut device = device_facts(&ctx)?;
     let cc = device.compute_capability;
-    let limits = occupancy::limits(cc.major, cc.minor).ok_or_else(|| GpuError::UnknownCapability {
+    let limits = roofline_analysis::limits(cc.major, cc.minor).ok_or_else(|| GpuError::UnknownCapability {
         cc: cc.to_string(),
-        known: occupancy::known_capabilities().join(", "),
+        known: roofline_analysis::known_capabilities().join(", "),
     })?;
     device.table_mismatches = table_mismatches(&device, &limits);
     let arch = cc.sm();
@@ -280,7 +280,7 @@ pub fn run_grid(mut progress: impl FnMut(&str)) -> Result<GridReport, GpuError> 
                         dynamic_smem: dynamic,
                         carveout_pct: carveout,
                         driver_blocks,
-                        calculator_blocks: occupancy::max_active_blocks(&limits, &launch),
+                        calculator_blocks: roofline_analysis::max_active_blocks(&limits, &launch),
                     });
                 }
             }

@@ -20,7 +20,7 @@ use cudarc::cupti::sys::{
     CUpti_ActivityMemcpyPtoP4 as PtoP, CUpti_ActivityMemset4 as Memset,
 };
 
-use roofline_timeline::records::{MarkerFlag, Record};
+use roofline_records::{MarkerFlag, Record};
 
 use crate::writer::Writer;
 

@@ -16,7 +16,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 
 use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
 
-use roofline_timeline::records::env;
+use roofline_records::env;
 
 pub type BufferRequested = unsafe extern "C" fn(*mut *mut u8, *mut usize, *mut usize);
 pub type BufferCompleted = unsafe extern "C" fn(*mut c_void, u32, *mut u8, usize, usize);

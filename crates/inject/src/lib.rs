@@ -40,7 +40,7 @@ use std::sync::{Mutex, OnceLock};
 
 use cudarc::cupti::sys::CUpti_ActivityKind as Kind;
 
-use roofline_timeline::records::{env, ClockPair, Record};
+use roofline_records::{env, ClockPair, Record};
 
 use crate::activity::ApiFilter;
 use crate::cupti::{Cupti, SUCCESS};

@@ -7,7 +7,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use roofline_timeline::records::Record;
+use roofline_records::Record;
 
 pub struct Writer {
     out: BufWriter<File>,

@@ -2,7 +2,7 @@
 //!
 //! Builds a CSV of `ROOFLINE_BENCH_MB` megabytes (default 1000) from the
 //! rows of a real `--set full` capture of the H200 (2,238 columns per row),
-//! then times `read_capture` + `analyse` over it three times and prints the
+//! then times `read_capture` + `capture` + `analyze_capture` over it three times and prints the
 //! throughput in MB/s. The target is 100 MB/s or more.
 //!
 //!     cargo bench -p roofline-ncu --bench import_speed
@@ -10,7 +10,8 @@
 use std::io::Write;
 use std::time::Instant;
 
-use roofline_ncu::{analyse, read_capture, Options};
+use roofline_analysis::analyze_capture;
+use roofline_ncu::{capture, read_capture, Options};
 
 fn main() {
     let mb: u64 = std::env::var("ROOFLINE_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
@@ -45,7 +46,7 @@ fn main() {
     for run in 0..3 {
         let t = Instant::now();
         let cap = read_capture(std::fs::File::open(&path).unwrap(), "big.csv").unwrap();
-        let a = analyse(&cap, &Options::default());
+        let a = analyze_capture(&capture(&cap, &Options::default()), None);
         let s = t.elapsed().as_secs_f64();
         best = best.min(s);
         println!(

@@ -5,18 +5,18 @@
 //! their points can differ and a reader must be able to tell them apart.
 //! FLOPs, bytes and durations add up; percentages are duration-weighted.
 
-use roofline_core::kernel::{short_id, Kernel};
-use roofline_core::machine::{FlopKind, Origin};
-use roofline_core::roofline::level_caveats;
+use roofline_analysis::level_caveats;
+use roofline_model::{short_id, Kernel};
+use roofline_model::{FlopKind, Origin};
 
-use crate::csv::{Capture, Launch};
-use crate::demangle::display_names;
+use crate::csv::{Launch, RawCapture};
 use crate::points::{bytes, duration, evidence, flops, fp16_accounting, ByteConvention};
+use roofline_model::display_names;
 
 /// Launches that belong to one kernel.
 #[derive(Debug, Clone)]
 pub struct Group {
-    /// Indexes into `Capture::launches`, in capture order.
+    /// Indexes into `RawCapture::launches`, in capture order.
     pub launches: Vec<usize>,
     /// Their counters summed (durations added, clocks duration-weighted).
     pub kernel: Kernel,
@@ -92,7 +92,7 @@ pub fn kernel_of(launches: &[&Launch], conv: ByteConvention, name: &str, id: Str
 /// Groups launches per kernel, in order of first appearance. Names get a
 /// `[pid ..., dev ..., stream ...]` suffix only where the capture has
 /// several processes, devices, contexts or streams.
-pub fn group(cap: &Capture, conv: ByteConvention, per_launch: bool) -> Vec<Group> {
+pub fn group(cap: &RawCapture, conv: ByteConvention, per_launch: bool) -> Vec<Group> {
     let distinct = |f: fn(&Launch) -> &str| {
         let mut v: Vec<&str> = cap.launches.iter().map(f).collect();
         v.sort();

@@ -266,9 +266,10 @@ mod tests {
     /// only` writes it on a machine with NVLinks (prefixed counter names).
     #[test]
     fn a_collective_capture_is_placed_against_the_all_reduce_roof() {
-        use roofline_core::collective::{CollectiveOp, TimeClass};
-        use roofline_core::link::Link;
-        use roofline_core::machine::{Ceiling, Machine, Origin, Provenance, Resource};
+        use roofline_analysis::TimeClass;
+        use roofline_model::CollectiveOp;
+        use roofline_model::Link;
+        use roofline_model::{Ceiling, Machine, Origin, Provenance, Resource};
         let text = "==PROF== Connected to process 7 (/usr/bin/python3)\n\
 \"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"gpu__time_duration.sum\",\"NVLRX.TriageCompute.nvlrx__bytes.sum\",\"NVLTX.TriageCompute.nvltx__bytes.sum\"\n\
 \"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"usecond\",\"Mbyte\",\"Mbyte\"\n\
@@ -285,7 +286,7 @@ mod tests {
             400e9,
             Provenance::new(Origin::Measured, "bench"),
         ));
-        let a = crate::analyse(&cap, &crate::Options { machine: Some(m), ..Default::default() });
+        let a = roofline_analysis::analyze_capture(&crate::capture(&cap, &crate::Options::default()), Some(&m));
         assert_eq!(a.kernels.len(), 1, "two launches of one kernel");
         let k = &a.kernels[0];
         let c = k.collective.as_ref().unwrap();
@@ -293,7 +294,7 @@ mod tests {
         assert_eq!(c.bus_bytes, Some(60e6));
         assert!((c.achieved_bytes_per_s.unwrap() - 300e9).abs() < 1.0);
         assert!((k.pct_of_roof.unwrap() - 75.0).abs() < 1e-9);
-        assert_eq!(roofline_core::collective::time_class(k), TimeClass::Communication);
+        assert_eq!(roofline_analysis::time_class(k), TimeClass::Communication);
         assert!(k.diagnosis.is_none(), "not judged as a memory kernel");
     }
 

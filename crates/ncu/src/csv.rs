@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read};
 
-use roofline_core::machine::FlopKind;
+use roofline_model::FlopKind;
 
 use crate::metrics::{
     Slot, Via, COLUMNS, PIPE_COUNT_SUFFIX, PIPE_CYCLES_PREFIX, PIPE_CYCLES_SUFFIX, PIPE_PCT_SUFFIX, PIPE_PREFIX,
@@ -103,7 +103,7 @@ pub struct MissingMetric {
 
 /// Everything read from one capture.
 #[derive(Debug, Clone, Default)]
-pub struct Capture {
+pub struct RawCapture {
     /// Every launch that could be read, in file order.
     pub launches: Vec<Launch>,
     /// Metrics the header lacks, each with what it blocks: said once, not
@@ -848,11 +848,8 @@ fn guard_error(g: Guarded, input: &str) -> CsvError {
 /// A value read from a column, checked: negative or out of range is bad
 /// input, named by line and column.
 fn checked(v: f64, raw: &[u8], line: u64, column: &str, input: &str) -> Result<f64, CsvError> {
-    let problem = if v < 0.0 {
-        Some("a counter cannot be negative".to_string())
-    } else {
-        roofline_core::bounds::input_range_problem(v)
-    };
+    let problem =
+        if v < 0.0 { Some("a counter cannot be negative".to_string()) } else { roofline_model::input_range_problem(v) };
     match problem {
         None => Ok(v),
         Some(problem) => Err(CsvError::Value {
@@ -897,14 +894,14 @@ fn cut_short(input: &str, (line, found, expected): (u64, usize, usize)) -> Strin
 
 /// Reads a capture from any reader, streaming: memory use grows with the
 /// number of launches, not the size of the file.
-pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<Capture, CsvError> {
+pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvError> {
     let guard = Guard { inner: reader, lines: 0, since_newline: 0, pending: None };
     let mut reader = std::io::BufReader::with_capacity(64 << 10, guard);
     let io_err = |source: std::io::Error| match guarded(&source) {
         Some(g) => guard_error(g, input),
         None => CsvError::Io { input: input.into(), source },
     };
-    let mut cap = Capture::default();
+    let mut cap = RawCapture::default();
     let mut line = Vec::new();
     let mut lines: u64 = 0;
     let mut program_output = 0usize;

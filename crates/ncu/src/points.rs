@@ -12,11 +12,9 @@
 
 use std::collections::BTreeMap;
 
-use roofline_core::diagnosis::CONSTANT_MOVES_MAX_SHARE_PCT;
-use roofline_core::kernel::{ConstantMoves, Evidence, Fp16Accounting, Fp16Packing, MoveDetection, PipeUse};
-use roofline_core::machine::{
-    Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Pipe, Provenance, Resource,
-};
+use roofline_analysis::CONSTANT_MOVES_MAX_SHARE_PCT;
+use roofline_model::{Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Pipe, Provenance, Resource};
+use roofline_model::{ConstantMoves, Evidence, Fp16Accounting, Fp16Packing, MoveDetection, PipeUse};
 
 use crate::csv::Launch;
 use crate::metrics::Slot;
@@ -229,9 +227,9 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
     };
     // The occupancy calculator turns the launch shape into the advice ncu
     // does not give: how many registers or bytes fewer fit another block.
-    let cc = launches.iter().find_map(|l| roofline_core::arch::parse_capability(&l.cc));
+    let cc = launches.iter().find_map(|l| roofline_hw::parse_capability(&l.cc));
     if let Some((major, minor)) = cc {
-        roofline_core::occupancy::annotate_evidence(&mut ev, major, minor);
+        roofline_analysis::annotate_evidence(&mut ev, major, minor);
     }
     ev
 }
@@ -302,8 +300,8 @@ fn pipe_instructions(l: &Launch, name: &str, pipe: Pipe) -> Option<f64> {
     if let Some(n) = p.warp_instructions {
         return Some(n);
     }
-    let (major, minor) = roofline_core::arch::parse_capability(&l.cc)?;
-    let rate = roofline_core::arch::pipe_rate(roofline_core::arch::ComputeCapability::new(major, minor), pipe)?;
+    let (major, minor) = roofline_hw::parse_capability(&l.cc)?;
+    let rate = roofline_hw::pipe_rate(roofline_model::ComputeCapability::new(major, minor), pipe)?;
     // The tensor families have no table rate; their counts need `.sum`.
     if pipe == Pipe::Tensor {
         return None;

@@ -3,9 +3,11 @@
 
 use std::path::PathBuf;
 
-use roofline_core::machine::{FlopKind, MemLevel};
-use roofline_core::warning::Warning;
-use roofline_ncu::{analyse, read_capture, Analysis, CsvError, Options};
+use roofline_model::Warning;
+use roofline_model::{FlopKind, MemLevel};
+mod common;
+use common::{analyse, Analysis, Options};
+use roofline_ncu::{read_capture, CsvError};
 
 fn fixture_text(name: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu").join(name);

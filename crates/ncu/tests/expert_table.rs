@@ -12,9 +12,11 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
-use roofline_core::diagnosis::{Advice, Finding, Position};
-use roofline_core::KernelAnalysis;
-use roofline_ncu::{analyse, read_capture, Analysis, Options};
+use roofline_analysis::KernelAnalysis;
+use roofline_analysis::{Advice, Finding, Position};
+mod common;
+use common::{analyse, Analysis, Options};
+use roofline_ncu::read_capture;
 
 fn repo(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
@@ -30,9 +32,9 @@ const WASTE_SHARE_PCT: f64 = 10.0;
 /// Issue 10: BabelStream's streaming kernels reach this % of the mix roof.
 const ON_DIAGONAL_MIX_PCT: f64 = 90.0;
 
-fn machine() -> roofline_core::Machine {
+fn machine() -> roofline_model::Machine {
     let text = std::fs::read_to_string(repo(MACHINE)).unwrap();
-    roofline_core::schema::read_machine(&text, MACHINE).unwrap().machine
+    roofline_documents::read_machine(&text, MACHINE).unwrap().machine
 }
 
 fn analysis(capture: &str) -> Analysis {

@@ -6,15 +6,17 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use roofline_core::machine::{FlopKind, MemLevel, Resource};
+use roofline_model::{FlopKind, MemLevel, Resource};
 use roofline_ncu::points::{bytes, duration, flops, ByteConvention};
-use roofline_ncu::{analyse, read_capture, Capture, Options};
+mod common;
+use common::{analyse, Options};
+use roofline_ncu::{read_capture, RawCapture};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu").join(name)
 }
 
-fn capture(name: &str) -> Capture {
+fn capture(name: &str) -> RawCapture {
     read_capture(std::fs::File::open(fixture(name)).unwrap(), name).unwrap()
 }
 
@@ -109,7 +111,7 @@ fn counter_peaks_agree_with_ncus_own_peak_rates() {
     }
 }
 
-fn kernel_flops(cap: &Capture, name: &str) -> Vec<std::collections::BTreeMap<FlopKind, f64>> {
+fn kernel_flops(cap: &RawCapture, name: &str) -> Vec<std::collections::BTreeMap<FlopKind, f64>> {
     cap.launches.iter().filter(|l| l.kernel_name == name).map(flops).collect()
 }
 
@@ -242,7 +244,7 @@ fn metric_list_gives_the_same_points_as_set_full() {
 
 #[test]
 fn diagnosis_of_seed000_kernels() {
-    use roofline_core::diagnosis::{Access, Finding, Position};
+    use roofline_analysis::{Access, Finding, Position};
     let cap = capture("h200_seed000_metrics.csv");
     let a = analyse(&cap, &Options::default());
     let pos = |name: &str| {

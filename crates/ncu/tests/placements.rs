@@ -1,13 +1,15 @@
-//! The lean read `check` and `diff` use (`roofline_core::placements`) on
+//! The lean read `check` and `diff` use (`roofline_documents`) on
 //! real captures: it must give exactly what the full reader gives, each
 //! kernel cut to its placement, or refuse what the full reader refuses.
 
 use std::path::PathBuf;
 
-use roofline_core::placements::read_analysis_placements;
-use roofline_core::schema::{read_analysis, AnalysisDocument, AnalysisSource, Producer};
-use roofline_core::KernelAnalysis;
-use roofline_ncu::{analyse, read_capture, Options};
+use roofline_analysis::KernelAnalysis;
+use roofline_documents::read_analysis_placements;
+use roofline_documents::{read_analysis, AnalysisDocument, AnalysisSource, Producer};
+mod common;
+use common::{analyse, Options};
+use roofline_ncu::read_capture;
 
 fn repo(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)

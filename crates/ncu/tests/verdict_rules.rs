@@ -5,16 +5,17 @@
 
 mod common;
 
+use common::{analyse, Analysis, Options};
 use common::{bundled_h200, capture, Table};
-use roofline_core::diagnosis::{Access, Advice, Finding, Position};
-use roofline_core::kernel::{BypassPath, LevelCaveat};
-use roofline_core::machine::{FlopKind, MemLevel, Pipe};
-use roofline_core::roofline::{mix_roof, Limiter};
-use roofline_core::warning::Warning;
-use roofline_core::KernelAnalysis;
-use roofline_ncu::{analyse, ByteConvention, Options};
+use roofline_analysis::KernelAnalysis;
+use roofline_analysis::{mix_roof, Limiter};
+use roofline_analysis::{Access, Advice, Finding, Position};
+use roofline_model::Warning;
+use roofline_model::{BypassPath, LevelCaveat};
+use roofline_model::{FlopKind, MemLevel, Pipe};
+use roofline_ncu::ByteConvention;
 
-fn kernel<'a>(a: &'a roofline_ncu::Analysis, name: &str) -> &'a KernelAnalysis {
+fn kernel<'a>(a: &'a Analysis, name: &str) -> &'a KernelAnalysis {
     a.kernels.iter().find(|k| k.kernel.name == name).unwrap_or_else(|| panic!("no kernel {name}"))
 }
 
@@ -170,9 +171,9 @@ fn hfma_are_taken_for_constant_moves_only_under_5_percent_of_the_flops() {
 
 #[test]
 fn with_pipe_counters_hfma_that_never_reach_the_fma_pipe_are_constant_moves() {
-    use roofline_core::kernel::MoveDetection;
+    use roofline_model::MoveDetection;
     let a = analyse(&capture("h200_seed000_full.csv"), &Options::default());
-    let moves = |a: &roofline_ncu::Analysis| {
+    let moves = |a: &Analysis| {
         kernel(a, "fma_loop").kernel.evidence.fp16.as_ref().unwrap().constant_moves.as_ref().map(|m| m.detected_by)
     };
     assert_eq!(moves(&a), Some(MoveDetection::PipeCounters));

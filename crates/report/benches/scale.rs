@@ -24,11 +24,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, Criterion};
-use roofline_core::check::{check, Rules};
-use roofline_core::diff::diff;
-use roofline_core::kernel::{Evidence, Kernel};
-use roofline_core::machine::{FlopKind, MemLevel, Origin};
-use roofline_core::schema::{read_analysis, read_machine, AnalysisDocument, AnalysisSource, Producer};
+use roofline_documents::diff;
+use roofline_documents::{check, Rules};
+use roofline_documents::{read_analysis, read_machine, AnalysisDocument, AnalysisSource, Producer};
+use roofline_model::{Evidence, Kernel};
+use roofline_model::{FlopKind, MemLevel, Origin};
 use roofline_report::{render, CheckDocument, DiffDocument, Format, RenderOptions};
 
 const KERNELS: usize = 100_000;
@@ -155,7 +155,7 @@ fn analysis_json(seed: u64, time_scale: f64) -> String {
     let machine = read_machine(include_str!("../../../data/h200/tour/machine.json"), "data/h200/tour/machine.json")
         .expect("bundled machine")
         .machine;
-    let analyses = roofline_core::analyze(&machine, &kernels(seed, time_scale));
+    let analyses = roofline_analysis::analyze(&machine, &kernels(seed, time_scale));
     let doc = AnalysisDocument::new(
         Producer::new("scale bench"),
         AnalysisSource { kind: "ncu".into(), detail: format!("{KERNELS} generated kernels"), byte_convention: None },

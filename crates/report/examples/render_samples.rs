@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use roofline_core::diff::{diff, Pairing};
+use roofline_documents::{diff, Pairing};
 use roofline_report::{
     diff_svg, render, roofline_svg, write_atomic, ChartOptions, DiffDocument, Format, RenderOptions,
 };

@@ -1,15 +1,15 @@
 //! Before and after, drawn: the diff chart, an arrow per kernel from where
 //! it was to where it is.
 //!
-//! The comparison itself is `roofline_core::diff`; its table is the diff
+//! The comparison itself is `roofline_documents`; its table is the diff
 //! document's (`documents/diff.rs`); this module only draws it.
 
 use std::fmt::Write as _;
 
-use roofline_core::diff::{Diff, DiffRow, RowKind, Side};
-use roofline_core::roofline::KernelAnalysis;
-use roofline_core::schema::AnalysisDocument;
-use roofline_core::units::{format_percent, format_plain, format_seconds, format_si, Unit};
+use roofline_analysis::KernelAnalysis;
+use roofline_documents::AnalysisDocument;
+use roofline_documents::{Diff, DiffRow, RowKind, Side};
+use roofline_model::{format_percent, format_plain, format_seconds, format_si, Unit};
 
 use crate::chart::layout::{leader, spots_around, Need, Quad, Rect};
 use crate::chart::model::{self, shorten, View};
@@ -74,10 +74,10 @@ pub fn diff_svg(before: &AnalysisDocument, after: &AnalysisDocument, diff: &Diff
 /// The colour of a side: blue when memory-bound, vermilion when
 /// compute-bound (the diff chart colours by bound, having one kernel or
 /// one pairing per arrow).
-fn bound_colour(b: Option<roofline_core::Bound>) -> &'static str {
+fn bound_colour(b: Option<roofline_analysis::Bound>) -> &'static str {
     match b {
-        Some(roofline_core::Bound::Memory) => "#0072b2",
-        Some(roofline_core::Bound::Compute) => "#d55e00",
+        Some(roofline_analysis::Bound::Memory) => "#0072b2",
+        Some(roofline_analysis::Bound::Compute) => "#d55e00",
         None => "#777777",
     }
 }

@@ -13,8 +13,8 @@
 //! or an escape is decided once for every document and every format.
 //!
 //! ```
-//! use roofline_core::machine::{FlopKind, Machine};
-//! use roofline_core::schema::{MachineDocument, Producer};
+//! use roofline_model::{FlopKind, Machine};
+//! use roofline_documents::{MachineDocument, Producer};
 //! use roofline_report::{render, Format, RenderOptions};
 //!
 //! let machine = Machine::simple("my GPU", FlopKind::Fp32, 1000e9, 100e9);

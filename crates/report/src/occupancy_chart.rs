@@ -3,7 +3,7 @@
 //! or shared memory per block, drawn as steps, with the launch's own value
 //! marked.
 
-use roofline_core::occupancy::{Sweep, SweepAxis};
+use roofline_analysis::{Sweep, SweepAxis};
 
 const W: f64 = 640.0;
 const H: f64 = 360.0;
@@ -135,7 +135,7 @@ pub fn sweep_svg(s: &Sweep, gpu: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use roofline_core::occupancy::{limits, sweep, Launch};
+    use roofline_analysis::{limits, sweep, Launch};
 
     #[test]
     fn chart_is_deterministic_svg_with_the_launch_marked() {

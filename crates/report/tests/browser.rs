@@ -27,10 +27,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use roofline_core::diff::{diff, Pairing};
-use roofline_core::machine::Origin;
-use roofline_core::schema::AnalysisDocument;
-use roofline_core::Kernel;
+use roofline_documents::AnalysisDocument;
+use roofline_documents::{diff, Pairing};
+use roofline_model::Kernel;
+use roofline_model::Origin;
 use roofline_report::{render, DiffDocument, Format, RenderOptions, TourDocument};
 
 mod samples;

@@ -14,9 +14,10 @@
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use roofline_core::machine::{Ceiling, FlopKind, Machine, MemLevel, Origin, Provenance, Resource};
-use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
-use roofline_core::{analyze, Kernel};
+use roofline_analysis::analyze;
+use roofline_documents::{AnalysisDocument, AnalysisSource, Producer};
+use roofline_model::Kernel;
+use roofline_model::{Ceiling, FlopKind, Machine, MemLevel, Origin, Provenance, Resource};
 use roofline_report::chart::{model, terminal};
 use roofline_report::{roofline_chart, ChartOptions};
 

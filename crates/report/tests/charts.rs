@@ -7,12 +7,12 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use roofline_core::analyze;
-use roofline_core::diff::{diff, Pairing};
-use roofline_core::estimate::parse_kernel_spec;
-use roofline_core::machine::{FlopKind, Machine};
-use roofline_core::roofline::Limiter;
-use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
+use roofline_analysis::analyze;
+use roofline_analysis::Limiter;
+use roofline_documents::parse_kernel_spec;
+use roofline_documents::{diff, Pairing};
+use roofline_documents::{AnalysisDocument, AnalysisSource, Producer};
+use roofline_model::{FlopKind, Machine};
 
 use roofline_report::chart::model::{self, unique_labels};
 use roofline_report::chart::terminal;
@@ -445,7 +445,7 @@ fn the_terminal_chart_has_a_key_and_fits_its_width() {
 
 #[test]
 fn instruction_roofline_places_kernels_under_pipe_roofs_and_transaction_diagonals() {
-    use roofline_core::machine::{MemLevel, Pipe, Resource};
+    use roofline_model::{MemLevel, Pipe, Resource};
     use roofline_report::chart::instructions;
     use roofline_report::chart::model::{Axes, RoofKind};
     let doc = samples::pytorch_instructions();

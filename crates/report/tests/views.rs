@@ -4,12 +4,13 @@
 
 use std::collections::BTreeSet;
 
-use roofline_core::check::{check, Rules};
-use roofline_core::diff::{diff, Pairing};
-use roofline_core::machine::Origin;
-use roofline_core::occupancy::{calculate, limits, max_potential_block_size, sweep, Launch, SweepAxis};
-use roofline_core::schema::{read_analysis, read_machine, AnalysisDocument, MachineDocument, Producer};
-use roofline_core::{analyze, Kernel};
+use roofline_analysis::analyze;
+use roofline_analysis::{calculate, limits, max_potential_block_size, sweep, Launch, SweepAxis};
+use roofline_documents::{check, Rules};
+use roofline_documents::{diff, Pairing};
+use roofline_documents::{read_analysis, read_machine, AnalysisDocument, MachineDocument, Producer};
+use roofline_model::Kernel;
+use roofline_model::Origin;
 use roofline_report::{
     csv_tables, render, BenchDocument, CheckDocument, Describe, DiffDocument, Format, KnownGpus, OccupancyDocument,
     RenderOptions, TerminalOptions, TourDocument,
@@ -94,13 +95,13 @@ fn snapshots<D: Describe + Serialize>(name: &str, doc: &D, json: Json) {
     }
 }
 
-fn seed_000_diff() -> (AnalysisDocument, AnalysisDocument, roofline_core::diff::Diff) {
+fn seed_000_diff() -> (AnalysisDocument, AnalysisDocument, roofline_documents::Diff) {
     let (b, a) = (samples::seed_000_before(), samples::seed_000_after());
     let d = diff(&b, &a, &[Pairing::parse("scale+add=fused").unwrap()]).unwrap();
     (b, a, d)
 }
 
-fn check_report() -> roofline_core::check::CheckReport {
+fn check_report() -> roofline_documents::CheckReport {
     let rules = Rules::from_toml("min_pct_of_roof = 60\nmin_time_share_pct = 5\n", "test").unwrap();
     check(&samples::hierarchical_h200(), &rules, None)
 }
@@ -212,10 +213,10 @@ fn snapshot_tour() {
 
 /// Two synthetic ranks merged: GEMMs, memory-bound kernels and NCCL
 /// collectives with NVLink bytes, the last rank slower in its GEMMs.
-fn merged_job() -> roofline_core::merge::MergedDocument {
-    let mut m = roofline_core::merge::Merger::new(None);
+fn merged_job() -> roofline_documents::MergedDocument {
+    let mut m = roofline_documents::Merger::new(None);
     for r in 0..2 {
-        let doc = roofline_core::synthetic::rank(r, 2, 64, 8, false);
+        let doc = roofline_documents::synthetic::rank(r, 2, 64, 8, false);
         m.add(doc, &format!("job.rank{r}.json"), r).unwrap();
     }
     m.finish(Producer::new("samples")).unwrap()
@@ -224,11 +225,11 @@ fn merged_job() -> roofline_core::merge::MergedDocument {
 /// A machine with interconnect roofs: the synthetic pair's theoretical
 /// links and a measured all-reduce bus bandwidth beside them.
 fn machine_with_links() -> MachineDocument {
-    use roofline_core::collective::CollectiveOp;
-    use roofline_core::link::{Engine, Link};
-    use roofline_core::machine::{Ceiling, ClockBasis, Provenance, Resource};
-    use roofline_core::stats::Spread;
-    let mut m = roofline_core::synthetic::machine(2);
+    use roofline_model::CollectiveOp;
+    use roofline_model::Spread;
+    use roofline_model::{Ceiling, ClockBasis, Provenance, Resource};
+    use roofline_model::{Engine, Link};
+    let mut m = roofline_documents::synthetic::machine(2);
     let measured = |link: Link, rate: f64, name: &str| {
         Ceiling::new(Resource::Link(link), name, rate, Provenance::new(Origin::Measured, "sample"))
             .with_spread(Spread::from_samples(&[rate * 0.99, rate, rate * 1.01]).ok())
@@ -251,7 +252,7 @@ fn machine_with_links() -> MachineDocument {
 fn snapshot_merged_job() {
     let job = merged_job();
     let same = |j: &str| {
-        let back = roofline_core::merge::read_merged(j, "json").unwrap();
+        let back = roofline_documents::read_merged(j, "json").unwrap();
         back.ranks.len() == 2 && back.kernels.len() == merged_job().kernels.len()
     };
     snapshots("merged_job", &job, Json::ReadsBackAs(same));
@@ -431,17 +432,17 @@ fn hostile() -> AnalysisDocument {
     let name = "=HYPERLINK(\"http://x\")|pipe\n<script>alert(1)</script>\u{1b}[31mred\u{1b}[0m *bold* `code`";
     let mut k = Kernel::named(name, Origin::User);
     k.display_name = name.to_string();
-    k.flops.insert(roofline_core::FlopKind::Fp32, 1e9);
-    k.bytes.insert(roofline_core::MemLevel::Dram, 1e9);
+    k.flops.insert(roofline_model::FlopKind::Fp32, 1e9);
+    k.bytes.insert(roofline_model::MemLevel::Dram, 1e9);
     k.duration_s = Some(1e-3);
     let m = samples::known_machine("t4");
     let mut doc = AnalysisDocument::new(
         Producer::new("test"),
-        roofline_core::schema::AnalysisSource { kind: "model".into(), detail: name.into(), byte_convention: None },
+        roofline_documents::AnalysisSource { kind: "model".into(), detail: name.into(), byte_convention: None },
         m.clone(),
         analyze(&m, &[k]),
     );
-    doc.warnings.push(roofline_core::warning::Warning::Profiler { message: format!("a warning about {name}") });
+    doc.warnings.push(roofline_model::Warning::Profiler { message: format!("a warning about {name}") });
     doc
 }
 

@@ -11,9 +11,10 @@ use std::collections::HashMap;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
-use roofline_core::machine::{FlopKind, Machine, MemLevel, Origin};
-use roofline_core::program::{GroupBy, ProgramOptions, ProgramView};
-use roofline_core::{analyze, Kernel};
+use roofline_analysis::analyze;
+use roofline_analysis::{GroupBy, ProgramOptions, ProgramView};
+use roofline_model::Kernel;
+use roofline_model::{FlopKind, Machine, MemLevel, Origin};
 use roofline_timeline::model::{Activity, ActivityKind, ActivityName, NvtxRange};
 use roofline_timeline::plan::{launch_rows, Plan, PlanOptions};
 use roofline_timeline::Timeline;

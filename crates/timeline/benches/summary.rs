@@ -6,7 +6,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
-use roofline_timeline::records::{ClockPair, MarkerFlag, Record};
+use roofline_records::{ClockPair, MarkerFlag, Record};
 use roofline_timeline::{read_sources, Summary, Timeline};
 
 const LAUNCHES: u32 = 100_000;

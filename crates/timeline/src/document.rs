@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use roofline_core::schema::{schema_of, DocumentError, Producer};
+use roofline_documents::{schema_of, DocumentError, Producer};
 
 use crate::model::{ActivityKind, Device, Timeline};
 use crate::select::{group_by_nvtx, Group};

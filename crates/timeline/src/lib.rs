@@ -2,7 +2,7 @@
 //! for how long, without replaying or serializing anything.
 //!
 //! The injection library (`crates/inject`) writes CUPTI activity records to
-//! one file per process ([`records`], the wire format). This crate reads
+//! one file per process (`roofline_records`, the wire format). This crate reads
 //! them back ([`reader`]) into a [`Timeline`] ([`model`]), sums time per
 //! kernel and finds when the GPU sat idle ([`summary`]), picks parts of the
 //! run by NVTX range and groups time by range or name ([`select`]), and
@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use roofline_timeline::model::ActivityKind;
-//! use roofline_timeline::records::{ClockPair, Record};
+//! use roofline_records::{ClockPair, Record};
 //! use roofline_timeline::read_sources;
 //! use roofline_timeline::summary::summarize;
 //!
@@ -46,7 +46,7 @@ pub mod document;
 pub mod model;
 pub mod plan;
 pub mod reader;
-pub mod records;
+
 pub mod select;
 pub mod summary;
 pub mod trace;
@@ -57,4 +57,4 @@ pub use document::{
 };
 pub use model::{Activity, ActivityKind, ActivityName, Launch, NvtxRange, Process, Span, Timeline};
 pub use reader::{read_dir, read_sources, ReadError, UnixSpan};
-pub use records::{Record, RECORDS_FORMAT};
+pub use roofline_records::{Record, RECORDS_FORMAT};

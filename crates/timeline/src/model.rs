@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::records::{ClockPair, Dim3};
+use roofline_records::{ClockPair, Dim3};
 
 /// A run's timeline, activities sorted by start.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -14,12 +14,12 @@
 //! window for launches from threads with no range of their own, such as
 //! PyTorch's autograd threads), tagged with the analysed kernel its name
 //! matches, so each kernel's point applies to all of its launches weighted
-//! by their own durations (`roofline_core::program::ProgramView::from_launches`).
+//! by their own durations (`roofline_analysis::ProgramView::from_launches`).
 //! A launch whose kernel got no counters keeps its time under "no counters".
 
 use std::collections::HashMap;
 
-use roofline_core::program::LaunchTime;
+use roofline_analysis::LaunchTime;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{ActivityKind, Timeline};
@@ -89,7 +89,7 @@ impl Plan {
         struct Acc {
             total: u64,
             launches: u64,
-            shapes: Vec<(Option<crate::records::Dim3>, Option<crate::records::Dim3>)>,
+            shapes: Vec<(Option<roofline_records::Dim3>, Option<roofline_records::Dim3>)>,
         }
         // By the name ncu matches: one kernel loaded by two processes is one entry.
         let mut per_name: HashMap<(&str, &str), Acc> = HashMap::new();

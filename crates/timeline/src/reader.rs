@@ -23,7 +23,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::model::{Activity, ActivityKind, ActivityName, Device, Launch, NvtxRange, Process, Span, Timeline};
-use crate::records::{MarkerFlag, Record, RECORDS_FORMAT};
+use roofline_records::{MarkerFlag, Record, RECORDS_FORMAT};
 
 /// A record folder could not be read at all.
 #[derive(Debug, thiserror::Error)]
@@ -404,8 +404,8 @@ struct KernelLine {
     ctx: u32,
     stream: u32,
     corr: u32,
-    grid: crate::records::Dim3,
-    block: crate::records::Dim3,
+    grid: roofline_records::Dim3,
+    block: roofline_records::Dim3,
     #[serde(default)]
     regs: u16,
     #[serde(default)]
@@ -487,9 +487,9 @@ fn trim_ascii(b: &[u8]) -> &[u8] {
 }
 
 fn make_name(kind: ActivityKind, text: &str) -> ActivityName {
-    let demangled = roofline_ncu::demangle::demangle(text);
+    let demangled = roofline_model::demangle(text);
     let display = match kind {
-        ActivityKind::Kernel => roofline_ncu::demangle::display_name(text),
+        ActivityKind::Kernel => roofline_model::display_name(text),
         _ => text.to_string(),
     };
     ActivityName {
@@ -713,7 +713,7 @@ mod tests {
     /// Adversarial pass 3, H2: a record line without end is not held whole.
     #[test]
     fn a_line_longer_than_the_limit_is_skipped_and_the_rest_is_read() {
-        use crate::records::ClockPair;
+        use roofline_records::ClockPair;
         let header = Record::header(7, 1, "/bin/x".into(), vec!["x".into()], ClockPair { cupti_ns: 1, unix_ns: 2 });
         let mut text = serde_json::to_string(&header).unwrap();
         text.push('\n');

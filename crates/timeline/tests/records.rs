@@ -3,9 +3,9 @@
 //! several processes, several streams, CUDA graphs, nested and
 //! cross-thread NVTX ranges, and files cut short by a crash.
 
-use roofline_core::schema::Producer;
+use roofline_documents::Producer;
+use roofline_records::{ClockPair, MarkerFlag, Record};
 use roofline_timeline::model::ActivityKind;
-use roofline_timeline::records::{ClockPair, MarkerFlag, Record};
 use roofline_timeline::select::{group_by_nvtx, select_instance, windows, Pattern};
 use roofline_timeline::summary::summarize;
 use roofline_timeline::trace::{to_trace_string, Annotations};

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use roofline_core::machine::{ClockBasis, Origin};
-use roofline_core::schema::{MachineDocument, Producer};
+use roofline_documents::{MachineDocument, Producer};
 use roofline_gpu::bench::suite::{BenchResult, Failure, Sweep};
 use roofline_gpu::bench::{self, Event, Options};
 use roofline_gpu::GpuError;
+use roofline_model::{ClockBasis, Origin};
 use roofline_report::{
     BenchDocument, BenchResults, BenchRow, IntensitySweep, MeasuredRidge, Quantity, SweepStep, Value,
 };
@@ -227,9 +227,9 @@ mod tests {
     /// shows them, in every format.
     #[test]
     fn snapshot_bench_results_of_the_bundled_h200() {
-        use roofline_core::units::Unit;
+        use roofline_model::Unit;
         use roofline_report::{csv_tables, render, Format, RenderOptions};
-        let doc = roofline_core::schema::read_machine(
+        let doc = roofline_documents::read_machine(
             include_str!("../../../../data/h200/tour/machine.json"),
             "data/h200/tour/machine.json",
         )

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use roofline_core::check::{check, nothing_to_judge, pct, Rules};
+use roofline_documents::{check, nothing_to_judge, pct, Rules};
 use roofline_report::CheckDocument;
 
 use crate::analysis_file::read_placements_file;

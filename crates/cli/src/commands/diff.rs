@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_core::diff::{diff, Pairing};
+use roofline_documents::{diff, Pairing};
 use roofline_report::DiffDocument;
 
 use crate::analysis_file::read_placements_file;

@@ -4,12 +4,12 @@
 //! (exported through `ncu --import` when ncu is installed).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 
-use roofline_core::merge::RankInfo;
-use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
-use roofline_ncu::runner::find_ncu;
-use roofline_ncu::{analyse, read_capture, ByteConvention, Capture, CsvError, Options};
+use roofline_analysis::analyze_capture;
+use roofline_documents::RankInfo;
+use roofline_documents::{AnalysisDocument, AnalysisSource, Producer};
+use roofline_ncu::{capture, read_capture, ByteConvention, CsvError, Options, RawCapture, ReportError};
 
 use crate::error::bad_input;
 use crate::machine_args::MachineArgs;
@@ -47,15 +47,15 @@ pub struct AnalysisArgs {
 }
 
 impl AnalysisArgs {
-    pub fn options(&self) -> anyhow::Result<Options> {
-        Ok(Options {
+    /// How the counters are read.
+    pub fn options(&self) -> Options {
+        Options {
             convention: match self.bytes {
                 BytesArg::Ncu => ByteConvention::Ncu,
                 BytesArg::Nersc => ByteConvention::Nersc,
             },
             per_launch: self.per_launch,
-            machine: self.machine.resolve()?,
-        })
+        }
     }
 }
 
@@ -82,90 +82,21 @@ fn is_report(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "ncu-rep")
 }
 
-/// How long `ncu --import` may take to read a report back as CSV: minutes
-/// for a report of a long run, never forever.
-const REPORT_EXPORT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
-
-/// Reads a .ncu-rep through `ncu --import ... --csv --page raw`.
-fn read_report(path: &Path, ncu: Option<&Path>) -> anyhow::Result<Capture> {
-    let input = path.display().to_string();
-    if !path.is_file() {
-        return Err(bad_input(format!("{input}: no such file; expected an Nsight Compute report (.ncu-rep)")));
-    }
-    let ncu = find_ncu(ncu).map_err(|e| {
-        bad_input(format!(
-            "{input} is an Nsight Compute report; reading it needs ncu. {e} Or export it to CSV where ncu is installed: `ncu --import {input} --csv --page raw --print-units base > capture.csv`, then `roofline import capture.csv`"
-        ))
+/// Reads a .ncu-rep through `ncu --import` (roofline_ncu::read_report);
+/// what ncu said goes to stderr.
+fn read_report(path: &Path, ncu: Option<&Path>) -> anyhow::Result<RawCapture> {
+    let exported = roofline_ncu::read_report(path, ncu).map_err(|e| match e {
+        ReportError::BadInput(m) => bad_input(m),
+        e => anyhow::Error::new(e),
     })?;
-    // An owned child, its output in anonymous temporary files: a signal to
-    // the tool stops ncu too (its group gets it), and nothing is orphaned.
-    let temp = |e: std::io::Error| anyhow::anyhow!("could not make a temporary file for ncu's output: {e}");
-    let (csv, log) = (tempfile::tempfile().map_err(temp)?, tempfile::tempfile().map_err(temp)?);
-    let mut cmd = Command::new(&ncu);
-    cmd.args(["--import", &input, "--csv", "--page", "raw", "--print-units", "base"])
-        .stdin(Stdio::null())
-        .stdout(csv.try_clone().map_err(temp)?)
-        .stderr(log.try_clone().map_err(temp)?);
-    let limits = roofline_child::Limits { timeout: Some(REPORT_EXPORT_TIMEOUT), ..Default::default() };
-    let outcome = roofline_child::spawn(cmd)?.wait(&limits, |_| {})?;
-    match outcome.ending {
-        roofline_child::Ending::Interrupted { signal } => anyhow::bail!(
-            "{} --import {input} was stopped by {} to roofline: nothing was imported",
-            ncu.display(),
-            roofline_child::signal_name(signal)
-        ),
-        roofline_child::Ending::TimedOut => anyhow::bail!(
-            "{} --import {input} had not finished after {} s and was stopped: nothing was imported; export the report where it was recorded: `ncu --import {input} --csv --page raw --print-units base > capture.csv`",
-            ncu.display(),
-            REPORT_EXPORT_TIMEOUT.as_secs()
-        ),
-        roofline_child::Ending::Finished => {}
+    if !exported.messages.is_empty() {
+        crate::streams::message(&exported.messages);
     }
-    let rewound = |mut f: std::fs::File| {
-        use std::io::Seek;
-        f.rewind().map(|_| f)
-    };
-    // ncu's messages are kept (the last 64 kB) to say why an export failed.
-    let mut messages = String::new();
-    if let Ok(mut f) = rewound(log) {
-        use std::io::Read;
-        let mut tail = Vec::new();
-        let _ = f.read_to_end(&mut tail);
-        let from = tail.len().saturating_sub(65536);
-        messages = String::from_utf8_lossy(&tail[from..]).into_owned();
-    }
-    let messages = messages.trim();
-    let status = outcome.status;
-    let csv = rewound(csv).map_err(temp)?;
-    if status.success() && csv.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
-        anyhow::bail!(
-            "{} --import {input} exited normally but printed no CSV; check that this ncu can read the report, or export it to CSV where it was recorded: `ncu --import {input} --csv --page raw --print-units base > capture.csv`",
-            ncu.display()
-        );
-    }
-    let cap = read_capture(csv, &input);
-    if !status.success() {
-        let said = if messages.is_empty() {
-            String::from(" and printed nothing")
-        } else {
-            format!(
-                ": {}",
-                messages.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | ")
-            )
-        };
-        anyhow::bail!(
-            "{} --import {input} failed ({status}){said}; check that the report was written completely and by an Nsight Compute this version can read, or export it to CSV where it was recorded: `ncu --import {input} --csv --page raw --print-units base > capture.csv`",
-            ncu.display()
-        );
-    }
-    if !messages.is_empty() {
-        crate::streams::message(messages);
-    }
-    cap.map_err(bad_input)
+    exported.capture.map_err(bad_input)
 }
 
 /// Reads a CSV capture from a file or stdin.
-pub fn read_csv(path: &Path) -> anyhow::Result<Capture> {
+pub fn read_csv(path: &Path) -> anyhow::Result<RawCapture> {
     let input = path.display().to_string();
     let result = if input == "-" {
         read_capture(std::io::stdin().lock(), "stdin")
@@ -183,7 +114,7 @@ pub fn read_csv(path: &Path) -> anyhow::Result<Capture> {
 /// `profile` run; an imported file does not say); `rank` is the rank of a
 /// multi-process job the capture came from, under a launcher.
 pub fn report(
-    cap: &Capture,
+    cap: &RawCapture,
     args: &AnalysisArgs,
     command: &str,
     detail: &str,
@@ -198,7 +129,7 @@ pub fn report(
 /// (profile's two passes put the timeline's program view in).
 #[allow(clippy::too_many_arguments)]
 pub fn report_with(
-    cap: &Capture,
+    cap: &RawCapture,
     args: &AnalysisArgs,
     command: &str,
     detail: &str,
@@ -207,24 +138,15 @@ pub fn report_with(
     out: &Output,
     adjust: impl FnOnce(&mut AnalysisDocument),
 ) -> anyhow::Result<()> {
-    let opts = args.options()?;
-    let convention = opts.convention;
-    let a = analyse(cap, &opts);
+    let machine = args.machine.resolve()?;
+    let captured = capture(cap, &args.options());
+    let a = analyze_capture(&captured, machine.as_ref());
     for w in &a.warnings {
         out.warn(&w.to_string());
     }
     let mut producer = Producer::new(command);
     producer.created = created;
-    let mut doc = AnalysisDocument::new(
-        producer,
-        AnalysisSource {
-            kind: "ncu".into(),
-            detail: detail.into(),
-            byte_convention: Some(convention.describe().into()),
-        },
-        a.machine,
-        a.kernels,
-    );
+    let mut doc = AnalysisDocument::new(producer, AnalysisSource::of(&captured.source, detail), a.machine, a.kernels);
     doc.warnings = a.warnings;
     doc.rank = rank;
     out.check_analysis(&doc)?;

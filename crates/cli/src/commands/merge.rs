@@ -24,11 +24,11 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_core::machine::{Machine, Origin};
-use roofline_core::merge::{parse_in_order, parse_threads, read_rank, skim_rank_bytes, MergeError, Merger, ParsedRank};
-use roofline_core::schema::{read_machine, Producer, ANALYSIS_SCHEMA};
-use roofline_core::warning::Warning;
-use roofline_core::{gpus, Kernel};
+use roofline_documents::{parse_in_order, parse_threads, read_rank, skim_rank_bytes, MergeError, Merger, ParsedRank};
+use roofline_documents::{read_machine, Producer, ANALYSIS_SCHEMA};
+use roofline_model::Kernel;
+use roofline_model::Warning;
+use roofline_model::{Machine, Origin};
 use roofline_timeline::{
     read_timeline_digest, read_timeline_digest_from, ActivityKind, TimelineDigest, TIMELINE_SCHEMA,
 };
@@ -150,7 +150,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             message: format!(
                 "{} of the files are timelines ({}): kernel times and launches only, no counters, so only collectives are placed (against the link roofs); profile the ranks with `roofline profile` to place the rest",
                 timelines.len(),
-                roofline_core::warning::bounded(&timelines, ", ")
+                roofline_model::bounded(&timelines, ", ")
             ),
         };
         doc.job.warnings.push(w.clone());
@@ -175,7 +175,7 @@ fn timeline_at_head(head: &[u8]) -> bool {
         // A multibyte character cut at the end of the head.
         Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
     };
-    roofline_core::schema::schema_at_head(text) == Some(TIMELINE_SCHEMA)
+    roofline_documents::schema_at_head(text) == Some(TIMELINE_SCHEMA)
 }
 
 /// Whether a document is a timeline: its schema, looked for near the start
@@ -201,8 +201,8 @@ fn timeline_rank(tl: TimelineDigest, machine: Option<&Machine>) -> ParsedRank {
         Some(m) => m.clone(),
         None => device
             .as_deref()
-            .and_then(gpus::find_by_device_name)
-            .and_then(|g| roofline_core::peaks::theoretical_machine(&g.attributes()).ok())
+            .and_then(roofline_hw::find_by_device_name)
+            .and_then(|g| roofline_hw::theoretical_machine(&g.attributes()).ok())
             .unwrap_or_else(|| Machine {
                 name: device.clone().unwrap_or_else(|| "unknown GPU".into()),
                 ..Machine::default()

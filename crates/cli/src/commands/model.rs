@@ -6,9 +6,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_core::estimate::{parse_kernel_spec, parse_kernels_file};
-use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
-use roofline_core::{analyze, Kernel, Machine};
+use roofline_analysis::analyze;
+use roofline_documents::{parse_kernel_spec, parse_kernels_file};
+use roofline_documents::{AnalysisDocument, AnalysisSource, Producer};
+use roofline_model::{Kernel, Machine};
 
 use crate::error::bad_input;
 use crate::input_file::read_text;

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use roofline_core::gpus;
-use roofline_core::occupancy::{self, Launch, SweepAxis};
+
+use roofline_analysis::{Launch, SweepAxis};
 use roofline_report::output_file::{write_set, Links, SetFile};
 use roofline_report::{sweep_svg, write_atomic, OccupancyDocument};
 
@@ -120,25 +120,25 @@ pub fn parse_bytes(flag: &str, s: &str) -> anyhow::Result<u64> {
     v.checked_mul(mult).ok_or_else(|| bad("too large for a 64-bit byte count"))
 }
 
-fn limits_from(args: &Args) -> anyhow::Result<(occupancy::Limits, Option<String>, Option<u32>)> {
+fn limits_from(args: &Args) -> anyhow::Result<(roofline_analysis::Limits, Option<String>, Option<u32>)> {
     if let Some(name) = &args.gpu {
-        let g = gpus::find(name).ok_or_else(|| {
-            let hint = gpus::closest(name).map(|c| format!("did you mean {c:?}? ")).unwrap_or_default();
+        let g = roofline_hw::find(name).ok_or_else(|| {
+            let hint = roofline_hw::closest(name).map(|c| format!("did you mean {c:?}? ")).unwrap_or_default();
             bad_input(format!(
                 "--gpu {name:?}: not a GPU the tool knows; {hint}known names: {}; or give its compute capability with --cc",
-                gpus::known_keys().join(", ")
+                roofline_hw::known_keys().join(", ")
             ))
         })?;
-        let l = occupancy::limits(g.cc.major, g.cc.minor)
+        let l = roofline_analysis::limits(g.cc.major, g.cc.minor)
             .ok_or_else(|| bad_input(format!("{}: compute capability {} has no occupancy table", g.name, g.cc)))?;
         return Ok((l, Some(g.name.to_string()), Some(g.sms)));
     }
     match &args.cc {
-        Some(cc) => Ok((occupancy::limits_for(cc).map_err(|e| bad_input(format!("--cc: {e}")))?, None, None)),
+        Some(cc) => Ok((roofline_analysis::limits_for(cc).map_err(|e| bad_input(format!("--cc: {e}")))?, None, None)),
         None => Err(bad_input(format!(
             "give the GPU with --gpu NAME ({}) or its compute capability with --cc X.Y ({})",
-            gpus::known_keys().join(", "),
-            occupancy::known_capabilities().join(", ")
+            roofline_hw::known_keys().join(", "),
+            roofline_analysis::known_capabilities().join(", ")
         ))),
     }
 }
@@ -157,7 +157,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     );
     launch.carveout_pct = args.carveout;
     launch.barriers_per_block = args.barriers;
-    let o = occupancy::calculate(&l, &launch).map_err(bad_input)?;
+    let o = roofline_analysis::calculate(&l, &launch).map_err(bad_input)?;
     if o.partial_warp {
         out.warn(&format!(
             "{threads} threads is not a multiple of 32: the last warp of each block runs {} of 32 lanes, and it still takes a whole warp's registers and slot",
@@ -174,7 +174,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             o.hint.clone().unwrap_or_else(|| "use fewer registers or less shared memory per block".into())
         )
     });
-    let mut best = occupancy::max_potential_block_size(&l, &launch);
+    let mut best = roofline_analysis::max_potential_block_size(&l, &launch);
     best.min_grid_size = sms.map(|s| s * best.resident_blocks);
     let mut axes: Vec<SweepAxis> = Vec::new();
     for s in &args.sweep {
@@ -190,7 +190,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let sweeps: Vec<_> = axes.iter().map(|&a| occupancy::sweep(&l, &launch, a)).collect();
+    let sweeps: Vec<_> = axes.iter().map(|&a| roofline_analysis::sweep(&l, &launch, a)).collect();
     if let Some(dir) = &args.svg_dir {
         crate::output::ensure_folder("--svg-dir", dir)?;
         let paths: Vec<PathBuf> = sweeps

@@ -3,8 +3,7 @@
 
 use std::process::ExitCode;
 
-use roofline_core::gpus;
-use roofline_core::schema::{MachineDocument, Producer};
+use roofline_documents::{MachineDocument, Producer};
 
 use roofline_gpu::{device, nvml, GpuError};
 use roofline_report::KnownGpus;
@@ -35,7 +34,7 @@ pub struct Args {
 /// The theoretical machine of one local GPU, from its live attributes, with
 /// NVML's clocks, temperature, power and throttle reasons as notes, and its
 /// link roofs (PCIe to the host, NVLink or PCIe to the other GPUs).
-fn live_machine(d: usize) -> Result<roofline_core::machine::Machine, GpuError> {
+fn live_machine(d: usize) -> Result<roofline_model::Machine, GpuError> {
     let info = device::query(d)?;
     let mut m = device::theoretical(&info)?;
     match nvml::init().map_err(|e| e.to_string()).and_then(|n| nvml::info(&n, &info.uuid)) {
@@ -90,7 +89,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         Err(e @ (GpuError::NoDriver | GpuError::NoDevice(_))) => {
             out.warn(&format!(
                 "no GPU found on this machine ({e}); name one with --gpu: {}",
-                gpus::known_keys().join(", ")
+                roofline_hw::known_keys().join(", ")
             ));
             return Ok(ExitCode::from(1));
         }

@@ -26,14 +26,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use roofline_core::merge::RankInfo;
-use roofline_core::program::{ProgramOptions, ProgramView};
-use roofline_core::units::format_percent;
+use roofline_analysis::{ProgramOptions, ProgramView};
+use roofline_documents::RankInfo;
+use roofline_model::format_percent;
 use roofline_ncu::collectives::{self, Mode};
 use roofline_ncu::runner::{
     find_ncu, help_text, metric_list, parse_progress, private_log, query_known, Filters, Progress, Run,
 };
-use roofline_ncu::{read_capture, Capture, CsvError, ProgramExit};
+use roofline_ncu::{read_capture, CsvError, ProgramExit, RawCapture};
 use roofline_timeline::plan::{launch_rows, Plan, PlanOptions};
 use roofline_timeline::ActivityKind;
 
@@ -165,7 +165,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         )));
     }
     // Check the machine flags before a long profiling run.
-    args.analysis.options()?;
+    args.analysis.machine.resolve()?;
     let mode = Mode::parse(&args.collectives).ok_or_else(|| {
         bad_input(format!("--collectives {}: expected auto, all, skip, only or lockstep", args.collectives))
     })?;
@@ -256,7 +256,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         // Stopped in the first pass: its timeline, every kernel without counters.
         let plan = Plan::of(&rec.timeline, PlanOptions { coverage: 0.0, ..PlanOptions::default() });
         let exit = program_exit(program, &rec.outcome);
-        let cap = Capture { program_exit: Some(exit), ..Capture::default() };
+        let cap = RawCapture { program_exit: Some(exit), ..RawCapture::default() };
         two_pass_report(args, out, &cap, &rec, &plan, "stopped during pass 1: no counters")?;
         return Ok(ExitCode::from(1));
     }
@@ -295,7 +295,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         Err(e) => {
             // Nothing profiled (stopped early, or ncu failed): the timeline alone.
             out.warn(&format!("pass 2/2: no counters read ({e})"));
-            Capture { program_exit: pass.exit, ..Capture::default() }
+            RawCapture { program_exit: pass.exit, ..RawCapture::default() }
         }
     };
     let how = format!(
@@ -320,7 +320,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
 fn two_pass_report(
     args: &Args,
     out: &Output,
-    cap: &Capture,
+    cap: &RawCapture,
     rec: &Recorded,
     plan: &Plan,
     how: &str,
@@ -339,8 +339,8 @@ fn two_pass_report(
             mangled.and_then(|m| by_name.get(m)).or_else(|| by_name.get(name)).map(|id| id.to_string())
         });
         let group_by = match args.group_by {
-            GroupArg::Name => roofline_core::program::GroupBy::Name,
-            GroupArg::Nvtx => roofline_core::program::GroupBy::Labels,
+            GroupArg::Name => roofline_analysis::GroupBy::Name,
+            GroupArg::Nvtx => roofline_analysis::GroupBy::Labels,
         };
         let view =
             ProgramView::from_launches(&doc.kernels, &rows, &ProgramOptions { group_by, ..ProgramOptions::default() });
@@ -388,7 +388,7 @@ fn program_exit(program: &str, outcome: &roofline_child::Outcome) -> ProgramExit
 
 /// What an ncu run gave.
 struct NcuPass {
-    cap: Result<Capture, CsvError>,
+    cap: Result<RawCapture, CsvError>,
     /// How the program ended when it did not succeed.
     exit_note: Option<String>,
     exit: Option<ProgramExit>,
@@ -502,7 +502,7 @@ fn ncu_pass(
                     // ncu numbers its lines only without kernel filters: count them.
                     done += 1;
                     let first = *first_at.get_or_insert_with(Instant::now);
-                    let name = roofline_ncu::demangle::display_name(&name);
+                    let name = roofline_model::display_name(&name);
                     message(&match planned {
                         Some(total) => format!(
                             "roofline: {label}profiled launch {done} of {total} planned{}: {name}",

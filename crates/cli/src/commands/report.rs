@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_core::schema::AnalysisDocument;
+use roofline_documents::AnalysisDocument;
 use roofline_report::{chart_notes, ChartOptions, Describe, Format, InstructionView};
 use serde::Serialize;
 
@@ -130,14 +130,14 @@ fn warn_chart_notes(doc: &AnalysisDocument, view: ViewArg, out: &Output) {
 
 /// The file as a machine document, when it is one (its roofs are shown
 /// as `bench` and `peaks` show them, in every format).
-fn machine_document(path: &std::path::Path) -> Option<roofline_core::schema::MachineDocument> {
+fn machine_document(path: &std::path::Path) -> Option<roofline_documents::MachineDocument> {
     // Bounded, as the analysis was: `/dev/zero` must not be read to the end.
-    let text = crate::input_file::read_text(path, roofline_core::schema::MACHINE_SCHEMA).ok()?;
+    let text = crate::input_file::read_text(path, roofline_documents::MACHINE_SCHEMA).ok()?;
     let head = &text[..text.len().min(512)];
-    if !head.contains(roofline_core::schema::MACHINE_SCHEMA) {
+    if !head.contains(roofline_documents::MACHINE_SCHEMA) {
         return None;
     }
-    roofline_core::schema::read_machine(&text, &path.display().to_string()).ok()
+    roofline_documents::read_machine(&text, &path.display().to_string()).ok()
 }
 
 /// Renders a document as the report: a page to a file, or text on stdout.

@@ -18,10 +18,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use roofline_child::{Ending, Limits};
-use roofline_core::schema::Producer;
-use roofline_core::units::format_seconds;
+use roofline_documents::Producer;
+use roofline_model::format_seconds;
+use roofline_records::{env, KERNEL_LINE_PREFIX};
 use roofline_report::{Format, TimelineView};
-use roofline_timeline::records::{env, KERNEL_LINE_PREFIX};
 use roofline_timeline::trace::{write_trace, Annotations};
 use roofline_timeline::{read_dir, RunInfo, TimelineDocument, UnixSpan};
 

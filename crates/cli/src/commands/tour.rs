@@ -14,13 +14,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use roofline_core::machine::Machine;
-use roofline_core::schema::{read_machine, AnalysisDocument, AnalysisSource, MachineDocument, Producer};
+use roofline_analysis::analyze_capture;
+use roofline_documents::{read_machine, AnalysisDocument, AnalysisSource, MachineDocument, Producer};
 use roofline_gpu::bench::Options as BenchOptions;
 use roofline_gpu::examples::{self, Plan, SWEEP_ITERS};
+use roofline_model::Machine;
 use roofline_ncu::points::ByteConvention;
 use roofline_ncu::runner::{find_ncu, metric_list, Filters, Progress, Run};
-use roofline_ncu::{analyse, read_capture, Options as NcuOptions};
+use roofline_ncu::{capture, read_capture, Options as NcuOptions, RawCapture};
 use roofline_report::output_file::{write_set, Links, SetFile};
 use roofline_report::{write_atomic, Format, Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 
@@ -248,16 +249,12 @@ fn bundled(args: &Args, why: &str) -> anyhow::Result<Tour> {
     })
 }
 
-fn ncu_analysis(cap: &roofline_ncu::Capture, machine: &Machine, detail: &str) -> AnalysisDocument {
-    let opts = NcuOptions { convention: ByteConvention::Ncu, per_launch: false, machine: Some(machine.clone()) };
-    let a = analyse(cap, &opts);
+fn ncu_analysis(cap: &RawCapture, machine: &Machine, detail: &str) -> AnalysisDocument {
+    let captured = capture(cap, &NcuOptions { convention: ByteConvention::Ncu, per_launch: false });
+    let a = analyze_capture(&captured, Some(machine));
     let mut doc = AnalysisDocument::new(
         Producer::new("roofline tour"),
-        AnalysisSource {
-            kind: "ncu".into(),
-            detail: detail.into(),
-            byte_convention: Some(ByteConvention::Ncu.describe().into()),
-        },
+        AnalysisSource::of(&captured.source, detail),
         a.machine,
         a.kernels,
     );
@@ -326,7 +323,7 @@ fn live(args: &Args, d: usize, out: &Output) -> anyhow::Result<Tour> {
             out.info(&format!("timing the example kernels with CUDA events: {why}"));
             let runs = examples::run(d, Plan::TIMED, &mut |k| out.info(&format!("running {k}"))).map_err(gpu_error)?;
             let kernels: Vec<_> = runs.iter().map(|r| r.kernel()).collect();
-            let analyses = roofline_core::analyze(&machine.machine, &kernels);
+            let analyses = roofline_analysis::analyze(&machine.machine, &kernels);
             let doc = AnalysisDocument::new(
                 Producer::new("roofline tour"),
                 AnalysisSource {

@@ -8,7 +8,7 @@
 //! CUDA-core kernel is an error, never a fallback.
 
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg};
-use roofline_core::machine::FlopKind;
+use roofline_model::FlopKind;
 
 use super::executor::Candidate;
 use super::gpu::{bad_counter, compare, gib, init_u32, launch, read_bad, Built, Setup, Workload, COMPUTE};

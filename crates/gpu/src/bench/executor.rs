@@ -8,7 +8,7 @@
 //! decisions run in CI on machines without a GPU (as hyperfine's
 //! `MockExecutor` does for its benchmark loop).
 
-use roofline_core::units::Unit;
+use roofline_model::Unit;
 
 use super::suite::{BenchSpec, LaunchShape, SuiteConfig};
 use crate::error::GpuError;

@@ -22,8 +22,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cudarc::driver::{result as dres, sys, CudaContext, CudaEvent, CudaFunction, CudaStream, PushKernelArg};
-use roofline_core::collective::CollectiveOp;
-use roofline_core::link::Engine;
+use roofline_model::CollectiveOp;
+use roofline_model::Engine;
 
 use super::executor::{Candidate, Plan};
 use super::gpu::{gib, Built, Workload, INTERCONNECT};

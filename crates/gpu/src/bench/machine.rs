@@ -2,13 +2,13 @@
 //! ones: per memory level and precision the best benchmark becomes the
 //! primary measured roof, the others secondary roofs drawn beneath it.
 
-use roofline_core::arch::InstOp;
-use roofline_core::link::Link;
-use roofline_core::machine::{
+use roofline_hw::InstOp;
+use roofline_model::Link;
+use roofline_model::Spread;
+use roofline_model::{format_si, Unit};
+use roofline_model::{
     Ceiling, ClockBasis, FlopKind, Machine, MemLevel, Origin, Pipe, Provenance, Resource, StreamPattern,
 };
-use roofline_core::stats::Spread;
-use roofline_core::units::{format_si, Unit};
 
 use super::suite::{AtomicSpace, BenchResult, Curve, Sweep, What};
 
@@ -332,8 +332,8 @@ fn instruction_ceilings(results: &[BenchResult], l1: Option<f64>) -> (Vec<Ceilin
 mod tests {
     use super::*;
     use crate::bench::suite::{CurvePoint, LaunchShape, SweepPoint};
-    use roofline_core::machine::FlopKind;
-    use roofline_core::stats::Spread;
+    use roofline_model::FlopKind;
+    use roofline_model::Spread;
 
     fn res(id: &str, what: What, rate: f64) -> BenchResult {
         BenchResult {
@@ -395,8 +395,8 @@ mod tests {
     #[test]
     fn instruction_figures_are_judged_against_their_own_instruction() {
         use crate::bench::suite::IntOp;
-        let attrs = roofline_core::gpus::find("h200").unwrap().attributes();
-        let theo = roofline_core::peaks::theoretical_machine(&attrs).unwrap();
+        let attrs = roofline_hw::find("h200").unwrap().attributes();
+        let theo = roofline_hw::theoretical_machine(&attrs).unwrap();
         let g = 132.0 * 1980e6;
         // IMAD's roof is 2 per clock and SM, not FFMA's 4.
         let e = plausible(&res("int.imad", What::Int(IntOp::Imad), 2.2 * g), &theo, Some(1980.0)).unwrap_err();
@@ -411,8 +411,8 @@ mod tests {
     fn load_points_faster_than_l1_are_left_out_with_a_note() {
         // The H200 run of 2026-11-30 measured coalesced LDG.32 at 745
         // Ginst/s: 95 TB/s through an L1 whose roof is 33.4 TB/s.
-        let attrs = roofline_core::gpus::find("h200").unwrap().attributes();
-        let theo = roofline_core::peaks::theoretical_machine(&attrs).unwrap();
+        let attrs = roofline_hw::find("h200").unwrap().attributes();
+        let theo = roofline_hw::theoretical_machine(&attrs).unwrap();
         let l1 = theo.bandwidth_roof(MemLevel::L1).unwrap().rate;
         let point = |x: f64, label: &str, rate: f64| CurvePoint {
             x,

@@ -29,7 +29,7 @@ pub use runner::{clock_warnings, Checks, Report};
 
 use std::time::{Duration, Instant};
 
-use roofline_core::machine::Machine;
+use roofline_model::Machine;
 use serde::{Deserialize, Serialize};
 
 use crate::device::{self, DeviceInfo};
@@ -206,11 +206,11 @@ pub fn run(ordinal: usize, opts: &Options, on: &mut dyn FnMut(Event)) -> Result<
 mod tests {
     use super::*;
     use crate::bench::suite::LaunchShape;
-    use roofline_core::arch::ComputeCapability;
-    use roofline_core::peaks::DeviceAttributes;
-    use roofline_core::schema::{read_machine, MachineDocument, Producer};
-    use roofline_core::stats::Spread;
-    use roofline_core::units::Unit;
+    use roofline_documents::{read_machine, MachineDocument, Producer};
+    use roofline_hw::DeviceAttributes;
+    use roofline_model::ComputeCapability;
+    use roofline_model::Spread;
+    use roofline_model::Unit;
 
     fn measurements() -> Measurements {
         let attrs = DeviceAttributes {
@@ -288,8 +288,8 @@ mod tests {
         assert_eq!(back, doc);
         let again: Measurements = serde_json::from_value(back.measurements.unwrap()).unwrap();
         assert_eq!(again, m);
-        let dram = back.machine.bandwidth_roof(roofline_core::MemLevel::Dram).unwrap();
-        assert_eq!(dram.provenance.origin, roofline_core::Origin::Measured);
+        let dram = back.machine.bandwidth_roof(roofline_model::MemLevel::Dram).unwrap();
+        assert_eq!(dram.provenance.origin, roofline_model::Origin::Measured);
         assert_eq!(dram.clock.sm_mhz, Some(1980.0));
     }
 
@@ -310,10 +310,10 @@ mod tests {
             assert!(r.curve.as_ref().is_some_and(|c| c.points.len() >= 4), "{} has its sweep", r.id);
             assert!(!r.verified.is_empty());
         }
-        use roofline_core::machine::{Pipe, Resource};
+        use roofline_model::{Pipe, Resource};
         for p in [Pipe::Alu, Pipe::Fma, Pipe::Xu, Pipe::Shared, Pipe::GlobalAtomic, Pipe::SharedAtomic, Pipe::Lsu] {
             let c = out.machine.roof(Resource::Instruction(p)).unwrap_or_else(|| panic!("{p:?}"));
-            assert_eq!(c.provenance.origin, roofline_core::Origin::Measured, "{p:?}");
+            assert_eq!(c.provenance.origin, roofline_model::Origin::Measured, "{p:?}");
             assert!(c.spread.is_some(), "{p:?}");
         }
     }
@@ -323,8 +323,8 @@ mod tests {
     /// the peer copies and (with NCCL) the collectives too.
     #[test]
     fn live_link_benchmarks_leave_checked_roofs() {
-        use roofline_core::link::{Engine, Link};
-        use roofline_core::machine::Resource;
+        use roofline_model::Resource;
+        use roofline_model::{Engine, Link};
         let Ok(n) = crate::device::device_count() else {
             crate::skip_notice("no GPU; the link benchmarks were not run");
             return;
@@ -335,7 +335,7 @@ mod tests {
         assert!(m.failures.is_empty(), "{:?}", m.failures);
         for l in [Link::HostToDevice { gpu: 0 }, Link::DeviceToHost { gpu: 0 }] {
             let c = out.machine.roof(Resource::Link(l)).unwrap_or_else(|| panic!("{l}"));
-            assert_eq!(c.provenance.origin, roofline_core::Origin::Measured);
+            assert_eq!(c.provenance.origin, roofline_model::Origin::Measured);
             assert!(c.spread.is_some());
         }
         if n < 2 {

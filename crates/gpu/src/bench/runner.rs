@@ -21,9 +21,9 @@
 
 use std::time::Instant;
 
-use roofline_core::machine::Machine;
-use roofline_core::stats::Spread;
-use roofline_core::units::format_si;
+use roofline_model::format_si;
+use roofline_model::Machine;
+use roofline_model::Spread;
 
 use super::executor::{Candidate, Executor, Plan, Prepared};
 use super::machine::plausible;
@@ -372,8 +372,8 @@ mod tests {
     use super::*;
     use crate::bench::machine::{measured_machine, PLAUSIBLE_MARGIN};
     use crate::bench::suite::{suite, LaunchShape};
-    use roofline_core::machine::{MemLevel, Origin, Pipe, Resource};
-    use roofline_core::units::Unit;
+    use roofline_model::Unit;
+    use roofline_model::{MemLevel, Origin, Pipe, Resource};
     use std::collections::HashMap;
 
     fn spec_of(id: &str) -> BenchSpec {
@@ -479,8 +479,8 @@ mod tests {
     }
 
     fn h200() -> Machine {
-        let attrs = roofline_core::gpus::find("h200").unwrap().attributes();
-        roofline_core::peaks::theoretical_machine(&attrs).unwrap()
+        let attrs = roofline_hw::find("h200").unwrap().attributes();
+        roofline_hw::theoretical_machine(&attrs).unwrap()
     }
 
     fn run(mock: &mut Mock, ids: &[&str]) -> Report {
@@ -664,7 +664,7 @@ mod tests {
     /// An H200 pair behind NVSwitch: 18 NVLink 4 links (450 GB/s one way),
     /// PCIe Gen5 x16 to the host.
     fn h200_pair() -> Machine {
-        use roofline_core::link::{theoretical_links, GpuLinks, NvLinks, Pcie};
+        use roofline_hw::{theoretical_links, GpuLinks, NvLinks, Pcie};
         let mut m = h200();
         let gpus: Vec<GpuLinks> = (0..2)
             .map(|gpu| GpuLinks {
@@ -750,8 +750,8 @@ mod tests {
 
     #[test]
     fn a_collective_sweep_reports_its_best_bus_bandwidth_and_becomes_a_roof() {
-        use roofline_core::collective::CollectiveOp;
-        use roofline_core::link::Link;
+        use roofline_model::CollectiveOp;
+        use roofline_model::Link;
         // Bus bandwidth rises with the message: 250, 330, 360, 365 GB/s.
         let sizes = [16u64 << 20, 64 << 20, 256 << 20, 1 << 30];
         let busbw = [250e9, 330e9, 360e9, 365e9];
@@ -785,7 +785,7 @@ mod tests {
 
     #[test]
     fn the_faster_issuer_is_the_peer_roof_and_the_other_is_drawn_beneath() {
-        use roofline_core::link::{Engine, Link};
+        use roofline_model::{Engine, Link};
         let bytes = (512u64 << 20) as f64;
         let p = || plan(Unit::BytePerSecond, vec![cand("copy", bytes, None, 0)], None);
         let mut write = Mock::new(move |_, _, _| bytes / 380e9).with("link.p2p.ce.write.0-1", p());

@@ -1,12 +1,12 @@
 //! The benchmark suite: which benchmarks run, at which sizes, and the
 //! records they leave. Pure data, testable without a GPU.
 
-use roofline_core::arch::InstOp;
-use roofline_core::collective::CollectiveOp;
-use roofline_core::link::{Engine, Link};
-use roofline_core::machine::{FlopKind, MemLevel, Pipe};
-use roofline_core::stats::Spread;
-use roofline_core::units::Unit;
+use roofline_hw::InstOp;
+use roofline_model::CollectiveOp;
+use roofline_model::Spread;
+use roofline_model::Unit;
+use roofline_model::{Engine, Link};
+use roofline_model::{FlopKind, MemLevel, Pipe};
 use serde::{Deserialize, Serialize};
 
 use crate::nvml::ClockSummary;
@@ -615,7 +615,7 @@ impl Curve {
 
 /// Serde form of a rate unit: its symbol, as documents always had it ("B/s").
 pub mod rate_unit {
-    use roofline_core::units::Unit;
+    use roofline_model::Unit;
     use serde::{Deserialize, Deserializer, Serializer};
 
     const UNITS: [Unit; 4] = [Unit::BytePerSecond, Unit::FlopPerSecond, Unit::OpPerSecond, Unit::InstPerSecond];

@@ -11,8 +11,8 @@ use std::ffi::c_void;
 
 use cudarc::cublaslt::sys as lt;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, PushKernelArg};
-use roofline_core::arch::ComputeCapability;
-use roofline_core::machine::FlopKind;
+use roofline_model::ComputeCapability;
+use roofline_model::FlopKind;
 
 use super::executor::{Candidate, Plan};
 use super::gpu::{bad_counter, launch, read_bad, Built, Setup, Workload, TENSOR_CHECK};

@@ -5,7 +5,28 @@
 
 use std::path::PathBuf;
 
-use roofline_ncu::{analyse, read_capture, Analysis, Capture, Options};
+use roofline_analysis::{analyze_capture, CaptureAnalysis};
+use roofline_model::Machine;
+use roofline_ncu::{read_capture, ByteConvention, RawCapture};
+
+/// What the tests read a capture with: its byte convention and launches,
+/// and the machine its kernels are judged against (their own counter
+/// roofs without one).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub convention: ByteConvention,
+    pub per_launch: bool,
+    pub machine: Option<Machine>,
+}
+
+pub type Analysis = CaptureAnalysis;
+
+/// The capture as `roofline import` places it: roofline_ncu's RawCapture, then
+/// roofline_analysis.
+pub fn analyse(cap: &RawCapture, opts: &Options) -> Analysis {
+    let ncu = roofline_ncu::Options { convention: opts.convention, per_launch: opts.per_launch };
+    analyze_capture(&roofline_ncu::capture(cap, &ncu), opts.machine.as_ref())
+}
 
 pub fn fixture_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu").join(name)
@@ -83,7 +104,7 @@ impl Table {
         format!("{}{}", self.preamble, String::from_utf8(w.into_inner().unwrap()).unwrap())
     }
 
-    pub fn capture(&self) -> Capture {
+    pub fn capture(&self) -> RawCapture {
         read_capture(self.text().as_bytes(), "altered.csv").unwrap()
     }
 
@@ -92,12 +113,12 @@ impl Table {
     }
 }
 
-pub fn capture(name: &str) -> Capture {
+pub fn capture(name: &str) -> RawCapture {
     read_capture(std::fs::File::open(fixture_path(name)).unwrap(), name).unwrap()
 }
 
 /// The machine `roofline tour` bundles: measured on the H200 (bench --quick).
-pub fn bundled_h200() -> roofline_core::Machine {
+pub fn bundled_h200() -> roofline_model::Machine {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/tour/machine.json");
-    roofline_core::schema::read_machine(&std::fs::read_to_string(p).unwrap(), "machine.json").unwrap().machine
+    roofline_documents::read_machine(&std::fs::read_to_string(p).unwrap(), "machine.json").unwrap().machine
 }

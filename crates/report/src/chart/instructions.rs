@@ -12,10 +12,10 @@
 //! draws the issue roof and the binding pipes' roofs (the other pipes the
 //! kernels used are there for "show all roofs").
 
-use roofline_core::machine::{MemLevel, Origin, Pipe};
-use roofline_core::roofline::{pipe_roof, KernelAnalysis, PipeRoof};
-use roofline_core::schema::AnalysisDocument;
-use roofline_core::units::{format_percent, format_plain, format_si, Unit};
+use roofline_analysis::{pipe_roof, KernelAnalysis, PipeRoof};
+use roofline_documents::AnalysisDocument;
+use roofline_model::{format_percent, format_plain, format_si, Unit};
+use roofline_model::{MemLevel, Origin, Pipe};
 
 use super::model::{fit_views, level_colour, place_marks, unique_labels, Axes, Model, Placement, Roof, RoofKind, Tab};
 use super::scale::plottable;

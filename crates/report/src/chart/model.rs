@@ -12,10 +12,10 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use roofline_core::machine::{Ceiling, FlopKind, MemLevel, Origin, Resource};
-use roofline_core::roofline::{KernelAnalysis, Limiter};
-use roofline_core::schema::AnalysisDocument;
-use roofline_core::units::{format_percent, format_seconds, format_si, Unit};
+use roofline_analysis::{KernelAnalysis, Limiter};
+use roofline_documents::AnalysisDocument;
+use roofline_model::{format_percent, format_seconds, format_si, Unit};
+use roofline_model::{Ceiling, FlopKind, MemLevel, Origin, Resource};
 
 use super::scale::{plottable, Span};
 
@@ -570,7 +570,7 @@ impl Placed {
         if !self.refused.is_empty() {
             notes.push(format!(
                 "{} has a value the axes cannot show (zero, not finite, or beyond 1e-30..1e30): not on the chart",
-                roofline_core::warning::bounded(&self.refused, ", ")
+                roofline_model::bounded(&self.refused, ", ")
             ));
         }
         if self.left_out > 0 {

@@ -6,7 +6,7 @@
 //! [`MAX_DECADES`] decades and every loop over ticks or grid lines is bounded,
 //! whatever the input (a zero, a subnormal or 1e308 is refused, not drawn).
 
-use roofline_core::units::{format_plain, format_si, Unit};
+use roofline_model::{format_plain, format_si, Unit};
 
 use super::layout::Rect;
 

@@ -11,9 +11,9 @@
 
 use std::fmt::Write as _;
 
-use roofline_core::machine::MemLevel;
-use roofline_core::schema::AnalysisDocument;
-use roofline_core::units::{format_percent, Unit};
+use roofline_documents::AnalysisDocument;
+use roofline_model::MemLevel;
+use roofline_model::{format_percent, Unit};
 
 use super::layout::{
     label_quad, leader, spots_around, text_width, Anchor, Layout, Need, Quad, Rect, Spot, FONT_FAMILY,
@@ -749,7 +749,7 @@ pub fn draw(doc: &AnalysisDocument, model: &Model, opts: &ChartOptions) -> (Stri
                 escape(&format!(
                     "{}: its roof, {name}: {}",
                     m.label,
-                    roofline_core::units::format_si(*rate, model::rate_unit(a))
+                    roofline_model::format_si(*rate, model::rate_unit(a))
                 ))
             );
         }

@@ -7,10 +7,10 @@
 //! Bounded: the grid is at most 300 x 60 cells whatever the input, and
 //! every value placed on it passed the model's checks.
 
-use roofline_core::machine::MemLevel;
-use roofline_core::roofline::{KernelAnalysis, Limiter};
-use roofline_core::schema::AnalysisDocument;
-use roofline_core::units::{format_percent, Unit};
+use roofline_analysis::{KernelAnalysis, Limiter};
+use roofline_documents::AnalysisDocument;
+use roofline_model::MemLevel;
+use roofline_model::{format_percent, Unit};
 
 use super::model::{Axes, Model, RoofKind};
 use super::scale::tick_label;

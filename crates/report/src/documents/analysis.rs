@@ -2,13 +2,13 @@
 //! that applies, % of it, bound, diagnosis), the chart, the machine and how
 //! the numbers were obtained.
 
-use roofline_core::diagnosis::{Diagnosis, Position, LATENCY_PCT, ON_ROOF_PCT};
-use roofline_core::machine::{FlopKind, MemLevel};
-use roofline_core::program::Verdict;
-use roofline_core::roofline::{Bound, KernelAnalysis, Limiter};
-use roofline_core::schema::AnalysisDocument;
-use roofline_core::units::{format_percent, Unit};
-use roofline_core::warning::Warning;
+use roofline_analysis::Verdict;
+use roofline_analysis::{Bound, KernelAnalysis, Limiter};
+use roofline_analysis::{Diagnosis, Position, LATENCY_PCT, ON_ROOF_PCT};
+use roofline_documents::AnalysisDocument;
+use roofline_model::Warning;
+use roofline_model::{format_percent, Unit};
+use roofline_model::{FlopKind, MemLevel};
 
 use super::machine::{heading, ridge_section, roof_sections, roofs_cell};
 use super::program::{program_sections, verdict_tone, GLANCE_OPPORTUNITIES};
@@ -462,7 +462,7 @@ fn kernel_item(doc: &AnalysisDocument, i: usize, label: &str, with_workings: boo
 
 /// The formulas behind a kernel's numbers, with their values.
 fn workings(doc: &AnalysisDocument, a: &KernelAnalysis) -> Vec<String> {
-    use roofline_core::units::{format_seconds, format_si};
+    use roofline_model::{format_seconds, format_si};
     let unit = rate_unit(a);
     let k = &a.kernel;
     let mut w = Vec::new();
@@ -471,8 +471,8 @@ fn workings(doc: &AnalysisDocument, a: &KernelAnalysis) -> Vec<String> {
         format_si(a.total_flops, Unit::Flop),
         crate::chart::model::flop_mix(a),
         match k.origin {
-            roofline_core::Origin::Counter => ", from hardware counters",
-            roofline_core::Origin::User => ", as given",
+            roofline_model::Origin::Counter => ", from hardware counters",
+            roofline_model::Origin::User => ", as given",
             _ => "",
         }
     ));

@@ -6,10 +6,10 @@
 //! into [`BenchResults`] (typed units, no strings to compare), and the
 //! machine the runs measured comes with them in a [`BenchDocument`].
 
-use roofline_core::machine::{FlopKind, Machine, MemLevel, Origin};
-use roofline_core::schema::MachineDocument;
-use roofline_core::stats::Spread;
-use roofline_core::units::Unit;
+use roofline_documents::MachineDocument;
+use roofline_model::Spread;
+use roofline_model::Unit;
+use roofline_model::{FlopKind, Machine, MemLevel, Origin};
 use serde::{Serialize, Serializer};
 
 use super::machine::ridge_section;
@@ -188,8 +188,8 @@ pub(crate) fn ridge_facts(results: &BenchResults, m: &Machine) -> Vec<Fact> {
         if let (Some(c), Some(b)) = (m.compute_roof(kind), m.bandwidth_roof(MemLevel::Dram)) {
             let mut values = vec![(String::new(), flop_b(c.rate / b.rate))];
             if let (Some(tc), Some(tb)) = (
-                theoretical(roofline_core::Resource::Compute(kind)),
-                theoretical(roofline_core::Resource::Memory(MemLevel::Dram)),
+                theoretical(roofline_model::Resource::Compute(kind)),
+                theoretical(roofline_model::Resource::Memory(MemLevel::Dram)),
             ) {
                 values.push(("theoretical".to_string(), flop_b(tc.rate / tb.rate)));
             }

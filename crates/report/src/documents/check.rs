@@ -1,7 +1,7 @@
 //! The outcome of `roofline check`: one row per rule applied to a kernel,
 //! pass or FAIL, with the numbers behind it, and the kernels no rule judged.
 
-use roofline_core::check::CheckReport;
+use roofline_documents::CheckReport;
 use serde::Serialize;
 
 use crate::view::{Cell, Column, Describe, Note, Section, Show, Table, Tone};
@@ -38,7 +38,7 @@ impl Describe for CheckDocument<'_> {
     fn sections(&self) -> Vec<Section> {
         let columns =
             || Column::texts(&[("result", "result"), ("kernel", "kernel"), ("rule", "rule"), ("detail", "numbers")]);
-        let row = |t: &mut Table, o: &roofline_core::check::Outcome| {
+        let row = |t: &mut Table, o: &roofline_documents::Outcome| {
             let tone = Some(if o.passed { Tone::Good } else { Tone::Poor });
             t.push(vec![
                 Cell::toned(if o.passed { "pass" } else { "FAIL" }, tone),

@@ -4,9 +4,9 @@
 //! its links carried, its bus bandwidth, the interconnect roof it is judged
 //! against and the % of it; above the table, the GPU time by class.
 
-use roofline_core::collective::{time_split, CollectivePlacement, TimeClass, Traffic};
-use roofline_core::roofline::KernelAnalysis;
-use roofline_core::units::{format_percent, format_si, Unit};
+use roofline_analysis::KernelAnalysis;
+use roofline_analysis::{time_split, CollectivePlacement, TimeClass, Traffic};
+use roofline_model::{format_percent, format_si, Unit};
 
 use crate::chart::model::unique_labels;
 use crate::view::{Cell, Column, Fact, Note, Quantity, Section, Show, Table, Tone, Value};
@@ -147,7 +147,7 @@ pub fn communication_section(kernels: &[KernelAnalysis]) -> Option<Section> {
     if !unknown.is_empty() {
         notes.push(Note::warning(format!(
             "no byte count for {}: this GPU has no NVLink counters (or ncu did not collect nvltx__bytes); the time is still counted as communication",
-            roofline_core::warning::bounded(&unknown, ", ")
+            roofline_model::bounded(&unknown, ", ")
         )));
     }
     Some(

@@ -1,9 +1,9 @@
 //! Before and after: per kernel (or pairing, or all kernels together), the
 //! change in time, intensity, % of roof and bound, with the diff chart.
 
-use roofline_core::diff::{Diff, DiffRow, RowKind, Side};
-use roofline_core::schema::AnalysisDocument;
-use roofline_core::units::{format_percent, format_seconds, format_si, Unit};
+use roofline_documents::AnalysisDocument;
+use roofline_documents::{Diff, DiffRow, RowKind, Side};
+use roofline_model::{format_percent, format_seconds, format_si, Unit};
 use serde::{Serialize, Serializer};
 
 use super::analysis::method_section;
@@ -41,7 +41,7 @@ pub struct DiffDocument<'a> {
     pub before: &'a AnalysisDocument,
     /// The analysis after it.
     pub after: &'a AnalysisDocument,
-    /// What changed, row by row (`roofline_core::diff::diff`).
+    /// What changed, row by row (`roofline_documents::diff`).
     pub diff: &'a Diff,
 }
 

@@ -1,6 +1,6 @@
 //! The GPUs of the built-in table, for `roofline peaks --list`.
 
-use roofline_core::gpus::{KnownGpu, KNOWN_GPUS};
+use roofline_hw::{KnownGpu, KNOWN_GPUS};
 use serde::{Serialize, Serializer};
 
 use crate::view::{Cell, Column, Describe, Section, Table};

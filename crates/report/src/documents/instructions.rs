@@ -7,10 +7,10 @@
 //! JSON is the analysis itself, which carries every number shown here
 //! (`KernelAnalysis.instructions`).
 
-use roofline_core::machine::{MemLevel, Origin, Pipe, Resource};
-use roofline_core::roofline::PipeRoof;
-use roofline_core::schema::AnalysisDocument;
-use roofline_core::units::{format_percent, Unit};
+use roofline_analysis::PipeRoof;
+use roofline_documents::AnalysisDocument;
+use roofline_model::{format_percent, Unit};
+use roofline_model::{MemLevel, Origin, Pipe, Resource};
 use serde::Serialize;
 
 use super::analysis::{name_cell, notes_section, program};
@@ -69,7 +69,7 @@ impl<'a> InstructionView<'a> {
     /// [`AnalysisView::Instructions`] when no kernel has instruction
     /// counters.
     pub fn new(doc: &'a AnalysisDocument, view: AnalysisView, input: &str) -> Result<Self, NoInstructionData> {
-        let with = |f: &dyn Fn(&roofline_core::roofline::InstructionAnalysis) -> bool| -> Vec<usize> {
+        let with = |f: &dyn Fn(&roofline_analysis::InstructionAnalysis) -> bool| -> Vec<usize> {
             doc.kernels
                 .iter()
                 .enumerate()
@@ -239,7 +239,7 @@ fn roof_section(doc: &AnalysisDocument, kernels: &[usize]) -> Section {
         Note::info("A pipe's roof is bench's measured rate where the machine has one, else the architecture's issue rate x SMs x the SM clock (theoretical)."),
         Note::info(format!(
             "The binding pipe is the one closest to its roof by the larger of its % of roof and the profiler's own %; at {} or more a pipe is named in the diagnosis.",
-            format_percent(roofline_core::diagnosis::BUSY_PIPE_PCT)
+            format_percent(roofline_analysis::BUSY_PIPE_PCT)
         )),
     ];
     Section::new("instruction_roof", format!("Instruction roofs of {}", doc.machine.name))

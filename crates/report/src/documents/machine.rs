@@ -1,9 +1,9 @@
 //! A machine: its roofs with where each number came from, the ridge points,
 //! the GPU's facts and notes.
 
-use roofline_core::machine::{Ceiling, FlopKind, Machine, MemLevel, Origin, Resource};
-use roofline_core::schema::MachineDocument;
-use roofline_core::units::Unit;
+use roofline_documents::MachineDocument;
+use roofline_model::Unit;
+use roofline_model::{Ceiling, FlopKind, Machine, MemLevel, Origin, Resource};
 
 use crate::view::{Cell, Column, Describe, Fact, Note, Quantity, Section, Show, Table, Value};
 

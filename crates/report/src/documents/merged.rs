@@ -3,9 +3,9 @@
 //! rank; then the job as one analysis (its chart, kernels, collectives and
 //! diagnosis), as `report` shows any analysis.
 
-use roofline_core::collective::TimeClass;
-use roofline_core::merge::{MergedDocument, MergedKernel};
-use roofline_core::units::Unit;
+use roofline_analysis::TimeClass;
+use roofline_documents::{MergedDocument, MergedKernel};
+use roofline_model::Unit;
 
 use crate::chart::ChartOptions;
 use crate::view::{

@@ -8,9 +8,9 @@
 
 use serde::Serialize;
 
-use roofline_core::machine::Origin;
-use roofline_core::occupancy::{BestBlockSize, Occupancy, Resource, Sweep, SweepAxis};
-use roofline_core::units::format_percent;
+use roofline_analysis::{BestBlockSize, Occupancy, Resource, Sweep, SweepAxis};
+use roofline_model::format_percent;
+use roofline_model::Origin;
 
 use crate::chart::ChartOptions;
 use crate::occupancy_chart::sweep_svg;

@@ -3,8 +3,8 @@
 //! leads with these; a timeline (per-launch durations, NVTX groups) can
 //! describe its own [`ProgramView`] through the same sections.
 
-use roofline_core::program::{GroupBy, Opportunity, ProgramView, Verdict};
-use roofline_core::units::{format_percent, Unit};
+use roofline_analysis::{GroupBy, Opportunity, ProgramView, Verdict};
+use roofline_model::{format_percent, Unit};
 
 use crate::view::{Cell, Column, Describe, Fact, Note, Quantity, Section, Show, Table, Tone, Value};
 

@@ -4,8 +4,8 @@
 //! measured (CUPTI activity timestamps of the program's own run), so every
 //! value carries the measured origin.
 
-use roofline_core::machine::Origin;
-use roofline_core::units::Unit;
+use roofline_model::Origin;
+use roofline_model::Unit;
 use roofline_timeline::summary::{Busy, SummaryRow};
 use roofline_timeline::TimelineDocument;
 use serde::Serialize;

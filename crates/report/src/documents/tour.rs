@@ -3,10 +3,10 @@
 //! example kernels, a fusion's speed-up, a loop at increasing intensity, and
 //! the files written.
 
-use roofline_core::machine::{FlopKind, Machine, MemLevel, Origin, Resource};
-use roofline_core::roofline::KernelAnalysis;
-use roofline_core::schema::{AnalysisDocument, MachineDocument};
-use roofline_core::units::Unit;
+use roofline_analysis::KernelAnalysis;
+use roofline_documents::{AnalysisDocument, MachineDocument};
+use roofline_model::Unit;
+use roofline_model::{FlopKind, Machine, MemLevel, Origin, Resource};
 use serde::Serialize;
 
 use super::analysis::{
@@ -208,8 +208,8 @@ fn steps_section(steps: &[IntensityStep]) -> Section {
     let mut crossing = None;
     for (i, s) in steps.iter().enumerate() {
         let a = &s.analysis;
-        if let (Some(prev), Some(roofline_core::Bound::Compute)) = (i.checked_sub(1).map(|p| &steps[p]), a.bound) {
-            if prev.analysis.bound == Some(roofline_core::Bound::Memory) {
+        if let (Some(prev), Some(roofline_analysis::Bound::Compute)) = (i.checked_sub(1).map(|p| &steps[p]), a.bound) {
+            if prev.analysis.bound == Some(roofline_analysis::Bound::Memory) {
                 crossing = Some((prev.iters, s.iters));
             }
         }

@@ -15,10 +15,10 @@ pub(crate) mod text;
 
 pub use text::{spread_text, value_text};
 
-use roofline_core::machine::{ClockBasis, Origin};
-use roofline_core::occupancy::SweepAxis;
-use roofline_core::stats::Spread;
-use roofline_core::units::Unit;
+use roofline_analysis::SweepAxis;
+use roofline_model::Spread;
+use roofline_model::Unit;
+use roofline_model::{ClockBasis, Origin};
 
 use crate::chart::ChartOptions;
 
@@ -622,7 +622,7 @@ impl Value {
     }
 }
 
-/// What a number measures: a unit of `roofline_core::units`, or one of the
+/// What a number measures: a unit of `roofline_model`, or one of the
 /// plain quantities tables need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Quantity {

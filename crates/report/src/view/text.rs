@@ -3,8 +3,8 @@
 //!
 //! Writers escape what these functions return; nothing here is escaped.
 
-use roofline_core::stats::Spread;
-use roofline_core::units::{fixed, format_percent, format_plain, format_si, signed};
+use roofline_model::Spread;
+use roofline_model::{fixed, format_percent, format_plain, format_si, signed};
 
 use super::{Cell, Quantity, Value};
 
@@ -118,7 +118,7 @@ pub(crate) fn values_text(vs: &[(String, Value)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use roofline_core::units::Unit;
+    use roofline_model::Unit;
 
     #[test]
     fn negative_zero_never_prints() {

@@ -450,7 +450,7 @@ mod tests {
     #[test]
     fn a_note_beside_a_value_is_apart_from_it() {
         // "17.90 ms67 kernels" on the page: the note's span needs its own gap.
-        let v = crate::view::Value::new(17.9e-3, crate::view::Quantity::Si(roofline_core::units::Unit::Second));
+        let v = crate::view::Value::new(17.9e-3, crate::view::Quantity::Si(roofline_model::Unit::Second));
         let html = content(&Cell::Value(v.note("67 kernels")));
         assert!(html.contains("<span class=\"lim\">67 kernels</span>"), "{html}");
         assert!(include_str!("../../templates/report.html").contains(".lim { margin-left"), "no gap rule for .lim");

@@ -8,12 +8,13 @@
 
 #![allow(dead_code)]
 
-use roofline_core::estimate::parse_kernel_spec;
-use roofline_core::gpus;
-use roofline_core::machine::{Ceiling, ClockBasis, FlopKind, Machine, MemLevel, Origin, Provenance, Resource};
-use roofline_core::peaks::theoretical_machine;
-use roofline_core::schema::{AnalysisDocument, AnalysisSource, Producer};
-use roofline_core::{analyze, Kernel};
+use roofline_documents::parse_kernel_spec;
+
+use roofline_analysis::analyze;
+use roofline_documents::{AnalysisDocument, AnalysisSource, Producer};
+use roofline_hw::theoretical_machine;
+use roofline_model::Kernel;
+use roofline_model::{Ceiling, ClockBasis, FlopKind, Machine, MemLevel, Origin, Provenance, Resource};
 
 fn doc(machine: Machine, specs: &[&str], detail: &str) -> AnalysisDocument {
     let ks: Vec<Kernel> = specs.iter().map(|s| parse_kernel_spec(s).expect("sample kernel spec")).collect();
@@ -35,18 +36,18 @@ pub fn h200_capture(path: &str) -> AnalysisDocument {
 /// As [`h200_capture`], under the machine JSON at `machine` (a path from
 /// the repository's root).
 pub fn h200_capture_on(path: &str, machine: &str) -> AnalysisDocument {
-    use roofline_ncu::{analyse, read_capture, ByteConvention, Options};
+    use roofline_ncu::{capture, read_capture, ByteConvention, Options};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let text = std::fs::read_to_string(root.join(path)).expect("capture in the repository");
-    let machine = roofline_core::schema::read_machine(
+    let machine = roofline_documents::read_machine(
         &std::fs::read_to_string(root.join(machine)).expect("machine in the repository"),
         machine,
     )
     .expect("bundled machine reads")
     .machine;
     let cap = read_capture(text.as_bytes(), path).expect("capture reads");
-    let opts = Options { convention: ByteConvention::Ncu, per_launch: false, machine: Some(machine) };
-    let a = analyse(&cap, &opts);
+    let captured = capture(&cap, &Options { convention: ByteConvention::Ncu, per_launch: false });
+    let a = roofline_analysis::analyze_capture(&captured, Some(&machine));
     let mut doc = AnalysisDocument::new(
         Producer::new(&format!("roofline import {path}")),
         AnalysisSource {
@@ -88,7 +89,8 @@ pub fn tour_capture() -> AnalysisDocument {
 
 /// The theoretical machine of a GPU in the built-in table.
 pub fn known_machine(key: &str) -> Machine {
-    theoretical_machine(&gpus::find(key).expect("GPU in the built-in table").attributes()).expect("known capability")
+    theoretical_machine(&roofline_hw::find(key).expect("GPU in the built-in table").attributes())
+        .expect("known capability")
 }
 
 /// Seed 000, before fusion: `scale` and `add` over 16M floats, 0.77 ms each
@@ -200,7 +202,7 @@ pub fn tour_kernels() -> AnalysisDocument {
 /// The tour's document over an analysis of its example kernels (the FMA
 /// loop at the iterations given), with the sample benchmark results.
 pub fn tour(analysis: AnalysisDocument, iters: &[u32], banner: &str) -> roofline_report::TourDocument {
-    use roofline_core::schema::MachineDocument;
+    use roofline_documents::MachineDocument;
     use roofline_report::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
     TourDocument {
         schema: TOUR_SCHEMA,
@@ -228,8 +230,8 @@ pub fn tour(analysis: AnalysisDocument, iters: &[u32], banner: &str) -> roofline
 /// and an INT8 rate with spreads and clocks, a failure and an FP32 sweep.
 /// The figures are made up for the views, not measured.
 pub fn bench_results() -> roofline_report::BenchResults {
-    use roofline_core::stats::Spread;
-    use roofline_core::units::Unit;
+    use roofline_model::Spread;
+    use roofline_model::Unit;
     use roofline_report::{BenchResults, BenchRow, IntensitySweep, MeasuredRidge, Quantity, SweepStep, Value};
     let spread = |m: f64| Spread::from_samples(&[0.98 * m, m, 1.01 * m]).expect("samples");
     let row = |id: &str, m: f64, unit: Unit, launch: &str| BenchRow {

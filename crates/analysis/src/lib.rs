@@ -1,0 +1,46 @@
+//! `roofline-analysis`: judging kernels, with no I/O and no GPU.
+//!
+//! Data flows one way. A kernel is first placed under the machine's roofs
+//! ([`placement`]: the lowest of `min(pi, I x beta)` over the memory levels
+//! it crossed), then given its instruction roofline when it has instruction
+//! counters ([`instructions`]), then diagnosed ([`diagnosis`], an ordered
+//! table of rules over what the earlier steps found); NCCL's kernels are
+//! placed against the link roofs instead ([`collective`]). [`analyze_kernel`]
+//! and [`analyze`] compose those steps. Above single kernels: occupancy
+//! ([`occupancy`]) and where a whole program's time goes ([`program`]).
+//!
+//! ```
+//! use roofline_analysis::{analyze_kernel, Bound, Limiter};
+//! use roofline_model::{FlopKind, Kernel, Machine, MemLevel, Origin};
+//!
+//! // A GPU of 1000 GFLOP/s FP32 and 100 GB/s DRAM: the ridge is at 10 FLOP/B.
+//! let machine = Machine::simple("my GPU", FlopKind::Fp32, 1000e9, 100e9);
+//!
+//! // A kernel that did 2e9 FP32 FLOPs over 1e9 DRAM bytes in 0.1 s.
+//! let mut kernel = Kernel::named("saxpy", Origin::Counter);
+//! kernel.flops.insert(FlopKind::Fp32, 2e9);
+//! kernel.bytes.insert(MemLevel::Dram, 1e9);
+//! kernel.duration_s = Some(0.1);
+//!
+//! let a = analyze_kernel(&machine, &kernel);
+//! assert_eq!(a.bound, Some(Bound::Memory)); // 2 FLOP/B is left of the ridge
+//! assert_eq!(a.limiter, Some(Limiter::Bandwidth(MemLevel::Dram)));
+//! assert_eq!(a.attainable_flops_per_s, Some(200e9)); // 2 FLOP/B x 100 GB/s
+//! assert!((a.pct_of_roof.unwrap() - 10.0).abs() < 1e-9); // 20 GFLOP/s of 200
+//! ```
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![deny(missing_docs)]
+
+mod capture;
+mod collective;
+mod diagnosis;
+mod occupancy;
+mod placement;
+mod program;
+
+pub use capture::*;
+pub use collective::*;
+pub use diagnosis::*;
+pub use occupancy::*;
+pub use placement::*;
+pub use program::*;

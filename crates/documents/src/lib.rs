@@ -1,0 +1,29 @@
+//! `roofline-documents`: the versioned JSON documents one command writes
+//! and the next reads, and the commands' logic that reads them.
+//!
+//! Every document names its kind and version in `schema` and is checked on
+//! the way in and out (every number finite and in range): a machine
+//! (`roofline.machine/v2`), an analysis (`roofline.analysis/v2`, read whole
+//! or, for `check` and `diff`, for its placements only) and a job of merged
+//! ranks (`roofline.merged/v1`). Older versions are upgraded when read. The
+//! operations on documents live here too: the merge of ranks ([`Merger`]),
+//! the CI gate ([`check`]), before and after ([`diff`]), and the paper
+//! estimates a `model` command reads from TOML ([`parse_kernels_file`]).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![deny(missing_docs)]
+
+mod check;
+mod diff;
+mod estimate;
+mod merge;
+mod placements;
+mod scan;
+mod schema;
+pub mod synthetic;
+
+pub use check::*;
+pub use diff::*;
+pub use estimate::*;
+pub use merge::*;
+pub use placements::*;
+pub use schema::*;

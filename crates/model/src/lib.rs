@@ -1,0 +1,55 @@
+//! `roofline-model`: the data every other crate speaks, with no I/O.
+//!
+//! A roofline needs a machine (its ceilings, each with where its number
+//! came from and the clock it assumes: [`Machine`], [`Ceiling`],
+//! [`Provenance`]) and kernels (FLOPs per kind, bytes per memory level, a
+//! duration, and the profiler's evidence: [`Kernel`], [`Evidence`]). The
+//! rest is what keeps those honest: quantities printed and parsed one way
+//! ([`Unit`], [`format_si`], [`parse_quantity`]), measured figures with
+//! their spread ([`Spread`]), the range every number of a document keeps
+//! to ([`check_numbers`]), links between GPUs ([`Link`]), typed warnings
+//! ([`Warning`]), kernel names a reader can tell apart ([`display_names`]),
+//! the roofline formula ([`attainable`], [`ridge_point`]) and the
+//! [`Capture`] every profiler fills, whatever it is.
+//!
+//! ```
+//! use roofline_model::{attainable, ridge_point, FlopKind, Kernel, Machine, MemLevel, Origin};
+//!
+//! // A GPU of 1000 GFLOP/s FP32 and 100 GB/s DRAM: the ridge is at 10 FLOP/B.
+//! let machine = Machine::simple("my GPU", FlopKind::Fp32, 1000e9, 100e9);
+//! assert_eq!(machine.ridge(FlopKind::Fp32, MemLevel::Dram), Some(10.0));
+//! assert_eq!(ridge_point(1000e9, 100e9), 10.0);
+//! // At 2 FLOP/B the bandwidth roof holds it to 200 GFLOP/s.
+//! assert_eq!(attainable(1000e9, 100e9, 2.0), 200e9);
+//!
+//! let mut kernel = Kernel::named("saxpy", Origin::Counter);
+//! kernel.flops.insert(FlopKind::Fp32, 2e9);
+//! kernel.bytes.insert(MemLevel::Dram, 1e9);
+//! assert_eq!(kernel.total_flops(), 2e9);
+//! ```
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![deny(missing_docs)]
+
+mod bounds;
+mod capability;
+mod capture;
+mod kernel;
+mod link;
+mod machine;
+mod names;
+mod roof;
+mod stats;
+mod units;
+mod warning;
+
+pub use bounds::*;
+pub use capability::*;
+pub use capture::*;
+pub use kernel::*;
+pub use link::*;
+pub use machine::*;
+pub use names::*;
+pub use roof::*;
+pub use stats::*;
+pub use units::*;
+pub use warning::*;

@@ -1,0 +1,611 @@
+//! Kernel names for people: demangled, then shortened for tables and charts.
+//!
+//! ncu prints demangled names by default (`void cutlass::Kernel2<...>(T1::
+//! Params)`), mangled ones with `--print-kernel-base mangled` (`_Z6vecaddPKfS0_Pfi`).
+//! Either way the full name stays in the JSON (`Kernel::name`) and its hash
+//! is the stable short ID; the display name drops the return type, the
+//! parameter list and the template arguments, which are what makes
+//! library kernel names hundreds of characters long.
+//!
+//! Template kernels instantiated several times (BabelStream's
+//! `for_each_kernel` per lambda, PyTorch's `vectorized_elementwise_kernel`
+//! per functor) would all fold to the same `name<…>`: [`display_names`]
+//! keeps, for each, the shortest part of its template arguments that no
+//! sibling shares (the functor, or the function that owns a lambda), so that
+//! no two different kernels share a display name.
+
+use std::collections::HashMap;
+
+/// Demangles an Itanium C++ name (`_Z...`); other names are returned as is.
+pub fn demangle(name: &str) -> String {
+    let name = name.trim();
+    if name.starts_with("_Z") {
+        if let Ok(sym) = cpp_demangle::Symbol::new(name) {
+            if let Ok(text) = sym.demangle() {
+                // Nsight Compute's spelling of an anonymous namespace, so
+                // that a name reads alike from a capture and from a timeline
+                // (and its parentheses are not taken for a parameter list).
+                return text.replace("(anonymous namespace)", "<unnamed>");
+            }
+        }
+    }
+    name.to_string()
+}
+
+/// Template arguments this short (in their short form) are shown whole.
+pub const SHORT_ARGS_MAX: usize = 12;
+
+/// The most a display name runs to before it is cut with an ellipsis.
+pub const DISPLAY_MAX: usize = 64;
+
+/// A short name for display: no return type, no parameters, template
+/// arguments folded to `<…>`, cut at [`DISPLAY_MAX`] characters.
+pub fn display_name(name: &str) -> String {
+    let full = demangle(name);
+    let s = without_parameters(&full);
+    // Fold template arguments.
+    let mut out = String::with_capacity(s.len());
+    let mut depth = 0i32;
+    for c in s.chars() {
+        match c {
+            '<' => {
+                if depth == 0 {
+                    out.push_str("<…>");
+                }
+                depth += 1;
+            }
+            '>' => depth = (depth - 1).max(0),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    // The return type: everything before the last top-level space.
+    let trimmed = out.trim();
+    let short = match trimmed.rfind(' ') {
+        Some(i) if !trimmed[i + 1..].is_empty() => &trimmed[i + 1..],
+        _ => trimmed,
+    };
+    let short = if short.is_empty() { full.trim() } else { short };
+    if short.chars().count() > DISPLAY_MAX {
+        let mut s: String = short.chars().take(DISPLAY_MAX - 1).collect();
+        s.push('…');
+        s
+    } else {
+        short.to_string()
+    }
+}
+
+/// Splits `s` at top-level commas (outside `<>`, `()`, `[]`, `{}`).
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' | ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = s[start..].trim();
+    if !last.is_empty() {
+        out.push(last);
+    }
+    out
+}
+
+/// The template arguments of a name: the text inside its first top-level
+/// `<...>` (after dropping the return type and parameters), split.
+fn template_args(name: &str) -> Vec<String> {
+    let Some(open) = top_level(name, '<') else { return Vec::new() };
+    let Some(close) = matching(name, open) else { return Vec::new() };
+    split_top(&name[open + 1..close]).into_iter().map(str::to_string).collect()
+}
+
+/// Index of the first `c` outside parentheses (template brackets count).
+fn top_level(s: &str, c: char) -> Option<usize> {
+    let mut parens = 0i32;
+    for (i, ch) in s.char_indices() {
+        match ch {
+            '(' => parens += 1,
+            ')' => parens -= 1,
+            _ if ch == c && parens == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The index of the bracket closing the one at `open`.
+fn matching(s: &str, open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s[open..].char_indices() {
+        match c {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' | ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(open + i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The last `::` component of a qualified name at the top level, without
+/// its template arguments, parameters, `const`, pointers or references.
+fn last_component(s: &str) -> String {
+    let s = s.trim().trim_start_matches("const ").trim_start_matches("struct ").trim_start_matches("class ");
+    let mut depth = 0i32;
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = s.char_indices().collect();
+    for (k, &(i, c)) in chars.iter().enumerate() {
+        match c {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' | ')' | ']' | '}' => depth -= 1,
+            ':' if depth == 0 && chars.get(k + 1).map(|x| x.1) == Some(':') => start = i + 2,
+            _ => {}
+        }
+    }
+    let tail = &s[start..];
+    let end = tail.find(['<', '(', ' ', '*', '&']).unwrap_or(tail.len());
+    tail[..end].trim().to_string()
+}
+
+/// The owner of a lambda: the function whose body defines it, as the
+/// demangler writes it (`CUDAStream<double>::copy()::{lambda(int)#1}` or
+/// `...::copy()::[lambda(int) (instance 1)]` -> `copy`), or the member an nvcc extended lambda's tag names
+/// (`__nv_dl_tag<void (S<double>::*)(), &S<double>::copy, 1u>` -> `copy`).
+fn lambda_owner(arg: &str) -> Option<String> {
+    // GNU demanglers write `{lambda(int)#1}`, Nsight Compute's
+    // `[lambda(int) (instance 1)]`; only a lambda at this argument's top
+    // level names it (one deeper down belongs to an argument of it).
+    let parts = components(arg);
+    if let Some(k) = parts.iter().position(|p| p.starts_with("{lambda") || p.starts_with("[lambda")) {
+        // The owner: the component before the lambda, a function with its
+        // parameters; `operator()` stands for its class.
+        for p in parts[..k].iter().rev() {
+            let name = last_component(p);
+            if !name.is_empty() && !name.starts_with("operator") {
+                return Some(name);
+            }
+        }
+        return None;
+    }
+    let tag = ["__nv_dl_tag<", "__nv_hdl_wrapper_t<", "__nv_dl_wrapper_t<"];
+    if tag.iter().any(|t| arg.contains(t)) {
+        let amp = arg.find('&')?;
+        let rest = &arg[amp + 1..];
+        let mut depth = 0i32;
+        let mut end = rest.len();
+        for (i, c) in rest.char_indices() {
+            match c {
+                '<' | '(' => depth += 1,
+                ')' => depth -= 1,
+                '>' if depth == 0 => {
+                    end = i;
+                    break;
+                }
+                '>' => depth -= 1,
+                ',' if depth == 0 => {
+                    end = i;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let name = last_component(&rest[..end]);
+        return (!name.is_empty()).then_some(name);
+    }
+    None
+}
+
+/// The `::` components of a qualified name at its top level
+/// (`a::B<c::d>::f()` -> `a`, `B<c::d>`, `f()`).
+fn components(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'<' | b'(' | b'[' | b'{' => depth += 1,
+            b'>' | b')' | b']' | b'}' => depth -= 1,
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => {
+                out.push(s[start..i].trim());
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push(s[start..].trim());
+    out
+}
+
+/// A short label for one template argument: a lambda's owner, else the
+/// argument's own name (namespaces dropped) with its first argument, also
+/// short (`at::native::MeanOps<float, float, float, float>` ->
+/// `MeanOps<float>`).
+fn short_arg(arg: &str) -> String {
+    if let Some(owner) = lambda_owner(arg) {
+        return owner;
+    }
+    let base = last_component(arg);
+    let args = template_args(arg);
+    match args.first() {
+        Some(first) if !base.is_empty() => format!("{base}<{}>", short_arg(first)),
+        _ if !base.is_empty() => base,
+        _ => arg.trim().to_string(),
+    }
+}
+
+/// Labels for a name's template arguments, depth first: each argument's
+/// short label, then its own arguments'. Lambda owners come first: they name
+/// the code that was written, where a functor's wrapper does not.
+fn candidates(name: &str) -> Vec<String> {
+    fn walk(arg: &str, owners: &mut Vec<String>, out: &mut Vec<String>) {
+        if let Some(owner) = lambda_owner(arg) {
+            if !owners.contains(&owner) {
+                owners.push(owner);
+            }
+            return;
+        }
+        let label = short_arg(arg);
+        if !label.is_empty() && !out.contains(&label) {
+            out.push(label);
+        }
+        for a in template_args(arg) {
+            walk(&a, owners, out);
+        }
+    }
+    let mut owners = Vec::new();
+    let mut out = Vec::new();
+    for a in template_args(&strip_signature(name)) {
+        walk(&a, &mut owners, &mut out);
+    }
+    owners.retain(|o| !out.contains(o));
+    owners.extend(out);
+    owners
+}
+
+/// The template argument that names the code a kernel runs, for a kernel
+/// whose arguments are too long to show: the lambda's owner, else the
+/// innermost class template outside `std` (`BinaryFunctor<float, float,
+/// float, MulFunctor<float>>` -> `MulFunctor<float>`; `ReduceOp<float,
+/// MeanOps<...>>` -> `MeanOps<float>`). Plain numbers, types without
+/// arguments (`c10::BFloat16`) and `std::` containers name no code.
+fn naming_arg(name: &str) -> Option<String> {
+    fn walk(arg: &str, owner: &mut Option<String>, innermost: &mut Option<String>) {
+        if let Some(o) = lambda_owner(arg) {
+            owner.get_or_insert(o);
+            return;
+        }
+        let args = template_args(arg);
+        let t = arg.trim();
+        if !args.is_empty() && !t.starts_with("std::") && !t.starts_with("cuda::std::") {
+            *innermost = Some(short_arg(arg));
+        }
+        for a in args {
+            walk(&a, owner, innermost);
+        }
+    }
+    let (mut owner, mut innermost) = (None, None);
+    for a in template_args(&strip_signature(name)) {
+        walk(&a, &mut owner, &mut innermost);
+    }
+    owner.or(innermost)
+}
+
+/// A name up to its parameter list: the first `(` outside template brackets.
+fn without_parameters(s: &str) -> &str {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            '(' if depth == 0 => return &s[..i],
+            _ => {}
+        }
+    }
+    s
+}
+
+/// A demangled name without its return type and parameter list.
+fn strip_signature(name: &str) -> String {
+    let full = demangle(name);
+    let s = without_parameters(&full).trim();
+    // The return type: everything before the last top-level space.
+    let mut depth = 0i32;
+    let mut last_space = None;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ' ' if depth == 0 => last_space = Some(i),
+            _ => {}
+        }
+    }
+    match last_space {
+        Some(i) => s[i + 1..].to_string(),
+        None => s.to_string(),
+    }
+}
+
+/// A sibling's display name: the base without namespaces (siblings share
+/// them) and the label that sets it apart, cut at [`DISPLAY_MAX`]
+/// characters with an ellipsis.
+fn labelled(base: &str, label: &str) -> String {
+    let s = format!("{}<{label}>", last_component(base));
+    if s.chars().count() > DISPLAY_MAX {
+        let mut t: String = s.chars().take(DISPLAY_MAX - 1).collect();
+        t.push('…');
+        t
+    } else {
+        s
+    }
+}
+
+/// Display names for a set of kernel names (ncu's, demangled or not), in
+/// the same order. Equal names get equal display names; different names
+/// never do: a template instantiated more than once keeps the shortest part
+/// of its arguments that no sibling shares, and where nothing separates two
+/// names (or a cut at [`DISPLAY_MAX`] merges them) the stable short ID of the
+/// full name is appended.
+pub fn display_names(names: &[&str]) -> Vec<String> {
+    let mut distinct: Vec<&str> = names.to_vec();
+    distinct.sort();
+    distinct.dedup();
+    let default: Vec<String> = distinct.iter().map(|n| display_name(n)).collect();
+    // Short template arguments are shown whole (`dot_kernel<double>`).
+    let mut chosen: Vec<String> = distinct
+        .iter()
+        .zip(&default)
+        .map(|(n, d)| {
+            let stripped = strip_signature(n);
+            let args: Vec<String> = template_args(&stripped).iter().map(|a| short_arg(a)).collect();
+            let whole = args.join(", ");
+            if !d.ends_with("<…>") || args.is_empty() {
+                d.clone()
+            } else if whole.chars().count() <= SHORT_ARGS_MAX {
+                format!("{}<{whole}>", d.trim_end_matches("<…>"))
+            } else if let Some(code) = naming_arg(n) {
+                let base = &stripped[..top_level(&stripped, '<').unwrap_or(stripped.len())];
+                labelled(base, &code)
+            } else {
+                d.clone()
+            }
+        })
+        .collect();
+    // Siblings share a default display name. Each name's candidates are
+    // computed once, and per group of siblings counted (how many members
+    // offer a label, and a label at a position), so that a label's
+    // uniqueness is a look-up: the work grows with the names, not with
+    // their square (100,000 kernels of one template family).
+    let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, d) in default.iter().enumerate() {
+        groups.entry(d.as_str()).or_default().push(i);
+    }
+    for members in groups.values().filter(|m| m.len() > 1) {
+        let cands: Vec<Vec<String>> = members.iter().map(|&i| candidates(distinct[i])).collect();
+        // Per label, the members that offer it (each member once); per
+        // (position, label), the members with that label there.
+        let mut offered: HashMap<&str, usize> = HashMap::new();
+        let mut at: HashMap<(usize, &str), usize> = HashMap::new();
+        for c in &cands {
+            let mut seen: Vec<&str> = c.iter().map(String::as_str).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for l in seen {
+                *offered.entry(l).or_default() += 1;
+            }
+            for (p, l) in c.iter().enumerate() {
+                *at.entry((p, l.as_str())).or_default() += 1;
+            }
+        }
+        for (m, &i) in members.iter().enumerate() {
+            let name = distinct[i];
+            if template_args(&strip_signature(name)).is_empty() {
+                continue;
+            }
+            let mine = &cands[m];
+            // Offered by no sibling: by nobody but this kernel, if by it.
+            let unique = |c: &String| {
+                let own = usize::from(mine.contains(c));
+                offered.get(c.as_str()).copied().unwrap_or(0) == own
+            };
+            // What names the code (the innermost functor or lambda owner) first,
+            // then any argument that names a class, then numbers and plain types.
+            let label = naming_arg(name)
+                .filter(|c| unique(c))
+                .or_else(|| mine.iter().filter(|c| c.contains('<')).find(|c| unique(c)).cloned())
+                .or_else(|| mine.iter().find(|c| unique(c)).cloned())
+                .or_else(|| {
+                    // No single label is unique to this kernel: the first position
+                    // where it differs from every sibling.
+                    (0..mine.len())
+                        .find(|&p| at.get(&(p, mine[p].as_str())).copied() == Some(1))
+                        .map(|p| mine[p].clone())
+                });
+            if let Some(l) = label {
+                let stripped = strip_signature(name);
+                let base = &stripped[..top_level(&stripped, '<').unwrap_or(stripped.len())];
+                chosen[i] = labelled(base, &l);
+            }
+        }
+    }
+    // Whatever still collides gets the ID of its full name, in order: a
+    // name collides when another holds its display name at that moment
+    // (the last of a colliding set is then already apart and keeps it).
+    let mut holders: HashMap<String, usize> = HashMap::new();
+    for c in &chosen {
+        *holders.entry(c.clone()).or_default() += 1;
+    }
+    for i in 0..distinct.len() {
+        if holders.get(&chosen[i]).copied().unwrap_or(0) > 1 {
+            let renamed = format!("{} [{}]", chosen[i], crate::kernel::short_id(distinct[i]));
+            if let Some(n) = holders.get_mut(&chosen[i]) {
+                *n -= 1;
+            }
+            *holders.entry(renamed.clone()).or_default() += 1;
+            chosen[i] = renamed;
+        }
+    }
+    names.iter().map(|n| chosen[distinct.binary_search(n).expect("every name is in the set")].clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_c_names_stay() {
+        assert_eq!(display_name("vecadd"), "vecadd");
+        assert_eq!(demangle("vecadd"), "vecadd");
+    }
+
+    #[test]
+    fn mangled_names_are_demangled() {
+        assert_eq!(demangle("_Z6vecaddPKfS0_Pfi"), "vecadd(float const*, float const*, float*, int)");
+        assert_eq!(display_name("_Z6vecaddPKfS0_Pfi"), "vecadd");
+    }
+
+    #[test]
+    fn library_names_are_shortened() {
+        let n = "void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>(T1::Params)";
+        assert_eq!(display_name(n), "cutlass::Kernel2<…>");
+        let n = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char *, 1>>(int, T2, T3)";
+        assert_eq!(display_name(n), "at::native::vectorized_elementwise_kernel<…>");
+        assert_eq!(
+            display_name("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"),
+            "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"
+        );
+    }
+
+    const BABELSTREAM: [&str; 6] = [
+        "void for_each_kernel<__nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::copy, 1u>, double const*, double*>>(long, long, __nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::copy, 1u>, double const*, double*>)",
+        "void for_each_kernel<__nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::mul, 1u>, double, double*, double const*>>(long, long, __nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::mul, 1u>, double, double*, double const*>)",
+        "void for_each_kernel<__nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::add, 1u>, double const*, double const*, double*>>(long, long, __nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::add, 1u>, double const*, double const*, double*>)",
+        "void for_each_kernel<__nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::triad, 1u>, double*, double const*, double const*, double>>(long, long, __nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::triad, 1u>, double*, double const*, double const*, double>)",
+        "void for_each_kernel<__nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(double, double, double), &CUDAStream<double>::init_arrays, 1u>, double*, double*, double*, double, double, double>>(long, long, __nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(double, double, double), &CUDAStream<double>::init_arrays, 1u>, double*, double*, double*, double, double, double>)",
+        "void dot_kernel<double>(double const*, double const*, double*, int)",
+    ];
+
+    #[test]
+    fn babelstream_kernels_get_six_names() {
+        let d = display_names(&BABELSTREAM);
+        assert_eq!(
+            d,
+            [
+                "for_each_kernel<copy>",
+                "for_each_kernel<mul>",
+                "for_each_kernel<add>",
+                "for_each_kernel<triad>",
+                "for_each_kernel<init_arrays>",
+                "dot_kernel<double>"
+            ]
+        );
+    }
+
+    #[test]
+    fn lambdas_are_named_by_the_function_that_owns_them() {
+        let names = [
+            "void for_each_kernel<CUDAStream<double>::copy()::{lambda(long)#1}>(long, long, CUDAStream<double>::copy()::{lambda(long)#1})",
+            "void for_each_kernel<CUDAStream<double>::mul()::{lambda(long)#1}>(long, long, CUDAStream<double>::mul()::{lambda(long)#1})",
+        ];
+        assert_eq!(display_names(&names), ["for_each_kernel<copy>", "for_each_kernel<mul>"]);
+    }
+
+    const PYTORCH: [&str; 4] = [
+        "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char *, 3>>(int, T2, T3)",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::bfloat16_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda(c10::BFloat16) (instance 1)], std::array<char *, 2>>(int, T2, T3)",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::AbsFunctor<c10::BFloat16>, std::array<char *, 2>>(int, T2, T3)",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char *, 3>>(int, T2, T3)",
+    ];
+
+    #[test]
+    fn a_mangled_name_in_an_anonymous_namespace_keeps_its_kernel_name() {
+        // PyTorch's layer norm as CUPTI gives it (mangled): the display name
+        // was "at::native::" when "(anonymous namespace)" read as parameters.
+        let n = "_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a28vectorized_layer_norm_kernelIffLb0EEEviT0_PKT_S6_S6_PS3_S7_PS4_";
+        let d = display_names(&[n]);
+        assert!(d[0].contains("vectorized_layer_norm_kernel"), "{d:?}");
+        assert!(
+            demangle(n).contains("<unnamed>::vectorized_layer_norm_kernel<float, float, false>"),
+            "{}",
+            demangle(n)
+        );
+    }
+
+    #[test]
+    fn a_vector_width_never_names_a_kernel_when_a_functor_does() {
+        // Two instantiations that differ in their vector width and their
+        // functor (inside a wrapper): the functor names them, not `<4>`/`<2>`.
+        let mul = "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float>>, std::array<char *, 3>>(int, T2, T3)";
+        let fill = "void at::native::vectorized_elementwise_kernel<2, at::native::FillFunctor<long>, std::array<char *, 1>>(int, T2, T3)";
+        let d = display_names(&[mul, fill]);
+        assert_eq!(
+            d,
+            ["vectorized_elementwise_kernel<MulFunctor<float>>", "vectorized_elementwise_kernel<FillFunctor<long>>"]
+        );
+        // Alone in its capture, a kernel is still named by its functor.
+        assert_eq!(display_names(&[mul]), ["vectorized_elementwise_kernel<MulFunctor<float>>"]);
+    }
+
+    #[test]
+    fn pytorch_elementwise_kernels_are_told_apart_by_their_functor() {
+        let d = display_names(&PYTORCH);
+        assert_eq!(d[0], "vectorized_elementwise_kernel<CUDAFunctor_add<BFloat16>>");
+        assert_eq!(d[2], "vectorized_elementwise_kernel<AbsFunctor<BFloat16>>");
+        assert_eq!(d[3], "vectorized_elementwise_kernel<CUDAFunctor_add<float>>");
+        assert_eq!(d[1], "vectorized_elementwise_kernel<bfloat16_copy_kernel_cuda>");
+        let mut unique = d.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), 4, "{d:?}");
+    }
+
+    #[test]
+    fn reduce_kernels_keep_the_reduction() {
+        let names = [
+            "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4, 4>>(T3)",
+            "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator ()(at::TensorIterator &)::[lambda(float, float) (instance 1)]>, unsigned int, float, 4, 4>>(T3)",
+        ];
+        let d = display_names(&names);
+        assert_eq!(d[0], "reduce_kernel<MeanOps<float>>");
+        assert_eq!(d[1], "reduce_kernel<sum_functor>");
+    }
+
+    #[test]
+    fn equal_names_share_a_display_name_and_different_ones_never_do() {
+        let n = "a".repeat(100);
+        let m = format!("{}b", "a".repeat(99));
+        let names = ["vecadd", "vecadd", n.as_str(), m.as_str()];
+        let d = display_names(&names);
+        assert_eq!(d[0], d[1]);
+        assert_ne!(d[2], d[3], "a cut that merges two names is told apart by the ID");
+        assert!(d[2].contains(&crate::kernel::short_id(&n)));
+    }
+
+    #[test]
+    fn template_arguments_of_up_to_12_characters_are_shown_whole() {
+        let names = ["void k<float, float>(float*)", "void j<double, float>(float*)", "void i<c10::Half>(int)"];
+        assert_eq!(display_names(&names), ["k<float, float>", "j<…>", "i<Half>"]);
+    }
+
+    #[test]
+    fn long_names_are_cut() {
+        let n = "a".repeat(100);
+        let d = display_name(&n);
+        assert_eq!(d.chars().count(), DISPLAY_MAX);
+        assert!(d.ends_with('…'));
+    }
+}
