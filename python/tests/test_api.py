@@ -207,7 +207,7 @@ def test_version_1_documents_are_rewritten_by_the_binary():
     # The binary re-reads the numbers; serde_json without `float_roundtrip` may move the last bit.
     assert sorted(r.rate for r in m.roofs) == pytest.approx(sorted(v1_rates), rel=1e-15)
     assert m.measurements is not None and m.producer.raw == j["producer"]
-    v1_analysis = REPO / "results" / "h200-tour-2026-11-29" / "tour-ncu-analysis.json"
+    v1_analysis = FIXTURES / "tour" / "tour-ncu.analysis-v1.json"
     ja = raw(v1_analysis)
     assert ja["schema"] == "roofline.analysis/v1"
     a = roofline.load(v1_analysis)

@@ -40,6 +40,10 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SEED_CSV = os.path.join(ROOT, "data/h200/ncu_seed000.csv")
 GEMM_CSV = os.path.join(ROOT, "data/h200/ncu_gemms.csv")
 EXT = os.path.join(ROOT, "tests/fixtures/external/h200-2026-11-30")
+# These four inputs were generated JSON documents in results/, removed from there by issue 24.
+# To re-run this pass as it ran, restore them first:
+#   git checkout ddf7129 -- results/h200-2026-11-30-program/seed000.json \
+#     results/h200-x2-2026-11-30-multigpu/captures/{job-profile,job-timeline,coll.0,coll.1}.json
 TIMELINE_DOC = os.path.join(ROOT, "results/h200-2026-11-30-program/seed000.json")
 MERGED_DOC = os.path.join(ROOT, "results/h200-x2-2026-11-30-multigpu/captures/job-profile.json")
 MERGED_TL_DOC = os.path.join(ROOT, "results/h200-x2-2026-11-30-multigpu/captures/job-timeline.json")
