@@ -6,7 +6,8 @@
 
 use roofline_model::{Capture, FlopKind, Fp16Packing, Machine, MemLevel, Warning};
 
-use crate::placement::{analyze_kernel, points_above_roof, KernelAnalysis, IMPLAUSIBLE_PCT_OF_ROOF};
+use crate::kernel_analysis::KernelAnalysis;
+use crate::placement::{analyze_kernel, points_above_roof, IMPLAUSIBLE_PCT_OF_ROOF};
 
 /// A capture's kernels under their roofs.
 #[derive(Debug, Clone)]

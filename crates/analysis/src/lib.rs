@@ -34,13 +34,25 @@
 mod capture;
 mod collective;
 mod diagnosis;
+mod findings;
+mod instructions;
+mod kernel_analysis;
+mod levels;
 mod occupancy;
 mod placement;
 mod program;
+mod thresholds;
+mod time_class;
 
 pub use capture::*;
 pub use collective::*;
 pub use diagnosis::*;
+pub use findings::*;
+pub use instructions::*;
+pub use kernel_analysis::*;
+pub use levels::*;
 pub use occupancy::*;
 pub use placement::*;
 pub use program::*;
+pub use thresholds::*;
+pub use time_class::*;

@@ -76,62 +76,34 @@ pub struct Limits {
 
 const KIB: u64 = 1024;
 
-const CARVE_70: &[u32] = &[0, 8, 16, 32, 64, 96];
-const CARVE_75: &[u32] = &[32, 64];
-const CARVE_80: &[u32] = &[0, 8, 16, 32, 64, 100, 132, 164];
-const CARVE_86: &[u32] = &[0, 8, 16, 32, 64, 100];
-const CARVE_90: &[u32] = &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228];
-
-/// (major, minor, threads/SM, blocks/SM, smem/SM KiB, opt-in KiB, unit B, reserved B, carveouts, barriers)
-type Row = (u32, u32, u32, u32, u64, u64, u64, u64, &'static [u32], Option<u32>);
-
-static TABLE: &[Row] = &[
-    (5, 0, 2048, 32, 64, 48, 256, 0, &[], None),
-    (5, 2, 2048, 32, 96, 48, 256, 0, &[], None),
-    (5, 3, 2048, 32, 64, 48, 256, 0, &[], None),
-    (6, 0, 2048, 32, 64, 48, 256, 0, &[], None),
-    (6, 1, 2048, 32, 96, 48, 256, 0, &[], None),
-    (6, 2, 2048, 32, 64, 48, 256, 0, &[], None),
-    (7, 0, 2048, 32, 96, 96, 256, 0, CARVE_70, None),
-    (7, 5, 1024, 16, 64, 64, 256, 0, CARVE_75, None),
-    (8, 0, 2048, 32, 164, 163, 128, 1024, CARVE_80, None),
-    (8, 6, 1536, 16, 100, 99, 128, 1024, CARVE_86, None),
-    (8, 7, 1536, 16, 164, 163, 128, 1024, CARVE_80, None),
-    (8, 9, 1536, 24, 100, 99, 128, 1024, CARVE_86, None),
-    (9, 0, 2048, 32, 228, 227, 128, 1024, CARVE_90, Some(2)),
-    (10, 0, 2048, 32, 228, 227, 128, 1024, CARVE_90, Some(2)),
-    (12, 0, 1536, 24, 100, 99, 128, 1024, CARVE_86, Some(1)),
-];
-
-/// The compute capabilities the calculator knows, as "major.minor".
+/// The compute capabilities the calculator knows, as "major.minor" (those
+/// with a `roofline_hw::Arch`).
 pub fn known_capabilities() -> Vec<String> {
-    TABLE.iter().map(|r| format!("{}.{}", r.0, r.1)).collect()
+    roofline_hw::known_capabilities()
 }
 
 /// The limits of a compute capability, or `None` if the calculator does not know it.
 pub fn limits(major: u32, minor: u32) -> Option<Limits> {
-    let &(major, minor, threads, blocks, smem, optin, unit, reserved, carveouts, barriers) =
-        TABLE.iter().find(|r| r.0 == major && r.1 == minor)?;
+    let o = roofline_hw::arch(roofline_model::ComputeCapability::new(major, minor))?.occupancy;
     Some(Limits {
         major,
         minor,
-        max_threads_per_sm: threads,
-        max_warps_per_sm: threads / WARP_SIZE,
-        max_blocks_per_sm: blocks,
+        max_threads_per_sm: o.threads_per_sm,
+        max_warps_per_sm: o.threads_per_sm / WARP_SIZE,
+        max_blocks_per_sm: o.blocks_per_sm,
         max_threads_per_block: 1024,
         registers_per_sm: 65536,
-        // The Tegra parts 5.3 and 6.2 allow half the register file per block.
-        registers_per_block: if (major, minor) == (5, 3) || (major, minor) == (6, 2) { 32768 } else { 65536 },
+        registers_per_block: o.registers_per_block,
         max_registers_per_thread: 255,
         register_unit_per_warp: 256,
-        sub_partitions: if (major, minor) == (6, 0) { 2 } else { 4 },
-        smem_per_sm: smem * KIB,
+        sub_partitions: o.sub_partitions,
+        smem_per_sm: o.smem_per_sm_kib * KIB,
         smem_per_block: 48 * KIB,
-        smem_per_block_optin: optin * KIB,
-        smem_unit: unit,
-        smem_reserved_per_block: reserved,
-        carveouts_kib: carveouts,
-        barriers_per_block_slot: barriers,
+        smem_per_block_optin: o.smem_optin_kib * KIB,
+        smem_unit: o.smem_unit,
+        smem_reserved_per_block: o.smem_reserved,
+        carveouts_kib: o.carveouts_kib,
+        barriers_per_block_slot: o.barriers_per_block_slot,
     })
 }
 
@@ -372,7 +344,8 @@ pub fn smem_per_sm_in_force(l: &Limits, launch: &Launch) -> u64 {
 
 fn smem_limit(l: &Limits, launch: &Launch) -> u32 {
     let alloc = smem_allocated_per_block(l, launch);
-    let per_block_limit = l.smem_per_block_optin + if l.major >= 8 { l.smem_reserved_per_block } else { 0 };
+    // The reserved share is 0 before 8.0.
+    let per_block_limit = l.smem_per_block_optin + l.smem_reserved_per_block;
     if launch.smem_total() > l.smem_per_block_optin || alloc > per_block_limit {
         return 0;
     }

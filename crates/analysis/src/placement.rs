@@ -27,401 +27,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use roofline_model::{attainable, FlopKind, Kernel, LevelCaveat, Machine, MemLevel};
 
-use roofline_model::attainable;
-
-use crate::collective::CollectivePlacement;
-use crate::diagnosis::{diagnose, Diagnosis};
-use roofline_model::{FlopKind, Machine, MemLevel, Origin, Pipe, Resource};
-use roofline_model::{Kernel, LevelCaveat};
-
-/// Which side of the ridge a kernel sits on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Bound {
-    /// Left of the ridge: a bandwidth roof holds it.
-    Memory,
-    /// At or right of the ridge: the compute peak holds it.
-    Compute,
-}
-
-impl Bound {
-    /// Memory-bound below the ridge, compute-bound at or above it (a kernel
-    /// exactly at the ridge is held by both roofs; we call it compute-bound,
-    /// as seed 001's `I < ridge` test does).
-    pub fn classify(intensity: f64, ridge: f64) -> Bound {
-        if intensity < ridge {
-            Bound::Memory
-        } else {
-            Bound::Compute
-        }
-    }
-
-    /// "memory" or "compute".
-    pub fn label(self) -> &'static str {
-        match self {
-            Bound::Memory => "memory",
-            Bound::Compute => "compute",
-        }
-    }
-}
-
-/// What holds a kernel back: a memory level's bandwidth or the compute peak.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "type", content = "which")]
-pub enum Limiter {
-    /// The bandwidth of this memory level.
-    Bandwidth(MemLevel),
-    /// The compute peak of the kernel's FLOP mix.
-    Compute,
-}
-
-/// A kernel's point at one memory level.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LevelPoint {
-    /// The memory level.
-    pub level: MemLevel,
-    /// Bytes the kernel moved at this level, all launches.
-    pub bytes: f64,
-    /// FLOP per byte at this level (`None` when no FLOPs or no bytes).
-    pub intensity: Option<f64>,
-    /// The bandwidth ceiling used, bytes/s (`None` when the machine has none).
-    pub bandwidth: Option<f64>,
-    /// `min(pi, I x beta)` at this level, FLOP/s.
-    pub attainable_flops_per_s: Option<f64>,
-    /// Bytes per second the kernel moved at this level.
-    pub achieved_bytes_per_s: Option<f64>,
-    /// Achieved bytes/s as % of this level's bandwidth ceiling.
-    pub pct_of_bandwidth: Option<f64>,
-    /// DRAM only, with a measured machine: what streaming with this
-    /// kernel's read:write mix reaches, and the kernel's % of it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mix: Option<MixRoof>,
-    /// Why this point does not measure the level's traffic. Such a point is
-    /// "not measured at this level": kept off the chart and out of the
-    /// limiter.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub caveat: Option<LevelCaveat>,
-}
-
-impl LevelPoint {
-    /// Whether the point measures the level's traffic (charts draw only these).
-    pub fn measured(&self) -> bool {
-        self.caveat.is_none()
-    }
-}
-
-/// The DRAM rate streaming reaches with a kernel's read:write mix.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MixRoof {
-    /// The kernel's DRAM bytes read, as a share of all its DRAM bytes (0..1).
-    pub read_share: f64,
-    /// The interpolated streaming rate, bytes/s.
-    pub bytes_per_s: f64,
-    /// The benchmarks interpolated between (the same one twice when the mix
-    /// is at or beyond a benchmark's own).
-    pub lower: MixPoint,
-    /// The benchmark on the other side of the kernel's mix.
-    pub upper: MixPoint,
-    /// Achieved bytes/s as % of `bytes_per_s`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pct: Option<f64>,
-}
-
-/// One streaming benchmark as a point of the mix interpolation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MixPoint {
-    /// The streaming benchmark ("dram.copy").
-    pub benchmark: String,
-    /// Its bytes read as a share of its bytes moved (0..1).
-    pub read_share: f64,
-    /// Its measured rate, bytes/s.
-    pub bytes_per_s: f64,
-}
-
-/// The measured streaming rate for a DRAM read share (0 = write-only, 1 =
-/// read-only), linear in the read share between the two nearest measured
-/// streaming benchmarks of `machine` (read, copy, add/triad, write; when
-/// two share a mix the faster counts), the nearest one beyond them.
-/// `None` without at least one measured streaming benchmark.
-pub fn mix_roof(machine: &Machine, read_share: f64) -> Option<MixRoof> {
-    if !read_share.is_finite() {
-        return None;
-    }
-    let share = read_share.clamp(0.0, 1.0);
-    let mut points: Vec<MixPoint> = Vec::new();
-    for c in machine.bandwidth() {
-        if c.resource != Resource::Memory(MemLevel::Dram) || c.provenance.origin != Origin::Measured || c.rate <= 0.0 {
-            continue;
-        }
-        let Some(pattern) = c.stream_pattern() else { continue };
-        let p =
-            MixPoint { benchmark: pattern.benchmark.clone(), read_share: pattern.read_share(), bytes_per_s: c.rate };
-        match points.iter_mut().find(|q| q.read_share == p.read_share) {
-            Some(q) if q.bytes_per_s < p.bytes_per_s => *q = p,
-            Some(_) => {}
-            None => points.push(p),
-        }
-    }
-    points.sort_by(|a, b| a.read_share.total_cmp(&b.read_share));
-    let below = points.iter().rev().find(|p| p.read_share <= share);
-    let above = points.iter().find(|p| p.read_share >= share);
-    let (lower, upper) = match (below, above) {
-        (Some(l), Some(u)) => (l.clone(), u.clone()),
-        (Some(l), None) => (l.clone(), l.clone()),
-        (None, Some(u)) => (u.clone(), u.clone()),
-        (None, None) => return None,
-    };
-    let span = upper.read_share - lower.read_share;
-    let bytes_per_s = if span > 0.0 {
-        let t = (share - lower.read_share) / span;
-        lower.bytes_per_s + t * (upper.bytes_per_s - lower.bytes_per_s)
-    } else {
-        lower.bytes_per_s
-    };
-    Some(MixRoof { read_share: share, bytes_per_s, lower, upper, pct: None })
-}
-
-/// The instruction roofline of one kernel (Ding and Williams, "An
-/// Instruction Roofline Model for GPUs"): warp instructions per second
-/// against warp instructions per 32-byte transaction at each memory level,
-/// under one flat roof per pipe.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InstructionAnalysis {
-    /// Warp instructions, all pipes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warp_instructions: Option<f64>,
-    /// Warp instructions per second over the kernel's duration, all pipes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warp_inst_per_s: Option<f64>,
-    /// Per measured memory level: instructions per transaction and the
-    /// slanted roof there.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub levels: Vec<InstructionLevel>,
-    /// Per pipe the kernel used: its rate against its roof.
-    pub pipes: Vec<PipePoint>,
-    /// The pipe closest to its roof (the issue slots are reported apart, and
-    /// tensor work is judged on the FLOP roofline).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub binding: Option<Pipe>,
-    /// True when the FLOP roofline does not explain the kernel's time (no
-    /// FLOPs, or below the roof while a pipe is busier than that): views
-    /// show this roofline by default then.
-    pub show_by_default: bool,
-}
-
-impl InstructionAnalysis {
-    /// The point of one pipe.
-    pub fn pipe(&self, pipe: Pipe) -> Option<&PipePoint> {
-        self.pipes.iter().find(|p| p.pipe == pipe)
-    }
-
-    /// The binding pipe's point.
-    pub fn binding_point(&self) -> Option<&PipePoint> {
-        self.binding.and_then(|p| self.pipe(p))
-    }
-}
-
-/// A kernel's instruction intensity at one memory level.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InstructionLevel {
-    /// The memory level.
-    pub level: MemLevel,
-    /// 32-byte transactions: the level's bytes / 32.
-    pub transactions: f64,
-    /// Warp instructions per transaction.
-    pub intensity: f64,
-    /// Warp instructions/s this level's bandwidth allows at that intensity
-    /// (intensity x bandwidth / 32).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub roof_inst_per_s: Option<f64>,
-}
-
-/// One pipe on the instruction roofline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PipePoint {
-    /// The pipe.
-    pub pipe: Pipe,
-    /// Warp instructions it executed (counter).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warp_instructions: Option<f64>,
-    /// Its warp instructions per second over the kernel's duration.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warp_inst_per_s: Option<f64>,
-    /// The pipe's roof, warp instructions/s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub roof: Option<PipeRoof>,
-    /// `warp_inst_per_s` as % of the roof.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pct_of_roof: Option<f64>,
-    /// The profiler's own utilisation (% of the pipe's peak over the SMs'
-    /// active cycles).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub counter_pct: Option<f64>,
-}
-
-impl PipePoint {
-    /// How busy the pipe was: the larger of its % of roof and the
-    /// profiler's figure (which counts busy cycles, so an instruction that
-    /// holds a pipe for two cycles, IMAD on Hopper's FMA-heavy half, shows).
-    pub fn utilisation(&self) -> Option<f64> {
-        match (self.pct_of_roof, self.counter_pct) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        }
-    }
-}
-
-/// A pipe's roof and where it came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PipeRoof {
-    /// Warp instructions per second.
-    pub rate: f64,
-    /// Measured (`bench`) or theoretical (architecture table).
-    pub origin: Origin,
-    /// Where the figure comes from, in words.
-    pub source: String,
-    /// False for estimates (rates not from a vendor table).
-    #[serde(default = "yes", skip_serializing_if = "is_true")]
-    pub confirmed: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn is_true(b: &bool) -> bool {
-    *b
-}
-
-/// The roof of one pipe: the machine's ceiling for it (measured by `bench`
-/// when it has one), else the architecture's issue rate per SM x the SMs x
-/// the SM clock of the machine.
-pub fn pipe_roof(machine: &Machine, pipe: Pipe) -> Option<PipeRoof> {
-    if let Some(c) = machine.roof(Resource::Instruction(pipe)) {
-        return Some(PipeRoof {
-            rate: c.rate,
-            origin: c.provenance.origin,
-            source: c.provenance.source.clone(),
-            confirmed: c.provenance.confirmed,
-        });
-    }
-    let (major, minor) = roofline_hw::parse_capability(machine.gpu.compute_capability.as_deref()?)?;
-    let sms = machine.gpu.sms? as f64;
-    let mhz = machine.gpu.sm_clock_mhz?;
-    let r = roofline_hw::pipe_rate(roofline_model::ComputeCapability::new(major, minor), pipe)?;
-    Some(PipeRoof {
-        rate: r.warp_inst_per_clock_per_sm * sms * mhz * 1e6,
-        origin: Origin::Theoretical,
-        source: format!(
-            "{} warp instructions/clock/SM ({}) x {} SMs x {mhz:.0} MHz",
-            r.warp_inst_per_clock_per_sm, r.source, sms
-        ),
-        confirmed: r.confirmed,
-    })
-}
-
-/// The roofline placement of one kernel.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct KernelAnalysis {
-    /// The kernel analysed, as given.
-    pub kernel: Kernel,
-    /// Fraction of the summed duration of all analysed kernels (0..1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time_share: Option<f64>,
-    /// FLOPs of every kind, all launches.
-    pub total_flops: f64,
-    /// Effective compute peak for this kernel's mix of FLOP kinds.
-    pub compute_roof_flops_per_s: Option<f64>,
-    /// The name of the compute roof ("FP32", or "mix of FP32 + BF16 tensor").
-    pub compute_roof_name: Option<String>,
-    /// The kernel's point at each memory level it has bytes for.
-    pub levels: Vec<LevelPoint>,
-    /// The lowest roof over all levels: what this kernel can attain.
-    pub attainable_flops_per_s: Option<f64>,
-    /// What holds it back: the level or compute roof that gives the
-    /// attainable rate; `None` without FLOPs or roofs.
-    pub limiter: Option<Limiter>,
-    /// Which side of the ridge it sits on; `None` when no roof applies.
-    pub bound: Option<Bound>,
-    /// FLOP/s the kernel reached (needs a duration).
-    pub achieved_flops_per_s: Option<f64>,
-    /// How close to the roof that applies, in percent. For kernels with no
-    /// FLOPs, the best % of bandwidth over the levels.
-    pub pct_of_roof: Option<f64>,
-    /// For a kernel held by DRAM bandwidth, % of what streaming with its own
-    /// read:write mix reaches (see [`LevelPoint::mix`]): the figure its
-    /// position is judged by.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pct_of_mix_roof: Option<f64>,
-    /// FLOP kinds the kernel did that the machine has no ceiling for.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub missing_ceilings: Vec<FlopKind>,
-    /// The instruction roofline, when the kernel has instruction counters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub instructions: Option<InstructionAnalysis>,
-    /// Why it sits where it does and what to try (see [`crate::diagnosis`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub diagnosis: Option<Diagnosis>,
-    /// For NCCL kernels: their traffic against the interconnect roof
-    /// (`crate::collective`); their % of roof is that one, not a memory
-    /// level's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub collective: Option<Box<CollectivePlacement>>,
-}
-
-impl KernelAnalysis {
-    /// What places the kernel on a chart and picks its roofs: its names,
-    /// FLOPs, bytes, time and placement; not its diagnosis, instruction
-    /// view, profiler evidence or level caveats (which for 100,000 kernels
-    /// are most of an analysis's memory).
-    pub fn placement(&self) -> KernelAnalysis {
-        let k = &self.kernel;
-        KernelAnalysis {
-            kernel: Kernel {
-                id: k.id.clone(),
-                name: k.name.clone(),
-                display_name: k.display_name.clone(),
-                flops: k.flops.clone(),
-                bytes: k.bytes.clone(),
-                duration_s: k.duration_s,
-                launches: k.launches,
-                origin: k.origin,
-                evidence: Default::default(),
-                unmeasured: Default::default(),
-            },
-            levels: self.levels.clone(),
-            compute_roof_name: self.compute_roof_name.clone(),
-            missing_ceilings: self.missing_ceilings.clone(),
-            collective: self.collective.clone(),
-            instructions: None,
-            diagnosis: None,
-            ..*self
-        }
-    }
-
-    /// The intensity at the level that limits the kernel, or at DRAM.
-    pub fn headline_intensity(&self) -> Option<f64> {
-        let level = match self.limiter {
-            Some(Limiter::Bandwidth(l)) => l,
-            _ => MemLevel::Dram,
-        };
-        self.levels.iter().find(|p| p.level == level).and_then(|p| p.intensity)
-    }
-
-    /// The kernel's point at `level`, if it has bytes there.
-    pub fn level(&self, level: MemLevel) -> Option<&LevelPoint> {
-        self.levels.iter().find(|p| p.level == level)
-    }
-
-    /// The % a position is judged by: of the mix-matched DRAM roof when the
-    /// kernel is held by DRAM bandwidth and the machine measured streaming,
-    /// else of the roof.
-    pub fn judged_pct(&self) -> Option<f64> {
-        self.pct_of_mix_roof.or(self.pct_of_roof)
-    }
-}
+use crate::collective::place as place_collective;
+use crate::diagnosis::diagnose;
+use crate::instructions::instruction_analysis;
+use crate::kernel_analysis::KernelAnalysis;
+use crate::levels::{mix_roof, Bound, LevelPoint, Limiter};
 
 /// Effective compute peak for a FLOP mix, and kinds with no ceiling.
 fn effective_peak(machine: &Machine, kernel: &Kernel) -> (Option<(f64, String)>, Vec<FlopKind>) {
@@ -553,7 +165,7 @@ pub fn analyze_kernel(machine: &Machine, kernel: &Kernel) -> KernelAnalysis {
         missing_ceilings,
         instructions: None,
         diagnosis: None,
-        collective: crate::collective::place(machine, kernel).map(Box::new),
+        collective: place_collective(machine, kernel).map(Box::new),
     };
     match &analysis.collective {
         // A collective is judged against its link, not a memory level.
@@ -564,7 +176,13 @@ pub fn analyze_kernel(machine: &Machine, kernel: &Kernel) -> KernelAnalysis {
             analysis.limiter = None;
         }
         None => {
-            analysis.instructions = instruction_analysis(machine, &analysis);
+            analysis.instructions = instruction_analysis(
+                machine,
+                &analysis.kernel,
+                &analysis.levels,
+                analysis.judged_pct(),
+                analysis.total_flops,
+            );
             analysis.diagnosis = diagnose(machine, &analysis);
         }
     }
@@ -674,78 +292,6 @@ pub fn level_caveats(
     out
 }
 
-/// The instruction roofline of a placed kernel, from its instruction
-/// counters (`None` without any).
-fn instruction_analysis(machine: &Machine, a: &KernelAnalysis) -> Option<InstructionAnalysis> {
-    let ev = &a.kernel.evidence;
-    if ev.pipes.is_empty() && ev.warp_instructions.is_none() {
-        return None;
-    }
-    let duration = a.kernel.duration_s.filter(|d| *d > 0.0 && d.is_finite());
-    let rate = |n: Option<f64>| n.zip(duration).map(|(n, d)| n / d);
-    let mut pipes = Vec::new();
-    for (&pipe, u) in &ev.pipes {
-        let roof = pipe_roof(machine, pipe);
-        let per_s = rate(u.warp_instructions);
-        let pct_of_roof = match (per_s, &roof) {
-            (Some(x), Some(r)) if r.rate > 0.0 => Some(100.0 * x / r.rate),
-            _ => None,
-        };
-        pipes.push(PipePoint {
-            pipe,
-            warp_instructions: u.warp_instructions,
-            warp_inst_per_s: per_s,
-            roof,
-            pct_of_roof,
-            counter_pct: u.pct_of_peak,
-        });
-    }
-    // The issue slots are reported apart; the tensor pipe's instruction
-    // rate says little (one HGMMA is a whole tile of FLOPs): tensor work is
-    // judged on the FLOP roofline.
-    let binding = pipes
-        .iter()
-        .filter(|p| p.pipe != Pipe::Issue && p.pipe != Pipe::Tensor)
-        .filter_map(|p| p.utilisation().map(|u| (p.pipe, u)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(p, _)| p);
-    let warp_instructions = ev.warp_instructions;
-    let levels = warp_instructions
-        .map(|n| {
-            a.levels
-                .iter()
-                .filter(|p| p.measured() && p.bytes > 0.0)
-                .map(|p| {
-                    let transactions = p.bytes / 32.0;
-                    let intensity = n / transactions;
-                    InstructionLevel {
-                        level: p.level,
-                        transactions,
-                        intensity,
-                        roof_inst_per_s: p.bandwidth.map(|b| intensity * b / 32.0),
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let busiest = binding.and_then(|b| pipes.iter().find(|p| p.pipe == b)).and_then(PipePoint::utilisation);
-    let judged = a.judged_pct();
-    let show_by_default = a.total_flops <= 0.0
-        || match (judged, busiest) {
-            (Some(j), Some(b)) => j < crate::diagnosis::ON_ROOF_PCT && b > j,
-            (None, Some(_)) => true,
-            _ => false,
-        };
-    Some(InstructionAnalysis {
-        warp_instructions,
-        warp_inst_per_s: rate(warp_instructions),
-        levels,
-        pipes,
-        binding,
-        show_by_default,
-    })
-}
-
 /// Places every kernel and fills in each one's share of the total time.
 pub fn analyze(machine: &Machine, kernels: &[Kernel]) -> Vec<KernelAnalysis> {
     let total: f64 = kernels.iter().filter_map(|k| k.duration_s).filter(|d| d.is_finite() && *d > 0.0).sum();
@@ -764,8 +310,10 @@ pub fn analyze(machine: &Machine, kernels: &[Kernel]) -> Vec<KernelAnalysis> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::*;
     use roofline_model::ridge_point;
     use roofline_model::Origin;
+    use roofline_model::*;
 
     fn kernel(flops: f64, bytes: f64, dur: Option<f64>) -> Kernel {
         let mut k = Kernel::named("k", Origin::User);
@@ -981,10 +529,10 @@ mod tests {
         assert!((a.pct_of_mix_roof.unwrap() - 100.0 * 4.0 / 4.211).abs() < 1e-9);
         assert_eq!(a.judged_pct(), a.pct_of_mix_roof);
         let d = a.diagnosis.clone().unwrap();
-        assert_eq!(d.position, crate::diagnosis::Position::OnDiagonal);
+        assert_eq!(d.position, crate::Position::OnDiagonal);
         // The evidence names the mix (2 reads : 1 write) and its benchmark.
         let mix = d.evidence.iter().find_map(|f| match f {
-            crate::diagnosis::Finding::PctOfMixRoof { bytes_per_s, read_share_pct, lower, upper, .. } => {
+            crate::Finding::PctOfMixRoof { bytes_per_s, read_share_pct, lower, upper, .. } => {
                 Some((*bytes_per_s, *read_share_pct, lower.clone(), upper.clone()))
             }
             _ => None,
@@ -1378,7 +926,7 @@ mod tests {
         assert!(shown(50.0, 90.0));
         assert!(!shown(50.0, 40.0), "the FLOP roofline explains more");
         assert!(!shown(50.0, 50.0), "a pipe as busy as the FLOPs explains nothing more");
-        assert_eq!(crate::diagnosis::ON_ROOF_PCT, 75.0);
+        assert_eq!(crate::ON_ROOF_PCT, 75.0);
         assert!(!shown(75.0, 90.0), "on the roof: the FLOP roofline explains the time");
         assert!(shown(74.0, 90.0));
         // Without a duration nothing is judged, and a busy pipe decides.

@@ -26,8 +26,9 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnosis::Position;
-use crate::placement::{Bound, KernelAnalysis};
+use crate::findings::Position;
+use crate::kernel_analysis::KernelAnalysis;
+use crate::levels::Bound;
 
 /// How many opportunities and groups a view keeps by default.
 pub const DEFAULT_TOP: usize = 10;

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::merge::RankInfo;
+use crate::ranks::RankInfo;
 use crate::schema::{
     check_analysis, read_analysis, schema_at_head, AnalysisDocument, AnalysisSource, DocumentError, Producer,
     ANALYSIS_SCHEMA,

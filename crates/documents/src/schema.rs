@@ -132,7 +132,7 @@ pub struct AnalysisDocument {
     /// The rank of a multi-process job this analysis is (written under
     /// torchrun, mpirun or srun; `roofline merge` reads it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rank: Option<crate::merge::RankInfo>,
+    pub rank: Option<crate::ranks::RankInfo>,
 }
 
 impl AnalysisDocument {

@@ -10,7 +10,7 @@
 //! byte counts; the last rank is 30% slower in its GEMMs (a straggler), and
 //! every launch's time varies by a few percent with a hash of (rank, launch).
 
-use crate::merge::RankInfo;
+use crate::ranks::RankInfo;
 use crate::schema::{AnalysisDocument, AnalysisSource, Producer};
 use roofline_analysis::analyze;
 use roofline_hw::{theoretical_links, GpuLinks, NvLinks, Pcie};

@@ -43,7 +43,11 @@ pub struct DeviceInfo {
 impl DeviceInfo {
     /// "sm_90" (or "sm_90a" when `arch_specific`).
     pub fn sm_arch(&self, arch_specific: bool) -> String {
-        let a = if arch_specific && self.attrs.cc.major >= 9 { "a" } else { "" };
+        let a = if arch_specific && roofline_hw::arch_or_older(self.attrs.cc).features.arch_specific_target {
+            "a"
+        } else {
+            ""
+        };
         format!("{}{a}", self.attrs.cc.sm())
     }
 

@@ -405,10 +405,13 @@ mod tests {
         let note = "tensor roofs use the boost clock; vendors may quote them at a lower tensor clock";
         // The T4 has tensor cores and no vendor tensor clock in its attributes.
         assert!(theoretical_machine(&t4()).unwrap().notes.contains(&note.to_string()));
-        // cc 8.6's table has no tensor row: nothing to note.
+        // cc 8.7's table has no tensor row: nothing to note.
         let mut a = t4();
-        a.cc = ComputeCapability::new(8, 6);
+        a.cc = ComputeCapability::new(8, 7);
         assert!(!theoretical_machine(&a).unwrap().notes.contains(&note.to_string()));
+        // cc 8.6 has tensor rows since its descriptor took the A40 datasheet's (issue 24).
+        a.cc = ComputeCapability::new(8, 6);
+        assert!(theoretical_machine(&a).unwrap().notes.contains(&note.to_string()));
     }
 
     #[test]

@@ -19,33 +19,7 @@
 
 use std::collections::HashSet;
 
-use crate::metrics::{base_name, Slot};
-
-/// The NVLink columns, by the tail of their name, best first.
-pub const NVLINK_TAILS: [(Slot, &str); 4] = [
-    (Slot::NvlinkRx, "nvlrx__bytes_data_user.sum"),
-    (Slot::NvlinkRx, "nvlrx__bytes.sum"),
-    (Slot::NvlinkTx, "nvltx__bytes_data_user.sum"),
-    (Slot::NvlinkTx, "nvltx__bytes.sum"),
-];
-
-/// The NVLink metrics this ncu offers (`known`: its `--query-metrics` base
-/// names), one per direction: the user-data counter where there is one,
-/// else all bytes. Empty on machines without NVLink.
-pub fn nvlink_metrics(known: &HashSet<String>) -> Vec<String> {
-    let mut out = Vec::new();
-    for dir in ["nvlrx", "nvltx"] {
-        let found = [format!("{dir}__bytes_data_user"), format!("{dir}__bytes")].into_iter().find_map(|base| {
-            let tail = format!(".{base}");
-            let mut names: Vec<&String> = known.iter().filter(|k| **k == base || k.ends_with(&tail)).collect();
-            // The plain name first, then the shortest prefixed one.
-            names.sort_by_key(|n| (n.len(), n.to_string()));
-            names.first().map(|n| format!("{n}.sum"))
-        });
-        out.extend(found);
-    }
-    out
-}
+use crate::metrics::{base_name, nvlink_metrics};
 
 /// ncu's kernel filter for NCCL's kernels (their names start with `nccl`:
 /// `ncclDevKernel_*`, `ncclKernel_*`).
@@ -178,6 +152,7 @@ pub fn reads_nvlink(metrics: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::Slot;
 
     fn known(names: &[&str]) -> HashSet<String> {
         names.iter().map(|s| s.to_string()).collect()

@@ -574,7 +574,7 @@ impl Plan {
         }
         // Some ncu versions list the NVLink counters under a prefix
         // ("NVLTX.TriageCompute.nvltx__bytes"): the same counter by its tail.
-        for (slot, tail) in crate::collectives::NVLINK_TAILS {
+        for (slot, tail) in crate::metrics::NVLINK_TAILS {
             if slots[slot as usize].is_none() {
                 let dotted = format!(".{tail}");
                 if let Some(i) = names.iter().position(|c| c.ends_with(&dotted)) {

@@ -361,10 +361,13 @@ pub fn base_name(metric: &str) -> &str {
 /// the names dropped because ncu does not know them.
 pub fn metrics_for(cc_major: Option<u32>, known: Option<&HashSet<String>>) -> (Vec<String>, Vec<String>) {
     let mut list = parse_list(SM90_LIST);
-    if cc_major.is_some_and(|m| m < 9) {
+    // The list is Hopper's; a generation that names the L1 writeback
+    // metric otherwise says so in its descriptor.
+    let writeback = cc_major.map_or("_mem_lgds", |m| roofline_hw::arch_for_major(m).ncu.l1_writeback);
+    if writeback != "_mem_lgds" {
         for m in &mut list {
             if m.starts_with("l1tex__lsu_writeback_active_mem_lgds") {
-                *m = m.replace("_mem_lgds", "_mem_lg");
+                *m = m.replace("_mem_lgds", writeback);
             }
         }
     }
@@ -395,8 +398,34 @@ pub fn metrics_for(cc_major: Option<u32>, known: Option<&HashSet<String>>) -> (V
     }
     // NVLink counters exist only on machines with NVLinks: asked for when
     // this ncu offers them, never reported missing otherwise.
-    keep.extend(crate::collectives::nvlink_metrics(known));
+    keep.extend(nvlink_metrics(known));
     (keep, dropped)
+}
+
+/// The NVLink columns, by the tail of their name, best first.
+pub const NVLINK_TAILS: [(Slot, &str); 4] = [
+    (Slot::NvlinkRx, "nvlrx__bytes_data_user.sum"),
+    (Slot::NvlinkRx, "nvlrx__bytes.sum"),
+    (Slot::NvlinkTx, "nvltx__bytes_data_user.sum"),
+    (Slot::NvlinkTx, "nvltx__bytes.sum"),
+];
+
+/// The NVLink metrics this ncu offers (`known`: its `--query-metrics` base
+/// names), one per direction: the user-data counter where there is one,
+/// else all bytes. Empty on machines without NVLink.
+pub fn nvlink_metrics(known: &HashSet<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in ["nvlrx", "nvltx"] {
+        let found = [format!("{dir}__bytes_data_user"), format!("{dir}__bytes")].into_iter().find_map(|base| {
+            let tail = format!(".{base}");
+            let mut names: Vec<&String> = known.iter().filter(|k| **k == base || k.ends_with(&tail)).collect();
+            // The plain name first, then the shortest prefixed one.
+            names.sort_by_key(|n| (n.len(), n.to_string()));
+            names.first().map(|n| format!("{n}.sum"))
+        });
+        out.extend(found);
+    }
+    out
 }
 
 /// Base metric names from `ncu --query-metrics` output.

@@ -407,7 +407,14 @@ pub fn fp16_accounting(launches: &[&Launch], flops: &BTreeMap<FlopKind, f64>) ->
 /// rate is 4096; TF32, FP8 and INT8 read twice their dense datasheet rates
 /// too; FP64 has no sparse mode.
 fn sparse_peak(kind: FlopKind, cc_major: Option<u32>) -> bool {
-    cc_major == Some(9) && kind.is_tensor() && kind != FlopKind::TensorFp64
+    let sparse = cc_major.is_some_and(|m| roofline_hw::arch_for_major(m).ncu.sparse_tensor_peak == Some(true));
+    sparse && kind.is_tensor() && kind != FlopKind::TensorFp64
+}
+
+/// Whether a capture of this generation has shown which rate ncu's tensor
+/// peaks are (the descriptor's `sparse_tensor_peak` is known).
+fn sparse_convention_known(cc_major: Option<u32>) -> bool {
+    cc_major.is_some_and(|m| roofline_hw::arch_for_major(m).ncu.sparse_tensor_peak.is_some())
 }
 
 fn fmt_ghz(hz: f64) -> String {
@@ -485,7 +492,7 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
                 Ceiling::new(Resource::Compute(kind), name, per_cycle * clk, provenance)
                     .with_clock(ClockBasis::sm(clk / 1e6, "profiled kernels' SM clock")),
             );
-            if kind.is_tensor() && cc_major != Some(9) {
+            if kind.is_tensor() && !sparse_convention_known(cc_major) {
                 let note = format!(
                     "{}: Nsight Compute's tensor peak is used as it is; whether it is the sparse or the dense rate was checked on compute capability 9.0 only",
                     kind.label()

@@ -144,7 +144,7 @@ impl GpuExecutor {
             (INSTRUCTIONS, nvrtc::INSTRUCTIONS),
             (INTERCONNECT, nvrtc::INTERCONNECT),
         ];
-        if session.info().attrs.cc.major >= 9 {
+        if roofline_hw::arch_or_older(session.info().attrs.cc).features.tma {
             sources.push((L2_TMA, nvrtc::L2_TMA));
         }
         session.load_sources(&sources)?;

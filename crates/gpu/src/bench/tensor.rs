@@ -56,14 +56,7 @@ pub fn tolerance(kind: FlopKind, k: u32) -> (f64, f64) {
 
 /// Which tensor precisions a compute capability has.
 pub fn available(cc: ComputeCapability, kind: FlopKind) -> bool {
-    let at = ComputeCapability::new;
-    match kind {
-        FlopKind::TensorFp16 => cc.major >= 7,
-        FlopKind::TensorBf16 | FlopKind::TensorTf32 => cc.major >= 8,
-        FlopKind::TensorFp64 => cc == at(8, 0) || cc.major == 9 || cc == at(10, 0),
-        FlopKind::TensorFp8 => cc >= at(8, 9),
-        _ => false,
-    }
+    roofline_hw::arch_or_older(cc).features.tensor.contains(&kind)
 }
 
 /// `Err` when libcublasLt cannot be loaded.

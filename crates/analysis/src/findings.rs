@@ -1,0 +1,637 @@
+//! What a diagnosis says, as data: where a kernel landed ([`Position`]), the
+//! evidence it rests on ([`Finding`]) and the next moves ([`Advice`]), each
+//! a code with its numbers; the English is made here, when rendering, so
+//! every view words a verdict the same way and tests match codes.
+
+use serde::{Deserialize, Serialize};
+
+use roofline_model::{format_percent, format_si, LevelCaveat, MemLevel, Pipe, Unit};
+
+use crate::thresholds::*;
+
+/// Where a kernel landed against its roofs (see the module's table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Position {
+    /// Memory-bound, at or above [`ON_ROOF_PCT`] of its roof.
+    OnDiagonal,
+    /// Memory-bound, below [`ON_ROOF_PCT`] of its roof.
+    UnderDiagonal,
+    /// Compute-bound, at or above [`ON_ROOF_PCT`] of its roof.
+    OnRoof,
+    /// Compute-bound, below [`ON_ROOF_PCT`] of its roof.
+    UnderFlatRoof,
+    /// Below its FLOP/byte roof, held by one of the SM's pipes.
+    PipeBound,
+    /// Below [`LATENCY_PCT`] of its roof, of every bandwidth and of every pipe.
+    LatencyBound,
+}
+
+impl Position {
+    /// The words reports print ("on the diagonal", "latency-bound").
+    pub fn label(self) -> &'static str {
+        match self {
+            Position::OnDiagonal => "on the diagonal",
+            Position::UnderDiagonal => "under the diagonal",
+            Position::OnRoof => "on the roof",
+            Position::UnderFlatRoof => "under the flat roof",
+            Position::PipeBound => "pipe-bound",
+            Position::LatencyBound => "latency-bound",
+        }
+    }
+}
+
+/// Loads or stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// Global loads.
+    Load,
+    /// Global stores.
+    Store,
+}
+
+impl Access {
+    /// "load" or "store".
+    pub fn label(self) -> &'static str {
+        match self {
+            Access::Load => "load",
+            Access::Store => "store",
+        }
+    }
+}
+
+/// One warp-stall reason with its cycles per issued instruction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stall {
+    /// The stall reason as Nsight Compute names it ("long_scoreboard").
+    pub reason: String,
+    /// Cycles stalled for it per issued instruction (counter).
+    pub cycles_per_instruction: f64,
+}
+
+/// One fact behind a verdict: a code with its numbers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "code")]
+pub enum Finding {
+    /// % of the roof that applies (`roof`: its name, "DRAM bandwidth", "FP32").
+    PctOfRoof {
+        /// % of that roof reached.
+        pct: f64,
+        /// The roof's name.
+        roof: String,
+    },
+    /// % of what streaming with the kernel's DRAM read:write mix reaches.
+    PctOfMixRoof {
+        /// % of the mix roof reached.
+        pct: f64,
+        /// The mix roof, bytes/s (interpolated between two streaming benchmarks).
+        bytes_per_s: f64,
+        /// The kernel's DRAM bytes read as % of its DRAM bytes.
+        read_share_pct: f64,
+        /// The streaming benchmark below the mix ("dram.copy").
+        lower: String,
+        /// The streaming benchmark above it.
+        upper: String,
+    },
+    /// Nsight Compute's speed of light, % of peak.
+    DramThroughput {
+        /// DRAM throughput, % of peak (Nsight Compute).
+        pct: f64,
+    },
+    /// Nsight Compute's SM speed of light, % of peak.
+    SmThroughput {
+        /// SM throughput, % of peak (Nsight Compute).
+        pct: f64,
+    },
+    /// Occupancy: theoretical, achieved and what limits it.
+    Occupancy {
+        /// Theoretical occupancy, % of the SM's warp slots.
+        theoretical_pct: f64,
+        /// Achieved occupancy, %, when counted.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        achieved_pct: Option<f64>,
+        /// What limits the theoretical figure ("registers", "shared memory").
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limiter: Option<String>,
+    },
+    /// % of the roof at the profiler's own peaks and clocks.
+    CounterPctOfRoof {
+        /// % of the roof (counter peaks and clocks).
+        pct: f64,
+    },
+    /// The two main stall reasons.
+    Stalls {
+        /// The reasons, most cycles first.
+        top: Vec<Stall>,
+    },
+    /// Useful bytes per 32-byte sector of global loads or stores, and the
+    /// share of the kernel's global sectors those accesses waste.
+    SectorUse {
+        /// Loads or stores.
+        access: Access,
+        /// Useful bytes per 32-byte sector (32: every byte used).
+        bytes_per_sector: f64,
+        /// Share of the kernel's global sectors these accesses waste, %.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wasted_share_pct: Option<f64>,
+    },
+    /// Nsight Compute's count of L2 sectors beyond what coalesced accesses
+    /// need, and their share of the global sectors.
+    ExcessSectors {
+        /// Excess L2 sectors (counter).
+        sectors: f64,
+        /// Their share of the global sectors, %.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        share_pct: Option<f64>,
+    },
+    /// Shared-memory bank conflicts as a share of shared-memory wavefronts.
+    BankConflicts {
+        /// Bank conflicts (counter).
+        conflicts: f64,
+        /// Their share of the shared-memory wavefronts, %.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        share_pct: Option<f64>,
+    },
+    /// The grid fills less than one wave: `blocks` of `slots` (SMs x blocks
+    /// resident per SM).
+    GridBelowOneWave {
+        /// Blocks in the grid.
+        blocks: f64,
+        /// Block slots: SMs x blocks resident per SM.
+        slots: f64,
+        /// Share of the slots left idle, %.
+        idle_pct: f64,
+    },
+    /// The last wave keeps `last_wave_pct` of the slots busy; `idle_pct` of
+    /// the slot time is idle over the kernel.
+    TailWave {
+        /// The grid in waves (blocks / slots).
+        waves: f64,
+        /// Share of the slots the last wave keeps busy, %.
+        last_wave_pct: f64,
+        /// Share of the slot time idle over the kernel, %.
+        idle_pct: f64,
+    },
+    /// The average SM was active only this share of the elapsed cycles
+    /// (measured: the tail and the grid as they were, not as computed).
+    SmsIdle {
+        /// Average SM active cycles as % of elapsed cycles (counter).
+        active_pct: f64,
+    },
+    /// A launch too short for memory traffic to ramp up.
+    ShortLaunch {
+        /// Duration of one launch, seconds.
+        seconds_per_launch: f64,
+    },
+    /// The SM clock was below the GPU's maximum: `loss_pct` of the max-clock
+    /// roof is out of reach; `gap_share_pct` of the kernel's gap to that roof.
+    ClockBelowMax {
+        /// SM clock the kernel ran at, Hz (counter).
+        clock_hz: f64,
+        /// The GPU's maximum SM clock, Hz.
+        max_hz: f64,
+        /// Share of the max-clock roof out of reach at that clock, %.
+        loss_pct: f64,
+        /// Share of the kernel's gap to that roof the clock explains, %.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gap_share_pct: Option<f64>,
+    },
+    /// The busiest pipe and its % of its roof (`of_counter`: the profiler's
+    /// utilisation over active cycles, not a rate against a roof).
+    BusyPipe {
+        /// The pipe.
+        pipe: Pipe,
+        /// Its % of its roof, or of the profiler's utilisation (`of_counter`).
+        pct: f64,
+        /// True when `pct` is the profiler's utilisation over active cycles.
+        of_counter: bool,
+    },
+    /// The warp schedulers' issue slots were this busy.
+    IssueBusy {
+        /// Issue slots used, % (counter).
+        pct: f64,
+    },
+    /// The counters cannot tell packed half2 from scalar half instructions:
+    /// the FP16 FLOPs lie between the two counts (the roof uses packed).
+    Fp16PackingUnknown {
+        /// FP16 FLOPs with every half instruction packed (what the roof uses).
+        packed_flops: f64,
+        /// FP16 FLOPs with every half instruction scalar (half as many).
+        scalar_flops: f64,
+    },
+    /// HFMA instructions that move constants (HFMA2.MMA), left out of the
+    /// FLOPs: "FP16 pipe: constant moves".
+    Fp16ConstantMoves {
+        /// HFMA thread instructions taken for constant moves.
+        thread_instructions: f64,
+        /// The FLOPs Nsight Compute's convention would have counted for them.
+        flops_as_counted: f64,
+    },
+    /// A level whose point does not measure its traffic.
+    LevelNotMeasured {
+        /// The level.
+        level: MemLevel,
+        /// Why its counter misses traffic.
+        caveat: LevelCaveat,
+    },
+    /// Text from a document written before findings were typed.
+    Legacy {
+        /// The finding's text as the old document had it.
+        text: String,
+    },
+}
+
+/// One next move.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "code")]
+pub enum Advice {
+    /// Neither memory nor arithmetic is busy: read occupancy and stalls.
+    WaitOnLatency,
+    /// Occupancy is limited by a resource (with the calculator's hint).
+    OccupancyLimited {
+        /// The limiting resource ("registers", "shared memory", "warps", ...).
+        limiter: String,
+        /// The occupancy calculator's advice for it, when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hint: Option<String>,
+    },
+    /// More independent work per thread, or more blocks.
+    MoreIndependentWork,
+    /// At the DRAM roof: raise intensity.
+    RaiseIntensity,
+    /// A closer level's bandwidth is the limit.
+    CloserLevel {
+        /// The level whose bandwidth holds the kernel.
+        level: MemLevel,
+    },
+    /// Wasted sectors are a large share of the traffic: coalesce.
+    Coalesce {
+        /// Loads or stores.
+        access: Access,
+        /// Useful bytes per 32-byte sector.
+        bytes_per_sector: f64,
+        /// Share of the global sectors wasted, %.
+        wasted_share_pct: f64,
+    },
+    /// Some accesses waste sectors but the capture does not say their share.
+    CheckCoalescing {
+        /// Loads or stores.
+        access: Access,
+        /// Useful bytes per 32-byte sector.
+        bytes_per_sector: f64,
+    },
+    /// Bank conflicts are a large share of shared-memory wavefronts.
+    AvoidBankConflicts {
+        /// Conflicts as a share of shared-memory wavefronts, %.
+        share_pct: f64,
+    },
+    /// The grid leaves block slots idle: more, smaller blocks.
+    FillTheGpu {
+        /// Blocks in the grid.
+        blocks: f64,
+        /// Block slots of the GPU (SMs x blocks per SM).
+        slots: f64,
+    },
+    /// The tail wave leaves slots idle.
+    BalanceWaves {
+        /// The grid in waves.
+        waves: f64,
+        /// Share of the slot time idle, %.
+        idle_pct: f64,
+    },
+    /// Launches too short for memory traffic to ramp up.
+    LongerLaunches {
+        /// Duration of one launch, seconds.
+        seconds_per_launch: f64,
+    },
+    /// Low occupancy: fewer loads in flight.
+    LowOccupancy {
+        /// Theoretical occupancy, %.
+        occupancy_pct: f64,
+    },
+    /// The catch-all when the counters name no cause.
+    MoreBytesInFlight,
+    /// On the compute roof.
+    AtTheRoof,
+    /// A tensor-core kernel below its peak.
+    FeedTensorCores,
+    /// Compute-bound below the peak with no busy pipe named.
+    InstructionMix,
+    /// The SM is busy with non-FLOP work (no pipe counters to say which).
+    SmBusyNotFlops {
+        /// SM throughput, % of peak (counter).
+        pct: f64,
+    },
+    /// A pipe is busy: advice that fits it.
+    PipeWork {
+        /// The busy pipe.
+        pipe: Pipe,
+        /// Its utilisation, %.
+        pct: f64,
+    },
+    /// Matrix-shaped FP32/FP16 work could use tensor cores.
+    UseTensorCores,
+    /// The clock costs a share of the roof.
+    Clock {
+        /// Share of the roof the clock costs, %.
+        loss_pct: f64,
+    },
+    /// Text from a document written before advice was typed.
+    Legacy {
+        /// The advice's text as the old document had it.
+        text: String,
+    },
+}
+
+/// A verdict with its evidence and the next moves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Diagnosis {
+    /// Where the kernel landed.
+    pub position: Position,
+    /// What the numbers say, one fact per entry (written with its `text`).
+    #[serde(serialize_with = "with_text")]
+    pub evidence: Vec<Finding>,
+    /// What to try next, the main move first (written with its `text`).
+    #[serde(serialize_with = "with_text")]
+    pub next_moves: Vec<Advice>,
+}
+
+/// A typed entry that has its English.
+trait Text {
+    fn english(&self) -> String;
+}
+
+impl Text for Finding {
+    fn english(&self) -> String {
+        self.text()
+    }
+}
+
+impl Text for Advice {
+    fn english(&self) -> String {
+        self.text()
+    }
+}
+
+/// Each entry's code and numbers, plus `text`, its English, for readers of
+/// the JSON that do not render codes (the Python package, `jq`); reading
+/// ignores `text` and makes the English again from the code.
+///
+/// A serializer that is not for people (the range check of
+/// [`roofline_model::check_numbers`]) gets the codes and numbers alone.
+fn with_text<T: Serialize + Text, S: serde::Serializer>(items: &[T], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::{Error, SerializeSeq};
+    if !s.is_human_readable() {
+        return items.serialize(s);
+    }
+    let mut seq = s.serialize_seq(Some(items.len()))?;
+    for item in items {
+        let mut v = serde_json::to_value(item).map_err(S::Error::custom)?;
+        if let Some(m) = v.as_object_mut() {
+            m.insert("text".into(), item.english().into());
+        }
+        seq.serialize_element(&v)?;
+    }
+    seq.end()
+}
+
+impl Diagnosis {
+    /// The evidence in English, one fact per line, for every view.
+    pub fn evidence_lines(&self) -> Vec<String> {
+        self.evidence.iter().map(Finding::text).collect()
+    }
+
+    /// The next moves in English, for every view.
+    pub fn next_move_text(&self) -> String {
+        self.next_moves.iter().map(Advice::text).collect::<Vec<_>>().join("; ")
+    }
+
+    /// Whether the evidence holds a finding with this code.
+    pub fn has(&self, code: &str) -> bool {
+        self.evidence.iter().any(|f| f.code() == code)
+    }
+
+    /// Whether the next moves hold an advice with this code.
+    pub fn advises(&self, code: &str) -> bool {
+        self.next_moves.iter().any(|a| a.code() == code)
+    }
+}
+
+pub(crate) fn pct(x: f64) -> String {
+    format_percent(x)
+}
+
+/// A share of traffic or time: small ones keep two significant digits
+/// ("0.010%"), so that a tiny share does not read as zero.
+pub(crate) fn share(x: f64) -> String {
+    if x > 0.0 && x < 0.1 {
+        let digits = (1.0 - x.log10().floor()) as usize;
+        format!("{x:.digits$}%")
+    } else {
+        format_percent(x)
+    }
+}
+
+pub(crate) fn code_of<T: Serialize>(t: &T) -> String {
+    serde_json::to_value(t)
+        .ok()
+        .and_then(|v| v.get("code").and_then(|c| c.as_str()).map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl Finding {
+    /// The finding's code as JSON names it ("sector_use").
+    pub fn code(&self) -> String {
+        code_of(self)
+    }
+
+    /// The finding in English.
+    pub fn text(&self) -> String {
+        match self {
+            Finding::PctOfRoof { pct: p, roof } => format!("{} of the {roof} roof", pct(*p)),
+            Finding::PctOfMixRoof { pct: p, bytes_per_s, read_share_pct, lower, upper } => {
+                let between = if lower == upper {
+                    format!("the {lower} benchmark")
+                } else {
+                    format!("interpolated between the {lower} and {upper} benchmarks")
+                };
+                format!(
+                    "{} of what streaming with this kernel's mix ({} reads) reaches: {}, {between}",
+                    pct(*p),
+                    pct(*read_share_pct),
+                    format_si(*bytes_per_s, Unit::BytePerSecond)
+                )
+            }
+            Finding::DramThroughput { pct: p } => format!("DRAM throughput {} of peak (ncu)", pct(*p)),
+            Finding::SmThroughput { pct: p } => format!("SM throughput {} of peak (ncu)", pct(*p)),
+            Finding::Occupancy { theoretical_pct, achieved_pct, limiter } => {
+                let mut s = format!("theoretical occupancy {}", pct(*theoretical_pct));
+                if let Some(a) = achieved_pct {
+                    s.push_str(&format!(", achieved {}", pct(*a)));
+                }
+                if let Some(l) = limiter {
+                    s.push_str(&format!(", limited by {l}"));
+                }
+                s
+            }
+            Finding::CounterPctOfRoof { pct: p } => {
+                format!("{} of the roof at the profiler's own peaks and clocks", pct(*p))
+            }
+            Finding::Stalls { top } => {
+                let parts: Vec<String> = top
+                    .iter()
+                    .map(|s| format!("{} {:.1}", s.reason.replace('_', " "), s.cycles_per_instruction))
+                    .collect();
+                format!("top stalls (cycles per issued instruction): {}", parts.join(", "))
+            }
+            Finding::SectorUse { access, bytes_per_sector, wasted_share_pct } => {
+                let share = match wasted_share_pct {
+                    Some(s) => format!("; the unused bytes are {} of the global sectors", share(*s)),
+                    None => "; their share of the traffic is not in this capture".to_string(),
+                };
+                format!("{} {bytes_per_sector:.1} of 32 bytes used per sector{share}", access.label())
+            }
+            Finding::ExcessSectors { sectors, share_pct } => {
+                let of = share_pct.map(|s| format!(", {} of the global sectors", share(s))).unwrap_or_default();
+                format!(
+                    "{sectors:.0} excess L2 sectors ({}) from uncoalesced global accesses{of}",
+                    format_si(32.0 * sectors, Unit::Byte)
+                )
+            }
+            Finding::BankConflicts { conflicts, share_pct } => {
+                let of = share_pct.map(|s| format!(", {} of shared-memory wavefronts", share(s))).unwrap_or_default();
+                format!("{conflicts:.0} shared-memory bank conflicts{of}")
+            }
+            Finding::GridBelowOneWave { blocks, slots, idle_pct } => format!(
+                "grid of {blocks:.0} blocks under one wave of {slots:.0} block slots (SMs x resident blocks per SM): {} of the slots idle",
+                pct(*idle_pct)
+            ),
+            Finding::TailWave { waves, last_wave_pct, idle_pct } => format!(
+                "{waves:.2} waves: the last one keeps {} of the block slots busy, {} of the slot time is idle",
+                pct(*last_wave_pct),
+                pct(*idle_pct)
+            ),
+            Finding::SmsIdle { active_pct } => format!(
+                "the SMs were active {} of the elapsed time, idle the rest (ncu: sm__cycles_active / sm__cycles_elapsed)",
+                pct(*active_pct)
+            ),
+            Finding::ShortLaunch { seconds_per_launch } => format!(
+                "{} per launch: too short for memory traffic to ramp up (under {})",
+                format_si(*seconds_per_launch, Unit::Second),
+                format_si(SHORT_LAUNCH_S, Unit::Second)
+            ),
+            Finding::ClockBelowMax { clock_hz, max_hz, loss_pct, gap_share_pct } => {
+                let gap = gap_share_pct.map(|g| format!(" ({} of the gap to it)", pct(g))).unwrap_or_default();
+                format!(
+                    "SM clock {:.2} GHz, below the {:.2} GHz maximum: the clock alone costs {} of the max-clock roof{gap}",
+                    clock_hz / 1e9,
+                    max_hz / 1e9,
+                    pct(*loss_pct)
+                )
+            }
+            Finding::BusyPipe { pipe, pct: p, of_counter } => {
+                let of = if *of_counter { "of its peak over active cycles (ncu)" } else { "of its roof" };
+                format!("busiest pipe: {} at {} {of}", pipe.label(), pct(*p))
+            }
+            Finding::IssueBusy { pct: p } => format!("instruction issue slots {} busy", pct(*p)),
+            Finding::Fp16PackingUnknown { packed_flops, scalar_flops } => format!(
+                "FP16 counted as packed half2 ({}); if the half instructions were scalar it is {}: the counters cannot tell",
+                format_si(*packed_flops, Unit::Flop),
+                format_si(*scalar_flops, Unit::Flop)
+            ),
+            Finding::Fp16ConstantMoves { thread_instructions, flops_as_counted } => format!(
+                "FP16 pipe: constant moves ({thread_instructions:.0} HFMA2.MMA thread instructions, {} as ncu counts them), not counted as FLOPs",
+                format_si(*flops_as_counted, Unit::Flop)
+            ),
+            Finding::LevelNotMeasured { level, caveat } => format!("{}: {}", level.label(), caveat.text()),
+            Finding::Legacy { text } => text.clone(),
+        }
+    }
+}
+
+impl Advice {
+    /// The advice's code as JSON names it ("coalesce").
+    pub fn code(&self) -> String {
+        code_of(self)
+    }
+
+    /// The advice in English.
+    pub fn text(&self) -> String {
+        match self {
+            Advice::WaitOnLatency => "neither memory nor arithmetic is busy: the SMs wait on latency. Read occupancy and stall reasons first".into(),
+            Advice::OccupancyLimited { limiter, hint } => match hint {
+                Some(h) => format!("occupancy is limited by {limiter}: {h}"),
+                None => format!("occupancy is limited by {limiter}"),
+            },
+            Advice::MoreIndependentWork => "give each thread more independent work (unroll, several loads in flight), or launch more blocks if the grid does not fill the GPU".into(),
+            Advice::RaiseIntensity => "bytes move as fast as this GPU allows: raise intensity by fusing kernels, tiling into shared memory or reusing data in registers, or use smaller types".into(),
+            Advice::CloserLevel { level } => format!(
+                "{} bandwidth is the limit: keep reused data in registers or a closer level, or cut the traffic to {}",
+                level.label(),
+                level.label()
+            ),
+            Advice::Coalesce { access, bytes_per_sector, wasted_share_pct } => format!(
+                "{}s use only {bytes_per_sector:.1} of every 32-byte sector, wasting {} of the global sectors: Coalesce them (consecutive threads on consecutive addresses), change the layout (structure of arrays), or stage through shared memory",
+                access.label(),
+                pct(*wasted_share_pct)
+            ),
+            Advice::CheckCoalescing { access, bytes_per_sector } => format!(
+                "{}s use only {bytes_per_sector:.1} of every 32-byte sector; this capture does not say what share of the traffic they are (collect l1tex__t_sectors_pipe_lsu_mem_global_op_ld/st.sum): if they are a large share, coalesce them",
+                access.label()
+            ),
+            Advice::AvoidBankConflicts { share_pct } => format!(
+                "bank conflicts replay {} of the shared-memory wavefronts: pad shared arrays or change the access stride so that a warp hits 32 different banks",
+                pct(*share_pct)
+            ),
+            Advice::FillTheGpu { blocks, slots } => format!(
+                "the grid ({blocks:.0} blocks) does not fill the GPU's {slots:.0} block slots: split the work into more blocks (smaller tiles, split-K, or several problems per launch)"
+            ),
+            Advice::BalanceWaves { waves, idle_pct } => format!(
+                "the tail of {waves:.2} waves leaves {} of the slot time idle: size the grid to a whole number of waves (or persistent blocks that loop over the work)",
+                pct(*idle_pct)
+            ),
+            Advice::LongerLaunches { seconds_per_launch } => format!(
+                "launches of {} are too short to reach full bandwidth: give each launch more work (batch or fuse kernels, CUDA graphs for the launch overhead)",
+                format_si(*seconds_per_launch, Unit::Second)
+            ),
+            Advice::LowOccupancy { occupancy_pct } => {
+                format!("occupancy is only {}, so fewer loads are in flight", pct(*occupancy_pct))
+            }
+            Advice::MoreBytesInFlight => "memory-bound but below the bandwidth a streaming kernel reaches, and the counters name no waste or launch-shape cause: put more bytes in flight (wider loads, several independent loads per thread)".into(),
+            Advice::AtTheRoof => "at the compute ceiling for this precision: only a different algorithm, a lower precision or different hardware goes further".into(),
+            Advice::FeedTensorCores => "a tensor-core kernel below its peak: feed the tensor cores faster (larger tiles, deeper shared-memory pipelines, asynchronous copies; wgmma on Hopper), and check that the problem shape fills every SM (tile and wave quantization)".into(),
+            Advice::InstructionMix => "enough intensity to be compute-bound but below the peak: improve the instruction mix (FMA instead of separate multiply and add, fewer index and conversion instructions), add independent chains per thread".into(),
+            Advice::SmBusyNotFlops { pct: p } => format!(
+                "the SM is busy ({} of its peak) with work that is not FLOPs, and this capture has no pipe counters to say which: collect sm__inst_executed_pipe_*",
+                pct(*p)
+            ),
+            Advice::PipeWork { pipe, pct: p } => pipe_advice(*pipe, *p),
+            Advice::UseTensorCores => "move matrix-shaped work onto tensor cores (TF32, BF16, FP16)".into(),
+            Advice::Clock { loss_pct } => format!(
+                "the GPU ran below its maximum clock (power or thermal limit): {} of the roof is lost to the clock; check power draw and cooling before tuning further",
+                pct(*loss_pct)
+            ),
+            Advice::Legacy { text } => text.clone(),
+        }
+    }
+}
+
+/// Advice that fits the pipe that is busy.
+pub(crate) fn pipe_advice(pipe: Pipe, p: f64) -> String {
+    let busy = format!("the {} is {} busy", pipe.label(), pct(p));
+    let what = match pipe {
+        Pipe::Alu => "integer and logic work (index arithmetic, hashing, comparisons, bit manipulation) holds the kernel: strength-reduce index math, hoist it out of loops, use 32-bit indices, and let IMAD on the FMA pipe take multiply-adds",
+        Pipe::Fma => "FP32 and IMAD work holds the kernel: if it is FLOPs, fuse multiply and add into FMA and consider tensor cores; if it is IMAD index math, hoist it out of loops",
+        Pipe::Fp64 => "FP64 work holds the kernel: lower the precision where accuracy allows, or use FP64 tensor cores (DMMA) for matrix-shaped work",
+        Pipe::Fp16 => "half-precision work holds the kernel: use packed half2 instructions, and tensor cores for matrix-shaped work",
+        Pipe::Xu => "special functions (exp, log, sin, rsqrt) and conversions hold the kernel: use fast intrinsics (__expf, __logf), fewer type conversions, or polynomial approximations on the FMA pipe",
+        Pipe::Lsu => "load/store instructions hold the kernel: fewer, wider accesses (128-bit vector loads), register tiling so each loaded value serves several results, and index gathers batched per warp",
+        Pipe::Shared => "shared-memory instructions hold the kernel: register tiling (several outputs per thread), 128-bit shared loads or ldmatrix, and no bank conflicts",
+        Pipe::GlobalAtomic => "global atomics hold the kernel: aggregate per warp or per block first (warp reductions, shared-memory histograms), then one global atomic per block; sort or segment keys to cut contention",
+        Pipe::SharedAtomic => "shared-memory atomics hold the kernel: privatise per warp (replicated counters), reduce with warp shuffles, then combine",
+        Pipe::Tensor => "the tensor pipe holds the kernel: it is at its matrix-instruction rate; only a lower precision or sparsity goes further",
+        Pipe::Issue => "instruction issue holds the kernel: fewer instructions per result (vector loads, unrolling, fewer predicated and branch instructions)",
+    };
+    format!("{busy}: {what}")
+}

@@ -1,0 +1,28 @@
+//! The thresholds every verdict is drawn with, in one place, so that a rule
+//! and the views that explain it (and the tests that hold them) agree.
+
+/// At or above this % of the applicable roof a kernel is "on" it.
+pub const ON_ROOF_PCT: f64 = 75.0;
+/// Below this % of its roof, of every bandwidth and of every pipe, a kernel
+/// is latency-bound.
+pub const LATENCY_PCT: f64 = 30.0;
+/// Fewer useful bytes per 32-byte sector than this is called wasteful.
+pub const WASTED_SECTOR_BYTES: f64 = 24.0;
+/// Wasted sectors (or bank-conflict wavefronts) below this share of the
+/// kernel's traffic never earn coalescing (or conflict) advice.
+pub const WASTE_SHARE_PCT: f64 = 10.0;
+/// Theoretical occupancy below this is called low.
+pub const LOW_OCCUPANCY_PCT: f64 = 50.0;
+/// A grid under one wave, or a tail wave, is named when it leaves at least
+/// this share of the GPU's block slots idle.
+pub const IDLE_SLOTS_PCT: f64 = 10.0;
+/// A launch shorter than this spends much of its time ramping memory
+/// traffic up and down (launch, first bytes in flight, drain).
+pub const SHORT_LAUNCH_S: f64 = 10e-6;
+/// A pipe this busy (% of its roof) is named as the busy resource.
+pub const BUSY_PIPE_PCT: f64 = 50.0;
+/// A clock this far (%) below the maximum is named in the verdict.
+pub const CLOCK_LOSS_PCT: f64 = 3.0;
+/// FP16 from HFMA alone under this share of a kernel's FLOPs, beside other
+/// work, is taken for constant moves (HFMA2.MMA).
+pub const CONSTANT_MOVES_MAX_SHARE_PCT: f64 = 5.0;
