@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use roofline_analysis::analyze_capture;
 use roofline_documents::RankInfo;
 use roofline_documents::{AnalysisDocument, AnalysisSource, Producer};
+use roofline_model::Capture;
 use roofline_ncu::{capture, read_capture, ByteConvention, CsvError, Options, RawCapture, ReportError};
 
 use crate::error::bad_input;
@@ -78,8 +79,32 @@ pub struct Args {
     pub analysis: AnalysisArgs,
 }
 
-fn is_report(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "ncu-rep")
+/// The kinds of file `import` reads. A profiler's data is one source
+/// crate that yields a `roofline_model::Capture`, and one arm here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SourceKind {
+    /// `ncu --csv --page raw` output (or stdin).
+    NcuCsv,
+    /// An Nsight Compute report, read back through `ncu --import`.
+    NcuReport,
+}
+
+impl SourceKind {
+    fn of(path: &Path) -> SourceKind {
+        if path.extension().is_some_and(|e| e == "ncu-rep") {
+            SourceKind::NcuReport
+        } else {
+            SourceKind::NcuCsv
+        }
+    }
+}
+
+/// The capture in `path`, read by the source its kind names.
+fn read_source(path: &Path, ncu: Option<&Path>, opts: &Options) -> anyhow::Result<Capture> {
+    match SourceKind::of(path) {
+        SourceKind::NcuReport => Ok(capture(&read_report(path, ncu)?, opts)),
+        SourceKind::NcuCsv => Ok(capture(&read_csv(path)?, opts)),
+    }
 }
 
 /// Reads a .ncu-rep through `ncu --import` (roofline_ncu::read_report);
@@ -114,7 +139,7 @@ pub fn read_csv(path: &Path) -> anyhow::Result<RawCapture> {
 /// `profile` run; an imported file does not say); `rank` is the rank of a
 /// multi-process job the capture came from, under a launcher.
 pub fn report(
-    cap: &RawCapture,
+    cap: &Capture,
     args: &AnalysisArgs,
     command: &str,
     detail: &str,
@@ -129,7 +154,7 @@ pub fn report(
 /// (profile's two passes put the timeline's program view in).
 #[allow(clippy::too_many_arguments)]
 pub fn report_with(
-    cap: &RawCapture,
+    captured: &Capture,
     args: &AnalysisArgs,
     command: &str,
     detail: &str,
@@ -139,8 +164,7 @@ pub fn report_with(
     adjust: impl FnOnce(&mut AnalysisDocument),
 ) -> anyhow::Result<()> {
     let machine = args.machine.resolve()?;
-    let captured = capture(cap, &args.options());
-    let a = analyze_capture(&captured, machine.as_ref());
+    let a = analyze_capture(captured, machine.as_ref());
     for w in &a.warnings {
         out.warn(&w.to_string());
     }
@@ -150,13 +174,13 @@ pub fn report_with(
     doc.warnings = a.warnings;
     doc.rank = rank;
     out.check_analysis(&doc)?;
-    out.info(&format!("{} launch(es) of {} kernel(s) analysed", cap.launches.len(), doc.kernels.len()));
+    out.info(&format!("{} launch(es) of {} kernel(s) analysed", captured.launches, doc.kernels.len()));
     adjust(&mut doc);
     out.analysis(&doc, None, args.view, detail)
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
-    if let (Some(ncu), false) = (&args.ncu, is_report(&args.file)) {
+    if let (Some(ncu), SourceKind::NcuCsv) = (&args.ncu, SourceKind::of(&args.file)) {
         return Err(bad_input(format!(
             "--ncu {}: ncu is only needed to read a .ncu-rep report, and {} is a CSV; leave --ncu out",
             ncu.display(),
@@ -167,7 +191,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     inputs.extend(args.analysis.machine.machine.iter().map(|m| ("--machine", m.as_path())));
     inputs.extend(args.ncu.iter().map(|n| ("--ncu", n.as_path())));
     out.protect_inputs(&[], &inputs)?;
-    let cap = if is_report(&args.file) { read_report(&args.file, args.ncu.as_deref())? } else { read_csv(&args.file)? };
+    let cap = read_source(&args.file, args.ncu.as_deref(), &args.analysis.options())?;
     let input = args.file.display().to_string();
     report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, None, out)?;
     Ok(ExitCode::SUCCESS)

@@ -38,7 +38,9 @@ use roofline_timeline::plan::{launch_rows, Plan, PlanOptions};
 use roofline_timeline::ActivityKind;
 
 use super::import::{report, report_with, AnalysisArgs};
-use super::timeline::{injection, record, RecordOptions, Recorded, TargetArg};
+use roofline_timeline::{RecordOptions, Recorded, Target};
+
+use super::timeline::{injection, record};
 use crate::error::bad_input;
 use crate::output::Output;
 use crate::streams::message;
@@ -238,17 +240,17 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             command: &args.command,
             timeout: left(),
             grace: roofline_child::DEFAULT_GRACE,
-            target: TargetArg::All,
+            target: Target::All,
             inject,
             cupti,
             no_nvtx: false,
             no_launch_calls: false,
             records: None,
             flush_ms: 500,
-            progress_label: "pass 1/2: ",
-            progress_lines: true,
+            label: "pass 1/2: ",
         },
         out,
+        true,
     )?;
     let launches = rec.timeline.activities.iter().filter(|a| a.kind == ActivityKind::Kernel).count();
     out.info(&format!("pass 1/2: {launches} kernel launches recorded in {} process(es)", rec.timeline.processes.len()));
@@ -332,7 +334,8 @@ fn two_pass_report(
     let planned = plan.kernels.len();
     let coverage = plan.covered_share;
     let detail = format!("{} ({how})", args.command.join(" "));
-    report_with(cap, &args.analysis, &command_line, &detail, created, None, out, |doc| {
+    let captured = roofline_ncu::capture(cap, &args.analysis.options());
+    report_with(&captured, &args.analysis, &command_line, &detail, created, None, out, |doc| {
         let by_name: std::collections::HashMap<&str, &str> =
             doc.kernels.iter().rev().map(|k| (k.kernel.name.as_str(), k.kernel.id.as_str())).collect();
         let rows = launch_rows(tl, |name, mangled| {
@@ -605,7 +608,8 @@ fn one_pass(
     cap.program_exit = pass.exit;
     let command_line = format!("roofline profile -- {}", args.command.join(" "));
     let created = Some(super::bench::now_rfc3339());
-    let reported = report(&cap, &args.analysis, &command_line, &args.command.join(" "), created, rank, out);
+    let captured = roofline_ncu::capture(&cap, &args.analysis.options());
+    let reported = report(&captured, &args.analysis, &command_line, &args.command.join(" "), created, rank, out);
     keep_log_on_failure(out, pass.log_dir, &pass.saved, &reported);
     pass.saved?;
     reported?;
