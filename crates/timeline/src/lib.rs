@@ -59,6 +59,7 @@ pub use document::{
 pub use model::{Activity, ActivityKind, ActivityName, Launch, NvtxRange, Process, Span, Timeline};
 pub use reader::{read_dir, read_sources, ReadError, UnixSpan};
 pub use recorder::{
-    find_inject_lib, injection, record, Observer, RecordError, RecordOptions, RecordProgress, Recorded, Target, INJECT_LIB,
+    find_inject_lib, injection, record, Observer, RecordError, RecordOptions, RecordProgress, Recorded, Target,
+    INJECT_LIB,
 };
 pub use roofline_records::{Record, RECORDS_FORMAT};

@@ -289,7 +289,9 @@ pub fn injection(explicit: Option<&Path>, cupti: Option<&Path>) -> Result<(PathB
 /// and reads what every process recorded, whatever ended it.
 pub fn record(o: &RecordOptions, out: &mut dyn Observer) -> Result<Recorded, RecordError> {
     let Some((program, program_args)) = o.command.split_first() else {
-        return Err(RecordError::BadInput("no program: give it after --, for example `roofline timeline -- ./app`".into()));
+        return Err(RecordError::BadInput(
+            "no program: give it after --, for example `roofline timeline -- ./app`".into(),
+        ));
     };
     let inject = &o.inject;
     if o.cupti.is_none() {
@@ -439,7 +441,6 @@ pub fn record(o: &RecordOptions, out: &mut dyn Observer) -> Result<Recorded, Rec
     }
     Ok(Recorded { outcome, timeline, failed })
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -301,5 +301,4 @@ mod tests {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
     }
-
 }

@@ -2,20 +2,15 @@
 //! timeout, signals to the tool forwarded, the kernels profiled so far
 //! analysed, no temporary file left behind. A stand-in ncu (a shell script)
 //! writes a recorded capture to its --log-file and runs the program.
-//! These run `--one-pass`; the two-pass stops are in profile_two_pass.rs.
+//! These run `--one-pass`; the two-pass stops are in `profile::two_pass`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 
-mod support;
-use support::{alive, stand_in_ncu};
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu").join(name)
-}
+use crate::support::{alive, fixture, stand_in_ncu};
 
 fn leftovers(tmp: &Path) -> Vec<String> {
     std::fs::read_dir(tmp).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into()).collect()

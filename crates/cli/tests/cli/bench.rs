@@ -1,12 +1,9 @@
 //! `roofline bench` and the live path of `roofline peaks`: what they do
 //! without a GPU (every CI machine), and on one when present.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn roofline() -> Command {
-    Command::cargo_bin("roofline").unwrap()
-}
+use crate::support::bare_roofline as roofline;
 
 fn gpu_present() -> bool {
     roofline_gpu::device::device_count().is_ok()

@@ -14,8 +14,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
-mod support;
-use support::stand_in_ncu;
+use crate::support::{repo, stand_in_ncu};
 
 /// What a run gave.
 struct Run {
@@ -42,10 +41,6 @@ enum Expect {
 
 fn works(check: impl Fn(&Run, &Path) -> bool + 'static) -> Expect {
     Expect::Works(Box::new(check))
-}
-
-fn repo(path: &str) -> String {
-    format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn run(dir: &Path, args: &[String]) -> Run {

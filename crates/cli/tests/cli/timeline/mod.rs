@@ -2,13 +2,18 @@
 //! shell script) writes record files itself, in the documented format
 //! (docs/timeline.md), into the folder the tool names in
 //! ROOFLINE_TIMELINE_DIR, the way libroofline_inject.so does inside a CUDA
-//! program. Interruption, --timeout, several processes, failures.
+//! program. Interruption, --timeout, several processes, failures. The run
+//! on a real GPU is in `gpu`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
+
+use crate::support::json_file;
+
+mod gpu;
 
 /// A stand-in program: writes a header, a name, N kernels on two streams
 /// (and launch records on thread 1 inside an NVTX range `step 0`), sleeps
@@ -35,12 +40,14 @@ printf '{"t":"end","reason":"exit","records":20}\n' >> "$f"
 exit ${RC:-0}
 "#;
 
-struct Setup {
+/// A folder with the stand-in program and an (empty) injection library;
+/// `regression::bounded_reading` runs in one too.
+pub(crate) struct Setup {
     dir: tempfile::TempDir,
 }
 
 impl Setup {
-    fn new() -> Setup {
+    pub(crate) fn new() -> Setup {
         let dir = tempfile::tempdir().unwrap();
         let fake = dir.path().join("fake.sh");
         std::fs::write(&fake, FAKE).unwrap();
@@ -52,13 +59,13 @@ impl Setup {
         std::fs::create_dir(dir.path().join("tmp")).unwrap();
         Setup { dir }
     }
-    fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
-    fn fake(&self) -> String {
+    pub(crate) fn fake(&self) -> String {
         self.path("fake.sh").display().to_string()
     }
-    fn cmd(&self) -> Command {
+    pub(crate) fn cmd(&self) -> Command {
         let mut c = Command::cargo_bin("roofline").unwrap();
         c.env("NO_COLOR", "1")
             .env("ROOFLINE_INJECT_LIB", self.path("libroofline_inject.so"))
@@ -77,14 +84,9 @@ impl Setup {
         c
     }
     /// The tool's temporary folders left behind.
-    fn leftovers(&self) -> Vec<String> {
+    pub(crate) fn leftovers(&self) -> Vec<String> {
         std::fs::read_dir(self.path("tmp")).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into()).collect()
     }
-}
-
-fn json_file(p: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
 #[test]
@@ -264,37 +266,6 @@ fn timeout_stops_the_program_and_keeps_what_was_recorded() {
     assert_eq!(doc["run"]["ended_by"], "timeout");
     assert_eq!(doc["summary"]["kernel_launches"], 4);
     assert!(s.leftovers().is_empty(), "temporary folder removed after a timeout: {:?}", s.leftovers());
-}
-
-/// Adversarial pass 3, H1 and H2: the record folder is written by the
-/// program, so a FIFO or a link to /dev/zero named like a record file must
-/// be left out with a warning, not block the tool or grow its memory.
-#[test]
-fn a_fifo_or_a_link_to_dev_zero_in_the_record_folder_is_left_out_not_read() {
-    for (what, planted) in [
-        ("a FIFO", r#"mkfifo "$ROOFLINE_TIMELINE_DIR/1$$.jsonl""#),
-        ("a link to /dev/zero", r#"ln -s /dev/zero "$ROOFLINE_TIMELINE_DIR/1$$.jsonl""#),
-    ] {
-        let s = Setup::new();
-        let script = format!("{planted} && exec {}", s.fake());
-        let t = Instant::now();
-        let out = s
-            .cmd()
-            .args(["timeline", "-o"])
-            .arg(s.path("run.json"))
-            .args(["--", "sh", "-c", &script])
-            .timeout(Duration::from_secs(60))
-            .assert()
-            .code(0)
-            .get_output()
-            .clone();
-        assert!(t.elapsed() < Duration::from_secs(30), "{what}: took {:?}", t.elapsed());
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains("not a record file the injection library writes; left out"), "{what}: {stderr}");
-        // The program's real record file is still read.
-        assert_eq!(json_file(&s.path("run.json"))["summary"]["kernel_launches"], 4, "{what}");
-        assert!(s.leftovers().is_empty(), "{what}: temporary folder removed: {:?}", s.leftovers());
-    }
 }
 
 #[test]

@@ -4,14 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn roofline() -> Command {
-    let mut c = Command::cargo_bin("roofline").unwrap();
-    c.env("NO_COLOR", "1");
-    c
-}
+use crate::support::roofline;
 
 /// Writes `roofline model --gpu GPU --kernel ...` as analysis JSON.
 fn model(dir: &Path, name: &str, gpu: &str, kernels: &[&str]) -> PathBuf {

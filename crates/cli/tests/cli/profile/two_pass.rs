@@ -6,12 +6,11 @@
 //! counter-backed share, "no counters" for the rest, and that Ctrl-C in
 //! the second pass still leaves the analysis.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-mod support;
-use support::stand_in_ncu;
+use crate::support::{json_file, repo, stand_in_ncu};
 
 /// vecadd: 4 launches of 1, 2, 3, 4 us (10 us) on two streams inside NVTX
 /// `step 0`; scale: 1 launch of 0.5 us. Does nothing outside a recording.
@@ -33,10 +32,6 @@ printf '{"t":"kernel","name":4,"start":5000900000,"end":5000900500,"dev":0,"ctx"
 printf '{"t":"marker","id":1,"flag":"end","ts":5001000000,"pid":%s,"tid":1}\n' $$ >> "$f"
 printf '{"t":"end","reason":"exit","records":20}\n' >> "$f"
 "#;
-
-fn repo(path: &str) -> String {
-    format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"))
-}
 
 struct Setup {
     dir: tempfile::TempDir,
@@ -91,11 +86,6 @@ impl Setup {
     fn ncu_args(&self) -> Vec<String> {
         std::fs::read_to_string(self.path("ncu-args")).unwrap_or_default().lines().map(str::to_string).collect()
     }
-}
-
-fn json_file(p: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
 fn verdict_seconds(doc: &serde_json::Value, key: &str) -> f64 {

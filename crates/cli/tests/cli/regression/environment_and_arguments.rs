@@ -1,7 +1,6 @@
-//! The fifth adversarial pass of issue 16 (results/adversarial-pass-5-2026-11-30.md):
-//! one test per problem it found, named after it. (F11, a huge record file
-//! without a header, is tested beside the reader in roofline-timeline; F14,
-//! warnings naming every kernel, beside the warnings in roofline-core.)
+//! What a run is given besides its flags' values (a launcher's variables,
+//! the library and program it is told to run, its rank files), named for
+//! what it is when it is wrong.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -61,6 +60,7 @@ fn with_inject_lib() -> (tempfile::TempDir, PathBuf) {
     (dir, lib)
 }
 
+/// Adversarial pass 5.
 /// F7: `RANK=$'\xff'` was taken for unset (rank 0), so two ranks with a
 /// corrupted variable wrote the same file; `RANK=abc` was refused.
 #[test]
@@ -91,6 +91,7 @@ fn a_launcher_variable_that_is_not_utf8_is_refused_like_any_bad_rank() {
     assert!(err.contains("is not UTF-8") && err.contains("ignored here"), "{err}");
 }
 
+/// Adversarial pass 5.
 /// F9: `--inject-lib /dev/null`, `--inject-lib /` and `--cupti /dev/zero`
 /// said "no such file" of paths that exist.
 #[test]
@@ -120,6 +121,7 @@ fn a_library_flag_naming_a_device_or_a_folder_says_what_it_is() {
     assert!(err.contains("--inject-lib /nonexistent/lib.so: no such file"), "{err}");
 }
 
+/// Adversarial pass 5.
 /// F13: `merge job.rank0.json job.rank0.json` counted the rank's GPU time
 /// twice (exit 0).
 #[test]
@@ -152,6 +154,7 @@ fn the_same_rank_file_given_twice_is_refused() {
     assert!(err.contains("are joined into one rank"), "{err}");
 }
 
+/// Adversarial pass 5.
 /// F16: a script whose `#!` interpreter is missing was said to be "not
 /// found; check the name" although the script exists.
 #[test]

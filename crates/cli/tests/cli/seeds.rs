@@ -1,20 +1,13 @@
 //! The seeds' worked examples, digit for digit, through the real binary.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn roofline() -> Command {
-    Command::cargo_bin("roofline").unwrap()
-}
+use crate::support::{bare_roofline as roofline, repo};
 
 fn json(args: &[&str]) -> Value {
     let out = roofline().args(args).args(["--format", "json"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn repo(path: &str) -> String {
-    format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"))
 }
 
 /// (name, intensity, attainable GFLOP/s, bound) of every kernel.

@@ -1,6 +1,6 @@
 //! The files `-o` writes are the names the user gave, and the side tables
-//! beside `-o FILE.csv` (names the user never typed) stay in that folder
-//! (adversarial pass 4, O1 and O2). One test per reported problem.
+//! beside `-o FILE.csv` (names the user never typed) stay in that folder;
+//! a launcher's rank matters only where the `-o` name depends on it.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu").join(name)
-}
+use crate::support::{fixture, roofline};
 
 /// Runs the tool: exit code, stderr.
 fn run(args: &[&OsStr]) -> (i32, String) {
@@ -29,6 +27,7 @@ fn capture(dir: &Path) -> PathBuf {
     cap
 }
 
+/// Adversarial pass 4, O1.
 #[test]
 fn side_tables_beside_o_do_not_follow_a_planted_symlink_out_of_the_folder() {
     let dir = tempfile::tempdir().unwrap();
@@ -69,6 +68,7 @@ fn side_tables_beside_o_do_not_follow_a_planted_symlink_out_of_the_folder() {
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "precious");
 }
 
+/// Adversarial pass 4, O2.
 #[test]
 fn a_non_utf8_output_name_writes_exactly_that_name_and_no_other() {
     let dir = tempfile::tempdir().unwrap();
@@ -101,4 +101,18 @@ fn a_non_utf8_output_name_writes_exactly_that_name_and_no_other() {
     assert!(csv.exists());
     assert!(dir.path().join(OsStr::from_bytes(b"\xfe.roof.csv")).exists(), "the side table lost its name");
     assert!(!dir.path().join("\u{FFFD}.roof.csv").exists());
+}
+
+/// Adversarial pass 2, F13 (stray `RANK`).
+#[test]
+fn a_stray_rank_variable_blocks_nothing_without_an_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["model", "--gpu", "h200", "-k", "k: flops=1e9 bytes=1e9 time=1ms"];
+    let out = roofline().current_dir(dir.path()).env("RANK", "abc").args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("RANK=\"abc\"") && err.contains("ignored"), "{err}");
+    // With -o the name may depend on the rank: still refused.
+    let out = roofline().current_dir(dir.path()).env("RANK", "abc").args(args).args(["-o", "m.json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }

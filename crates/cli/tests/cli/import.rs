@@ -1,0 +1,127 @@
+//! `roofline import` end to end, on any machine: real H200 captures, and
+//! Nsight Compute reports read back through a stand-in `ncu --import`.
+
+use predicates::prelude::PredicateBooleanExt;
+
+use crate::support::{fixture, json_bytes as json, roofline};
+
+#[test]
+fn import_writes_an_analysis_document_with_full_and_short_names() {
+    let out = roofline()
+        .args(["import", "--format", "json"])
+        .arg(fixture("h200_gemms_metrics.csv"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(doc["schema"], "roofline.analysis/v2");
+    assert_eq!(doc["source"]["kind"], "ncu");
+    let k = &doc["kernels"][2]["kernel"];
+    assert!(k["name"].as_str().unwrap().starts_with("void cutlass::Kernel2<cutlass_80_simt_sgemm"));
+    assert_eq!(k["display_name"], "cutlass::Kernel2<…>");
+    assert_eq!(k["id"].as_str().unwrap().len(), 7);
+    let d = &doc["kernels"][0]["diagnosis"];
+    assert!(d["next_moves"][0]["code"].is_string(), "{d}");
+    assert!(d["evidence"][0]["code"].is_string(), "{d}");
+}
+
+#[test]
+fn import_of_a_missing_file_is_bad_input() {
+    roofline()
+        .args(["import", "/nonexistent/capture.csv"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("/nonexistent/capture.csv"));
+}
+
+#[test]
+fn import_of_a_report_without_ncu_says_how_to_export_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("app.ncu-rep");
+    std::fs::write(&rep, b"\x00binary").unwrap();
+    roofline()
+        .env("PATH", dir.path())
+        .env_remove("CUDA_HOME")
+        .env_remove("CUDA_PATH")
+        .arg("import")
+        .arg(&rep)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("ncu --import").and(predicates::str::contains("--csv --page raw")));
+}
+
+#[test]
+fn import_of_a_report_goes_through_ncu_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!(
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"{}\"\ncat \"{}\"\n",
+        dir.path().join("ncu-args").display(),
+        fixture("h200_gemms_metrics.csv").display()
+    );
+    let ncu = dir.path().join("ncu");
+    std::fs::write(&ncu, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&ncu, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let rep = dir.path().join("app.ncu-rep");
+    std::fs::write(&rep, b"\x00binary").unwrap();
+    let out = roofline()
+        .args(["import", "--format", "json", "--ncu"])
+        .arg(&ncu)
+        .arg(&rep)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(json(&out)["kernels"].as_array().unwrap().len(), 4);
+    let args = std::fs::read_to_string(dir.path().join("ncu-args")).unwrap();
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(args, ["--import", rep.to_str().unwrap(), "--csv", "--page", "raw", "--print-units", "base"]);
+}
+
+#[test]
+fn import_per_launch_gives_one_point_per_launch() {
+    let out = roofline()
+        .args(["import", "--per-launch", "--format", "json"])
+        .arg(fixture("h200_seed000_metrics.csv"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    let kernels = doc["kernels"].as_array().unwrap();
+    assert_eq!(kernels.len(), 24);
+    assert_eq!(kernels[10]["kernel"]["display_name"], "fma_loop #10");
+    assert_eq!(kernels[12]["kernel"]["display_name"], "fma_loop #12");
+    // The 4096- and 16-iteration launches of fma_loop are told apart.
+    let f = |i: usize| kernels[i]["kernel"]["flops"]["fp32"].as_f64().unwrap();
+    assert_eq!(f(10), 8.0 * 4096.0 * 4194304.0 + 6.0 * 4194304.0);
+    assert_eq!(f(12), 8.0 * 16.0 * 4194304.0 + 6.0 * 4194304.0);
+}
+
+#[test]
+fn import_against_a_given_machine_keeps_the_counter_peak_percentages() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("h200.json");
+    roofline().args(["peaks", "--gpu", "h200", "-o"]).arg(&m).assert().success();
+    let out = roofline()
+        .args(["import", "--format", "json", "--machine"])
+        .arg(&m)
+        .arg(fixture("h200_seed000_metrics.csv"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    let k = &doc["kernels"][0];
+    assert!(k["kernel"]["evidence"]["counter_pct_of_roof"].as_f64().unwrap() > 0.0);
+    assert!(k["pct_of_roof"].as_f64().unwrap() > 0.0);
+    assert_ne!(doc["machine"]["name"].as_str().unwrap(), "counter peaks (Nsight Compute)");
+}

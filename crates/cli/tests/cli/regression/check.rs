@@ -1,0 +1,137 @@
+//! `check` as a CI gate: no pass when nothing could be judged (no
+//! durations, no kernel in common with the baseline), bad rules refused as
+//! usage errors, a report it could not write told apart from a failed rule.
+
+use crate::support::{fixture, model_json, roofline, run, run_in, s, two_analyses};
+
+/// Adversarial pass 2, F7.
+#[test]
+fn check_against_a_baseline_without_durations_is_bad_input_not_a_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _) = two_analyses(dir.path());
+    // A paper estimate (no time=) of kernels the analysis also has.
+    let (code, _, err) = run_in(
+        dir.path(),
+        &[
+            "model",
+            "--gpu",
+            "h200",
+            "-k",
+            "vecadd: flops=33554432 bytes=378477568",
+            "-k",
+            "saxpy: flops=67108864 bytes=365651712",
+            "-q",
+            "-o",
+            "base.json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) =
+        run_in(dir.path(), &["check", a.to_str().unwrap(), "--baseline", "base.json", "--max-regression", "10"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("base.json") && err.contains("no duration"), "{err}");
+}
+
+/// Hardening (issue 16), item 8.
+#[test]
+fn check_of_an_analysis_without_durations_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = model_json(dir.path(), "a.json", &["k: flops=1 bytes=12", "j: flops=2 bytes=12"]);
+    let (code, _, err) = run(&["check", s(&a), "--min-pct-of-roof", "50"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no duration"), "{err}");
+}
+
+/// Hardening (issue 16), item 8.
+#[test]
+fn check_of_a_per_launch_analysis_against_itself_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    let (code, _, err) = run(&["import", s(&fixture("h200_seed000_metrics.csv")), "--per-launch", "-o", s(&a)]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(&["check", s(&a), "--baseline", s(&a), "--max-regression", "0"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// Hardening (issue 16), item 8.
+#[test]
+fn check_failing_to_write_its_report_is_told_apart_from_a_failed_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = model_json(dir.path(), "a.json", &["k: flops=1 bytes=12 time=1ms"]);
+    let (code, out, err) = run(&["check", s(&a), "--min-pct-of-roof", "0", "-o", "/nonexistent/dir/c.json"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("pass"), "the check's results were lost: {out:?}");
+    assert!(err.contains("/nonexistent/dir/c.json") && err.contains("check passed"), "{err}");
+}
+
+/// Hardening (issue 16), item 8.
+#[test]
+fn check_kernel_flag_without_a_name_is_bad_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = model_json(dir.path(), "a.json", &["k: flops=1 bytes=12 time=1ms"]);
+    let (code, _, err) = run(&["check", s(&a), "--kernel", "=50"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--kernel") && err.contains("name"), "{err}");
+}
+
+/// Hardening (issue 16), item 8.
+#[test]
+fn check_min_pct_of_roof_nan_is_bad_usage_not_a_toml_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = model_json(dir.path(), "a.json", &["k: flops=1 bytes=12 time=1ms"]);
+    let (code, _, err) = run(&["check", s(&a), "--min-pct-of-roof", "NaN"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--min-pct-of-roof") && !err.to_lowercase().contains("toml"), "{err}");
+}
+
+/// Adversarial pass 5.
+/// F5: `check` against a baseline that shares no kernel with the analysis
+/// exited 0 ("check passed: 0 rule(s) held"), a warning aside: a CI gate
+/// whose baseline went stale passed unseen.
+#[test]
+fn a_check_that_judged_nothing_fails_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, spec: &str| {
+        let path = dir.path().join(name);
+        roofline()
+            .args(["model", "--gpu", "h200", "--kernel", spec, "--format", "json", "-q", "-o"])
+            .arg(&path)
+            .assert()
+            .success();
+        path
+    };
+    let now = write("now.json", "renamed: flops=1e9 bytes=1e8 time=1ms");
+    let base = write("base.json", "original: flops=1e9 bytes=1e8 time=1ms");
+    let out = roofline()
+        .arg("check")
+        .arg(&now)
+        .arg("--baseline")
+        .arg(&base)
+        .args(["--max-regression", "5"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("nothing was judged") && err.contains("--allow-empty"), "{err}");
+    let out = roofline()
+        .arg("check")
+        .arg(&now)
+        .arg("--baseline")
+        .arg(&base)
+        .args(["--max-regression", "5", "--format", "json"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["passed"], false, "the document says what the exit code says");
+    let out = roofline()
+        .arg("check")
+        .arg(&now)
+        .arg("--baseline")
+        .arg(&base)
+        .args(["--max-regression", "5", "--allow-empty"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // A check that judges something is unchanged.
+    roofline().arg("check").arg(&now).arg("--baseline").arg(&now).args(["--max-regression", "5"]).assert().success();
+}
