@@ -17,7 +17,7 @@
 # Run from the repository root on the device machine, with these carried:
 #   .carry/roofline          the release binary (cargo build --release -p roofline)
 #   .carry/tests/            test executables (cargo test --release --no-run; copy
-#                            target/release/deps/roofline_gpu-* and bench-* here)
+#                            target/release/deps/roofline_gpu-* and cli-* here; cli runs its bench:: tests)
 #   .peers/BabelStream       BabelStream's source (git archive); absent: said so, skipped
 # Never changes clocks or GPU modes.
 set -u

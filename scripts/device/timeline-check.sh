@@ -8,7 +8,7 @@
 #  (d) Ctrl-C (SIGINT to the tool) halfway through a run: the partial timeline is written.
 # Run from the repository root on the device machine with, carried in .carry/timeline/:
 #   roofline, libroofline_inject.so (cargo build --release: target/release/), and optionally
-#   deps/timeline_gpu-* (cargo test --release -p roofline --test timeline_gpu --no-run).
+#   deps/cli-* (cargo test --release -p roofline --test cli --no-run; its timeline::gpu tests run here).
 # Writes one tarball and summary.txt under $OUT; prints the summary last.
 set -u
 OUT=${OUT:-/tmp/out}
@@ -122,9 +122,9 @@ log "ctrl-c: tool exit $RC, $(elapsed "$T0" "$T1") s after SIGINT"
 python3 "$CHECK" ctrlc "$W/ctrlc.json" "$(elapsed "$T0" "$T1")" | tee -a "$S"
 
 # The GPU test, when carried --------------------------------------------------------------
-for t in "$C"/deps/timeline_gpu-*; do
+for t in "$C"/deps/cli-*; do
   [ -x "$t" ] || continue
-  ROOFLINE_BIN=$B ROOFLINE_CUPTI_LIB=${CUPTI:-} run test-timeline-gpu "$t" --test-threads 1 --nocapture
+  ROOFLINE_BIN=$B ROOFLINE_CUPTI_LIB=${CUPTI:-} run test-timeline-gpu "$t" timeline::gpu --test-threads 1 --nocapture
 done
 
 log "total: $(elapsed "$START" "$(date +%s.%N)") s"

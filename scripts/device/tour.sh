@@ -2,7 +2,7 @@
 # The main job on the lent H200, with and without ncu, plus the GPU tests.
 # Run from the repository root on the device machine, with the release
 # binary and test executables carried in .carry/lead (see scripts/device/README.md):
-#   .carry/lead/roofline, .carry/lead/deps/{bench,tour,roofline_gpu}-*
+#   .carry/lead/roofline, .carry/lead/deps/{cli,roofline_gpu}-* (the CLI's one test binary runs its bench and tour modules)
 # Writes everything under $OUT (one tarball plus logs).
 set -u
 OUT=${OUT:-/tmp/out}
@@ -32,7 +32,10 @@ run tour-bundled "$B" tour --bundled --out-dir "$W/tour-bundled"
 # The GPU tests, built on the Rust machine (`cargo test --release --no-run`).
 export CARGO_BIN_EXE_roofline=$B   # integration tests look the binary up here
 for t in .carry/lead/deps/*; do
-  run "test-$(basename "$t" | cut -d- -f1)" "$t" --test-threads 1
+  case $(basename "$t") in
+    cli-*) run test-cli-bench-tour "$t" bench:: tour:: --test-threads 1 ;;
+    *) run "test-$(basename "$t" | cut -d- -f1)" "$t" --test-threads 1 ;;
+  esac
 done
 # ncu's own --set full on the same example kernels, for the wall-time ratio.
 if command -v ncu >/dev/null; then
