@@ -50,7 +50,7 @@
 //! assert!(err.to_string().contains("not found; check the name"));
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 use std::ffi::OsStr;
 use std::io::Read;

@@ -7,7 +7,7 @@
 //! panic. [`device`] enumerates GPUs and reads their attributes, [`nvml`]
 //! samples clocks, [`nvrtc`] compiles kernels for the device's own
 //! architecture, and a [`Session`] holds one GPU's context, stream, modules,
-//! memory and event timing. On a session, [`bench`] times the benchmark
+//! memory and event timing. On a session, [`bench`](mod@bench) times the benchmark
 //! kernels and builds the measured machine, [`examples`] runs the bundled
 //! example kernels for the main job, and [`occupancy_check`] compares the
 //! occupancy calculator with the driver's own answer. [`nccl`] loads NCCL
@@ -26,7 +26,7 @@
 //! }
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod bench;
 pub mod device;

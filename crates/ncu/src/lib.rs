@@ -36,7 +36,7 @@
 //! assert!((saxpy.pct_of_roof.unwrap() - 10.0).abs() < 1e-9);
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod aggregate;

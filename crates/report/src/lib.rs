@@ -35,7 +35,7 @@
 //! [`write_atomic`] ([`output_file`]) writes a file whole or not at all,
 //! without replacing devices, symlinks, owners, modes or the run's inputs.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod chart;

@@ -40,7 +40,7 @@
 //! assert_eq!((rows[0].instances, rows[0].total_ns, rows[0].median_ns), (2, 8_000, 4_000.0));
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod document;
 pub mod model;

@@ -11,9 +11,9 @@ use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg};
 use roofline_model::FlopKind;
 
 use super::executor::Candidate;
-use super::gpu::{bad_counter, compare, gib, init_u32, launch, read_bad, Built, Setup, Workload, COMPUTE};
 use super::suite::LaunchShape;
 use super::verify;
+use super::workload::{bad_counter, compare, gib, init_u32, launch, read_bad, Built, Setup, Workload, COMPUTE};
 use crate::error::GpuError;
 use crate::session::{grid, Session};
 

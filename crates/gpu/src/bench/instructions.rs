@@ -16,9 +16,9 @@
 use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
 
 use super::executor::Candidate;
-use super::gpu::{compare, launch, Built, Setup, Workload, INSTRUCTIONS};
 use super::suite::{AtomicSpace, IntOp, LaunchShape, MufuOp, SmemOp};
 use super::verify;
+use super::workload::{compare, launch, Built, Setup, Workload, INSTRUCTIONS};
 use crate::error::GpuError;
 use crate::session::{grid, Session};
 

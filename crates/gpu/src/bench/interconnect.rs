@@ -26,9 +26,9 @@ use roofline_model::CollectiveOp;
 use roofline_model::Engine;
 
 use super::executor::{Candidate, Plan};
-use super::gpu::{gib, Built, Workload, INTERCONNECT};
 use super::suite::{BenchSpec, LaunchShape, LinkBench, SuiteConfig};
 use super::verify;
+use super::workload::{gib, Built, Workload, INTERCONNECT};
 use crate::error::GpuError;
 use crate::nccl::{Collective, Comms, Nccl};
 use crate::nvrtc;

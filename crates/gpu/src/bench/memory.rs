@@ -15,11 +15,11 @@ use std::collections::HashMap;
 use cudarc::driver::{sys, CudaFunction, CudaSlice, PushKernelArg};
 
 use super::executor::Candidate;
-use super::gpu::{
-    bad_counter, gib, init_f32_words, init_u32, launch, read_bad, sum_u32, Built, Setup, Workload, L2_TMA, MEMORY,
-};
 use super::suite::{AccessPattern, LaunchShape, What};
 use super::verify;
+use super::workload::{
+    bad_counter, gib, init_f32_words, init_u32, launch, read_bad, sum_u32, Built, Setup, Workload, L2_TMA, MEMORY,
+};
 use crate::error::GpuError;
 use crate::session::{grid, Session};
 

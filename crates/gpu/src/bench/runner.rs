@@ -27,10 +27,10 @@ use roofline_model::Spread;
 
 use super::executor::{Candidate, Executor, Plan, Prepared};
 use super::machine::plausible;
+use super::progress::Event;
 use super::suite::{
     best_run, locate_ridge, BenchResult, BenchSpec, Curve, CurvePoint, Failure, SuiteConfig, Sweep, SweepPoint, What,
 };
-use super::Event;
 use crate::error::GpuError;
 use crate::nvml::ClockSummary;
 use crate::session::{Reps, Timing};

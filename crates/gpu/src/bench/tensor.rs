@@ -15,8 +15,8 @@ use roofline_model::ComputeCapability;
 use roofline_model::FlopKind;
 
 use super::executor::{Candidate, Plan};
-use super::gpu::{bad_counter, launch, read_bad, Built, Setup, Workload, TENSOR_CHECK};
 use super::suite::LaunchShape;
+use super::workload::{bad_counter, launch, read_bad, Built, Setup, Workload, TENSOR_CHECK};
 use crate::error::GpuError;
 use crate::session::{grid, Session};
 

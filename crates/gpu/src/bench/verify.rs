@@ -3,7 +3,7 @@
 //! A benchmark whose kernel was optimised away, or computes the wrong thing,
 //! must fail loudly instead of reporting an impossible bandwidth. The inputs
 //! are random but reproducible: the host mirrors the kernels' hash
-//! ([`hash`], [`unit`]) bit for bit, and computes the expected outputs of
+//! ([`hash`], [`unit()`]) bit for bit, and computes the expected outputs of
 //! the arithmetic kernels with the same IEEE operations (fused multiply-add
 //! rounds once, in Rust as on the GPU). Half precision is emulated exactly:
 //! the product and sum of two halves are exact in f64, then rounded once.

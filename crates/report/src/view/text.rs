@@ -6,7 +6,7 @@
 use roofline_model::Spread;
 use roofline_model::{fixed, format_percent, format_plain, format_si, signed};
 
-use super::{Cell, Quantity, Value};
+use super::cell::{Cell, Quantity, Value};
 
 /// A number of a quantity, without its note: "66.9 TFLOP/s", "75%",
 /// "1.50x faster". Negative zero prints as zero.

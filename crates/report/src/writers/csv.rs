@@ -15,7 +15,7 @@ use crate::view::text::cell_text;
 use crate::view::{Audience, Block, Cell, ColumnKind, Describe, Quantity, Table, Value};
 use crate::ExportError;
 
-use super::{each_row, shown};
+use super::visible::{each_row, shown};
 
 /// One CSV file of a document.
 #[derive(Debug, Clone, PartialEq)]

@@ -21,7 +21,9 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::{each_note, slot_text, slots, visible, Slot};
+use super::lists::each_note;
+use super::slots::{slot_text, slots, Slot};
+use super::visible::visible;
 use crate::chart::svg::escape;
 use crate::chart::ChartOptions;
 use crate::view::text::{provenance_line, quantity_text, values_text};

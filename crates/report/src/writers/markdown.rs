@@ -6,7 +6,10 @@
 
 use std::fmt::Write as _;
 
-use super::{clean, each_item, each_note, slot_text, slots, visible};
+use super::escape::clean;
+use super::lists::{each_item, each_note};
+use super::slots::{slot_text, slots, Slot};
+use super::visible::visible;
 use crate::view::text::{cell_text, values_text};
 use crate::view::{Audience, Block, Cell, Describe, Fact, Item, Note, Table};
 
@@ -47,7 +50,7 @@ fn table(t: &Table) -> String {
     let align: Vec<&str> = slots
         .iter()
         .map(|x| match x {
-            super::Slot::Main(i) if t.columns[*i].numeric() => "---:",
+            Slot::Main(i) if t.columns[*i].numeric() => "---:",
             _ => "---",
         })
         .collect();
@@ -58,11 +61,11 @@ fn table(t: &Table) -> String {
             .map(|&slot| {
                 let cell = &row.cells[slot.column()];
                 let body = match (slot, cell) {
-                    (super::Slot::Main(_), c) => text(c),
+                    (Slot::Main(_), c) => text(c),
                     (slot, c) => escape(&slot_text(slot, c, &|n, _| n.to_string())),
                 };
                 match (slot, cell.tone()) {
-                    (super::Slot::Main(_), Some(crate::view::Tone::Poor)) => format!("**{body}**"),
+                    (Slot::Main(_), Some(crate::view::Tone::Poor)) => format!("**{body}**"),
                     _ => body,
                 }
             })

@@ -15,7 +15,10 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Attribute, CellAlignment, Color, ContentArrangement};
 
-use super::{clean, each_item, slot_text, slots, visible, Slot};
+use super::escape::clean;
+use super::lists::each_item;
+use super::slots::{slot_text, slots, Slot};
+use super::visible::visible;
 use crate::view::text::{cell_text, origin_text, quantity_text, values_text};
 use crate::view::{Audience, Block, Cell, Describe, Fact, Item, Note, NoteKind, Table, Tone, Value};
 

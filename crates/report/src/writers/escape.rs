@@ -1,0 +1,32 @@
+//! Control characters taken out of text for the terminal and Markdown; shared
+//! by both writers (and the terminal chart), so in a module below them.
+
+/// Text with its control characters (escape sequences, carriage returns,
+/// bidirectional overrides) replaced, for the terminal and for Markdown:
+/// a kernel name cannot move the cursor or recolour the screen. Line breaks
+/// become spaces unless `keep_newlines`.
+pub(crate) fn clean(s: &str, keep_newlines: bool) -> String {
+    s.chars()
+        .filter_map(|c| match c {
+            '\n' if keep_newlines => Some('\n'),
+            '\n' | '\t' | '\r' => Some(' '),
+            c if c.is_control() => Some('\u{FFFD}'),
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' => None,
+            c => Some(c),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_cannot_reach_the_terminal() {
+        let name = "evil\u{1b}[2J\u{1b}]0;title\u{7}\r\nname\u{202E}txt";
+        let c = clean(name, false);
+        assert!(!c.chars().any(|ch| ch.is_control()), "{c:?}");
+        assert!(!c.contains('\u{202E}'));
+        assert!(c.contains("evil") && c.contains("name"));
+    }
+}
