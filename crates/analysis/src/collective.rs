@@ -18,7 +18,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use roofline_model::{Ceiling, CollectiveOp, Engine, Kernel, Link, Machine, Origin, Resource};
+use roofline_model::{Ceiling, CollectiveOp, Kernel, Link, Machine, Origin, Resource};
 
 /// NCCL's algorithm, from the kernel name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -376,18 +376,10 @@ pub fn placement(
     }
 }
 
-/// The one-way peer roof a machine offers with an engine, if measured.
-pub fn peer_roof(machine: &Machine, engine: Engine) -> Option<&Ceiling> {
-    machine
-        .ceilings
-        .iter()
-        .filter(|c| matches!(c.resource, Resource::Link(Link::Peer { engine: e, both_ways: false, .. }) if e == engine))
-        .max_by(|a, b| a.rate.total_cmp(&b.rate))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use roofline_model::Engine;
     use roofline_model::{Provenance, Resource};
 
     fn parse(name: &str) -> NcclKernel {

@@ -440,7 +440,6 @@ fn stalls(ev: &Evidence) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::*;
 
     #[test]
     fn the_range_check_reaches_the_numbers_of_findings_and_moves_without_their_english() {

@@ -44,15 +44,18 @@ mod program;
 mod thresholds;
 mod time_class;
 
-pub use capture::*;
-pub use collective::*;
-pub use diagnosis::*;
-pub use findings::*;
-pub use instructions::*;
-pub use kernel_analysis::*;
-pub use levels::*;
-pub use occupancy::*;
-pub use placement::*;
-pub use program::*;
-pub use thresholds::*;
-pub use time_class::*;
+pub use capture::{analyze_capture, CaptureAnalysis};
+pub use collective::{Algorithm, CollectivePlacement, NcclKernel, Protocol, Traffic};
+pub use findings::{Access, Advice, Diagnosis, Finding, Position, Stall};
+pub use instructions::{pipe_roof, InstructionAnalysis, InstructionLevel, PipePoint, PipeRoof};
+pub use kernel_analysis::KernelAnalysis;
+pub use levels::{mix_roof, Bound, LevelPoint, Limiter, MixPoint, MixRoof};
+pub use occupancy::{
+    annotate_evidence, calculate, known_capabilities, limits, limits_for, max_active_blocks, max_potential_block_size,
+    sweep, BestBlockSize, BlockLimits, Headroom, Launch, Limits, Occupancy, OccupancyError, Resource, Sweep, SweepAxis,
+    SweepPoint, SweepRange,
+};
+pub use placement::{analyze, analyze_kernel, level_caveats};
+pub use program::{GroupBy, GroupTime, LaunchTime, Opportunity, ProgramOptions, ProgramView, Verdict, VerdictTime};
+pub use thresholds::{BUSY_PIPE_PCT, CONSTANT_MOVES_MAX_SHARE_PCT, LATENCY_PCT, ON_ROOF_PCT};
+pub use time_class::{time_class, time_split, TimeClass};

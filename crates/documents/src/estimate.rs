@@ -221,7 +221,8 @@ fn number(v: &toml::Value, unit: Unit) -> Result<f64, String> {
 }
 
 /// Parses a TOML file of `[[kernel]]` tables. `input` names the file in errors.
-pub fn parse_kernels_toml(text: &str, input: &str) -> Result<Vec<Kernel>, EstimateError> {
+#[cfg(test)]
+fn parse_kernels_toml(text: &str, input: &str) -> Result<Vec<Kernel>, EstimateError> {
     parse_kernels_file(text, input).map(|f| f.kernels)
 }
 

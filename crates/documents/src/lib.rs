@@ -22,10 +22,16 @@ mod scan;
 mod schema;
 pub mod synthetic;
 
-pub use check::*;
-pub use diff::*;
-pub use estimate::*;
-pub use merge::*;
-pub use placements::*;
-pub use ranks::*;
-pub use schema::*;
+pub use check::{check, nothing_to_judge, pct, CheckConfigError, CheckReport, KernelLimit, Outcome, Rules};
+pub use diff::{diff, Diff, DiffError, DiffRow, Pairing, RowKind, Side};
+pub use estimate::{parse_kernel_spec, parse_kernels_file, EstimateError, KernelsFile, MachineSpec};
+pub use merge::{
+    parse_in_order, parse_threads, read_merged, read_rank, skim_rank_bytes, MergeError, MergedDocument, MergedKernel,
+    Merger, ParsedRank, RankSummary, TimeSplit, MERGED_SCHEMA,
+};
+pub use placements::read_analysis_placements;
+pub use ranks::{expand_rank, BadRank, RankInfo};
+pub use schema::{
+    check_analysis, check_machine, read_analysis, read_machine, schema_at_head, schema_of, AnalysisDocument,
+    AnalysisSource, DocumentError, MachineDocument, Producer, ANALYSIS_SCHEMA, MACHINE_SCHEMA,
+};

@@ -14,7 +14,10 @@ mod gpus;
 mod links;
 mod peaks;
 
-pub use arch::*;
-pub use gpus::*;
-pub use links::*;
-pub use peaks::*;
+pub use arch::{
+    arch, arch_for_major, arch_or_older, archs, known_capabilities, parse_capability, pipe_rate, Arch, ArchRates,
+    Features, InstOp, NcuConventions, OccupancyFacts, PipeFacts, PipeRate, Rate,
+};
+pub use gpus::{closest, find, find_by_device_name, known_keys, KnownGpu, KNOWN_GPUS};
+pub use links::{nvlink_bytes_per_s, nvlink_generation_from_nvml, theoretical_links, GpuLinks, NvLinks, Pcie};
+pub use peaks::{theoretical_machine, DeviceAttributes, PeaksError};

@@ -42,14 +42,24 @@ mod stats;
 mod units;
 mod warning;
 
-pub use bounds::*;
-pub use capability::*;
-pub use capture::*;
-pub use kernel::*;
-pub use link::*;
-pub use machine::*;
-pub use names::*;
-pub use roof::*;
-pub use stats::*;
-pub use units::*;
-pub use warning::*;
+pub use bounds::{check_numbers, input_in_range, input_range_problem, OutOfRange};
+pub use capability::{cc_fields, ComputeCapability};
+pub use capture::{Capture, CaptureSource, CapturedKernel};
+pub use kernel::{
+    one_launch, short_id, BypassPath, ConstantMoves, Evidence, EvidenceBox, Fp16Accounting, Fp16Packing, Kernel,
+    LevelCaveat, MoveDetection, PipeUse,
+};
+pub use link::{CollectiveOp, Engine, Link};
+pub use machine::{
+    Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Pipe, Provenance, Resource, StreamPattern,
+};
+pub use names::{demangle, display_name, display_names};
+pub use roof::{attainable, ridge_point};
+pub use stats::{Spread, StatsError};
+pub use units::{
+    fixed, format_percent, format_plain, format_seconds, format_si, parse_quantity, signed, ParseQuantityError,
+    Quantity, Unit,
+};
+pub use warning::{
+    bounded, serialize_with_text, AboveRoofPoint, MissingMetric, PartlyTimedKernel, ShortLaunch, Warning,
+};
