@@ -5,7 +5,7 @@
 use libfuzzer_sys::fuzz_target;
 use roofline_model::input_in_range;
 use roofline_model::{format_si, parse_quantity, Unit};
-use roofline_ncu::csv::{ncu_unit, parse_value};
+use roofline_ncu::{ncu_unit, parse_value};
 
 fuzz_target!(|data: &[u8]| {
     let _ = parse_value(data);

@@ -1,13 +1,17 @@
 //! `roofline-analysis`: judging kernels, with no I/O and no GPU.
 //!
 //! Data flows one way. A kernel is first placed under the machine's roofs
-//! ([`placement`]: the lowest of `min(pi, I x beta)` over the memory levels
-//! it crossed), then given its instruction roofline when it has instruction
-//! counters ([`instructions`]), then diagnosed ([`diagnosis`], an ordered
-//! table of rules over what the earlier steps found); NCCL's kernels are
-//! placed against the link roofs instead ([`collective`]). [`analyze_kernel`]
-//! and [`analyze`] compose those steps. Above single kernels: occupancy
-//! ([`occupancy`]) and where a whole program's time goes ([`program`]).
+//! (its [`LevelPoint`] at each memory level: the lowest of
+//! `min(pi, I x beta)` over the levels it crossed), then given its
+//! instruction roofline when it has instruction counters
+//! ([`InstructionAnalysis`]), then diagnosed ([`diagnose`]: an ordered set
+//! of rules over what the earlier steps found, with the thresholds of
+//! [`ON_ROOF_PCT`] and its neighbours, saying [`Position`], [`Finding`]s and
+//! [`Advice`]); NCCL's kernels are placed against the link roofs instead
+//! ([`CollectivePlacement`]). [`analyze_kernel`] and [`analyze`] compose
+//! those steps into a [`KernelAnalysis`]; [`analyze_capture`] places a
+//! profiler's [`roofline_model::Capture`]. Above single kernels: occupancy
+//! ([`calculate`]) and where a whole program's time goes ([`ProgramView`]).
 //!
 //! ```
 //! use roofline_analysis::{analyze_kernel, Bound, Limiter};

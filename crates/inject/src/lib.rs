@@ -6,7 +6,7 @@
 //! the program initialises CUDA, and every process that does so (the
 //! variable is inherited: torchrun workers, spawned workers) writes its own
 //! record file into `ROOFLINE_TIMELINE_DIR` (format in
-//! `roofline_timeline::records`, docs/timeline.md). `NVTX_INJECTION64_PATH`
+//! `roofline_records`, docs/timeline.md). `NVTX_INJECTION64_PATH`
 //! points NVTX here too, and [`InitializeInjectionNvtx2`] hands NVTX to the
 //! same CUPTI, so ranges arrive as marker records.
 //!

@@ -19,7 +19,7 @@
 
 use std::collections::HashSet;
 
-use crate::metrics::{base_name, nvlink_metrics};
+use crate::metrics::nvlink_metrics;
 
 /// ncu's kernel filter for NCCL's kernels (their names start with `nccl`:
 /// `ncclDevKernel_*`, `ncclKernel_*`).
@@ -139,9 +139,10 @@ pub fn plan(mode: Mode, world: Option<u32>, help: &str, known: Option<&HashSet<S
 }
 
 /// Whether a metric list reads NVLink bytes.
-pub fn reads_nvlink(metrics: &[String]) -> bool {
+#[cfg(test)]
+fn reads_nvlink(metrics: &[String]) -> bool {
     metrics.iter().any(|m| {
-        let b = base_name(m);
+        let b = crate::metrics::base_name(m);
         b.ends_with("nvlrx__bytes")
             || b.ends_with("nvltx__bytes")
             || b.contains("nvltx__bytes_data")

@@ -426,7 +426,8 @@ pub fn ncu_unit(unit: &str) -> Option<NcuUnit> {
 
 /// Scale from a unit as ncu prints it to base SI (bytes, seconds, Hz,
 /// counts); 1 for a unit [`ncu_unit`] does not know.
-pub fn unit_scale(unit: &str) -> f64 {
+#[cfg(test)]
+fn unit_scale(unit: &str) -> f64 {
     ncu_unit(unit).map_or(1.0, |u| u.scale)
 }
 

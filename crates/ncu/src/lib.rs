@@ -1,14 +1,15 @@
 //! `roofline-ncu`: Nsight Compute in, a [`Capture`] out.
 //!
-//! [`runner`] finds and runs `ncu` with exactly the metrics of [`metrics`]
-//! (and reads a `.ncu-rep` back through `ncu --import`, [`read_report`]);
-//! [`read_capture`] reads what it writes (or any raw CSV a user already
-//! has) into a [`RawCapture`]; [`points`] turns each launch's counters into
-//! FLOPs per kind, bytes per memory level and diagnosis evidence;
-//! [`aggregate`] sums launches per kernel; [`capture`] makes the
+//! [`Run`] runs `ncu` (found by [`find_ncu`]) with exactly the metrics of
+//! [`metric_list`] (and [`read_report`] reads a `.ncu-rep` back through
+//! `ncu --import`); [`read_capture`] reads what it writes (or any raw CSV a
+//! user already has) into a [`RawCapture`]; each launch's counters become
+//! FLOPs per kind, bytes per memory level and diagnosis evidence
+//! ([`counter_machine`] gives the roofs they imply), and launches are summed
+//! per kernel ([`group`]); [`capture`] makes the
 //! [`Capture`] every profiler fills: the kernels, the roofs their own
 //! counters imply, and the warnings about what was read. Placing them is
-//! `roofline_analysis::analyze_capture`'s job. [`collectives`] says which
+//! `roofline_analysis::analyze_capture`'s job. [`collectives_plan`] says which
 //! counters and ncu options NCCL's kernels need (NVLink bytes, one replay
 //! pass, ranks in lockstep).
 //!
@@ -39,19 +40,28 @@
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod aggregate;
-pub mod collectives;
-pub mod csv;
-pub mod metrics;
-pub mod points;
+mod aggregate;
+mod collectives;
+mod csv;
+mod metrics;
+mod points;
 mod report;
-pub mod runner;
+mod runner;
 
 use roofline_model::{Capture, CaptureSource, CapturedKernel, MissingMetric, PartlyTimedKernel, Warning};
 
-pub use crate::csv::{read_capture, CsvError, Launch, ProgramExit, RawCapture};
-pub use crate::points::ByteConvention;
+pub use crate::aggregate::{group, timed_launches, Group};
+pub use crate::collectives::{plan as collectives_plan, Mode as CollectivesMode, Plan as CollectivesPlan};
+pub use crate::csv::{ncu_unit, parse_value, read_capture, CsvError, Launch, ProgramExit, RawCapture};
+pub use crate::metrics::{metrics_for, reported_when_missing, Slot, SM90_LIST};
+pub use crate::points::{
+    bytes as launch_bytes, counter_machine, duration as launch_duration, flops as launch_flops, ByteConvention,
+};
 pub use crate::report::{read_report, ExportedReport, ReportError, REPORT_EXPORT_TIMEOUT};
+pub use crate::runner::{
+    find_ncu, help_text, metric_list, parse_progress, private_log, query_known, Deadline, Filters, Progress, Run,
+    RunnerError,
+};
 
 /// How to read a capture's counters.
 #[derive(Debug, Clone, Default)]

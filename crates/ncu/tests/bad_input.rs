@@ -141,7 +141,7 @@ fn na_values_garbage_and_non_utf8_bytes_are_tolerated() {
     bytes[pos + 2] = 0xff;
     let cap = read_capture(&bytes[..], "garbled.csv").unwrap();
     assert_eq!(cap.launches.len(), 24);
-    assert_eq!(cap.launches[0].get(roofline_ncu::metrics::Slot::DramBytes), None);
+    assert_eq!(cap.launches[0].get(roofline_ncu::Slot::DramBytes), None);
     assert!(cap.launches[2].kernel_name.contains('\u{fffd}'));
     assert!(cap.warnings.iter().any(|w| w.contains("\"12#4\" is not a number")), "{:?}", cap.warnings);
     assert_all_finite(&analyse(&cap, &Options::default()));

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use roofline_model::{FlopKind, MemLevel, Resource};
-use roofline_ncu::points::{bytes, duration, flops, ByteConvention};
+use roofline_ncu::{launch_bytes as bytes, launch_duration as duration, launch_flops as flops, ByteConvention};
 mod common;
 use common::{analyse, Options};
 use roofline_ncu::{read_capture, RawCapture};
@@ -97,7 +97,7 @@ fn counter_peaks_agree_with_ncus_own_peak_rates() {
     let rows = raw_rows("h200_seed000_full.csv");
     for (i, row) in rows.iter().enumerate() {
         let l = &cap.launches[i];
-        let m = roofline_ncu::points::counter_machine(&[l], ByteConvention::Ncu);
+        let m = roofline_ncu::counter_machine(&[l], ByteConvention::Ncu);
         let bf16 = m.compute().find(|c| c.resource == Resource::Compute(FlopKind::TensorBf16)).unwrap();
         // ncu's figure is the sparse peak; the roof is its dense half.
         let ncu = num(row, "sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained_elapsed.per_second");
@@ -163,7 +163,7 @@ fn the_metrics_roofline_profile_collected_on_the_h200_miss_nothing() {
     let cap = capture("h200_seed000_profile.csv");
     // The list has grown since this capture (2026-11-29) by the counters of
     // issue 10's rules: those, and only those, are reported missing.
-    use roofline_ncu::metrics::Slot;
+    use roofline_ncu::Slot;
     let added_since = [
         Slot::SmCyclesActive,
         Slot::SmCount,
@@ -177,8 +177,7 @@ fn the_metrics_roofline_profile_collected_on_the_h200_miss_nothing() {
         Slot::WarpInstructions,
         Slot::IssueActive,
     ];
-    let reported: Vec<_> =
-        cap.missing.iter().filter(|m| roofline_ncu::metrics::reported_when_missing(m.slot)).collect();
+    let reported: Vec<_> = cap.missing.iter().filter(|m| roofline_ncu::reported_when_missing(m.slot)).collect();
     assert!(reported.iter().all(|m| added_since.contains(&m.slot)), "{reported:?}");
     assert!(cap.warnings.is_empty(), "{:?}", cap.warnings);
 }
@@ -313,7 +312,7 @@ fn nvtx_columns_do_not_shift_the_identifying_columns() {
 fn the_shared_probe_capture_reads() {
     let cap = capture("h200_probe_add_copy.csv");
     assert_eq!(cap.launches.len(), 12);
-    assert_eq!(cap.launches[0].get(roofline_ncu::metrics::Slot::DramBytes), Some(3_209_127_424.0));
+    assert_eq!(cap.launches[0].get(roofline_ncu::Slot::DramBytes), Some(3_209_127_424.0));
 }
 
 #[test]

@@ -201,7 +201,7 @@ fn fp16_is_counted_in_the_roofs_unit_with_both_bounds_said_once() {
     assert_eq!(fp16.scalar_flops, fp16.packed_flops / 2.0);
     assert!(k.diagnosis.as_ref().unwrap().has("fp16_packing_unknown"));
     // The roof counts a half2 FMA as 4 FLOPs too: 4 x the HFMA peak.
-    let own = roofline_ncu::points::counter_machine(&[&a_launch(&t, "vecadd")], ByteConvention::Ncu);
+    let own = roofline_ncu::counter_machine(&[&a_launch(&t, "vecadd")], ByteConvention::Ncu);
     let fp16_roof = own.compute_roof(FlopKind::Fp16).unwrap().rate;
     let r = t.rows_of("vecadd")[0];
     let peak = t.num(r, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained");

@@ -4,7 +4,7 @@
 //! `--color always` colours.
 
 use roofline_report::{csv_tables, render, Format, RenderOptions, TerminalOptions, TimelineView};
-use roofline_timeline::document::read_timeline;
+use roofline_timeline::read_timeline;
 use roofline_timeline::TimelineDocument;
 
 const FIXTURE: &str = "tests/fixtures/timeline/train_gpt_h200.timeline.json.gz";

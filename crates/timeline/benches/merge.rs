@@ -15,9 +15,9 @@ use roofline_analysis::analyze;
 use roofline_analysis::{GroupBy, ProgramOptions, ProgramView};
 use roofline_model::Kernel;
 use roofline_model::{FlopKind, Machine, MemLevel, Origin};
-use roofline_timeline::model::{Activity, ActivityKind, ActivityName, NvtxRange};
-use roofline_timeline::plan::{launch_rows, Plan, PlanOptions};
 use roofline_timeline::Timeline;
+use roofline_timeline::{launch_rows, Plan, PlanOptions};
+use roofline_timeline::{Activity, ActivityKind, ActivityName, NvtxRange};
 
 const LAUNCHES: u32 = 100_000;
 const NAMES: u32 = 300;

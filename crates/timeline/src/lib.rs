@@ -3,17 +3,19 @@
 //!
 //! The injection library (`crates/inject`) writes CUPTI activity records to
 //! one file per process (`roofline_records`, the wire format). This crate reads
-//! them back ([`reader`]) into a [`Timeline`] ([`model`]), sums time per
-//! kernel and finds when the GPU sat idle ([`summary`]), picks parts of the
-//! run by NVTX range and groups time by range or name ([`select`]), and
-//! writes the versioned document ([`document`]) and a Chrome trace
-//! ([`trace`]). Pure: it reads files and strings, never a GPU.
+//! them back ([`read_dir`]) into a [`Timeline`], sums time per kernel and
+//! finds when the GPU sat idle ([`summarize`], [`busy`]), picks parts of the
+//! run by NVTX range and groups time by range or name ([`windows`],
+//! [`group_by_nvtx`]), plans the second pass of `profile` ([`Plan`]), and
+//! writes the versioned document ([`TimelineDocument`]) and a Chrome trace
+//! ([`write_trace`]). [`record`] runs a program with the injection library
+//! to make the record files, as an owned child.
 //!
 //! ```
-//! use roofline_timeline::model::ActivityKind;
+//! use roofline_timeline::ActivityKind;
 //! use roofline_records::{ClockPair, Record};
 //! use roofline_timeline::read_sources;
-//! use roofline_timeline::summary::summarize;
+//! use roofline_timeline::summarize;
 //!
 //! // One process's record file, as the injection library writes it: a
 //! // header, the interned kernel name, two launches of it (2 us, then 6 us).
@@ -42,24 +44,32 @@
 
 #![deny(missing_docs)]
 
-pub mod document;
-pub mod model;
-pub mod plan;
-pub mod reader;
+mod document;
+mod model;
+mod plan;
+mod reader;
 mod recorder;
-
-pub mod select;
-pub mod summary;
-pub mod trace;
+mod select;
+mod summary;
+mod trace;
 
 pub use document::{
     read_timeline, read_timeline_digest, read_timeline_digest_from, RunInfo, Summary, TimelineDigest, TimelineDocument,
     TIMELINE_SCHEMA,
 };
 pub use model::{Activity, ActivityKind, ActivityName, Launch, NvtxRange, Process, Span, Timeline};
-pub use reader::{read_dir, read_sources, ReadError, UnixSpan};
+pub use plan::{
+    launch_rows, regex_escape, Plan, PlanOptions, PlannedKernel, DEFAULT_COVERAGE, DEFAULT_LAUNCHES_PER_KERNEL,
+};
+pub use reader::{open_record_file, read_dir, read_sources, ReadError, UnixSpan};
 pub use recorder::{
     find_inject_lib, injection, record, Observer, RecordError, RecordOptions, RecordProgress, Recorded, Target,
     INJECT_LIB,
 };
 pub use roofline_records::{Record, RECORDS_FORMAT};
+pub use select::{
+    group_by_name, group_by_nvtx, range_of, select_instance, windows, Group, GroupBasis, OpenRanges, Pattern,
+    RangeWindow,
+};
+pub use summary::{busy, summarize, Busy, Gap, GpuKey, SummaryRow};
+pub use trace::{to_trace_string, write_trace, Annotations};

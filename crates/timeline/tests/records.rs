@@ -5,13 +5,13 @@
 
 use roofline_documents::Producer;
 use roofline_records::{ClockPair, MarkerFlag, Record};
-use roofline_timeline::model::ActivityKind;
-use roofline_timeline::select::{group_by_nvtx, select_instance, windows, Pattern};
-use roofline_timeline::summary::summarize;
-use roofline_timeline::trace::{to_trace_string, Annotations};
+use roofline_timeline::summarize;
+use roofline_timeline::ActivityKind;
+use roofline_timeline::{group_by_nvtx, select_instance, windows, Pattern};
 use roofline_timeline::{
     read_sources, read_timeline, read_timeline_digest, read_timeline_digest_from, RunInfo, TimelineDocument, UnixSpan,
 };
+use roofline_timeline::{to_trace_string, Annotations};
 
 /// Lines of one process's record file.
 struct File {
@@ -232,7 +232,7 @@ fn nested_and_cross_thread_nvtx_ranges() {
     // Selecting a step by its window catches the other thread's launches.
     let steps = windows(&tl, &Pattern::new("step *"));
     assert_eq!(steps.iter().map(|w| w.name.as_str()).collect::<Vec<_>>(), ["step 0", "step 1"]);
-    let corr = |w: &roofline_timeline::select::RangeWindow| {
+    let corr = |w: &roofline_timeline::RangeWindow| {
         let mut c: Vec<u32> = w
             .activities
             .iter()

@@ -29,13 +29,12 @@ use std::time::{Duration, Instant};
 use roofline_analysis::{ProgramOptions, ProgramView};
 use roofline_documents::RankInfo;
 use roofline_model::format_percent;
-use roofline_ncu::collectives::{self, Mode};
-use roofline_ncu::runner::{
-    find_ncu, help_text, metric_list, parse_progress, private_log, query_known, Filters, Progress, Run,
+use roofline_ncu::{
+    collectives_plan, find_ncu, help_text, metric_list, parse_progress, private_log, query_known, read_capture,
+    CollectivesMode as Mode, CollectivesPlan, CsvError, Filters, ProgramExit, Progress, RawCapture, Run,
 };
-use roofline_ncu::{read_capture, CsvError, ProgramExit, RawCapture};
-use roofline_timeline::plan::{launch_rows, Plan, PlanOptions};
 use roofline_timeline::ActivityKind;
+use roofline_timeline::{launch_rows, Plan, PlanOptions};
 
 use super::import::{report, report_with, AnalysisArgs};
 use roofline_timeline::{RecordOptions, Recorded, Target};
@@ -182,7 +181,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let needs_help = matches!(mode, Mode::Auto | Mode::Lockstep) && world.is_some_and(|w| w > 1);
     let help = if needs_help { help_text(&ncu, deadline) } else { String::new() };
     let known = if mode == Mode::Only { query_known(&ncu, deadline) } else { None };
-    let coll = collectives::plan(mode, world, &help, known.as_ref()).map_err(bad_input)?;
+    let coll = collectives_plan(mode, world, &help, known.as_ref()).map_err(bad_input)?;
     if let (Some(filter), Some(k)) = (coll.kernel_filter, &args.kernel_name) {
         if matches!(mode, Mode::Skip | Mode::Only) {
             return Err(bad_input(format!(
@@ -576,7 +575,7 @@ fn one_pass(
     ncu: &std::path::Path,
     metrics: &[String],
     timeout: Option<Duration>,
-    collectives: &collectives::Plan,
+    collectives: &CollectivesPlan,
     rank: Option<RankInfo>,
 ) -> anyhow::Result<ExitCode> {
     let mut extra = collectives.extra.clone();

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use roofline_documents::Producer;
 use roofline_report::{Format, TimelineView};
-use roofline_timeline::trace::{write_trace, Annotations};
+use roofline_timeline::{write_trace, Annotations};
 use roofline_timeline::{Observer, RecordError, RecordOptions, RecordProgress, Recorded, Target, TimelineDocument};
 
 use crate::error::bad_input;

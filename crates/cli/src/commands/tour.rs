@@ -19,9 +19,8 @@ use roofline_documents::{read_machine, AnalysisDocument, AnalysisSource, Machine
 use roofline_gpu::bench::Options as BenchOptions;
 use roofline_gpu::examples::{self, Plan, SWEEP_ITERS};
 use roofline_model::Machine;
-use roofline_ncu::points::ByteConvention;
-use roofline_ncu::runner::{find_ncu, metric_list, Filters, Progress, Run};
 use roofline_ncu::{capture, read_capture, Options as NcuOptions, RawCapture};
+use roofline_ncu::{find_ncu, metric_list, ByteConvention, Filters, Progress, Run};
 use roofline_report::output_file::{write_set, Links, SetFile};
 use roofline_report::{write_atomic, Format, Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 

@@ -6,8 +6,8 @@
 
 use roofline_model::Origin;
 use roofline_model::Unit;
-use roofline_timeline::summary::{Busy, SummaryRow};
 use roofline_timeline::TimelineDocument;
+use roofline_timeline::{Busy, SummaryRow};
 use serde::Serialize;
 
 use crate::view::{Cell, Column, Describe, Fact, Note, Quantity, Section, Show, Table, Tone, Value};
