@@ -50,6 +50,7 @@ mod time_class;
 
 pub use capture::{analyze_capture, CaptureAnalysis};
 pub use collective::{Algorithm, CollectivePlacement, NcclKernel, Protocol, Traffic};
+pub use diagnosis::diagnose;
 pub use findings::{Access, Advice, Diagnosis, Finding, Position, Stall};
 pub use instructions::{pipe_roof, InstructionAnalysis, InstructionLevel, PipePoint, PipeRoof};
 pub use kernel_analysis::KernelAnalysis;
