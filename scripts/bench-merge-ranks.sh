@@ -6,7 +6,7 @@
 #   scripts/bench-merge-ranks.sh BINARY RUNS OUT_PREFIX PATH...
 #
 # BINARY is target/release/examples/ranks (cargo build --release -p
-# roofline-core --example ranks); PATH... are rank files or folders of them
+# roofline-documents --example ranks); PATH... are rank files or folders of them
 # (examples/ranks.rs write). The merged JSON of the last run goes to
 # OUT_PREFIX.json, the timings to OUT_PREFIX.runs (one line a run).
 set -euo pipefail

@@ -9,7 +9,7 @@
 #   fuzz   the csv_reader and chart fuzz targets of the final code, 15
 #          processes, FUZZ_SECONDS each (scripts/device/fuzz-campaign.sh).
 # Carried: .carry/roofline, .carry/ranks (cargo build --release -p
-# roofline-core --example ranks), .carry/fuzz/{csv_reader,chart} and
+# roofline-documents --example ranks), .carry/fuzz/{csv_reader,chart} and
 # fuzz/corpus. Writes $OUT/final.tgz and prints a summary.
 #   PARTS="tour merge fuzz" scripts/device/final-check.sh
 # Never changes clocks or GPU modes.
