@@ -17,12 +17,12 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use roofline_documents::{AnalysisDocument, MachineDocument};
-use roofline_report::output_file::{
-    is_special_file, not_a_plain_file, refuse_overwriting_inputs, same_file, write_set, Links, SetFile,
-};
 use roofline_report::{
     csv_tables, render, write_atomic_with, write_json, AnalysisView, ChartOptions, ColorChoice, Describe, ExportError,
     Format, InstructionView, RenderOptions, TerminalOptions,
+};
+use roofline_report::{
+    is_special_file, not_a_plain_file, refuse_overwriting_inputs, same_file, write_set, Links, SetFile,
 };
 use serde::Serialize;
 

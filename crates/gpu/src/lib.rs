@@ -30,13 +30,13 @@
 
 pub mod bench;
 pub mod device;
-pub mod error;
+mod error;
 pub mod examples;
-pub mod nccl;
+mod nccl;
 pub mod nvml;
-pub mod nvrtc;
+mod nvrtc;
 pub mod occupancy_check;
-pub mod session;
+mod session;
 
 pub use error::GpuError;
 pub use session::Session;

@@ -242,16 +242,6 @@ pub struct Comms {
 unsafe impl Send for Comms {}
 
 impl Comms {
-    /// Number of communicators: one per GPU (rank).
-    pub fn len(&self) -> usize {
-        self.comms.len()
-    }
-
-    /// True when there are no communicators.
-    pub fn is_empty(&self) -> bool {
-        self.comms.is_empty()
-    }
-
     /// Enqueues one collective on every rank in one group call: rank i reads
     /// `send[i]` and writes `recv[i]` (device pointers on its GPU) on
     /// `streams[i]`.

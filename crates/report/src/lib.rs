@@ -38,17 +38,22 @@
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod chart;
+mod chart;
 mod diff;
 mod documents;
 mod occupancy_chart;
-pub mod output_file;
+mod output_file;
 mod view;
 mod writers;
 
+pub use chart::instructions::build as instruction_chart_model;
 pub use chart::layout::{Quad, Rect};
-pub use chart::model::chart_notes;
-pub use chart::svg::{roofline_chart, roofline_svg};
+pub use chart::model::{
+    build as chart_model, chart_notes, roofs as chart_roofs, unique_labels, Axes, Model as ChartModel,
+    Roof as ChartRoof, RoofKind, ALWAYS_LABELLED,
+};
+pub use chart::svg::{draw as draw_chart, roofline_chart, roofline_svg};
+pub use chart::terminal::render as terminal_chart;
 pub use chart::ChartOptions;
 pub use diff::{diff_chart, diff_svg};
 pub use documents::analysis::{page_view, PAGE_KERNELS};
@@ -61,7 +66,10 @@ pub use documents::occupancy::{OccupancyDocument, OCCUPANCY_SCHEMA};
 pub use documents::timeline::{TimelineView, DEFAULT_TOP as TIMELINE_TOP};
 pub use documents::tour::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 pub use occupancy_chart::sweep_svg;
-pub use output_file::{write_atomic, write_atomic_with};
+pub use output_file::{
+    is_special_file, not_a_plain_file, refuse_overwriting_inputs, same_file, write_atomic, write_atomic_no_follow,
+    write_atomic_with, write_set, Links, OverwritesInput, SetFile,
+};
 pub use view::{
     spread_text, value_text, Basis, Block, Cell, ChartControls, ChartKind, ChartRef, ChartTab, Column, ColumnKind,
     Describe, Fact, Item, Note, NoteKind, PointDetail, Quantity, Row, Section, Show, Table, Tone, Value,

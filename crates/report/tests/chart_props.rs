@@ -18,7 +18,7 @@ use roofline_analysis::analyze;
 use roofline_documents::{AnalysisDocument, AnalysisSource, Producer};
 use roofline_model::Kernel;
 use roofline_model::{Ceiling, FlopKind, Machine, MemLevel, Origin, Provenance, Resource};
-use roofline_report::chart::{model, terminal};
+
 use roofline_report::{roofline_chart, ChartOptions};
 
 fn hostile_f64() -> impl Strategy<Value = f64> {
@@ -139,7 +139,7 @@ proptest! {
                 }
             }
         }
-        let text = terminal::render(&doc, &model::build(&doc, None), cols, false);
+        let text = roofline_report::terminal_chart(&doc, &roofline_report::chart_model(&doc, None), cols, false);
         prop_assert!(text.lines().count() < 400);
         prop_assert!(start.elapsed() < Duration::from_secs(10), "took {:?}", start.elapsed());
     }

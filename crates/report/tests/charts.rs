@@ -14,8 +14,7 @@ use roofline_documents::{diff, Pairing};
 use roofline_documents::{AnalysisDocument, AnalysisSource, Producer};
 use roofline_model::{FlopKind, Machine};
 
-use roofline_report::chart::model::{self, unique_labels};
-use roofline_report::chart::terminal;
+use roofline_report::unique_labels;
 use roofline_report::{diff_chart, diff_svg, roofline_chart, roofline_svg, ChartOptions, Quad};
 
 mod samples;
@@ -81,7 +80,7 @@ fn snapshot_seed_000_fusion_diff() {
 #[test]
 fn snapshot_terminal_chart_of_the_tour_capture() {
     let doc = samples::tour_capture();
-    let text = terminal::render(&doc, &model::build(&doc, None), 100, false);
+    let text = roofline_report::terminal_chart(&doc, &roofline_report::chart_model(&doc, None), 100, false);
     insta::assert_snapshot!("terminal_tour_capture", text);
 }
 
@@ -145,10 +144,10 @@ fn no_two_kernels_share_a_label() {
 #[test]
 fn kernels_with_the_most_time_are_always_labelled() {
     for doc in [samples::pytorch(), samples::tour_capture(), many_kernels(80)] {
-        let m = model::build(&doc, None);
+        let m = roofline_report::chart_model(&doc, None);
         let svg = roofline_svg(&doc, &ChartOptions::default());
         let drawn: BTreeSet<String> = texts(&svg, "klabel").into_iter().collect();
-        for mark in m.marks.iter().take(model::ALWAYS_LABELLED) {
+        for mark in m.marks.iter().take(roofline_report::ALWAYS_LABELLED) {
             assert!(
                 drawn.contains(&mark.label),
                 "{}: {} (rank {}) is not named",
@@ -263,7 +262,7 @@ fn the_view_fits_the_data() {
 #[test]
 fn each_kernel_has_its_colour_and_a_key_entry() {
     let doc = samples::pytorch();
-    let m = model::build(&doc, None);
+    let m = roofline_report::chart_model(&doc, None);
     let svg = roofline_svg(&doc, &ChartOptions::default());
     let colours: Vec<&str> = m.marks.iter().take(12).map(|mk| mk.colour).collect();
     assert_eq!(colours.iter().collect::<BTreeSet<_>>().len(), 12, "{colours:?}");
@@ -421,7 +420,7 @@ fn chart_cannot_loop_on_zero_subnormal_or_huge_values() {
                 }
             }
         }
-        let text = terminal::render(doc, &model::build(doc, None), 120, false);
+        let text = roofline_report::terminal_chart(doc, &roofline_report::chart_model(doc, None), 120, false);
         assert!(text.lines().count() < 200, "{text}");
     }
     assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
@@ -432,24 +431,23 @@ fn chart_cannot_loop_on_zero_subnormal_or_huge_values() {
 fn the_terminal_chart_has_a_key_and_fits_its_width() {
     let doc = samples::pytorch();
     for width in [80usize, 120, 200] {
-        let text = terminal::render(&doc, &model::build(&doc, None), width, false);
+        let text = roofline_report::terminal_chart(&doc, &roofline_report::chart_model(&doc, None), width, false);
         let plot_lines: Vec<&str> = text.lines().take_while(|l| !l.starts_with("kernels")).collect();
         assert!(plot_lines.iter().all(|l| l.chars().count() <= width), "wider than {width}:\n{text}");
         assert!(text.contains('⠀') || text.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)), "no braille");
         assert!(text.contains("  A  elementwise_kernel<gpu_kernel_imp"), "{text}");
         assert!(text.contains("roofs:\n") && text.contains("BF16 tensor (measured) 854 TFLOP/s"), "{text}");
     }
-    let colour = terminal::render(&doc, &model::build(&doc, None), 100, true);
+    let colour = roofline_report::terminal_chart(&doc, &roofline_report::chart_model(&doc, None), 100, true);
     assert!(colour.contains("\x1b["));
 }
 
 #[test]
 fn instruction_roofline_places_kernels_under_pipe_roofs_and_transaction_diagonals() {
     use roofline_model::{MemLevel, Pipe, Resource};
-    use roofline_report::chart::instructions;
-    use roofline_report::chart::model::{Axes, RoofKind};
+    use roofline_report::{Axes, RoofKind};
     let doc = samples::pytorch_instructions();
-    let m = instructions::build(&doc, None, None);
+    let m = roofline_report::instruction_chart_model(&doc, None, None);
     assert_eq!(m.axes, Axes::Instruction);
     assert_eq!(m.unit.symbol(), "inst/s");
     // Flat roofs: the machine's measured instruction ceilings, shown for the issue slots and each binding pipe.
@@ -481,7 +479,7 @@ fn instruction_roofline_places_kernels_under_pipe_roofs_and_transaction_diagonal
         }
     }
     // The SVG draws them on instruction axes.
-    let svg = roofline_report::chart::svg::draw(&doc, &m, &ChartOptions::default()).0;
+    let svg = roofline_report::draw_chart(&doc, &m, &ChartOptions::default()).0;
     assert!(svg.contains("warp instructions per 32-byte transaction") && svg.contains("data-tip=\"i0-dram\""));
     assert!(!svg.contains("FLOP/byte"));
 }
@@ -545,12 +543,12 @@ fn a_control_character_in_a_kernel_name_or_title_keeps_the_svg_well_formed() {
 #[test]
 fn kernel_names_cannot_send_escape_sequences_through_the_terminal_chart() {
     let doc = with_hostile_first_kernel(samples::seed_000_before());
-    let plain = terminal::render(&doc, &model::build(&doc, None), 100, false);
+    let plain = roofline_report::terminal_chart(&doc, &roofline_report::chart_model(&doc, None), 100, false);
     assert!(plain.contains("pwned"), "the kernel is not in the key: the test proves nothing");
     let controls: Vec<char> = plain.chars().filter(|c| c.is_control() && *c != '\n').collect();
     assert_eq!(controls, Vec::<char>::new(), "{plain}");
     // With colour the chart's own sequences stay, the name's do not.
-    let coloured = terminal::render(&doc, &model::build(&doc, None), 100, true);
+    let coloured = roofline_report::terminal_chart(&doc, &roofline_report::chart_model(&doc, None), 100, true);
     assert!(coloured.contains('\u{1b}'), "no colour at all: the test proves nothing");
     for seq in ["\u{1b}[2J", "\u{1b}]0;", "\u{7}", "\u{9b}"] {
         assert!(!coloured.contains(seq), "{seq:?} reached the terminal");
@@ -562,6 +560,6 @@ fn the_roofs_made_without_labels_are_the_roofs_drawn() {
     // The diff chart takes its roofs from `model::roofs`, which skips the
     // kernels' labels: the roofs must not depend on them.
     for doc in [samples::hierarchical_h200(), samples::pytorch(), samples::tour_capture(), many_kernels(80)] {
-        assert_eq!(model::roofs(&doc), model::build(&doc, None).roofs);
+        assert_eq!(roofline_report::chart_roofs(&doc), roofline_report::chart_model(&doc, None).roofs);
     }
 }

@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use roofline_analysis::{Launch, SweepAxis};
-use roofline_report::output_file::{write_set, Links, SetFile};
 use roofline_report::{sweep_svg, write_atomic, OccupancyDocument};
+use roofline_report::{write_set, Links, SetFile};
 
 use crate::error::bad_input;
 use crate::output::Output;

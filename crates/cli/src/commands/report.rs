@@ -117,7 +117,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
 
 fn warn_chart_notes(doc: &AnalysisDocument, view: ViewArg, out: &Output) {
     let notes = match view {
-        ViewArg::Instructions => roofline_report::chart::instructions::build(doc, None, None).notes,
+        ViewArg::Instructions => roofline_report::instruction_chart_model(doc, None, None).notes,
         _ => chart_notes(doc),
     };
     for note in notes.iter().take(CHART_NOTES_SHOWN) {

@@ -21,8 +21,8 @@ use roofline_gpu::examples::{self, Plan, SWEEP_ITERS};
 use roofline_model::Machine;
 use roofline_ncu::{capture, read_capture, Options as NcuOptions, RawCapture};
 use roofline_ncu::{find_ncu, metric_list, ByteConvention, Filters, Progress, Run};
-use roofline_report::output_file::{write_set, Links, SetFile};
 use roofline_report::{write_atomic, Format, Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
+use roofline_report::{write_set, Links, SetFile};
 
 use super::bench::{gpu_error, now_rfc3339, results_of, run_device};
 use crate::error::bad_input;
