@@ -12,6 +12,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![deny(missing_docs)]
 
+mod bench;
 mod check;
 mod diff;
 mod estimate;
@@ -22,6 +23,10 @@ mod scan;
 mod schema;
 pub mod synthetic;
 
+pub use bench::{
+    rate_unit, AccessPattern, AtomicSpace, BenchRecords, BenchResult, ClockSummary, Curve, CurvePoint, Failure, IntOp,
+    LaunchShape, LinkBench, MufuOp, Ridge, SmemOp, Sweep, SweepPoint, What,
+};
 pub use check::{check, nothing_to_judge, pct, CheckConfigError, CheckReport, KernelLimit, Outcome, Rules};
 pub use diff::{diff, Diff, DiffError, DiffRow, Pairing, RowKind, Side};
 pub use estimate::{parse_kernel_spec, parse_kernels_file, EstimateError, KernelsFile, MachineSpec};

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
 use nvml_wrapper::Nvml;
+pub use roofline_documents::ClockSummary;
 use serde::{Deserialize, Serialize};
 
 use roofline_hw::{nvlink_bytes_per_s, GpuLinks, NvLinks, Pcie};
@@ -58,30 +59,6 @@ const SLOWDOWN_MASK: u64 = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
 /// Names of the slowdown reasons set in `bits`.
 pub fn throttle_names(bits: u64) -> Vec<String> {
     THROTTLE_REASONS.iter().filter(|(b, _)| bits & b & SLOWDOWN_MASK != 0).map(|(_, n)| n.to_string()).collect()
-}
-
-/// The clocks of one measurement window.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClockSummary {
-    /// Samples taken in the window.
-    pub samples: usize,
-    /// Median SM clock, MHz.
-    pub sm_mhz_median: f64,
-    /// Lowest SM clock, MHz.
-    pub sm_mhz_min: f64,
-    /// Highest SM clock, MHz.
-    pub sm_mhz_max: f64,
-    /// Median memory clock, MHz.
-    pub mem_mhz_median: f64,
-    /// Highest temperature, °C.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub temp_c_max: Option<u32>,
-    /// Highest board power, W.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub power_w_max: Option<f64>,
-    /// Slowdown reasons seen in any sample.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub throttle: Vec<String>,
 }
 
 fn median(v: &mut [f64]) -> f64 {

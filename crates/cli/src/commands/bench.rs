@@ -8,13 +8,9 @@ use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use roofline_documents::{MachineDocument, Producer};
-use roofline_gpu::bench::suite::{BenchResult, Failure, Sweep};
 use roofline_gpu::bench::{self, Event, Options};
 use roofline_gpu::GpuError;
-use roofline_model::{ClockBasis, Origin};
-use roofline_report::{
-    BenchDocument, BenchResults, BenchRow, IntensitySweep, MeasuredRidge, Quantity, SweepStep, Value,
-};
+use roofline_report::{BenchDocument, BenchResults};
 
 use crate::error::bad_input;
 use crate::output::Output;
@@ -77,7 +73,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         doc.measurements = Some(serde_json::to_value(&outcome.measurements)?);
         let file = out.file.as_ref().map(|f| if devices.len() > 1 { per_device(f, d) } else { f.clone() });
         out.check_machine(&doc)?;
-        let results = results_of(&doc);
+        let results = BenchResults::of(&doc);
         out.with_file(file).document(&BenchDocument { machine: &doc, results: &results })?;
     }
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
@@ -137,60 +133,6 @@ pub(crate) fn run_device(d: usize, opts: &Options, out: &Output) -> Result<bench
     r
 }
 
-/// What the views show of the raw runs a machine document carries in
-/// `measurements` (written by `bench` and the tour): each part read on its
-/// own, so a document from an older version shows what it has.
-pub fn results_of(doc: &MachineDocument) -> BenchResults {
-    let part = |key: &str| doc.measurements.as_ref().and_then(|m| m.get(key)).cloned();
-    let results: Vec<BenchResult> = part("results").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
-    let failures: Vec<Failure> = part("failures").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
-    let sweeps: Vec<Sweep> = part("sweeps").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
-    BenchResults {
-        results: results.iter().map(bench_row).collect(),
-        failures: failures.into_iter().map(|f| (f.id, f.error)).collect(),
-        sweeps: sweeps
-            .into_iter()
-            .map(|sw| IntensitySweep {
-                kind: sw.kind,
-                points: sw
-                    .points
-                    .into_iter()
-                    .map(|p| SweepStep {
-                        iters: p.iters,
-                        intensity: p.intensity,
-                        rate: p.flops_per_s,
-                        bytes_per_s: p.bytes_per_s,
-                    })
-                    .collect(),
-                ridge: sw.ridge.map(|r| MeasuredRidge {
-                    bandwidth: r.bandwidth,
-                    peak: r.peak,
-                    intensity: r.intensity,
-                    knee: r.knee,
-                }),
-            })
-            .collect(),
-    }
-}
-
-/// One benchmark's record as a measured value: its unit from what it
-/// measures (B/s for a memory level, the FLOP kind's rate otherwise), its
-/// spread, and the clock NVML saw.
-fn bench_row(r: &BenchResult) -> BenchRow {
-    let unit = r.unit;
-    let clock = r.clock.as_ref().map(|c| ClockBasis {
-        sm_mhz: Some(c.sm_mhz_median),
-        mem_mhz: Some(c.mem_mhz_median),
-        basis: format!("median of {} NVML samples, SM {:.0}-{:.0} MHz", c.samples, c.sm_mhz_min, c.sm_mhz_max),
-    });
-    BenchRow {
-        id: r.id.clone(),
-        rate: Value::new(r.rate.median, Quantity::Si(unit)).origin(Origin::Measured).spread(Some(r.rate)).clock(clock),
-        run_medians: r.run_medians.clone(),
-        launch: if r.launch.grid > 0 { r.launch.describe() } else { r.method.clone() },
-    }
-}
-
 /// The current UTC time as RFC 3339, without a date library.
 pub fn now_rfc3339() -> String {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
@@ -228,13 +170,13 @@ mod tests {
     #[test]
     fn snapshot_bench_results_of_the_bundled_h200() {
         use roofline_model::Unit;
-        use roofline_report::{csv_tables, render, Format, RenderOptions};
+        use roofline_report::{csv_tables, render, Format, Quantity, RenderOptions};
         let doc = roofline_documents::read_machine(
             include_str!("../../../../data/h200/tour/machine.json"),
             "data/h200/tour/machine.json",
         )
         .unwrap();
-        let results = results_of(&doc);
+        let results = BenchResults::of(&doc);
         let raw = doc.measurements.as_ref().unwrap()["results"].as_array().unwrap().len();
         assert!(raw > 10 && results.results.len() == raw, "every benchmark of the bundled run");
         assert_eq!(results.sweeps.len(), 2);

@@ -24,7 +24,7 @@ use roofline_ncu::{find_ncu, metric_list, ByteConvention, Filters, Progress, Run
 use roofline_report::{write_atomic, Format, Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 use roofline_report::{write_set, Links, SetFile};
 
-use super::bench::{gpu_error, now_rfc3339, results_of, run_device};
+use super::bench::{gpu_error, now_rfc3339, run_device};
 use crate::error::bad_input;
 use crate::output::Output;
 
@@ -93,7 +93,7 @@ impl Tour {
             banner: self.banner,
             bundled: self.bundled,
             data: self.data,
-            bench: Some(results_of(&self.machine)),
+            bench: Some(roofline_report::BenchResults::of(&self.machine)),
             machine: self.machine,
             analysis: self.analysis,
             fusion,

@@ -2,14 +2,15 @@
 //! spread, runs, clock and launch, the benchmarks that failed, and the
 //! intensity sweeps with the ridge they measured.
 //!
-//! The GPU crate records the runs; `roofline bench` copies what is shown
-//! into [`BenchResults`] (typed units, no strings to compare), and the
-//! machine the runs measured comes with them in a [`BenchDocument`].
+//! The GPU crate records the runs as `roofline_documents::BenchRecords`;
+//! [`BenchResults::of`] reads them from a machine document into the rows the
+//! views show (typed units, no strings to compare), and the machine the
+//! runs measured comes with them in a [`BenchDocument`].
 
-use roofline_documents::MachineDocument;
+use roofline_documents::{BenchRecords, BenchResult, MachineDocument};
 use roofline_model::Spread;
 use roofline_model::Unit;
-use roofline_model::{FlopKind, Machine, MemLevel, Origin};
+use roofline_model::{ClockBasis, FlopKind, Machine, MemLevel, Origin};
 use serde::{Serialize, Serializer};
 
 use super::machine::ridge_section;
@@ -75,6 +76,59 @@ pub struct MeasuredRidge {
     pub intensity: f64,
     /// The lowest intensity measured that reaches 90% of the peak.
     pub knee: Option<f64>,
+}
+
+impl BenchResults {
+    /// What the views show of the raw runs a machine document carries in
+    /// `measurements` (written by `bench` and the tour): each part read on its
+    /// own, so a document from an older version shows what it has.
+    pub fn of(doc: &MachineDocument) -> BenchResults {
+        let BenchRecords { results, failures, sweeps } = BenchRecords::of(doc);
+        BenchResults {
+            results: results.iter().map(bench_row).collect(),
+            failures: failures.into_iter().map(|f| (f.id, f.error)).collect(),
+            sweeps: sweeps
+                .into_iter()
+                .map(|sw| IntensitySweep {
+                    kind: sw.kind,
+                    points: sw
+                        .points
+                        .into_iter()
+                        .map(|p| SweepStep {
+                            iters: p.iters,
+                            intensity: p.intensity,
+                            rate: p.flops_per_s,
+                            bytes_per_s: p.bytes_per_s,
+                        })
+                        .collect(),
+                    ridge: sw.ridge.map(|r| MeasuredRidge {
+                        bandwidth: r.bandwidth,
+                        peak: r.peak,
+                        intensity: r.intensity,
+                        knee: r.knee,
+                    }),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One benchmark's record as a measured value: its unit from what it
+/// measures (B/s for a memory level, the FLOP kind's rate otherwise), its
+/// spread, and the clock NVML saw.
+fn bench_row(r: &BenchResult) -> BenchRow {
+    let unit = r.unit;
+    let clock = r.clock.as_ref().map(|c| ClockBasis {
+        sm_mhz: Some(c.sm_mhz_median),
+        mem_mhz: Some(c.mem_mhz_median),
+        basis: format!("median of {} NVML samples, SM {:.0}-{:.0} MHz", c.samples, c.sm_mhz_min, c.sm_mhz_max),
+    });
+    BenchRow {
+        id: r.id.clone(),
+        rate: Value::new(r.rate.median, Quantity::Si(unit)).origin(Origin::Measured).spread(Some(r.rate)).clock(clock),
+        run_medians: r.run_medians.clone(),
+        launch: if r.launch.grid > 0 { r.launch.describe() } else { r.method.clone() },
+    }
 }
 
 /// A measured machine and the runs behind it. JSON is the machine document
