@@ -21,7 +21,12 @@
 //! and where it applies the share of the kernel's traffic or time it
 //! concerns) and each next move an [`Advice`]; the English is produced when
 //! rendering ([`Finding::text`], [`Advice::text`]). The thresholds are public
-//! so that reports can print them and tests can pin them.
+//! (`thresholds.rs`) so that reports can print them and tests can pin them.
+//!
+//! [`diagnose`] first gathers the evidence every position shares, then tries
+//! the rows of `RULES` in order: each row is a position, the test that puts a
+//! kernel there and the moves it gives. A new verdict is a new row in its
+//! place, not a branch inside another.
 
 use roofline_model::{Evidence, FlopKind, Machine, MemLevel, Origin, Pipe};
 
@@ -291,120 +296,174 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
             evidence.push(s);
         }
     }
+    let facts = Facts { machine, a, ev, bound, judged, latency, busy, clock, waste, shape, short, conflicts_share };
+    let rule = RULES.iter().find(|r| (r.holds)(&facts)).expect("the last rule always holds");
     let mut moves = Vec::new();
-    let position = if latency {
-        // A grid that leaves most of the GPU idle is the first thing to fix.
-        let grid_first = matches!(&shape, Some((Finding::GridBelowOneWave { idle_pct, .. }, _)) if *idle_pct >= 50.0);
-        if let (true, Some((f, m))) = (grid_first, &shape) {
-            evidence.push(f.clone());
-            moves.push(m.clone());
+    (rule.moves)(&facts, &mut evidence, &mut moves);
+    Some(Diagnosis { position: rule.position, evidence, next_moves: moves })
+}
+
+/// What the rules read: the kernel as placed, its evidence, and the facts
+/// [`diagnose`] derives from them once.
+struct Facts<'a> {
+    machine: &'a Machine,
+    a: &'a KernelAnalysis,
+    ev: &'a Evidence,
+    bound: Bound,
+    /// The % of roof its position is judged by.
+    judged: f64,
+    /// Below [`LATENCY_PCT`] of every roof, bandwidth and pipe, and no
+    /// profiler figure says the SM or DRAM is busy.
+    latency: bool,
+    busy: Option<(Pipe, f64, bool)>,
+    clock: Option<Finding>,
+    waste: Waste,
+    shape: Option<(Finding, Advice)>,
+    /// Seconds per launch, when shorter than [`SHORT_LAUNCH_S`].
+    short: Option<f64>,
+    conflicts_share: Option<f64>,
+}
+
+/// One row of the diagnosis table: where a kernel sits, the test that puts
+/// it there, and the evidence and next moves that position gives.
+struct Rule {
+    position: Position,
+    holds: fn(&Facts) -> bool,
+    moves: fn(&Facts, &mut Vec<Finding>, &mut Vec<Advice>),
+}
+
+/// The table of seeds 002 and 004 (the module's table), in the order its
+/// tests are tried: the first that holds gives the position.
+const RULES: [Rule; 6] = [
+    Rule { position: Position::LatencyBound, holds: |f| f.latency, moves: latency_bound },
+    Rule {
+        position: Position::PipeBound,
+        holds: |f| {
+            f.judged < ON_ROOF_PCT && f.bound == Bound::Memory && f.busy.is_some_and(|(_, p, _)| p >= ON_ROOF_PCT)
+        },
+        moves: pipe_bound,
+    },
+    Rule {
+        position: Position::OnDiagonal,
+        holds: |f| f.bound == Bound::Memory && f.judged >= ON_ROOF_PCT,
+        moves: on_diagonal,
+    },
+    Rule { position: Position::UnderDiagonal, holds: |f| f.bound == Bound::Memory, moves: under_diagonal },
+    Rule { position: Position::OnRoof, holds: |f| f.judged >= ON_ROOF_PCT, moves: on_roof },
+    Rule { position: Position::UnderFlatRoof, holds: |_| true, moves: under_flat_roof },
+];
+
+fn latency_bound(f: &Facts, evidence: &mut Vec<Finding>, moves: &mut Vec<Advice>) {
+    let ev = f.ev;
+    // A grid that leaves most of the GPU idle is the first thing to fix.
+    let grid_first = matches!(&f.shape, Some((Finding::GridBelowOneWave { idle_pct, .. }, _)) if *idle_pct >= 50.0);
+    if let (true, Some((s, m))) = (grid_first, &f.shape) {
+        evidence.push(s.clone());
+        moves.push(m.clone());
+    }
+    moves.push(Advice::WaitOnLatency);
+    if let Some(limiter) = &ev.occupancy_limiter {
+        if ev.occupancy_theoretical_pct.is_some_and(|o| o < 100.0) {
+            moves.push(Advice::OccupancyLimited { limiter: limiter.clone(), hint: ev.occupancy_hint.clone() });
         }
-        moves.push(Advice::WaitOnLatency);
-        if let Some(limiter) = &ev.occupancy_limiter {
-            if ev.occupancy_theoretical_pct.is_some_and(|o| o < 100.0) {
-                moves.push(Advice::OccupancyLimited { limiter: limiter.clone(), hint: ev.occupancy_hint.clone() });
-            }
+    }
+    if let (false, Some((s, m))) = (grid_first, &f.shape) {
+        evidence.push(s.clone());
+        moves.push(m.clone());
+    }
+    moves.push(Advice::MoreIndependentWork);
+}
+
+fn pipe_bound(f: &Facts, _: &mut Vec<Finding>, moves: &mut Vec<Advice>) {
+    let (pipe, p, _) = f.busy.expect("the rule's test checked it");
+    moves.push(Advice::PipeWork { pipe, pct: p });
+}
+
+fn on_diagonal(f: &Facts, evidence: &mut Vec<Finding>, moves: &mut Vec<Advice>) {
+    push_waste_evidence(evidence, &f.waste, f.ev);
+    match f.waste.advice() {
+        Some(m @ Advice::Coalesce { .. }) => moves.push(m),
+        conditional => {
+            moves.push(match f.a.limiter {
+                Some(Limiter::Bandwidth(MemLevel::Dram)) | None => Advice::RaiseIntensity,
+                Some(Limiter::Bandwidth(l)) => Advice::CloserLevel { level: l },
+                Some(Limiter::Compute) => unreachable!("a memory-bound kernel has a bandwidth limiter"),
+            });
+            moves.extend(conditional);
         }
-        if let (false, Some((f, m))) = (grid_first, &shape) {
-            evidence.push(f.clone());
-            moves.push(m.clone());
+    }
+}
+
+fn under_diagonal(f: &Facts, evidence: &mut Vec<Finding>, moves: &mut Vec<Advice>) {
+    let ev = f.ev;
+    push_waste_evidence(evidence, &f.waste, ev);
+    let conditional = match f.waste.advice() {
+        Some(m @ Advice::Coalesce { .. }) => {
+            moves.push(m);
+            None
         }
-        moves.push(Advice::MoreIndependentWork);
-        Position::LatencyBound
-    } else if judged < ON_ROOF_PCT && bound == Bound::Memory && busy.is_some_and(|(_, p, _)| p >= ON_ROOF_PCT) {
-        let (pipe, p, _) = busy.expect("checked above");
-        moves.push(Advice::PipeWork { pipe, pct: p });
-        Position::PipeBound
-    } else {
-        match bound {
-            Bound::Memory if judged >= ON_ROOF_PCT => {
-                push_waste_evidence(&mut evidence, &waste, ev);
-                match waste.advice() {
-                    Some(m @ Advice::Coalesce { .. }) => moves.push(m),
-                    conditional => {
-                        moves.push(match a.limiter {
-                            Some(Limiter::Bandwidth(MemLevel::Dram)) | None => Advice::RaiseIntensity,
-                            Some(Limiter::Bandwidth(l)) => Advice::CloserLevel { level: l },
-                            Some(Limiter::Compute) => unreachable!("a memory-bound kernel has a bandwidth limiter"),
-                        });
-                        moves.extend(conditional);
-                    }
-                }
-                Position::OnDiagonal
-            }
-            Bound::Memory => {
-                push_waste_evidence(&mut evidence, &waste, ev);
-                let conditional = match waste.advice() {
-                    Some(m @ Advice::Coalesce { .. }) => {
-                        moves.push(m);
-                        None
-                    }
-                    other => other,
-                };
-                if let Some((f, m)) = &shape {
-                    evidence.push(f.clone());
-                    moves.push(m.clone());
-                }
-                if let Some(s) = short {
-                    evidence.push(Finding::ShortLaunch { seconds_per_launch: s });
-                    moves.push(Advice::LongerLaunches { seconds_per_launch: s });
-                }
-                if let Some(share) = conflicts_share.filter(|s| *s >= WASTE_SHARE_PCT) {
-                    moves.push(Advice::AvoidBankConflicts { share_pct: share });
-                }
-                if let Some((pipe, p, _)) = busy.filter(|b| b.1 >= BUSY_PIPE_PCT) {
-                    moves.push(Advice::PipeWork { pipe, pct: p });
-                }
-                if let Some(o) = ev.occupancy_theoretical_pct.filter(|o| *o < LOW_OCCUPANCY_PCT) {
-                    moves.push(Advice::LowOccupancy { occupancy_pct: o });
-                }
-                if let Some(c) = conditional {
-                    moves.push(c);
-                }
-                if moves.is_empty() {
-                    moves.push(Advice::MoreBytesInFlight);
-                }
-                Position::UnderDiagonal
-            }
-            Bound::Compute if judged >= ON_ROOF_PCT => {
-                moves.push(Advice::AtTheRoof);
-                if let Some(Finding::ClockBelowMax { loss_pct, .. }) = clock {
-                    moves.push(Advice::Clock { loss_pct });
-                }
-                Position::OnRoof
-            }
-            Bound::Compute => {
-                let dominant = a.kernel.dominant_kind();
-                let tensor = dominant.is_some_and(FlopKind::is_tensor);
-                if tensor {
-                    moves.push(Advice::FeedTensorCores);
-                    if let Some((f, m)) = &shape {
-                        evidence.push(f.clone());
-                        moves.push(m.clone());
-                    }
-                } else if let Some((pipe, p, _)) = busy.filter(|b| b.1 >= BUSY_PIPE_PCT) {
-                    moves.push(Advice::PipeWork { pipe, pct: p });
-                } else if busy.is_none() && ev.sm_throughput_pct.is_some_and(|s| s >= ON_ROOF_PCT - 15.0) {
-                    moves.push(Advice::SmBusyNotFlops { pct: ev.sm_throughput_pct.unwrap_or(0.0) });
-                } else {
-                    moves.push(Advice::InstructionMix);
-                }
-                if let Some(share) = conflicts_share.filter(|s| *s >= WASTE_SHARE_PCT) {
-                    moves.push(Advice::AvoidBankConflicts { share_pct: share });
-                }
-                if matches!(dominant, Some(FlopKind::Fp32 | FlopKind::Fp16))
-                    && machine.compute().any(|c| c.resource.flop_kind().is_some_and(FlopKind::is_tensor))
-                {
-                    moves.push(Advice::UseTensorCores);
-                }
-                if let Some(Finding::ClockBelowMax { loss_pct, .. }) = clock {
-                    moves.push(Advice::Clock { loss_pct });
-                }
-                Position::UnderFlatRoof
-            }
-        }
+        other => other,
     };
-    Some(Diagnosis { position, evidence, next_moves: moves })
+    if let Some((s, m)) = &f.shape {
+        evidence.push(s.clone());
+        moves.push(m.clone());
+    }
+    if let Some(s) = f.short {
+        evidence.push(Finding::ShortLaunch { seconds_per_launch: s });
+        moves.push(Advice::LongerLaunches { seconds_per_launch: s });
+    }
+    if let Some(share) = f.conflicts_share.filter(|s| *s >= WASTE_SHARE_PCT) {
+        moves.push(Advice::AvoidBankConflicts { share_pct: share });
+    }
+    if let Some((pipe, p, _)) = f.busy.filter(|b| b.1 >= BUSY_PIPE_PCT) {
+        moves.push(Advice::PipeWork { pipe, pct: p });
+    }
+    if let Some(o) = ev.occupancy_theoretical_pct.filter(|o| *o < LOW_OCCUPANCY_PCT) {
+        moves.push(Advice::LowOccupancy { occupancy_pct: o });
+    }
+    if let Some(c) = conditional {
+        moves.push(c);
+    }
+    if moves.is_empty() {
+        moves.push(Advice::MoreBytesInFlight);
+    }
+}
+
+fn on_roof(f: &Facts, _: &mut Vec<Finding>, moves: &mut Vec<Advice>) {
+    moves.push(Advice::AtTheRoof);
+    if let Some(Finding::ClockBelowMax { loss_pct, .. }) = f.clock {
+        moves.push(Advice::Clock { loss_pct });
+    }
+}
+
+fn under_flat_roof(f: &Facts, evidence: &mut Vec<Finding>, moves: &mut Vec<Advice>) {
+    let ev = f.ev;
+    let dominant = f.a.kernel.dominant_kind();
+    let tensor = dominant.is_some_and(FlopKind::is_tensor);
+    if tensor {
+        moves.push(Advice::FeedTensorCores);
+        if let Some((s, m)) = &f.shape {
+            evidence.push(s.clone());
+            moves.push(m.clone());
+        }
+    } else if let Some((pipe, p, _)) = f.busy.filter(|b| b.1 >= BUSY_PIPE_PCT) {
+        moves.push(Advice::PipeWork { pipe, pct: p });
+    } else if f.busy.is_none() && ev.sm_throughput_pct.is_some_and(|s| s >= ON_ROOF_PCT - 15.0) {
+        moves.push(Advice::SmBusyNotFlops { pct: ev.sm_throughput_pct.unwrap_or(0.0) });
+    } else {
+        moves.push(Advice::InstructionMix);
+    }
+    if let Some(share) = f.conflicts_share.filter(|s| *s >= WASTE_SHARE_PCT) {
+        moves.push(Advice::AvoidBankConflicts { share_pct: share });
+    }
+    if matches!(dominant, Some(FlopKind::Fp32 | FlopKind::Fp16))
+        && f.machine.compute().any(|c| c.resource.flop_kind().is_some_and(FlopKind::is_tensor))
+    {
+        moves.push(Advice::UseTensorCores);
+    }
+    if let Some(Finding::ClockBelowMax { loss_pct, .. }) = f.clock {
+        moves.push(Advice::Clock { loss_pct });
+    }
 }
 
 /// The sector-use evidence of a memory-bound kernel: the most wasteful
