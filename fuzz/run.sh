@@ -7,6 +7,9 @@
 # TARGET is csv_reader, import, documents, units, kernel_spec or chart (README.md);
 # JOBS > 1 runs libFuzzer's -fork mode with that many processes. Extra
 # cargo-fuzz flags come from $FUZZ_FLAGS (for example --no-trace-compares).
+# FUZZ_BUILD=dev builds the target in cargo-fuzz's dev mode (`--dev`: no
+# optimisation, quick to compile, slower to run) instead of --release: the
+# CI smoke (.ci/run) uses it; campaigns keep the default.
 # The corpus (fuzz/corpus/TARGET) is seeded by fuzz/seed.sh; a crash stops
 # the campaign, leaves its input in fuzz/artifacts/TARGET and exits non-zero.
 set -euo pipefail
@@ -23,11 +26,17 @@ main() {
   mkdir -p "fuzz/artifacts/$target" fuzz/logs
   local log
   log="fuzz/logs/$target-$(date -u +%Y%m%dT%H%M%SZ).log"
+  local build
+  case ${FUZZ_BUILD:-release} in
+    release) build=--release ;;
+    dev) build=--dev ;;
+    *) echo "FUZZ_BUILD is release or dev, not ${FUZZ_BUILD}" >&2; return 2 ;;
+  esac
   local fork=()
   [ "$jobs" -le 1 ] || fork=(-fork="$jobs")
   local status=0
   # shellcheck disable=SC2086
-  cargo fuzz run -s none --release ${FUZZ_FLAGS:-} "$target" "fuzz/corpus/$target" -- \
+  cargo fuzz run -s none "$build" ${FUZZ_FLAGS:-} "$target" "fuzz/corpus/$target" -- \
     -max_len="$max_len" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 "${fork[@]}" > "$log" 2>&1 || status=$?
   local runs
@@ -42,7 +51,7 @@ main() {
   fi
   local crashes
   crashes=$(find "fuzz/artifacts/$target" -type f | wc -l)
-  echo "$(date -u +%FT%TZ) target=$target seconds=$seconds jobs=$jobs flags=${FUZZ_FLAGS:-none} executions=${runs:-0} exit=$status artifacts=$crashes log=$log" |
+  echo "$(date -u +%FT%TZ) target=$target seconds=$seconds jobs=$jobs flags=${FUZZ_FLAGS:-none} build=${build#--} executions=${runs:-0} exit=$status artifacts=$crashes log=$log" |
     tee -a "${FUZZ_LOG:-fuzz/campaigns.log}"
   [ "$status" = interrupted ] && return 130
   return "$status"

@@ -3,6 +3,11 @@
 # virtual environment, then the tests against the installed wheel.
 #  1. `pip install .` in a new venv: builds the release binary through
 #     maturin, reusing target/ (a few minutes cold on 2 cores, seconds warm);
+#     with $ROOFLINE_WHEEL_BINARY set (.ci/run sets it to the debug binary
+#     `cargo test --workspace` has just linked), the build backend packs that
+#     binary and the libraries beside it instead, compiling nothing
+#     (python/_build/roofline_build.py), and this script checks that the
+#     venv's `roofline` is that very binary;
 #  2. `roofline tour` from that venv on the bundled data, and the README's
 #     one-liner (load + to_pandas);
 #  3. pytest: the API tests (python/tests) and the PyTorch recipe's gate on
@@ -25,7 +30,15 @@ took "a fresh venv with pytest and pandas" "$t"
 
 t=$(date +%s)
 "$venv/bin/pip" install --disable-pip-version-check --progress-bar off .
-took "pip install ." "$t"
+if [ -n "${ROOFLINE_WHEEL_BINARY:-}" ]; then
+  cmp "$venv/bin/roofline" "$ROOFLINE_WHEEL_BINARY" || {
+    echo "python ci: the venv's roofline is not \$ROOFLINE_WHEEL_BINARY ($ROOFLINE_WHEEL_BINARY)" >&2
+    exit 1
+  }
+  took "pip install . (wheel packed from $ROOFLINE_WHEEL_BINARY)" "$t"
+else
+  took "pip install ." "$t"
+fi
 
 t=$(date +%s)
 (
