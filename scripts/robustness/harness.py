@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import csv
 import fnmatch
+import glob
 import hashlib
 import io
 import json
@@ -136,9 +137,11 @@ class Sparse:
 class Signal:
     """A signal the harness sends during the run.
 
-    `wait_for` names a file in ROOT/meta that a stand-in creates when it is
-    running (e.g. "ncu-started"); the harness waits for it (up to 20 s), then
-    `after` seconds more. `target` is "pid" (the tool alone) or "group".
+    `wait_for` is a glob of a file in ROOT/meta that a stand-in creates when it
+    is running (e.g. "ncu-started"), or, starting with "w/", in the working
+    folder (e.g. "w/.roofline-*.tmp": the tool has started writing); the
+    harness waits for it (up to 20 s), then `after` seconds more. `target` is
+    "pid" (the tool alone) or "group".
     """
     name: str
     after: float = 1.0
@@ -631,7 +634,8 @@ def supervise(case, ctx, argv, env, root, mark, stdin, t0):
                     hwm = max(hwm, vm_hwm_kb(q))
         if pending is not None:
             if pending.wait_for and wait_started is None:
-                if os.path.exists(os.path.join(meta, pending.wait_for)):
+                where = root if pending.wait_for.startswith("w/") else meta
+                if glob.glob(os.path.join(where, pending.wait_for)):
                     wait_started = now
                 elif el > 20:
                     wait_started = now
