@@ -71,6 +71,14 @@ SCRUBBED_ENV = (
 
 SIGNALS = {s.name[3:]: s for s in signal.Signals if s.name.startswith("SIG") and not s.name.startswith("SIG_")}
 
+ACTIVE = set()  # the markers of the runs in progress, so that an interrupted harness can stop their processes
+
+
+def stop_all_runs():
+    """Kills every process of the runs in progress (the harness was interrupted)."""
+    for mark in list(ACTIVE):
+        kill_all(marked(mark))
+
 
 # ---------------------------------------------------------------- what a case's folder holds
 
@@ -574,7 +582,11 @@ def run_case(case: Case, ctx: Context) -> Run:
             f.write(case.stdin.encode() if isinstance(case.stdin, str) else case.stdin)
         stdin = open(os.path.join(meta, "stdin"), "rb")
     t0 = time.time()
-    status, hung, sent, hwm, notes = supervise(case, ctx, argv, env, root, mark, stdin, t0)
+    ACTIVE.add(mark)
+    try:
+        status, hung, sent, hwm, notes = supervise(case, ctx, argv, env, root, mark, stdin, t0)
+    finally:
+        ACTIVE.discard(mark)
     wall = time.time() - t0
     rc = os.waitstatus_to_exitcode(status)
     release_fifos(root)

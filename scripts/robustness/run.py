@@ -6,7 +6,7 @@ children, signals and scale, each case judged by the same rules
     python3 scripts/robustness/run.py --bin target/release/roofline [--group NAME ...] [--quick] [--jobs N]
 
 Prints one block per finding and a summary table; exits 1 when anything
-was found, 0 when nothing was, 2 on a usage error.
+was found, 0 when nothing was, 2 on a usage error, 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -168,13 +168,19 @@ def main():
                 print(f"  ... {done[0]}/{len(cases)} ({time.time() - t0:.0f} s)", flush=True)
         return r
 
+    ex = ThreadPoolExecutor(max_workers=max(1, args.jobs))
+    interrupted = False
     try:
-        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-            list(ex.map(go, light))
+        list(ex.map(go, light))
         for c in heavy:
             go(c)
     except KeyboardInterrupt:
-        print("\ninterrupted: the summary covers the cases that ran", flush=True)
+        interrupted = True
+        ex.shutdown(wait=False, cancel_futures=True)
+        harness.stop_all_runs()
+        print("\ninterrupted: the runs in progress were stopped; the summary covers the cases that ran", flush=True)
+    else:
+        ex.shutdown()
     wall = time.time() - t0
 
     if args.selftest:
@@ -216,6 +222,8 @@ def main():
           + f"; folders of cases with findings are under {os.path.join(scratch, 'cases')}")
     if out:
         out.close()
+    if interrupted:
+        return 130
     if not any(r.findings for r in results) and not args.keep:
         shutil.rmtree(scratch, ignore_errors=True)
     return 1 if any(r.findings for r in results) else 0
