@@ -101,6 +101,7 @@ def main():
         shutil.copy2(lib, bindir)
 
     t0 = time.time()
+    root_before = set(os.listdir("/"))  # a case that escaped its folder would most likely land here
     material = Material(scratch, test_bin).make()
     env = {"gpu": have_gpu(), "mount": can_mount(scratch)}
     ctx = harness.Context(bin=test_bin, material=material, scratch=scratch, keep=args.keep, gpu=env["gpu"])
@@ -123,6 +124,8 @@ def main():
         for c, why in skipped:
             print(f"{c.id}  (skipped: {why})")
         print(f"{len(cases)} cases, {len(skipped)} skipped")
+        if not args.scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
         return 0
 
     mode = "quick" if args.quick else "full"
@@ -220,6 +223,9 @@ def main():
     print(f"\n{len(results)} cases run in {wall:.0f} s ({mode}); {tot[6]} with findings"
           + (f": {', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}" if kinds else "")
           + f"; folders of cases with findings are under {os.path.join(scratch, 'cases')}")
+    escaped = sorted(set(os.listdir("/")) - root_before)
+    if escaped:
+        print(f"warning: new entries in / during the run (a case that escaped its folder, or another user): {escaped[:10]}")
     if out:
         out.close()
     if interrupted:

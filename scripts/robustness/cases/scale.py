@@ -99,7 +99,7 @@ def cases(m, quick):
         out.append(Case(f"scale/imported-{n}-{name}", args=argv + ["-q"], outputs=outs, expect=E01, **lim))
     # timelines: 10^5 (quick) or 10^6 kernel records, then report --format trace and a merge of two such ranks
     recs = 100_000 if quick else 1_000_000
-    prog = File(f'#!/bin/bash\ncp "$M/big/records.jsonl" "$ROOFLINE_TIMELINE_DIR/$$.jsonl"\n', 0o755)
+    prog = File('#!/bin/bash\ncp "$M/big/records.jsonl" "${ROOFLINE_TIMELINE_DIR:?}/$$.jsonl"\n', 0o755)
     out.append(Case(f"scale/timeline-{recs}-records",
                     shell=f'python3 gen.py {recs} {B}/records.jsonl && "$B" timeline --inject-lib "$M/fake.so" -q '
                           f'-o t.json -- ./prog.sh >/dev/null && cp t.json {B}/t0.json && cp t.json {B}/t1.json',

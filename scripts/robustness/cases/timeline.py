@@ -127,7 +127,7 @@ def make(name):
     raise KeyError(name)
 
 
-COPY_RECORDS = 'cp rec.jsonl "$ROOFLINE_TIMELINE_DIR/$$.jsonl"\n'
+COPY_RECORDS = 'cp rec.jsonl "${ROOFLINE_TIMELINE_DIR:?}/$$.jsonl"\n'
 MODES = {  # output mode -> (flags, outputs)
     "table": ([], ()), "trace": (["--format", "trace"], ()), "json": (["-o", "tl.json"], ("tl.json",)),
     "html": (["-o", "tl.html"], ("tl.html",)), "records": (["--records", "recs"], ("recs", "recs/*")),
@@ -202,7 +202,7 @@ def folder_cases(m, quick):
         if name == "hard-link-to-canary":
             extra = dict(needs=("root",))
         out.append(Case(f"timeline/folder-{name}", args=TL + ["--timeout", "60s", "-o", "tl.json", "-q", "--", "./prog.sh"],
-                        files={"prog.sh": prog('D="$ROOFLINE_TIMELINE_DIR"\n' + body + "\n")}, outputs=("tl.json",),
+                        files={"prog.sh": prog('export D="${ROOFLINE_TIMELINE_DIR:?}"\n' + body + "\n")}, outputs=("tl.json",),
                         expect=E01, timeout=120 if name in FOLDER_BIG else 90, mem_mb=1024, settle=2, **extra))
     return out
 
