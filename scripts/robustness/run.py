@@ -89,6 +89,7 @@ def main():
         ap.error(f"{binary} is not an executable file")
     scratch = os.path.abspath(args.scratch) if args.scratch else tempfile.mkdtemp(prefix="roofline-robustness-")
     os.makedirs(scratch, exist_ok=True)
+    os.chmod(scratch, 0o755)  # the cases run as `nobody` must reach the material (mkdtemp makes it 0700)
 
     # The binary runs from a copy, so that a case writing over "the tool"
     # cannot lose the original (the injection library goes beside it, if any).
