@@ -1,0 +1,196 @@
+"""Before/after pairs: a change a performance engineer would make, timed on
+the GPU, for checking the savings the tool predicts (issue 25).
+
+Each pair has a "before" and an "after" callable doing the same work. The
+driver warms both up, then times each with CUDA events, REPS times
+interleaved, and prints one line per pair with the median and the
+interquartile range of both, in microseconds. With --window before, only
+the before callable's first measured call runs inside cuProfilerStart/Stop,
+so that
+
+    ncu --profile-from-start off --set full ... python3 pairs.py --window before
+
+captures exactly one "before" call per pair, from which `roofline import`
+predicts the saving.
+
+    python3 pairs.py --list
+    python3 pairs.py                       # timings of every pair
+    python3 pairs.py --only vocab_pad      # one pair
+"""
+import argparse
+import ctypes
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+PAIRS = {}
+
+
+def pair(name, what):
+    def register(setup):
+        PAIRS[name] = (what, setup)
+        return setup
+
+    return register
+
+
+@pair("fused_adamw", "AdamW over GPT-2-small-like parameters (148 tensors, 124 M): foreach=True (before) against fused=True (after)")
+def fused_adamw():
+    torch.manual_seed(0)
+    shapes = [(50257, 768), (1024, 768)] + [s for _ in range(12) for s in [(768,), (768,), (2304, 768), (2304,), (768, 768), (768,), (768,), (768,), (3072, 768), (3072,), (768, 3072), (768,)]] + [(768,), (768,)]
+    def make(fused):
+        ps = [torch.nn.Parameter(torch.randn(s, device="cuda") * 0.02) for s in shapes]
+        for p in ps:
+            p.grad = torch.randn_like(p) * 1e-3
+        kw = {"fused": True} if fused else {"foreach": True}
+        opt = torch.optim.AdamW(ps, lr=1e-4, **kw)
+        return opt
+    before, after = make(False), make(True)
+    return before.step, after.step
+
+
+@pair("channels_last", "ResNet-50 layer2+layer3 forward+backward, batch 64, bf16 autocast, cudnn.benchmark: NCHW (before) against channels_last (after)")
+def channels_last():
+    import torchvision
+
+    torch.backends.cudnn.benchmark = True
+
+    def make(cl):
+        m = torchvision.models.resnet50(weights=None).cuda()
+        body = torch.nn.Sequential(m.layer2, m.layer3)
+        x = torch.randn(64, 256, 56, 56, device="cuda", requires_grad=True)
+        if cl:
+            body = body.to(memory_format=torch.channels_last)
+            x = x.detach().to(memory_format=torch.channels_last).requires_grad_()
+
+        def run():
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                out = body(x)
+            out.float().sum().backward()
+
+        return run
+
+    return make(False), make(True)
+
+
+@pair("vocab_pad", "LM head forward+backward, bf16, tokens 4096, d 768: vocabulary 50257 (before) against 50304, a multiple of 64 (after)")
+def vocab_pad():
+    def make(vocab):
+        w = torch.randn(vocab, 768, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+        x = torch.randn(4096, 768, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+        g = torch.randn(4096, vocab, device="cuda", dtype=torch.bfloat16)
+
+        def run():
+            y = x @ w.t()
+            y.backward(g)
+
+        return run
+
+    return make(50257), make(50304)
+
+
+@pair("compiled_chain", "an elementwise chain y = gelu(x * a + b) * c + x on 64 M fp32 values: eager (before) against torch.compile (after)")
+def compiled_chain():
+    x = torch.randn(1 << 26, device="cuda")
+    a, b, c = (torch.randn(1 << 26, device="cuda") for _ in range(3))
+
+    def chain(x, a, b, c):
+        return F.gelu(x * a + b) * c + x
+
+    compiled = torch.compile(chain)
+    return (lambda: chain(x, a, b, c)), (lambda: compiled(x, a, b, c))
+
+
+@pair("gelu_epilogue", "Linear 8192x4096 -> 16384 + bias + GELU in bf16: linear then gelu (before) against cuBLASLt's GELU epilogue via torch._addmm_activation (after)")
+def gelu_epilogue():
+    x = torch.randn(8192, 4096, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(16384, 4096, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(16384, device="cuda", dtype=torch.bfloat16)
+    wt = w.t()
+    return (lambda: F.gelu(F.linear(x, w, b))), (lambda: torch._addmm_activation(b, x, wt, use_gelu=True))
+
+
+@pair("autocast_casts", "a 4-layer MLP forward+backward under bf16 autocast with fp32 weights (before) against bf16 weights, no autocast (after), batch 8192, width 4096")
+def autocast_casts():
+    def make(bf16_weights):
+        layers = [torch.nn.Linear(4096, 4096).cuda() for _ in range(4)]
+        if bf16_weights:
+            layers = [l.to(torch.bfloat16) for l in layers]
+        model = torch.nn.Sequential(*layers)
+        x = torch.randn(8192, 4096, device="cuda", dtype=torch.bfloat16 if bf16_weights else torch.float32)
+
+        def run():
+            if bf16_weights:
+                out = model(x)
+            else:
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    out = model(x)
+            out.float().sum().backward()
+
+        return run
+
+    return make(False), make(True)
+
+
+def time_pair(before, after, reps):
+    for _ in range(3):
+        before()
+        after()
+    torch.cuda.synchronize()
+    times = {"before": [], "after": []}
+    for _ in range(reps):
+        for label, fn in (("before", before), ("after", after)):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            e.synchronize()
+            times[label].append(s.elapsed_time(e) * 1e3)
+    return times
+
+
+def summary(ts):
+    q = statistics.quantiles(ts, n=4)
+    return statistics.median(ts), q[0], q[2]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--only", help="comma-separated pair names")
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--window", choices=["before", "after"], help="profile one call of that side (cuProfilerStart/Stop)")
+    args = ap.parse_args()
+    if args.list:
+        for name, (what, _) in PAIRS.items():
+            print(f"{name}\t{what}")
+        return
+    names = args.only.split(",") if args.only else list(PAIRS)
+    cuda = ctypes.CDLL("libcuda.so.1")
+    print("pair\tbefore_median_us\tbefore_q1_us\tbefore_q3_us\tafter_median_us\tafter_q1_us\tafter_q3_us\tsaved_us\tsaved_pct\twhat")
+    for name in names:
+        what, setup = PAIRS[name]
+        before, after = setup()
+        if args.window:
+            fn = before if args.window == "before" else after
+            for _ in range(3):
+                fn()
+            torch.cuda.synchronize()
+            cuda.cuProfilerStart()
+            fn()
+            torch.cuda.synchronize()
+            cuda.cuProfilerStop()
+            print(f"{name}\tprofiled one {args.window} call")
+            continue
+        t = time_pair(before, after, args.reps)
+        b, a = summary(t["before"]), summary(t["after"])
+        print(f"{name}\t{b[0]:.1f}\t{b[1]:.1f}\t{b[2]:.1f}\t{a[0]:.1f}\t{a[1]:.1f}\t{a[2]:.1f}\t{b[0] - a[0]:.1f}\t{100 * (b[0] - a[0]) / b[0]:.1f}\t{what}")
+        sys.stdout.flush()
+        del before, after
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()

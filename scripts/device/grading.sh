@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# External programs for issue 25's independent grading and issue 29's
+# fixtures, in one device call. For each program of examples/external/
+# programs.py (torchvision, transformers, timm, torch.compile/Triton, CuPy,
+# JAX): a plain run with torch.profiler's shape-recording trace of the
+# measured step, then `ncu --set full` plus the extra metrics of the corpus
+# (results/h200-corpus-2026-11-30/extra.txt), the tool's own list
+# (crates/ncu/metrics/sm90.txt) and shared-memory atomics, over the program's
+# profiled windows only (--profile-from-start off), as a raw CSV. Then the
+# before/after pairs of examples/external/pairs.py: their timings (CUDA
+# events, interleaved) and `ncu --set full` of one "before" call each.
+#
+#   GRADING_ONLY=programs,pairs bash scripts/device/grading.sh
+#
+# Output: $OUT/grading-{env,programs,pairs}.tar.gz and $OUT/summary.txt.
+# Never changes clocks: every ncu run has --clock-control none.
+set -u
+START=$(date +%s.%N)
+ROOT=$PWD
+OUT=${OUT:-/tmp/out}
+W=${GRADING_WORK:-/tmp/grading}
+BUDGET=${GRADING_BUDGET_S:-560}
+RESERVE=${GRADING_RESERVE_S:-20}
+ONLY=${GRADING_ONLY:-programs,pairs}
+PROGRAMS=${GRADING_PROGRAMS:-resnet50_train gpt2_train vit_infer compiled_mlp_train cupy_mix jax_mlp_train}
+PACK_PREFIX=grading
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 XLA_PYTHON_CLIENT_PREALLOCATE=false TOKENIZERS_PARALLELISM=false
+rm -rf "$W"
+mkdir -p "$OUT" "$W"/{logs,env,captures,traces,pairs}
+SUMMARY=$W/summary.txt
+: > "$SUMMARY"
+# shellcheck source=scripts/device/steps.sh
+source "$ROOT/scripts/device/steps.sh"
+
+{
+  echo "date: $(date -u +%FT%TZ)"
+  nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.draw,power.limit,temperature.gpu --format=csv
+  nvidia-smi --query-gpu=clocks_throttle_reasons.active,clocks_throttle_reasons.sw_power_cap,clocks_throttle_reasons.hw_slowdown,clocks_throttle_reasons.sw_thermal_slowdown --format=csv 2>&1
+  ncu --version | tail -1
+  python3 -c 'import torch, torchvision, timm, transformers; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "torchvision", torchvision.__version__, "timm", timm.__version__, "transformers", transformers.__version__)' 2>&1
+  python3 -c 'import cupy; print("cupy", cupy.__version__)' 2>&1
+  python3 -c 'import jax; print("jax", jax.__version__, jax.devices())' 2>&1
+  python3 -c 'import triton; print("triton", triton.__version__)' 2>&1
+} > "$W/env/env.txt" 2>&1
+cat "$W/env/env.txt"
+pack env env
+
+# The metric list: set full's sections plus these (names this ncu knew in the
+# 2026-11-30 corpus run, the tool's list, shared atomics).
+{
+  # (the corpus's 305 extra metrics double the passes; set full and these suffice)
+  grep -v '^#' crates/ncu/metrics/sm90.txt | grep -v '^$'
+  printf '%s\n' l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum \
+    l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum \
+    sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom.sum \
+    smsp__inst_executed_op_shared_atom.sum sm__pipe_fma_type_fp16_cycles_active.sum
+} | sed 's/[[:space:]#].*//' | grep -v '^$' | sort -u > "$W/env/metrics.txt"
+LIST=$(paste -sd, "$W/env/metrics.txt")
+NCU=(ncu --set full --metrics "$LIST" --csv --page raw --print-units base --clock-control none --profile-from-start off)
+
+if wanted programs; then
+  for p in $PROGRAMS; do
+    case $p in cupy_*|jax_*) trace=() ;; *) trace=(--trace "$W/traces/$p.trace.json.gz") ;; esac
+    step "${p}_plain" 150 python3 examples/external/programs.py "$p" "${trace[@]}"
+    cat "$W/logs/${p}_plain.out"; tail -3 "$W/logs/${p}_plain.err"
+    CSV=$W/captures/$p.full.csv step "${p}_ncu" 200 "${NCU[@]}" --launch-count "${GRADING_LAUNCHES:-90}" --log-file "$W/captures/$p.full.csv" \
+      python3 examples/external/programs.py "$p"
+    tail -3 "$W/logs/${p}_ncu.err"
+  done
+  pack programs env captures traces logs summary.txt
+fi
+
+if wanted pairs; then
+  step pairs_time 200 python3 examples/external/pairs.py --reps 30
+  cp "$W/logs/pairs_time.out" "$W/pairs/timings.tsv"; cat "$W/pairs/timings.tsv"; tail -3 "$W/logs/pairs_time.err"
+  CSV=$W/pairs/before.full.csv step pairs_ncu 200 "${NCU[@]}" --launch-count 200 --log-file "$W/pairs/before.full.csv" \
+    python3 examples/external/pairs.py --window before
+  tail -3 "$W/logs/pairs_ncu.err"
+  pack pairs env pairs logs summary.txt
+fi
+cat "$SUMMARY"
+cp "$SUMMARY" "$OUT/summary.txt"
