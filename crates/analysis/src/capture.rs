@@ -43,6 +43,8 @@ pub fn analyze_capture(capture: &Capture, machine: Option<&Machine>) -> CaptureA
         }
         kernels.push(a);
     }
+    let groups = crate::fusion::fusions(&kernels);
+    crate::fusion::apply(&mut kernels, &groups);
     warnings.extend(kernel_warnings(&kernels));
     let machine = match machine {
         Some(m) => m.clone(),

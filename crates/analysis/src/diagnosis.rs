@@ -28,11 +28,13 @@
 //! kernel there and the moves it gives. A new verdict is a new row in its
 //! place, not a branch inside another.
 
-use roofline_model::{Evidence, FlopKind, Machine, MemLevel, Origin, Pipe};
+use roofline_model::{format_si, Evidence, FlopKind, Machine, MemLevel, Origin as Provenance, Pipe, Unit as Unit2};
 
 use crate::findings::*;
 use crate::kernel_analysis::KernelAnalysis;
 use crate::levels::{Bound, Limiter};
+use crate::limiter::{binding, units, Unit};
+use crate::origin::{origin, Library, Origin, Role};
 use crate::thresholds::*;
 
 /// Wasted global sectors per access direction, weighted by traffic.
@@ -92,24 +94,6 @@ impl Waste {
             .max_by(|a, b| a.2.unwrap_or(0.0).total_cmp(&b.2.unwrap_or(0.0)).then(b.1.total_cmp(&a.1)))
     }
 
-    /// The share of global sectors wasted, when every direction's is known.
-    fn total_share(&self) -> Option<f64> {
-        self.directions.iter().map(|d| d.2).sum::<Option<f64>>()
-    }
-
-    /// Advice for wasted sectors: coalesce when they are at least
-    /// WASTE_SHARE_PCT of the traffic, a conditional note when the capture
-    /// cannot say, nothing otherwise.
-    fn advice(&self) -> Option<Advice> {
-        let (access, bps, share) = self.worst()?;
-        match share {
-            Some(s) if s >= WASTE_SHARE_PCT => {
-                Some(Advice::Coalesce { access, bytes_per_sector: bps, wasted_share_pct: s })
-            }
-            Some(_) => None,
-            None => Some(Advice::CheckCoalescing { access, bytes_per_sector: bps }),
-        }
-    }
 }
 
 /// Block slots left idle by the launch shape: a grid under one wave, or a
@@ -151,7 +135,7 @@ fn launch_shape(ev: &Evidence) -> Option<(Finding, Advice)> {
 fn clock_finding(machine: &Machine, a: &KernelAnalysis) -> Option<Finding> {
     let ev = &a.kernel.evidence;
     let clock = ev.sm_clock_hz.filter(|c| *c > 0.0)?;
-    let counter_machine = machine.ceilings.iter().any(|c| c.provenance.origin == Origin::Counter);
+    let counter_machine = machine.ceilings.iter().any(|c| c.provenance.origin == Provenance::Counter);
     let max = ev
         .max_sm_clock_hz
         .or_else(|| (!counter_machine).then(|| machine.gpu.sm_clock_mhz.map(|m| m * 1e6)).flatten())
@@ -178,27 +162,37 @@ fn clock_finding(machine: &Machine, a: &KernelAnalysis) -> Option<Finding> {
     Some(Finding::ClockBelowMax { clock_hz: clock, max_hz: max, loss_pct: loss, gap_share_pct: gap_share })
 }
 
-/// The busiest pipe: (pipe, % of roof or of peak, whether the profiler's figure).
-fn busiest_pipe(a: &KernelAnalysis) -> Option<(Pipe, f64, bool)> {
-    let ia = a.instructions.as_ref()?;
-    let p = ia.binding_point()?;
-    let u = p.utilisation()?;
-    Some((p.pipe, u, p.pct_of_roof.is_none_or(|r| r < u)))
-}
-
 /// Diagnoses a kernel that ran (needs a duration and a roof).
+///
+/// The binding limiter first (the busiest unit, `limiter.rs`), then the
+/// position it gives, then the causes whose own evidence puts them on the
+/// critical path, each a move with the time it would save. A move worth
+/// under [`MIN_MOVE_SHARE_PCT`] of the kernel's time is kept as evidence.
 pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
     let pct_of_roof = a.pct_of_roof?;
     let bound = a.bound?;
     let ev = &a.kernel.evidence;
-    let judged = a.judged_pct().unwrap_or(pct_of_roof);
-    let mut evidence = vec![Finding::PctOfRoof {
+    let seconds = a.kernel.duration_s.filter(|d| *d > 0.0 && d.is_finite())?;
+    let origin = origin(&a.kernel.name);
+    let units = units(machine, a);
+    let top = binding(&units);
+    let mut evidence = Vec::new();
+    if let Some(t) = top {
+        evidence.push(Finding::Binding {
+            unit: t.unit,
+            pct: t.pct,
+            basis: t.basis,
+            runner_up: units.get(1).map(|u| (u.unit, u.pct)),
+        });
+    }
+    evidence.push(Finding::KernelOrigin { origin });
+    evidence.push(Finding::PctOfRoof {
         pct: pct_of_roof,
         roof: match a.limiter {
             Some(Limiter::Bandwidth(l)) => format!("{} bandwidth", l.label()),
             _ => a.compute_roof_name.clone().unwrap_or_else(|| "compute".into()),
         },
-    }];
+    });
     if let (Some(p), Some(m)) = (a.pct_of_mix_roof, a.level(MemLevel::Dram).and_then(|l| l.mix.as_ref())) {
         evidence.push(Finding::PctOfMixRoof {
             pct: p,
@@ -208,21 +202,8 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
             upper: m.upper.benchmark.clone(),
         });
     }
-    let best_bw = a
-        .levels
-        .iter()
-        .filter(|p| p.measured())
-        .filter_map(|p| p.mix.as_ref().and_then(|m| m.pct).or(p.pct_of_bandwidth))
-        .fold(0.0_f64, f64::max);
-    let compute_pct = match (a.achieved_flops_per_s, a.compute_roof_flops_per_s) {
-        (Some(x), Some(p)) if p > 0.0 => 100.0 * x / p,
-        _ => 0.0,
-    };
-    if let Some(d) = ev.dram_throughput_pct {
-        evidence.push(Finding::DramThroughput { pct: d });
-    }
-    if let Some(s) = ev.sm_throughput_pct {
-        evidence.push(Finding::SmThroughput { pct: s });
+    if let (Some(n), Some(share)) = (ev.launch_shapes, ev.dominant_shape_share) {
+        evidence.push(Finding::ShapeGroups { shapes: n, dominant_pct: 100.0 * share });
     }
     if let Some(t) = ev.occupancy_theoretical_pct {
         evidence.push(Finding::Occupancy {
@@ -254,29 +235,15 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
                 .push(Finding::Fp16PackingUnknown { packed_flops: fp16.packed_flops, scalar_flops: fp16.scalar_flops });
         }
     }
-    let busy = busiest_pipe(a);
-    if let Some((pipe, p, of_counter)) = busy.filter(|b| b.1 >= LATENCY_PCT) {
-        evidence.push(Finding::BusyPipe { pipe, pct: p, of_counter });
-    }
-    if let Some(issue) = a.instructions.as_ref().and_then(|i| i.pipe(Pipe::Issue)).and_then(|p| p.utilisation()) {
-        if issue >= ON_ROOF_PCT {
-            evidence.push(Finding::IssueBusy { pct: issue });
-        }
-    }
-    let clock = match a.limiter {
-        Some(Limiter::Bandwidth(MemLevel::Dram)) => None,
-        _ => clock_finding(machine, a),
-    };
-    if let Some(c) = &clock {
-        evidence.push(c.clone());
+    if let Some(c) = clock_finding(machine, a) {
+        evidence.push(c);
     }
     if let Some(a) = ev.sm_active_pct.filter(|a| *a <= 100.0 - IDLE_SLOTS_PCT) {
         evidence.push(Finding::SmsIdle { active_pct: a });
     }
-    let waste = Waste::of(ev);
-    let shape = launch_shape(ev);
-    let per_launch = a.kernel.duration_s.filter(|d| *d > 0.0).map(|d| d / a.kernel.launches.max(1) as f64);
-    let short = per_launch.filter(|s| *s < SHORT_LAUNCH_S);
+    if let Some(s) = stalls(ev) {
+        evidence.push(s);
+    }
     let conflicts_share = match (ev.shared_bank_conflicts, ev.shared_wavefronts) {
         (Some(c), Some(w)) if w > 0.0 => Some(100.0 * c / w),
         _ => None,
@@ -285,203 +252,302 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
         evidence.push(Finding::BankConflicts { conflicts: c, share_pct: conflicts_share });
     }
 
-    // A profiler's speed-of-light figures and pipe counters veto
-    // "latency-bound": an SM busy with non-FLOP work is not idle.
-    let sol_idle =
-        ev.sm_throughput_pct.is_none_or(|s| s < LATENCY_PCT) && ev.dram_throughput_pct.is_none_or(|d| d < LATENCY_PCT);
-    let pipes_idle = busy.is_none_or(|(_, p, _)| p < LATENCY_PCT);
-    let latency = judged < LATENCY_PCT && best_bw < LATENCY_PCT && compute_pct < LATENCY_PCT && sol_idle && pipes_idle;
-    if latency || bound == Bound::Compute && judged < ON_ROOF_PCT {
-        if let Some(s) = stalls(ev) {
-            evidence.push(s);
-        }
+    let per_launch = seconds / a.kernel.launches.max(1) as f64;
+    let shape = launch_shape(ev);
+    let below_one_wave = matches!(&shape, Some((Finding::GridBelowOneWave { .. }, _)));
+    let (unit, busiest) = top.map(|t| (Some(t.unit), t.pct)).unwrap_or((None, a.judged_pct().unwrap_or(pct_of_roof)));
+    // Warps stalled on a full queue (MIO, LSU, a math pipe) are waiting on
+    // a busy unit the counters of this capture may not show: not latency.
+    let throttled = top_stall(ev).is_some_and(|r| r.ends_with("throttle"));
+    let mut position = position(bound, unit, busiest, per_launch, below_one_wave);
+    if position == Position::LatencyBound && throttled {
+        position = if bound == Bound::Memory { Position::UnderDiagonal } else { Position::UnderFlatRoof };
     }
-    let facts = Facts { machine, a, ev, bound, judged, latency, busy, clock, waste, shape, short, conflicts_share };
-    let rule = RULES.iter().find(|r| (r.holds)(&facts)).expect("the last rule always holds");
-    let mut moves = Vec::new();
-    (rule.moves)(&facts, &mut evidence, &mut moves);
-    Some(Diagnosis { position: rule.position, evidence, next_moves: moves })
+    if let Some((s, _)) = &shape {
+        evidence.push(s.clone());
+    }
+    if per_launch < SHORT_LAUNCH_S {
+        evidence.push(Finding::ShortLaunch { seconds_per_launch: per_launch });
+    }
+
+    let facts = Facts { machine, a, ev, seconds, per_launch, origin, unit, busiest, shape, conflicts_share };
+    let mut moves = candidate_moves(&facts, position);
+    // The sector use behind a coalescing move is its evidence; in the
+    // user's own code, few bytes per sector are evidence even without the
+    // excess count that would make them a move.
+    let coalesce = moves.iter().find_map(|m| match m.advice {
+        Advice::Coalesce { access, bytes_per_sector, wasted_share_pct } => {
+            Some(Finding::SectorUse { access, bytes_per_sector, wasted_share_pct: Some(wasted_share_pct) })
+        }
+        _ => None,
+    });
+    match (coalesce, Waste::of(ev).worst()) {
+        (Some(f), _) => evidence.push(f),
+        (None, Some((access, bytes_per_sector, _))) if !origin.library.is_vendor() => {
+            evidence.push(Finding::SectorUse { access, bytes_per_sector, wasted_share_pct: None })
+        }
+        _ => {}
+    }
+    // Rank by saving; a move worth only a few percent is evidence.
+    let floor = seconds * MIN_MOVE_SHARE_PCT / 100.0;
+    let (kept, small): (Vec<Move>, Vec<Move>) = moves.drain(..).partition(|m| m.saving_s.is_none_or(|s| s >= floor));
+    for m in small {
+        evidence.push(Finding::SmallCause { advice: Box::new(m.advice), saving_s: m.saving_s.unwrap_or(0.0) });
+    }
+    let mut moves = kept;
+    moves.sort_by(|x, y| y.saving_s.unwrap_or(-1.0).total_cmp(&x.saving_s.unwrap_or(-1.0)));
+    if moves.is_empty() {
+        moves.push(match position {
+            Position::OnRoof => Move::saving(Advice::AtTheRoof, 0.0, "the busiest unit is at its roof"),
+            _ if origin.library.is_vendor() => {
+                Advice::LibraryKernel { library: origin.library, role: origin.role }.into()
+            }
+            Position::OnDiagonal => match unit {
+                Some(Unit::Memory(l)) if l != MemLevel::Dram => {
+                    Move::saving(Advice::CloserLevel { level: l }, 0.0, "bytes already move at this level's roof: only fewer bytes there help")
+                }
+                _ => Move::saving(Advice::RaiseIntensity, 0.0, "bytes already move at the bandwidth roof: only fewer bytes help"),
+            },
+            _ => Advice::WaitOnLatency.into(),
+        });
+    }
+    Some(Diagnosis { position, evidence, next_moves: moves })
 }
 
-/// What the rules read: the kernel as placed, its evidence, and the facts
+/// Where the binding unit puts a kernel.
+fn position(bound: Bound, unit: Option<Unit>, busiest: f64, per_launch: f64, below_one_wave: bool) -> Position {
+    if (per_launch < LAUNCH_BOUND_S || per_launch < SHORT_LAUNCH_S && below_one_wave) && busiest < ON_ROOF_PCT {
+        return Position::LaunchBound;
+    }
+    if busiest < LATENCY_PCT {
+        return Position::LatencyBound;
+    }
+    let on = busiest >= ON_ROOF_PCT;
+    match unit {
+        Some(Unit::Memory(_)) => {
+            if on {
+                Position::OnDiagonal
+            } else {
+                Position::UnderDiagonal
+            }
+        }
+        Some(Unit::Pipe(Pipe::Issue)) if busiest >= PIPE_BOUND_PCT => Position::IssueBound,
+        Some(u) if u.is_flop_pipe() && (bound == Bound::Compute || busiest >= PIPE_BOUND_PCT) => {
+            if on {
+                Position::OnRoof
+            } else {
+                Position::UnderFlatRoof
+            }
+        }
+        Some(_) if busiest >= PIPE_BOUND_PCT => Position::PipeBound,
+        // A pipe below its roof and nothing busier: the side of the ridge.
+        _ => match (bound, on) {
+            (Bound::Memory, _) => Position::UnderDiagonal,
+            (Bound::Compute, true) => Position::OnRoof,
+            (Bound::Compute, false) => Position::UnderFlatRoof,
+        },
+    }
+}
+
+/// What the moves read: the kernel as placed, its evidence and the facts
 /// [`diagnose`] derives from them once.
 struct Facts<'a> {
     machine: &'a Machine,
     a: &'a KernelAnalysis,
     ev: &'a Evidence,
-    bound: Bound,
-    /// The % of roof its position is judged by.
-    judged: f64,
-    /// Below [`LATENCY_PCT`] of every roof, bandwidth and pipe, and no
-    /// profiler figure says the SM or DRAM is busy.
-    latency: bool,
-    busy: Option<(Pipe, f64, bool)>,
-    clock: Option<Finding>,
-    waste: Waste,
+    /// The kernel's time over all launches, seconds.
+    seconds: f64,
+    per_launch: f64,
+    origin: Origin,
+    /// The binding unit and its %.
+    unit: Option<Unit>,
+    busiest: f64,
     shape: Option<(Finding, Advice)>,
-    /// Seconds per launch, when shorter than [`SHORT_LAUNCH_S`].
-    short: Option<f64>,
     conflicts_share: Option<f64>,
 }
 
-/// One row of the diagnosis table: where a kernel sits, the test that puts
-/// it there, and the evidence and next moves that position gives.
-struct Rule {
-    position: Position,
-    holds: fn(&Facts) -> bool,
-    moves: fn(&Facts, &mut Vec<Finding>, &mut Vec<Advice>),
+impl Facts<'_> {
+    /// The time the kernel would save at its binding unit's roof: the most
+    /// any move that keeps its work can save.
+    fn gap_s(&self) -> f64 {
+        (self.seconds * (1.0 - self.busiest / 100.0)).max(0.0)
+    }
 }
 
-/// The table of seeds 002 and 004 (the module's table), in the order its
-/// tests are tried: the first that holds gives the position.
-const RULES: [Rule; 6] = [
-    Rule { position: Position::LatencyBound, holds: |f| f.latency, moves: latency_bound },
-    Rule {
-        position: Position::PipeBound,
-        holds: |f| {
-            f.judged < ON_ROOF_PCT && f.bound == Bound::Memory && f.busy.is_some_and(|(_, p, _)| p >= ON_ROOF_PCT)
-        },
-        moves: pipe_bound,
-    },
-    Rule {
-        position: Position::OnDiagonal,
-        holds: |f| f.bound == Bound::Memory && f.judged >= ON_ROOF_PCT,
-        moves: on_diagonal,
-    },
-    Rule { position: Position::UnderDiagonal, holds: |f| f.bound == Bound::Memory, moves: under_diagonal },
-    Rule { position: Position::OnRoof, holds: |f| f.judged >= ON_ROOF_PCT, moves: on_roof },
-    Rule { position: Position::UnderFlatRoof, holds: |_| true, moves: under_flat_roof },
-];
-
-fn latency_bound(f: &Facts, evidence: &mut Vec<Finding>, moves: &mut Vec<Advice>) {
-    let ev = f.ev;
-    // A grid that leaves most of the GPU idle is the first thing to fix.
-    let grid_first = matches!(&f.shape, Some((Finding::GridBelowOneWave { idle_pct, .. }, _)) if *idle_pct >= 50.0);
-    if let (true, Some((s, m))) = (grid_first, &f.shape) {
-        evidence.push(s.clone());
-        moves.push(m.clone());
-    }
-    moves.push(Advice::WaitOnLatency);
-    if let Some(limiter) = &ev.occupancy_limiter {
-        if ev.occupancy_theoretical_pct.is_some_and(|o| o < 100.0) {
-            moves.push(Advice::OccupancyLimited { limiter: limiter.clone(), hint: ev.occupancy_hint.clone() });
+/// The moves whose own evidence puts them on the critical path.
+fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
+    let mut moves = Vec::new();
+    let o = f.origin;
+    let t = f.seconds;
+    // Library-level moves, from the kernel's origin.
+    if o.unaligned && matches!(o.role, Role::Gemm | Role::Convolution) {
+        let align = alignment_of(&f.a.kernel.name).unwrap_or(1);
+        let kind = f.a.kernel.dominant_kind();
+        let roof = kind.and_then(|k| f.machine.compute_roof(k));
+        if let (Some(c), flops) = (roof, f.a.total_flops) {
+            if flops > 0.0 && c.rate > 0.0 {
+                let aligned = flops / c.rate;
+                moves.push(Move::saving(
+                    Advice::PadShape { align },
+                    t - aligned,
+                    format!(
+                        "the same {} at the {} roof ({}) take {}",
+                        format_si(flops, Unit2::Flop),
+                        c.name,
+                        format_si(c.rate, Unit2::FlopPerSecond),
+                        format_si(aligned, Unit2::Second)
+                    ),
+                ));
+            }
         }
     }
-    if let (false, Some((s, m))) = (grid_first, &f.shape) {
-        evidence.push(s.clone());
-        moves.push(m.clone());
-    }
-    moves.push(Advice::MoreIndependentWork);
-}
-
-fn pipe_bound(f: &Facts, _: &mut Vec<Finding>, moves: &mut Vec<Advice>) {
-    let (pipe, p, _) = f.busy.expect("the rule's test checked it");
-    moves.push(Advice::PipeWork { pipe, pct: p });
-}
-
-fn on_diagonal(f: &Facts, evidence: &mut Vec<Finding>, moves: &mut Vec<Advice>) {
-    push_waste_evidence(evidence, &f.waste, f.ev);
-    match f.waste.advice() {
-        Some(m @ Advice::Coalesce { .. }) => moves.push(m),
-        conditional => {
-            moves.push(match f.a.limiter {
-                Some(Limiter::Bandwidth(MemLevel::Dram)) | None => Advice::RaiseIntensity,
-                Some(Limiter::Bandwidth(l)) => Advice::CloserLevel { level: l },
-                Some(Limiter::Compute) => unreachable!("a memory-bound kernel has a bandwidth limiter"),
-            });
-            moves.extend(conditional);
+    match o.role {
+        Role::Foreach => moves.push(Advice::FusedOptimizer.into()),
+        Role::Cast => moves.push(Move::saving(Advice::RemoveCasts, t, "the cast kernel's whole time")),
+        Role::LayoutTranspose => moves.push(Move::saving(Advice::ChannelsLast, t, "the transpose's whole time")),
+        Role::Activation => moves.push(Advice::EpilogueFusion.into()),
+        Role::Norm if o.library != Library::Triton => {
+            // Judged by its memory traffic: a compiled norm streams it at the roof.
+            let memory = units_of_memory(f.a, f.machine);
+            if memory < ON_ROOF_PCT {
+                moves.push(Move::saving(
+                    Advice::FuseNorm,
+                    t * (1.0 - memory / ON_ROOF_PCT),
+                    format!("a compiled norm streams at the bandwidth roof; this one's busiest memory level is at {}", share(memory)),
+                ))
+            }
         }
-    }
-}
-
-fn under_diagonal(f: &Facts, evidence: &mut Vec<Finding>, moves: &mut Vec<Advice>) {
-    let ev = f.ev;
-    push_waste_evidence(evidence, &f.waste, ev);
-    let conditional = match f.waste.advice() {
-        Some(m @ Advice::Coalesce { .. }) => {
-            moves.push(m);
-            None
+        Role::Elementwise | Role::Copy if o.library != Library::User || o.library == Library::User => {
+            moves.push(Advice::FuseElementwise.into())
         }
-        other => other,
+        _ => {}
+    }
+    let user = !o.library.is_vendor();
+    let idle = match &f.shape {
+        Some((Finding::GridBelowOneWave { idle_pct, .. }, _)) => Some(*idle_pct),
+        Some((Finding::TailWave { idle_pct, .. }, _)) => Some(*idle_pct),
+        _ => None,
     };
-    if let Some((s, m)) = &f.shape {
-        evidence.push(s.clone());
-        moves.push(m.clone());
-    }
-    if let Some(s) = f.short {
-        evidence.push(Finding::ShortLaunch { seconds_per_launch: s });
-        moves.push(Advice::LongerLaunches { seconds_per_launch: s });
-    }
-    if let Some(share) = f.conflicts_share.filter(|s| *s >= WASTE_SHARE_PCT) {
-        moves.push(Advice::AvoidBankConflicts { share_pct: share });
-    }
-    if let Some((pipe, p, _)) = f.busy.filter(|b| b.1 >= BUSY_PIPE_PCT) {
-        moves.push(Advice::PipeWork { pipe, pct: p });
-    }
-    if let Some(o) = ev.occupancy_theoretical_pct.filter(|o| *o < LOW_OCCUPANCY_PCT) {
-        moves.push(Advice::LowOccupancy { occupancy_pct: o });
-    }
-    if let Some(c) = conditional {
-        moves.push(c);
-    }
-    if moves.is_empty() {
-        moves.push(Advice::MoreBytesInFlight);
-    }
-}
-
-fn on_roof(f: &Facts, _: &mut Vec<Finding>, moves: &mut Vec<Advice>) {
-    moves.push(Advice::AtTheRoof);
-    if let Some(Finding::ClockBelowMax { loss_pct, .. }) = f.clock {
-        moves.push(Advice::Clock { loss_pct });
-    }
-}
-
-fn under_flat_roof(f: &Facts, evidence: &mut Vec<Finding>, moves: &mut Vec<Advice>) {
-    let ev = f.ev;
-    let dominant = f.a.kernel.dominant_kind();
-    let tensor = dominant.is_some_and(FlopKind::is_tensor);
-    if tensor {
-        moves.push(Advice::FeedTensorCores);
-        if let Some((s, m)) = &f.shape {
-            evidence.push(s.clone());
-            moves.push(m.clone());
+    // Launch shape: only where the launch is long enough for the shape, not
+    // the launch cost, to matter.
+    if let (Some((finding, advice)), Some(idle)) = (&f.shape, idle) {
+        let saving = (t * idle / 100.0).min(f.gap_s());
+        if f.per_launch >= SHORT_LAUNCH_S {
+            match (user, finding) {
+                (true, _) => moves.push(Move::saving(advice.clone(), saving, format!("{} of the block slots idle", share(idle)))),
+                (false, Finding::GridBelowOneWave { .. }) => moves.push(Move::saving(
+                    Advice::LargerProblem,
+                    saving,
+                    format!("{} of the block slots idle", share(idle)),
+                )),
+                _ => {}
+            }
         }
-    } else if let Some((pipe, p, _)) = f.busy.filter(|b| b.1 >= BUSY_PIPE_PCT) {
-        moves.push(Advice::PipeWork { pipe, pct: p });
-    } else if f.busy.is_none() && ev.sm_throughput_pct.is_some_and(|s| s >= ON_ROOF_PCT - 15.0) {
-        moves.push(Advice::SmBusyNotFlops { pct: ev.sm_throughput_pct.unwrap_or(0.0) });
-    } else {
-        moves.push(Advice::InstructionMix);
     }
-    if let Some(share) = f.conflicts_share.filter(|s| *s >= WASTE_SHARE_PCT) {
-        moves.push(Advice::AvoidBankConflicts { share_pct: share });
+    // A launch-bound user kernel: more work per launch. A library's small
+    // GEMM, convolution or attention: a larger problem. Framework glue
+    // kernels have no move of their own (a fusion absorbs them).
+    if position == Position::LaunchBound {
+        if user {
+            moves.push(Move::saving(
+                Advice::LongerLaunches { seconds_per_launch: f.per_launch },
+                f.gap_s(),
+                "the gap to the busiest unit's roof",
+            ));
+        } else if matches!(o.role, Role::Gemm | Role::Convolution | Role::Attention) {
+            moves.push(Move::saving(Advice::LargerProblem, f.gap_s(), "the gap to the busiest unit's roof"));
+        }
     }
-    if matches!(dominant, Some(FlopKind::Fp32 | FlopKind::Fp16))
-        && f.machine.compute().any(|c| c.resource.flop_kind().is_some_and(FlopKind::is_tensor))
-    {
-        moves.push(Advice::UseTensorCores);
+    // Causes in the user's own code, each only where its unit binds.
+    if user {
+        let binds = |u: Unit| f.unit == Some(u);
+        // Wasted sectors cost time only where they reach L2 (or DRAM): the
+        // excess L2 sectors against the L2 traffic, never more than it.
+        if let (Some(x), Some(l2)) = (f.ev.excessive_sectors, f.a.kernel.bytes.get(&MemLevel::L2)) {
+            let excess = 32.0 * x.max(0.0);
+            if *l2 > 0.0 && excess <= *l2 && 100.0 * excess / l2 >= WASTE_SHARE_PCT {
+                if let Some((access, bps, share)) = Waste::of(f.ev).worst() {
+                    if binds(Unit::Memory(MemLevel::L2)) || binds(Unit::Memory(MemLevel::Dram)) || binds(Unit::Memory(MemLevel::L1)) {
+                        moves.push(Move::saving(
+                            Advice::Coalesce { access, bytes_per_sector: bps, wasted_share_pct: share.unwrap_or(100.0 * excess / l2) },
+                            t * excess / l2 * f.busiest / 100.0,
+                            format!("{} excess L2 bytes of {}", format_si(excess, Unit2::Byte), format_si(*l2, Unit2::Byte)),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(c) = f.conflicts_share.filter(|c| *c >= WASTE_SHARE_PCT) {
+            if binds(Unit::Pipe(Pipe::Shared)) || binds(Unit::Memory(MemLevel::L1)) || binds(Unit::Pipe(Pipe::Lsu)) {
+                moves.push(Move::saving(
+                    Advice::AvoidBankConflicts { share_pct: c },
+                    t * c / 100.0 * f.busiest / 100.0,
+                    "the conflicts' share of the shared-memory wavefronts",
+                ));
+            }
+        }
+        if binds(Unit::Pipe(Pipe::SharedAtomic)) {
+            let conflict = match (f.ev.shared_atomic_conflicts, f.ev.shared_atomic_wavefronts) {
+                (Some(c), Some(w)) if w > 0.0 => c / w,
+                _ => 0.0,
+            };
+            moves.push(Move::saving(
+                Advice::PipeWork { pipe: Pipe::SharedAtomic, pct: f.busiest },
+                t * conflict.max(1.0 - f.busiest / 100.0),
+                "the atomics' bank-conflict share of their wavefronts",
+            ));
+        }
+        match (position, f.unit) {
+            (Position::PipeBound | Position::IssueBound, Some(Unit::Pipe(p))) => {
+                moves.push(Move::saving(Advice::PipeWork { pipe: p, pct: f.busiest }, f.gap_s().max(0.0), "the pipe's work is the time: the saving is what fewer instructions free"))
+            }
+            (Position::UnderFlatRoof, Some(Unit::Pipe(Pipe::Fma | Pipe::Fp16)))
+                if f.machine.compute().any(|c| c.resource.flop_kind().is_some_and(FlopKind::is_tensor)) =>
+            {
+                moves.push(Advice::UseTensorCores.into())
+            }
+            (Position::LatencyBound, _) => {
+                let full_wave = !matches!(&f.shape, Some((Finding::GridBelowOneWave { .. }, _)));
+                if let (true, Some(limiter)) = (full_wave, &f.ev.occupancy_limiter) {
+                    if f.ev.occupancy_theoretical_pct.is_some_and(|o| o < 100.0) {
+                        moves.push(Move::saving(
+                            Advice::OccupancyLimited { limiter: limiter.clone(), hint: f.ev.occupancy_hint.clone() },
+                            f.gap_s() / 2.0,
+                            "half the gap to the busiest unit's roof",
+                        ));
+                    }
+                }
+                moves.push(Move::saving(Advice::MoreIndependentWork, f.gap_s(), "the gap to the busiest unit's roof"));
+            }
+            (Position::UnderDiagonal, _) => {
+                moves.push(Move::saving(Advice::MoreBytesInFlight, f.gap_s(), "the gap to the bandwidth roof"))
+            }
+            (Position::UnderFlatRoof, Some(Unit::Pipe(Pipe::Tensor))) => {
+                moves.push(Move::saving(Advice::FeedTensorCores, f.gap_s(), "the gap to the tensor roof"))
+            }
+            (Position::UnderFlatRoof, _) => {
+                moves.push(Move::saving(Advice::InstructionMix, f.gap_s(), "the gap to the compute roof"))
+            }
+            _ => {}
+        }
     }
-    if let Some(Finding::ClockBelowMax { loss_pct, .. }) = f.clock {
-        moves.push(Advice::Clock { loss_pct });
-    }
+    moves
 }
 
-/// The sector-use evidence of a memory-bound kernel: the most wasteful
-/// direction with its share of the traffic, and ncu's excess-sector count.
-fn push_waste_evidence(evidence: &mut Vec<Finding>, waste: &Waste, ev: &Evidence) {
-    let worst = waste.worst().or_else(|| {
-        waste.directions.iter().copied().min_by(|a, b| a.1.total_cmp(&b.1)).filter(|d| d.1 < WASTED_SECTOR_BYTES)
-    });
-    if let Some((access, bps, share)) = worst {
-        evidence.push(Finding::SectorUse { access, bytes_per_sector: bps, wasted_share_pct: share });
-    }
-    if let Some(x) = ev.excessive_sectors.filter(|x| *x > 0.0) {
-        let total = match (ev.global_load_sectors, ev.global_store_sectors) {
-            (Some(l), Some(s)) if l + s > 0.0 => Some(100.0 * x / (l + s)),
-            _ => None,
-        };
-        evidence.push(Finding::ExcessSectors { sectors: x, share_pct: total.or(waste.total_share()) });
-    }
+/// The busiest memory level's utilisation, %.
+fn units_of_memory(a: &KernelAnalysis, machine: &Machine) -> f64 {
+    units(machine, a).iter().filter(|u| matches!(u.unit, Unit::Memory(_))).map(|u| u.pct).fold(0.0, f64::max)
+}
+
+/// The operand alignment in a CUTLASS/cuBLAS kernel name ("_align1").
+fn alignment_of(name: &str) -> Option<u32> {
+    let at = name.find("align")?;
+    name[at + 5..].chars().take_while(|c| c.is_ascii_digit()).collect::<String>().parse().ok()
+}
+
+/// The stall reason with the most cycles.
+fn top_stall(ev: &Evidence) -> Option<&str> {
+    ev.stalls.iter().filter(|(_, c)| **c > 0.0).max_by(|a, b| a.1.total_cmp(b.1)).map(|(r, _)| r.as_str())
 }
 
 /// The two main stall reasons, in cycles per issued instruction.
@@ -499,937 +565,228 @@ fn stalls(ev: &Evidence) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::placement::analyze_kernel;
+    use roofline_model::{Kernel, Origin as Provenance};
+
+    fn machine() -> Machine {
+        Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9)
+    }
+
+    /// A kernel of `name` that took 1 ms in one launch, with the given
+    /// units' utilisation over the elapsed time (counter).
+    fn kernel(name: &str, levels: &[(MemLevel, f64)], pipes: &[(Pipe, f64)]) -> Kernel {
+        let mut k = Kernel::named(name, Provenance::Counter);
+        k.flops.insert(FlopKind::Fp32, 1e6);
+        k.bytes.insert(MemLevel::Dram, 1e6);
+        k.duration_s = Some(1e-3);
+        for (l, p) in levels {
+            k.evidence.level_busy_pct.insert(*l, *p);
+        }
+        for (pp, p) in pipes {
+            k.evidence.pipe_busy_pct.insert(*pp, *p);
+        }
+        k
+    }
+
+    fn diagnose_kernel(k: &Kernel) -> Diagnosis {
+        analyze_kernel(&machine(), k).diagnosis.unwrap()
+    }
+
+    fn position(levels: &[(MemLevel, f64)], pipes: &[(Pipe, f64)]) -> Position {
+        diagnose_kernel(&kernel("own_kernel", levels, pipes)).position
+    }
 
     #[test]
     fn the_range_check_reaches_the_numbers_of_findings_and_moves_without_their_english() {
         let d = Diagnosis {
             position: Position::UnderFlatRoof,
             evidence: Vec::new(),
-            next_moves: vec![Advice::UseTensorCores, Advice::Clock { loss_pct: f64::NAN }],
+            next_moves: vec![Advice::UseTensorCores.into(), Advice::Clock { loss_pct: f64::NAN }.into()],
         };
         let e = roofline_model::check_numbers(&d).unwrap_err();
         assert_eq!(e.path, "next_moves[1].loss_pct");
-        // The JSON still carries each entry's English.
-        let ok = Diagnosis { next_moves: vec![Advice::Clock { loss_pct: 12.0 }], ..d };
+        let ok = Diagnosis { next_moves: vec![Move::saving(Advice::FusedOptimizer, 1e-3, "x")], ..d };
         let json = serde_json::to_value(&ok).unwrap();
-        assert_eq!(json["next_moves"][0]["text"], Advice::Clock { loss_pct: 12.0 }.text());
-    }
-    use crate::placement::analyze_kernel;
-    use roofline_model::Kernel;
-    use roofline_model::Origin;
-
-    fn run(flops: f64, bytes: f64, dur: f64) -> Diagnosis {
-        let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
-        let mut k = Kernel::named("k", Origin::Counter);
-        k.flops.insert(FlopKind::Fp32, flops);
-        k.bytes.insert(MemLevel::Dram, bytes);
-        k.duration_s = Some(dur);
-        analyze_kernel(&m, &k).diagnosis.unwrap()
+        assert_eq!(json["next_moves"][0]["code"], "fused_optimizer");
+        assert_eq!(json["next_moves"][0]["saving_s"], 1e-3);
+        assert!(json["next_moves"][0]["text"].as_str().unwrap().contains("could save 1.000 ms"), "{json}");
+        let back: Diagnosis = serde_json::from_value(json).unwrap();
+        assert_eq!(back.next_moves[0].saving_s, Some(1e-3));
     }
 
     #[test]
-    fn the_five_positions() {
-        // 1 GFLOP over 12 GB in 0.13 s: 92 GB/s of 100 -> on the diagonal.
-        assert_eq!(run(1e9, 12e9, 0.13).position, Position::OnDiagonal);
-        // Same work at 50 GB/s -> under the diagonal.
-        assert_eq!(run(1e9, 12e9, 0.24).position, Position::UnderDiagonal);
-        // 900 GFLOP in 1 s with tiny traffic -> on the roof.
-        assert_eq!(run(900e9, 1e6, 1.0).position, Position::OnRoof);
-        // 500 GFLOP/s -> under the flat roof.
-        assert_eq!(run(500e9, 1e6, 1.0).position, Position::UnderFlatRoof);
-        // 5% of everything -> latency-bound.
-        assert_eq!(run(1e9, 12e9, 2.4).position, Position::LatencyBound);
-    }
-
-    /// A memory-bound kernel on the 100 GB/s machine at `pct` % of DRAM.
-    fn memory_kernel(pct: f64) -> Kernel {
-        let mut k = Kernel::named("k", Origin::Counter);
-        k.flops.insert(FlopKind::Fp32, 1e9);
-        k.bytes.insert(MemLevel::Dram, 12e9);
-        k.duration_s = Some(12e9 / (pct / 100.0 * 100e9));
-        k
-    }
-
-    fn diagnose_kernel(k: &Kernel) -> Diagnosis {
-        let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
-        analyze_kernel(&m, k).diagnosis.unwrap()
+    fn the_busiest_unit_binds_and_work_on_different_units_does_not_add_up() {
+        // DRAM 80% and the FMA pipe 70%: held by DRAM, on the diagonal.
+        assert_eq!(position(&[(MemLevel::Dram, 80.0)], &[(Pipe::Fma, 70.0)]), Position::OnDiagonal);
+        let d = diagnose_kernel(&kernel("own_kernel", &[(MemLevel::Dram, 80.0)], &[(Pipe::Fma, 70.0)]));
+        assert_eq!(d.binding(), Some((Unit::Memory(MemLevel::Dram), 80.0)));
+        // The FP16 pipe at 97% binds, whatever the FP32 pipe shows.
+        let d = diagnose_kernel(&kernel("own_kernel", &[(MemLevel::Dram, 5.0)], &[(Pipe::Fma, 51.0), (Pipe::Fp16, 97.0)]));
+        assert_eq!((d.position, d.binding()), (Position::OnRoof, Some((Unit::Pipe(Pipe::Fp16), 97.0))));
+        // The tensor pipe is a unit like the others: 29% tensor beats 13% ALU.
+        let d = diagnose_kernel(&kernel("own_kernel", &[(MemLevel::Dram, 10.0)], &[(Pipe::Alu, 13.0), (Pipe::Tensor, 29.0)]));
+        assert_eq!(d.binding().unwrap().0, Unit::Pipe(Pipe::Tensor));
     }
 
     #[test]
-    fn on_the_roof_starts_at_75_percent() {
-        assert_eq!(diagnose_kernel(&memory_kernel(75.1)).position, Position::OnDiagonal);
-        assert_eq!(diagnose_kernel(&memory_kernel(74.9)).position, Position::UnderDiagonal);
-        assert_eq!(run(751e9, 1e6, 1.0).position, Position::OnRoof);
-        assert_eq!(run(749e9, 1e6, 1.0).position, Position::UnderFlatRoof);
+    fn on_starts_at_75_percent_and_latency_below_30() {
+        assert_eq!(position(&[(MemLevel::L2, 75.1)], &[]), Position::OnDiagonal);
+        assert_eq!(position(&[(MemLevel::L2, 74.9)], &[]), Position::UnderDiagonal);
+        assert_eq!(position(&[(MemLevel::L2, 30.1)], &[]), Position::UnderDiagonal);
+        assert_eq!(position(&[(MemLevel::L2, 29.9)], &[]), Position::LatencyBound);
+        assert_eq!(position(&[(MemLevel::Dram, 1.0)], &[(Pipe::Tensor, 75.1)]), Position::OnRoof);
+        assert_eq!(position(&[(MemLevel::Dram, 1.0)], &[(Pipe::Tensor, 74.9)]), Position::UnderFlatRoof);
     }
 
     #[test]
-    fn latency_bound_is_under_30_percent_of_everything() {
-        assert_eq!(diagnose_kernel(&memory_kernel(29.9)).position, Position::LatencyBound);
-        assert_eq!(diagnose_kernel(&memory_kernel(30.1)).position, Position::UnderDiagonal);
-        // The profiler's speed of light vetoes it.
-        let mut k = memory_kernel(10.0);
-        k.evidence.sm_throughput_pct = Some(30.1);
+    fn issue_and_other_pipes_bind_from_60_percent() {
+        assert_eq!(position(&[(MemLevel::Dram, 20.0)], &[(Pipe::Issue, 60.1)]), Position::IssueBound);
+        // Below it, the side of the ridge (this kernel is memory-bound).
+        assert_eq!(position(&[(MemLevel::Dram, 20.0)], &[(Pipe::Issue, 59.9)]), Position::UnderDiagonal);
+        assert_eq!(position(&[(MemLevel::Dram, 20.0)], &[(Pipe::Lsu, 60.1)]), Position::PipeBound);
+        assert_eq!(position(&[(MemLevel::Dram, 20.0)], &[(Pipe::Lsu, 59.9)]), Position::UnderDiagonal);
+    }
+
+    #[test]
+    fn launches_under_5_us_are_launch_bound_unless_a_unit_is_at_its_roof() {
+        let mut k = kernel("own_kernel", &[(MemLevel::Dram, 50.0)], &[]);
+        k.bytes.insert(MemLevel::Dram, 1.0);
+        k.flops.insert(FlopKind::Fp32, 1.0);
+        k.duration_s = Some(4.9e-6);
+        assert_eq!(diagnose_kernel(&k).position, Position::LaunchBound);
+        k.duration_s = Some(5.1e-6);
         assert_eq!(diagnose_kernel(&k).position, Position::UnderDiagonal);
-        k.evidence.sm_throughput_pct = Some(29.9);
-        assert_eq!(diagnose_kernel(&k).position, Position::LatencyBound);
-    }
-
-    /// A kernel at 60% of DRAM whose loads use `bps` bytes per sector and
-    /// are `load_share` of its global sectors.
-    fn wasteful(bps: f64, load_share: f64) -> Diagnosis {
-        let mut k = memory_kernel(60.0);
-        k.evidence.global_load_bytes_per_sector = Some(bps);
-        k.evidence.global_store_bytes_per_sector = Some(32.0);
-        k.evidence.global_load_sectors = Some(load_share * 1e6);
-        k.evidence.global_store_sectors = Some((1.0 - load_share) * 1e6);
-        diagnose_kernel(&k)
+        k.evidence.level_busy_pct.insert(MemLevel::Dram, 80.0);
+        k.duration_s = Some(4.9e-6);
+        assert_eq!(diagnose_kernel(&k).position, Position::OnDiagonal);
     }
 
     #[test]
-    fn coalescing_advice_needs_ten_percent_of_the_traffic() {
-        // Loads use 4 of 32 bytes: 87.5% of their sectors are wasted.
-        // 11.3% of the sectors -> 9.9% of the traffic wasted; 11.6% -> 10.15%.
-        let below = wasteful(4.0, 0.099 / 0.875);
-        assert!(!below.advises("coalesce") && !below.advises("check_coalescing"), "{below:?}");
-        let share = |d: &Diagnosis| {
-            d.evidence.iter().find_map(|f| match f {
-                Finding::SectorUse { wasted_share_pct, .. } => *wasted_share_pct,
-                _ => None,
-            })
+    fn a_move_under_3_percent_of_the_kernel_is_evidence() {
+        // Conflicts replay 10% of the wavefronts of a shared memory at `busy`%:
+        // they can save 10% x busy of the time.
+        let conflicted = |busy: f64| {
+            let mut k = kernel("own_kernel", &[(MemLevel::Dram, 10.0)], &[(Pipe::Shared, busy)]);
+            k.evidence.shared_bank_conflicts = Some(1e5);
+            k.evidence.shared_wavefronts = Some(1e6);
+            diagnose_kernel(&k)
         };
-        assert!((share(&below).unwrap() - 9.9).abs() < 1e-9);
-        let above = wasteful(4.0, 0.1015 / 0.875);
-        assert!(above.advises("coalesce"), "{above:?}");
-        assert!((share(&above).unwrap() - 10.15).abs() < 1e-9);
-    }
-
-    #[test]
-    fn few_bytes_per_sector_with_no_excess_sectors_earn_no_coalescing_advice() {
-        // A gather whose warps run partly predicated off: 19.7 of 32 bytes
-        // per loaded sector, yet ncu counts no sector beyond what the
-        // addresses need (PyTorch's embedding backward on the H200).
-        let mut k = memory_kernel(60.0);
-        k.evidence.global_load_bytes_per_sector = Some(19.7);
-        k.evidence.global_store_bytes_per_sector = Some(32.0);
-        k.evidence.global_load_sectors = Some(0.8e6);
-        k.evidence.global_store_sectors = Some(0.2e6);
-        k.evidence.excessive_sectors = Some(0.0);
-        let none = diagnose_kernel(&k);
-        assert!(!none.advises("coalesce") && !none.advises("check_coalescing"), "{none:?}");
-        // Excess sectors cap the share: 9.9% of the traffic stays under the bar, 10.1% passes.
-        k.evidence.excessive_sectors = Some(0.099e6);
-        assert!(!diagnose_kernel(&k).advises("coalesce"));
-        k.evidence.excessive_sectors = Some(0.101e6);
-        let capped = diagnose_kernel(&k);
-        let share = capped.next_moves.iter().find_map(|m| match m {
-            Advice::Coalesce { wasted_share_pct, .. } => Some(*wasted_share_pct),
-            _ => None,
-        });
-        assert!((share.expect("coalescing advice") - 10.1).abs() < 1e-9, "{capped:?}");
-    }
-
-    #[test]
-    fn wasteful_means_under_24_bytes_per_sector() {
-        // All loads: the waste is their own share.
-        assert!(wasteful(23.9, 1.0).advises("coalesce"));
-        assert!(!wasteful(24.1, 1.0).advises("coalesce"));
-    }
-
-    #[test]
-    fn without_sector_counts_the_advice_is_conditional() {
-        let mut k = memory_kernel(60.0);
-        k.evidence.global_load_bytes_per_sector = Some(4.0);
-        k.evidence.global_store_bytes_per_sector = Some(32.0);
-        let d = diagnose_kernel(&k);
-        assert!(d.advises("check_coalescing") && !d.advises("coalesce"), "{d:?}");
-        // One direction only: it is all the traffic.
-        k.evidence.global_store_bytes_per_sector = None;
-        assert!(diagnose_kernel(&k).advises("coalesce"));
-    }
-
-    #[test]
-    fn a_grid_under_one_wave_is_named_from_ten_percent_idle() {
-        let mut k = memory_kernel(50.0);
-        k.evidence.sm_count = Some(100.0);
-        k.evidence.blocks_per_sm = Some(2.0);
-        k.evidence.grid_size = Some(181.0); // 90.5% of 200 slots
-        assert!(!diagnose_kernel(&k).has("grid_below_one_wave"));
-        k.evidence.grid_size = Some(179.0); // 89.5%
-        let d = diagnose_kernel(&k);
-        assert!(d.advises("fill_the_gpu"), "{d:?}");
-        let grid = d.evidence.iter().find_map(|f| match f {
-            Finding::GridBelowOneWave { blocks, slots, idle_pct } => Some((*blocks, *slots, *idle_pct)),
-            _ => None,
-        });
-        let (blocks, slots, idle) = grid.expect("the grid finding");
-        assert_eq!((blocks, slots), (179.0, 200.0));
-        assert!((idle - 10.5).abs() < 1e-9);
-    }
-
-    #[test]
-    fn a_tail_wave_is_named_from_ten_percent_idle() {
-        let mut k = memory_kernel(50.0);
+        assert!(conflicted(31.0).advises("avoid_bank_conflicts"));
+        let d = conflicted(29.0);
+        assert!(!d.advises("avoid_bank_conflicts") && d.has("small_cause"), "{d:?}");
+        // A tail wave idling 30% of the slot time is a move worth 30%.
+        let mut k = kernel("own_kernel", &[(MemLevel::Dram, 50.0)], &[]);
         k.evidence.sm_count = Some(100.0);
         k.evidence.blocks_per_sm = Some(1.0);
-        // 2.1 waves: the third keeps 10% busy, 0.9 / 3 = 30% of the slot time idle.
         k.evidence.grid_size = Some(210.0);
         let d = diagnose_kernel(&k);
-        let tail = d.evidence.iter().find_map(|f| match f {
-            Finding::TailWave { waves, last_wave_pct, idle_pct } => Some((*waves, *last_wave_pct, *idle_pct)),
-            _ => None,
-        });
-        let (w, last, idle) = tail.expect("a tail wave");
-        assert!((w - 2.1).abs() < 1e-12 && (last - 10.0).abs() < 1e-9 && (idle - 30.0).abs() < 1e-9);
-        assert!(d.advises("balance_waves"));
-        // 9.7 waves: 0.3 / 10 = 3% idle: not named.
-        k.evidence.grid_size = Some(970.0);
-        assert!(!diagnose_kernel(&k).has("tail_wave"));
-        // 1.7 waves: 0.3 / 2 = 15%; 1.8 waves: 10%, 1.81 waves: 9.5%.
-        k.evidence.grid_size = Some(181.0);
-        assert!(!diagnose_kernel(&k).has("tail_wave"));
-        k.evidence.grid_size = Some(179.0);
-        assert!(diagnose_kernel(&k).has("tail_wave"));
+        let m = d.next_moves.iter().find(|m| m.code() == "balance_waves").expect("a tail-wave move");
+        assert!((m.saving_s.unwrap() - 0.3e-3).abs() < 1e-12, "{m:?}");
     }
 
     #[test]
-    fn launches_under_10_us_are_too_short_to_ramp_up() {
-        let mut k = memory_kernel(50.0);
-        k.launches = (k.duration_s.unwrap() / 9.9e-6).round() as u64;
-        k.duration_s = Some(9.9e-6 * k.launches as f64);
-        assert!(diagnose_kernel(&k).advises("longer_launches"));
-        k.duration_s = Some(10.1e-6 * k.launches as f64);
-        k.bytes.insert(MemLevel::Dram, 0.5 * 100e9 * k.duration_s.unwrap());
-        assert!(!diagnose_kernel(&k).advises("longer_launches"));
+    fn coalescing_advice_needs_excess_l2_traffic_that_the_l2_traffic_can_hold() {
+        let wasteful = |excess_sectors: f64, l2_bytes: f64| {
+            let mut k = kernel("own_kernel", &[(MemLevel::L2, 60.0), (MemLevel::Dram, 10.0)], &[]);
+            k.bytes.insert(MemLevel::L2, l2_bytes);
+            k.evidence.global_load_bytes_per_sector = Some(4.0);
+            k.evidence.global_load_sectors = Some(1e6);
+            k.evidence.global_store_sectors = Some(0.0);
+            k.evidence.excessive_sectors = Some(excess_sectors);
+            diagnose_kernel(&k)
+        };
+        // 10.1% of the L2 bytes are excess: a move; 9.9%: not.
+        assert!(wasteful(0.101 * 32e6 / 32.0, 32e6).advises("coalesce"));
+        assert!(!wasteful(0.099 * 32e6 / 32.0, 32e6).advises("coalesce"));
+        // An "excess" larger than the whole L2 traffic is not evidence of waste.
+        assert!(!wasteful(2e6, 32e6).advises("coalesce"));
     }
 
     #[test]
-    fn the_catch_all_is_left_only_when_the_counters_name_nothing() {
-        let d = diagnose_kernel(&memory_kernel(50.0));
-        assert_eq!(d.next_moves, vec![Advice::MoreBytesInFlight]);
-        let mut k = memory_kernel(50.0);
-        k.evidence.occupancy_theoretical_pct = Some(49.9);
-        assert_eq!(diagnose_kernel(&k).next_moves, vec![Advice::LowOccupancy { occupancy_pct: 49.9 }]);
-        k.evidence.occupancy_theoretical_pct = Some(50.1);
-        assert_eq!(diagnose_kernel(&k).next_moves, vec![Advice::MoreBytesInFlight]);
+    fn bank_conflicts_are_a_move_only_where_shared_memory_binds() {
+        let conflicted = |shared_busy: f64, dram: f64| {
+            let mut k = kernel("own_kernel", &[(MemLevel::Dram, dram)], &[(Pipe::Shared, shared_busy)]);
+            k.evidence.shared_bank_conflicts = Some(4e5);
+            k.evidence.shared_wavefronts = Some(1e6);
+            diagnose_kernel(&k)
+        };
+        assert!(conflicted(70.0, 40.0).advises("avoid_bank_conflicts"));
+        // Global-memory waits bind: the conflicts are evidence only.
+        let d = conflicted(20.0, 60.0);
+        assert!(!d.advises("avoid_bank_conflicts") && d.has("bank_conflicts"), "{d:?}");
     }
 
-    /// A compute-bound kernel at 40% of FP32 whose busiest pipe is at `pct`.
-    fn with_pipe(pipe: Pipe, pct: f64, bound_by_memory: bool) -> Diagnosis {
-        let mut k = if bound_by_memory { memory_kernel(40.0) } else { Kernel::named("k", Origin::Counter) };
-        if !bound_by_memory {
-            k.flops.insert(FlopKind::Fp32, 400e9);
-            k.bytes.insert(MemLevel::Dram, 1e6);
-            k.duration_s = Some(1.0);
+    #[test]
+    fn library_kernels_get_no_source_edits() {
+        let mut k = kernel("void cudnn::engines::some_kernel<float>(float*)", &[(MemLevel::Dram, 40.0)], &[(Pipe::Shared, 70.0)]);
+        k.evidence.shared_bank_conflicts = Some(4e5);
+        k.evidence.shared_wavefronts = Some(1e6);
+        k.evidence.excessive_sectors = Some(1e5);
+        k.bytes.insert(MemLevel::L2, 32e6);
+        let d = diagnose_kernel(&k);
+        for code in ["avoid_bank_conflicts", "coalesce", "more_independent_work", "more_bytes_in_flight", "fill_the_gpu"] {
+            assert!(!d.advises(code), "{code} in {d:?}");
         }
-        k.evidence.pipes.insert(pipe, roofline_model::PipeUse { pct_of_peak: Some(pct), warp_instructions: None });
-        diagnose_kernel(&k)
+        assert!(d.has("kernel_origin"));
     }
 
     #[test]
-    fn a_busy_pipe_is_named_from_50_percent() {
-        assert!(with_pipe(Pipe::Alu, 50.1, false).advises("pipe_work"));
-        assert!(!with_pipe(Pipe::Alu, 49.9, false).advises("pipe_work"));
-        assert!(with_pipe(Pipe::Alu, 49.9, false).advises("instruction_mix"));
-    }
-
-    #[test]
-    fn a_busy_pipe_is_advised_under_the_diagonal_from_50_percent() {
-        let d = with_pipe(Pipe::Alu, 60.0, true);
-        assert_eq!(d.position, Position::UnderDiagonal);
-        assert_eq!(d.next_moves, vec![Advice::PipeWork { pipe: Pipe::Alu, pct: 60.0 }]);
-        assert_eq!(with_pipe(Pipe::Alu, 40.0, true).next_moves, vec![Advice::MoreBytesInFlight]);
-    }
-
-    #[test]
-    fn a_kernel_below_its_roof_with_a_pipe_at_75_percent_is_pipe_bound() {
-        let d = with_pipe(Pipe::Xu, 75.1, true);
-        assert_eq!(d.position, Position::PipeBound);
-        assert_eq!(d.next_moves, vec![Advice::PipeWork { pipe: Pipe::Xu, pct: 75.1 }]);
-        assert!(d.next_move_text().contains("special functions"));
-        assert_eq!(with_pipe(Pipe::Xu, 74.9, true).position, Position::UnderDiagonal);
-        // A compute-bound kernel keeps the FLOP frame, with the pipe's advice.
-        let d = with_pipe(Pipe::Lsu, 80.0, false);
-        assert_eq!(d.position, Position::UnderFlatRoof);
-        assert!(d.advises("pipe_work"));
-    }
-
-    #[test]
-    fn every_pipe_has_its_own_advice() {
-        let texts: Vec<String> = Pipe::ALL.iter().map(|p| pipe_advice(*p, 80.0)).collect();
-        for (i, a) in texts.iter().enumerate() {
-            for b in &texts[i + 1..] {
-                assert_ne!(a, b);
-            }
-        }
-    }
-
-    #[test]
-    fn the_clock_is_named_from_3_percent_below_the_maximum() {
-        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
-        m.ceilings[0].clock.sm_mhz = Some(1980.0);
-        let mut k = Kernel::named("k", Origin::Counter);
-        k.flops.insert(FlopKind::Fp32, 800e9);
-        k.bytes.insert(MemLevel::Dram, 1e6);
-        k.duration_s = Some(1.0);
-        k.evidence.max_sm_clock_hz = Some(1.98e9);
-        // A GEMM at 1.70 GHz loses 14% to the clock alone.
-        k.evidence.sm_clock_hz = Some(1.70e9);
+    fn an_unaligned_gemm_is_told_to_pad_with_the_time_an_aligned_one_takes() {
+        let mut m = machine();
+        m.ceilings.push(roofline_model::Ceiling::new(
+            roofline_model::Resource::Compute(FlopKind::TensorBf16),
+            "BF16 tensor",
+            500e12,
+            roofline_model::Provenance::new(Provenance::Measured, "bench"),
+        ));
+        let mut k = kernel(
+            "void cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_tn_align1>(T1::Params)",
+            &[(MemLevel::L1, 96.0)],
+            &[(Pipe::Tensor, 12.0)],
+        );
+        k.flops.clear();
+        k.flops.insert(FlopKind::TensorBf16, 1e12);
+        k.duration_s = Some(8e-3);
         let d = analyze_kernel(&m, &k).diagnosis.unwrap();
-        let (loss, gap) = d
-            .evidence
-            .iter()
-            .find_map(|f| match f {
-                Finding::ClockBelowMax { loss_pct, gap_share_pct, .. } => Some((*loss_pct, *gap_share_pct)),
-                _ => None,
-            })
-            .expect("the clock finding");
-        assert!((loss - 100.0 * (1.0 - 1.70 / 1.98)).abs() < 1e-9 && (loss - 14.14).abs() < 0.01);
-        // 80% of a roof quoted at 1.98 GHz: the 20-point gap is 14.1 points clock.
-        assert!((gap.unwrap() - 100.0 * loss / 20.0).abs() < 1e-9);
-        assert!(d.advises("clock"));
-        k.evidence.sm_clock_hz = Some(1.98e9 * 0.971);
-        assert!(!analyze_kernel(&m, &k).diagnosis.unwrap().has("clock_below_max"));
-        k.evidence.sm_clock_hz = Some(1.98e9 * 0.969);
-        assert!(analyze_kernel(&m, &k).diagnosis.unwrap().has("clock_below_max"));
+        let pad = &d.next_moves[0];
+        assert_eq!(pad.advice, Advice::PadShape { align: 1 });
+        // 1 TFLOP at 500 TFLOP/s takes 2 ms: 6 ms saved of 8.
+        assert!((pad.saving_s.unwrap() - 6e-3).abs() < 1e-9, "{pad:?}");
+        assert!(pad.text().contains("aligned to 1 element "), "{}", pad.text());
     }
 
     #[test]
-    fn findings_and_advice_render_from_their_codes() {
-        let f = Finding::SectorUse { access: Access::Store, bytes_per_sector: 8.0, wasted_share_pct: Some(0.01) };
-        assert_eq!(f.code(), "sector_use");
-        assert_eq!(
-            f.text(),
-            "store 8.0 of 32 bytes used per sector; the unused bytes are 0.010% of the global sectors"
-        );
-        let a = Advice::Coalesce { access: Access::Load, bytes_per_sector: 4.0, wasted_share_pct: 77.8 };
-        assert_eq!(a.code(), "coalesce");
-        assert!(a.text().starts_with("loads use only 4.0 of every 32-byte sector, wasting 78% of the global sectors"));
-        let v = serde_json::to_value(&f).unwrap();
-        assert_eq!(v["code"], "sector_use");
-        assert_eq!(serde_json::from_value::<Finding>(v).unwrap(), f);
+    fn the_grid_is_named_in_singular_and_plural() {
+        assert!(Finding::GridBelowOneWave { blocks: 1.0, slots: 132.0, idle_pct: 99.0 }.text().contains("grid of 1 block under"));
+        assert!(Finding::GridBelowOneWave { blocks: 3.0, slots: 132.0, idle_pct: 97.0 }.text().contains("grid of 3 blocks under"));
     }
 
     #[test]
-    fn the_json_carries_each_entrys_english_beside_its_code() {
-        let f = Finding::SectorUse { access: Access::Load, bytes_per_sector: 4.0, wasted_share_pct: Some(12.0) };
-        let a = Advice::LowOccupancy { occupancy_pct: 25.0 };
-        let d = Diagnosis { position: Position::UnderDiagonal, evidence: vec![f.clone()], next_moves: vec![a.clone()] };
-        let v = serde_json::to_value(&d).unwrap();
-        assert_eq!(v["evidence"][0]["code"], "sector_use");
-        assert_eq!(
-            v["evidence"][0]["text"],
-            "load 4.0 of 32 bytes used per sector; the unused bytes are 12% of the global sectors"
-        );
-        assert_eq!(v["next_moves"][0]["code"], "low_occupancy");
-        assert_eq!(v["next_moves"][0]["text"], "occupancy is only 25%, so fewer loads are in flight");
-        // Reading ignores the text and makes it again from the code.
-        assert_eq!(serde_json::from_value::<Diagnosis>(v).unwrap(), d);
+    fn a_short_launch_of_a_one_block_grid_gets_no_grid_or_register_advice() {
+        let mut k = kernel("own_kernel", &[(MemLevel::Dram, 5.0)], &[]);
+        k.bytes.insert(MemLevel::Dram, 1.0);
+        k.flops.insert(FlopKind::Fp32, 1.0);
+        k.duration_s = Some(2e-6);
+        k.evidence.sm_count = Some(132.0);
+        k.evidence.blocks_per_sm = Some(2.0);
+        k.evidence.grid_size = Some(1.0);
+        k.evidence.occupancy_theoretical_pct = Some(50.0);
+        k.evidence.occupancy_limiter = Some("registers".into());
+        let d = diagnose_kernel(&k);
+        assert_eq!(d.position, Position::LaunchBound);
+        assert!(!d.advises("fill_the_gpu") && !d.advises("occupancy_limited"), "{d:?}");
+    }
+
+    #[test]
+    fn the_clock_is_never_called_a_cooling_problem() {
+        let t = Advice::Clock { loss_pct: 20.0 }.text();
+        assert!(!t.contains("cooling") && t.contains("power cap"), "{t}");
     }
 
     #[test]
     fn positions_have_their_labels() {
-        let labels = [
-            (Position::OnDiagonal, "on the diagonal"),
-            (Position::UnderDiagonal, "under the diagonal"),
-            (Position::OnRoof, "on the roof"),
-            (Position::UnderFlatRoof, "under the flat roof"),
-            (Position::PipeBound, "pipe-bound"),
-            (Position::LatencyBound, "latency-bound"),
-        ];
-        for (p, l) in labels {
-            assert_eq!(p.label(), l);
-        }
-    }
-
-    #[test]
-    fn small_shares_keep_two_significant_digits() {
-        assert_eq!(share(0.01), "0.010%");
-        assert_eq!(share(0.0075), "0.0075%");
-        assert_eq!(share(0.05), "0.050%");
-        assert_eq!(share(0.1), "0.1%");
-        assert_eq!(share(0.0), "0.0%");
-        assert_eq!(share(12.3), "12%");
-    }
-
-    #[test]
-    fn thresholds_hold_at_their_exact_values() {
-        // At exactly 75% a kernel is on its roof; at exactly 30% it is not latency-bound.
-        assert_eq!(diagnose_kernel(&memory_kernel(75.0)).position, Position::OnDiagonal);
-        assert_eq!(diagnose_kernel(&memory_kernel(30.0)).position, Position::UnderDiagonal);
-        // 24 useful bytes per sector is not wasteful; 10% of the traffic is.
-        assert!(!wasteful(24.0, 1.0).advises("coalesce"));
-        assert!(wasteful(16.0, 0.2).advises("coalesce"));
-        // 50% occupancy is not low.
-        let mut k = memory_kernel(50.0);
-        k.evidence.occupancy_theoretical_pct = Some(50.0);
-        assert!(!diagnose_kernel(&k).advises("low_occupancy"));
-        // A tail that idles exactly 10% is named; 2.0 waves have no tail.
-        k.evidence.sm_count = Some(100.0);
-        k.evidence.blocks_per_sm = Some(1.0);
-        k.evidence.grid_size = Some(450.0); // 4.5 waves: 0.5 / 5
-        assert!(diagnose_kernel(&k).has("tail_wave"));
-        k.evidence.grid_size = Some(200.0);
-        assert!(!diagnose_kernel(&k).has("tail_wave"));
-        // No grid at all names nothing.
-        k.evidence.grid_size = Some(0.0);
-        assert!(!diagnose_kernel(&k).has("grid_below_one_wave"));
-    }
-
-    #[test]
-    fn without_the_slot_count_the_profilers_waves_are_used() {
-        let mut k = memory_kernel(50.0);
-        k.evidence.waves = Some(0.5);
-        k.evidence.grid_size = Some(100.0);
-        let d = diagnose_kernel(&k);
-        assert!(d.advises("fill_the_gpu"));
-        assert!(d.next_moves.contains(&Advice::FillTheGpu { blocks: 100.0, slots: 200.0 }));
-        k.evidence.waves = Some(1.5);
-        let tail = diagnose_kernel(&k);
-        assert!(tail.evidence.iter().any(|f| matches!(f, Finding::TailWave { waves, .. } if *waves == 1.5)));
-    }
-
-    #[test]
-    fn a_zero_slot_count_falls_back_to_the_profilers_waves() {
-        // A capture that reads 0 SMs or 0 blocks per SM has no slot count:
-        // the grid is placed by ncu's own waves, not divided by zero.
-        for (sms, blocks_per_sm) in [(0.0, 2.0), (100.0, 0.0)] {
-            let mut k = memory_kernel(50.0);
-            k.evidence.sm_count = Some(sms);
-            k.evidence.blocks_per_sm = Some(blocks_per_sm);
-            k.evidence.grid_size = Some(100.0);
-            k.evidence.waves = Some(0.5);
-            let d = diagnose_kernel(&k);
-            assert!(
-                d.next_moves.contains(&Advice::FillTheGpu { blocks: 100.0, slots: 200.0 }),
-                "{sms} {blocks_per_sm}: {d:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_store_only_waste_of_a_kernel_that_loads_nothing_is_all_its_traffic() {
-        // ncu reports 0 bytes per sector for a direction with no accesses.
-        let mut k = memory_kernel(60.0);
-        k.evidence.global_load_bytes_per_sector = Some(0.0);
-        k.evidence.global_store_bytes_per_sector = Some(8.0);
-        let d = diagnose_kernel(&k);
-        assert!(d.next_moves.contains(&Advice::Coalesce {
-            access: Access::Store,
-            bytes_per_sector: 8.0,
-            wasted_share_pct: 75.0
-        }));
-        // Sector counts that are both zero give no share.
-        k.evidence.global_load_bytes_per_sector = Some(4.0);
-        k.evidence.global_load_sectors = Some(0.0);
-        k.evidence.global_store_sectors = Some(0.0);
-        assert!(diagnose_kernel(&k).advises("check_coalescing"));
-    }
-
-    #[test]
-    fn ncu_excess_sectors_carry_their_share() {
-        let mut k = memory_kernel(60.0);
-        k.evidence.global_load_bytes_per_sector = Some(4.0);
-        k.evidence.excessive_sectors = Some(700.0);
-        // One direction: the share is the loads' own waste.
-        let d = diagnose_kernel(&k);
-        assert!(d.evidence.contains(&Finding::ExcessSectors { sectors: 700.0, share_pct: Some(87.5) }));
-        k.evidence.global_load_sectors = Some(800.0);
-        k.evidence.global_store_sectors = Some(200.0);
-        let d = diagnose_kernel(&k);
-        assert!(d.evidence.contains(&Finding::ExcessSectors { sectors: 700.0, share_pct: Some(70.0) }));
-        assert!(d.evidence_lines().iter().any(|l| l.contains("700 excess L2 sectors (22.4 kB)") && l.contains("70%")));
-    }
-
-    #[test]
-    fn excess_sectors_are_a_share_of_the_counted_global_sectors() {
-        let excess_share = |load: (f64, f64), store: (Option<f64>, f64), excess: f64| {
-            let mut k = memory_kernel(50.0);
-            k.evidence.global_load_bytes_per_sector = Some(load.0);
-            k.evidence.global_load_sectors = Some(load.1);
-            k.evidence.global_store_bytes_per_sector = store.0;
-            k.evidence.global_store_sectors = Some(store.1);
-            k.evidence.excessive_sectors = Some(excess);
-            diagnose_kernel(&k).evidence.into_iter().find_map(|f| match f {
-                Finding::ExcessSectors { share_pct, .. } => Some(share_pct),
-                _ => None,
-            })
-        };
-        // 500 excess of 1000 sectors is 50%, whatever the bytes per sector
-        // say (16 of 32 bytes on 80% of the sectors would be 40%).
-        assert_eq!(excess_share((16.0, 800.0), (Some(32.0), 200.0), 500.0), Some(Some(50.0)));
-        assert_eq!(excess_share((32.0, 200.0), (Some(16.0), 800.0), 500.0), Some(Some(50.0)));
-        assert_eq!(excess_share((24.0, 1000.0), (None, 0.0), 500.0), Some(Some(50.0)));
-        // No sectors counted: the bytes per sector give the share (loads alone, 4 of 32).
-        assert_eq!(excess_share((4.0, 0.0), (None, 0.0), 700.0), Some(Some(87.5)));
-        // No excess: nothing to name.
-        assert_eq!(excess_share((16.0, 800.0), (Some(32.0), 200.0), 0.0), None);
-    }
-
-    #[test]
-    fn sector_use_is_evidence_only_under_24_bytes_per_sector() {
-        let sector_use = |load_bps: f64| {
-            let mut k = memory_kernel(50.0);
-            k.evidence.global_load_bytes_per_sector = Some(load_bps);
-            k.evidence.global_store_bytes_per_sector = Some(32.0);
-            diagnose_kernel(&k).has("sector_use")
-        };
-        assert!(sector_use(23.9));
-        assert!(!sector_use(24.0));
-        assert!(!sector_use(32.0));
-    }
-
-    #[test]
-    fn bank_conflicts_are_weighed_by_the_wavefronts() {
-        let mut k = memory_kernel(50.0);
-        k.evidence.shared_bank_conflicts = Some(99.0);
-        k.evidence.shared_wavefronts = Some(1000.0);
-        let d = diagnose_kernel(&k);
-        assert!(d.evidence.contains(&Finding::BankConflicts { conflicts: 99.0, share_pct: Some(9.9) }));
-        assert!(!d.advises("avoid_bank_conflicts"));
-        k.evidence.shared_bank_conflicts = Some(100.0);
-        assert!(diagnose_kernel(&k).next_moves.contains(&Advice::AvoidBankConflicts { share_pct: 10.0 }));
-        // Compute-bound kernels get the advice too.
-        let mut c = Kernel::named("k", Origin::Counter);
-        c.flops.insert(FlopKind::Fp32, 400e9);
-        c.bytes.insert(MemLevel::Dram, 1e6);
-        c.duration_s = Some(1.0);
-        c.evidence.shared_bank_conflicts = Some(500.0);
-        c.evidence.shared_wavefronts = Some(1000.0);
-        assert!(diagnose_kernel(&c).advises("avoid_bank_conflicts"));
-        c.evidence.shared_wavefronts = Some(0.0);
-        let d = diagnose_kernel(&c);
-        assert!(!d.advises("avoid_bank_conflicts"));
-        assert!(d.evidence.contains(&Finding::BankConflicts { conflicts: 500.0, share_pct: None }));
-    }
-
-    #[test]
-    fn a_busy_pipe_or_the_profilers_sm_throughput_vetoes_latency_bound() {
-        let mut k = memory_kernel(10.0);
-        k.evidence
-            .pipes
-            .insert(Pipe::Lsu, roofline_model::PipeUse { pct_of_peak: Some(30.0), warp_instructions: None });
-        assert_ne!(diagnose_kernel(&k).position, Position::LatencyBound);
-        k.evidence
-            .pipes
-            .insert(Pipe::Lsu, roofline_model::PipeUse { pct_of_peak: Some(29.9), warp_instructions: None });
-        let d = diagnose_kernel(&k);
-        assert_eq!(d.position, Position::LatencyBound);
-        assert!(!d.has("busy_pipe"), "a pipe under 30% is not evidence");
-        k.evidence.dram_throughput_pct = Some(30.0);
-        assert_ne!(diagnose_kernel(&k).position, Position::LatencyBound);
-    }
-
-    #[test]
-    fn a_grid_that_idles_most_of_the_gpu_is_the_first_latency_move() {
-        let mut k = memory_kernel(5.0);
-        k.evidence.sm_count = Some(100.0);
-        k.evidence.blocks_per_sm = Some(4.0);
-        k.evidence.grid_size = Some(100.0); // 75% idle
-        let d = diagnose_kernel(&k);
-        assert_eq!(d.position, Position::LatencyBound);
-        assert_eq!(d.next_moves[0], Advice::FillTheGpu { blocks: 100.0, slots: 400.0 });
-        k.evidence.grid_size = Some(300.0); // 25% idle: after the latency reading
-        let d = diagnose_kernel(&k);
-        assert_eq!(d.next_moves[0], Advice::WaitOnLatency);
-        assert_eq!(d.next_moves[1], Advice::FillTheGpu { blocks: 300.0, slots: 400.0 });
-        assert_eq!(d.next_moves.last(), Some(&Advice::MoreIndependentWork));
-        k.evidence.grid_size = Some(200.0); // exactly half
-        assert_eq!(diagnose_kernel(&k).next_moves[0], Advice::FillTheGpu { blocks: 200.0, slots: 400.0 });
-    }
-
-    #[test]
-    fn the_issue_slots_are_named_from_75_percent() {
-        let mut k = memory_kernel(50.0);
-        k.evidence
-            .pipes
-            .insert(Pipe::Issue, roofline_model::PipeUse { pct_of_peak: Some(75.0), warp_instructions: None });
-        let d = diagnose_kernel(&k);
-        assert!(d.evidence.contains(&Finding::IssueBusy { pct: 75.0 }));
-        k.evidence
-            .pipes
-            .insert(Pipe::Issue, roofline_model::PipeUse { pct_of_peak: Some(74.9), warp_instructions: None });
-        assert!(!diagnose_kernel(&k).has("issue_busy"));
-    }
-
-    #[test]
-    fn a_level_beyond_dram_gets_its_own_advice_on_the_diagonal() {
-        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
-        m.ceilings.push(roofline_model::Ceiling::new(
-            roofline_model::Resource::Memory(MemLevel::L2),
-            "L2",
-            50e9,
-            roofline_model::Provenance::new(Origin::User, "x"),
-        ));
-        let mut k = memory_kernel(10.0);
-        k.bytes.insert(MemLevel::L2, 40e9 * k.duration_s.unwrap());
-        k.evidence.global_load_bytes_per_sector = Some(4.0);
-        k.evidence.global_store_bytes_per_sector = Some(32.0);
-        let d = analyze_kernel(&m, &k).diagnosis.unwrap();
-        assert_eq!(d.position, Position::OnDiagonal);
-        assert_eq!(d.next_moves[0], Advice::CloserLevel { level: MemLevel::L2 });
-        // The waste whose share is unknown follows as a conditional move.
-        assert_eq!(d.next_moves[1], Advice::CheckCoalescing { access: Access::Load, bytes_per_sector: 4.0 });
-        let d = diagnose_kernel(&memory_kernel(90.0));
-        assert_eq!(d.next_moves, vec![Advice::RaiseIntensity]);
-    }
-
-    #[test]
-    fn compute_bound_kernels_get_advice_for_their_kind_and_machine() {
-        let tensor_machine = || {
-            let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
-            m.ceilings.push(roofline_model::Ceiling::new(
-                roofline_model::Resource::Compute(FlopKind::TensorBf16),
-                "BF16 tensor",
-                1e15,
-                roofline_model::Provenance::new(Origin::User, "x"),
-            ));
-            m
-        };
-        let fp32 = |sm: Option<f64>| {
-            let mut k = Kernel::named("k", Origin::Counter);
-            k.flops.insert(FlopKind::Fp32, 400e9);
-            k.bytes.insert(MemLevel::Dram, 1e6);
-            k.duration_s = Some(1.0);
-            k.evidence.sm_throughput_pct = sm;
-            k
-        };
-        let plain = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
-        let d = analyze_kernel(&plain, &fp32(None)).diagnosis.unwrap();
-        assert_eq!(d.next_moves, vec![Advice::InstructionMix]);
-        let d = analyze_kernel(&tensor_machine(), &fp32(None)).diagnosis.unwrap();
-        assert_eq!(d.next_moves, vec![Advice::InstructionMix, Advice::UseTensorCores]);
-        // SM busy without pipe counters to say with what.
-        let d = analyze_kernel(&plain, &fp32(Some(60.0))).diagnosis.unwrap();
-        assert_eq!(d.next_moves, vec![Advice::SmBusyNotFlops { pct: 60.0 }]);
-        let d = analyze_kernel(&plain, &fp32(Some(59.9))).diagnosis.unwrap();
-        assert_eq!(d.next_moves, vec![Advice::InstructionMix]);
-        // A tensor kernel below its peak.
-        let mut t = Kernel::named("t", Origin::Counter);
-        t.flops.insert(FlopKind::TensorBf16, 4e14);
-        t.bytes.insert(MemLevel::Dram, 1e6);
-        t.duration_s = Some(1.0);
-        t.evidence.sm_count = Some(100.0);
-        t.evidence.blocks_per_sm = Some(1.0);
-        t.evidence.grid_size = Some(150.0);
-        let d = analyze_kernel(&tensor_machine(), &t).diagnosis.unwrap();
-        assert_eq!(d.position, Position::UnderFlatRoof);
-        assert_eq!(d.next_moves[0], Advice::FeedTensorCores);
-        assert!(d.advises("balance_waves"), "{d:?}");
-        assert!(!d.advises("use_tensor_cores"));
-    }
-
-    #[test]
-    fn the_clock_is_not_named_for_dram_bound_kernels_nor_against_counter_peaks() {
-        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
-        m.gpu.sm_clock_mhz = Some(1980.0);
-        let mut k = memory_kernel(50.0);
-        k.evidence.sm_clock_hz = Some(1.5e9);
-        k.evidence.max_sm_clock_hz = Some(1.98e9);
-        assert!(!analyze_kernel(&m, &k).diagnosis.unwrap().has("clock_below_max"));
-        // A compute-bound kernel, the maximum from the machine's own clock.
-        let mut c = Kernel::named("k", Origin::Counter);
-        c.flops.insert(FlopKind::Fp32, 400e9);
-        c.bytes.insert(MemLevel::Dram, 1e6);
-        c.duration_s = Some(1.0);
-        c.evidence.sm_clock_hz = Some(1.5e9);
-        let d = analyze_kernel(&m, &c).diagnosis.unwrap();
-        assert_eq!(d.position, Position::UnderFlatRoof);
-        assert!(d.has("clock_below_max") && d.advises("clock"));
-        // No roof clock: no share of the gap.
-        assert!(d.evidence.iter().any(|f| matches!(f, Finding::ClockBelowMax { gap_share_pct: None, .. })));
-        // Counter peaks are at the kernel's own clock, not a maximum.
-        m.ceilings[0].provenance.origin = Origin::Counter;
-        assert!(!analyze_kernel(&m, &c).diagnosis.unwrap().has("clock_below_max"));
-        // Above the max-clock roof there is no gap to share.
-        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
-        m.ceilings[0].clock.sm_mhz = Some(1980.0);
-        c.flops.insert(FlopKind::Fp32, 999e9);
-        c.evidence.max_sm_clock_hz = Some(1.98e9);
-        let d = analyze_kernel(&m, &c).diagnosis.unwrap();
-        assert!(d
-            .evidence
-            .iter()
-            .any(|f| matches!(f, Finding::ClockBelowMax { gap_share_pct: Some(g), .. } if *g == 100.0)));
-    }
-
-    #[test]
-    fn a_zero_clock_names_nothing_and_a_kernel_at_the_max_clock_roof_has_no_gap_to_share() {
-        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
-        m.ceilings[0].clock.sm_mhz = Some(1980.0);
-        let mut c = Kernel::named("k", Origin::Counter);
-        c.flops.insert(FlopKind::Fp32, 400e9);
-        c.bytes.insert(MemLevel::Dram, 1e6);
-        c.duration_s = Some(1.0);
-        c.evidence.max_sm_clock_hz = Some(1.98e9);
-        // A capture whose SM clock reads 0 has no clock, not a 100% loss.
-        c.evidence.sm_clock_hz = Some(0.0);
-        assert!(!analyze_kernel(&m, &c).diagnosis.unwrap().has("clock_below_max"));
-        let gap_share = |m: &Machine, k: &Kernel| {
-            analyze_kernel(m, k).diagnosis.unwrap().evidence.iter().find_map(|f| match f {
-                Finding::ClockBelowMax { gap_share_pct, .. } => Some(*gap_share_pct),
-                _ => None,
-            })
-        };
-        // Exactly at the roof quoted at the maximum clock: no gap to share.
-        c.evidence.sm_clock_hz = Some(1.5e9);
-        c.flops.insert(FlopKind::Fp32, 1000e9);
-        assert_eq!(gap_share(&m, &c), Some(None));
-        // A roof quoted at no clock (0 MHz) gives no share either.
-        c.flops.insert(FlopKind::Fp32, 400e9);
-        m.ceilings[0].clock.sm_mhz = Some(0.0);
-        assert_eq!(gap_share(&m, &c), Some(None));
-    }
-
-    #[test]
-    fn the_busy_pipe_says_when_its_figure_is_the_profilers() {
-        // An XU roof of 1e11 warp instructions/s, and 8e10 of them in 1 s: 80% of it.
-        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
-        m.ceilings.push(roofline_model::Ceiling::new(
-            roofline_model::Resource::Instruction(Pipe::Xu),
-            "MUFU",
-            1e11,
-            roofline_model::Provenance::new(Origin::Measured, "benchmark xu"),
-        ));
-        let busy = |counter: f64| {
-            let mut k = Kernel::named("k", Origin::Counter);
-            k.flops.insert(FlopKind::Fp32, 400e9);
-            k.bytes.insert(MemLevel::Dram, 1e6);
-            k.duration_s = Some(1.0);
-            k.evidence.pipes.insert(
-                Pipe::Xu,
-                roofline_model::PipeUse { pct_of_peak: Some(counter), warp_instructions: Some(8e10) },
-            );
-            analyze_kernel(&m, &k).diagnosis.unwrap().evidence.into_iter().find_map(|f| match f {
-                Finding::BusyPipe { pct, of_counter, .. } => Some((pct, of_counter)),
-                _ => None,
-            })
-        };
-        assert_eq!(busy(90.0), Some((90.0, true)), "the profiler's busy cycles are the larger figure");
-        assert_eq!(busy(70.0), Some((80.0, false)));
-        assert_eq!(busy(80.0), Some((80.0, false)), "when they agree the roof's figure is quoted");
-    }
-
-    /// A measured machine whose write-only streaming (110 GB/s) beats its
-    /// read roof (100 GB/s), with a 1000 GB/s L2: the mix roof of a
-    /// write-only kernel is above its DRAM roof.
-    fn faster_write_machine() -> Machine {
-        let mut m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
-        let measured = |id: &str| roofline_model::Provenance::new(Origin::Measured, format!("benchmark {id}: x"));
-        let dram = roofline_model::Resource::Memory(MemLevel::Dram);
-        m.ceilings[1] = roofline_model::Ceiling::new(dram, "dram.read", 100e9, measured("dram.read"));
-        m.ceilings.push(roofline_model::Ceiling::new(dram, "dram.write", 110e9, measured("dram.write")).secondary());
-        m.ceilings.push(roofline_model::Ceiling::new(
-            roofline_model::Resource::Memory(MemLevel::L2),
-            "L2",
-            1000e9,
-            measured("l2"),
-        ));
-        m
-    }
-
-    /// A write-only kernel of `flops` moving 31 GB of DRAM in 1 s: 31% of
-    /// the DRAM roof, 28% of the write mix roof.
-    fn write_only(flops: f64) -> Kernel {
-        let mut k = Kernel::named("k", Origin::Counter);
-        k.flops.insert(FlopKind::Fp32, flops);
-        k.bytes.insert(MemLevel::Dram, 31e9);
-        k.duration_s = Some(1.0);
-        k.evidence.dram_read_bytes = Some(0.0);
-        k.evidence.dram_write_bytes = Some(31e9);
-        k
-    }
-
-    #[test]
-    fn thirty_percent_of_the_compute_peak_vetoes_latency_bound_under_a_faster_mix_roof() {
-        // 300 GFLOP in 1 s, just below the ridge: exactly 30% of the FP32 peak.
-        let a = analyze_kernel(&faster_write_machine(), &write_only(300e9));
-        assert_eq!(a.limiter, Some(Limiter::Bandwidth(MemLevel::Dram)));
-        assert!(a.judged_pct().unwrap() < LATENCY_PCT, "{:?}", a.pct_of_mix_roof);
-        assert_eq!(100.0 * a.achieved_flops_per_s.unwrap() / a.compute_roof_flops_per_s.unwrap(), 30.0);
-        assert_eq!(a.diagnosis.unwrap().position, Position::UnderDiagonal);
-    }
-
-    #[test]
-    fn thirty_percent_of_any_bandwidth_vetoes_latency_bound() {
-        // DRAM limits at 28% of the mix roof while L2 moves exactly 30% of its bandwidth.
-        let mut k = write_only(1e9);
-        k.bytes.insert(MemLevel::L2, 300e9);
-        let a = analyze_kernel(&faster_write_machine(), &k);
-        assert_eq!(a.limiter, Some(Limiter::Bandwidth(MemLevel::Dram)));
-        assert!(a.judged_pct().unwrap() < LATENCY_PCT);
-        assert_eq!(a.level(MemLevel::L2).unwrap().pct_of_bandwidth, Some(30.0));
-        assert_eq!(a.diagnosis.unwrap().position, Position::UnderDiagonal);
-        // Without the L2 traffic the same kernel waits on latency.
-        k.bytes.remove(&MemLevel::L2);
-        assert_eq!(analyze_kernel(&faster_write_machine(), &k).diagnosis.unwrap().position, Position::LatencyBound);
-    }
-
-    #[test]
-    fn a_kernel_at_exactly_30_percent_of_its_roof_is_not_latency_bound() {
-        // 0.3 GFLOP over 23 GB in 23/30 s: exactly 30.0% of the DRAM roof.
-        let m = Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9);
-        let mut k = Kernel::named("k", Origin::Counter);
-        k.flops.insert(FlopKind::Fp32, 0.3e9);
-        k.bytes.insert(MemLevel::Dram, 23e9);
-        k.duration_s = Some(23e9 / 30e9);
-        let a = analyze_kernel(&m, &k);
-        assert_eq!(a.pct_of_roof, Some(30.0));
-        assert_eq!(a.diagnosis.unwrap().position, Position::UnderDiagonal);
-    }
-
-    #[test]
-    fn the_speed_of_light_vetoes_latency_bound_from_exactly_30_percent() {
-        let mut k = memory_kernel(10.0);
-        k.evidence.sm_throughput_pct = Some(30.0);
-        assert_eq!(diagnose_kernel(&k).position, Position::UnderDiagonal);
-        k.evidence.sm_throughput_pct = None;
-        k.evidence.dram_throughput_pct = Some(29.9);
-        assert_eq!(diagnose_kernel(&k).position, Position::LatencyBound);
-    }
-
-    #[test]
-    fn stalls_are_named_for_latency_bound_kernels_and_compute_bound_ones_below_the_roof() {
-        let stalled = |mut k: Kernel| {
-            k.evidence.stalls = [("long_scoreboard".to_string(), 4.0)].into();
-            diagnose_kernel(&k).has("stalls")
-        };
-        let compute = |flops: f64| {
-            let mut k = Kernel::named("k", Origin::Counter);
-            k.flops.insert(FlopKind::Fp32, flops);
-            k.bytes.insert(MemLevel::Dram, 1e6);
-            k.duration_s = Some(1.0);
-            k
-        };
-        assert!(stalled(memory_kernel(5.0)), "latency-bound");
-        assert!(stalled(compute(400e9)), "compute-bound at 40%");
-        assert!(!stalled(compute(750e9)), "compute-bound at exactly 75%: on the roof");
-        assert!(!stalled(compute(800e9)), "on the roof");
-        assert!(!stalled(memory_kernel(50.0)), "memory-bound: the traffic explains the time");
-    }
-
-    #[test]
-    fn a_latency_bound_kernel_is_pointed_at_its_occupancy_limiter_below_100_percent() {
-        let mut k = memory_kernel(5.0);
-        k.evidence.occupancy_limiter = Some("registers".into());
-        k.evidence.occupancy_theoretical_pct = Some(50.0);
-        let d = diagnose_kernel(&k);
-        assert_eq!(d.next_moves[1], Advice::OccupancyLimited { limiter: "registers".into(), hint: None });
-        k.evidence.occupancy_theoretical_pct = Some(100.0);
-        assert!(!diagnose_kernel(&k).advises("occupancy_limited"), "full occupancy limits nothing");
-    }
-
-    #[test]
-    fn a_kernel_exactly_on_the_diagonal_is_not_pipe_bound() {
-        // No FLOPs, 75 GB in 1 s: exactly 75% of the DRAM roof, beside an XU pipe at 80%.
-        let mut k = Kernel::named("k", Origin::Counter);
-        k.bytes.insert(MemLevel::Dram, 75e9);
-        k.duration_s = Some(1.0);
-        k.evidence.pipes.insert(Pipe::Xu, roofline_model::PipeUse { pct_of_peak: Some(80.0), warp_instructions: None });
-        let a = analyze_kernel(&Machine::simple("m", FlopKind::Fp32, 1000e9, 100e9), &k);
-        assert_eq!(a.pct_of_roof, Some(75.0));
-        assert_eq!(a.diagnosis.unwrap().position, Position::OnDiagonal);
-    }
-
-    #[test]
-    fn zero_bank_conflicts_are_not_evidence() {
-        let mut k = memory_kernel(50.0);
-        k.evidence.shared_bank_conflicts = Some(0.0);
-        k.evidence.shared_wavefronts = Some(1000.0);
-        assert!(!diagnose_kernel(&k).has("bank_conflicts"));
-    }
-
-    #[test]
-    fn unknown_fp16_packing_is_named_for_kernels_with_fp16_flops() {
-        let with = |packed: f64, fp16_flops: f64, packing: roofline_model::Fp16Packing| {
-            let mut k = memory_kernel(50.0);
-            k.flops.insert(FlopKind::Fp16, fp16_flops);
-            k.evidence.fp16 = Some(roofline_model::Fp16Accounting {
-                packed_flops: packed,
-                scalar_flops: packed / 2.0,
-                packing,
-                constant_moves: None,
-            });
-            diagnose_kernel(&k)
-        };
-        use roofline_model::Fp16Packing::{Counted, Unknown};
-        let d = with(4000.0, 4000.0, Unknown);
-        assert!(d.evidence.contains(&Finding::Fp16PackingUnknown { packed_flops: 4000.0, scalar_flops: 2000.0 }));
-        assert!(!with(0.0, 4000.0, Unknown).has("fp16_packing_unknown"), "no half instructions");
-        assert!(!with(4000.0, 0.0, Unknown).has("fp16_packing_unknown"), "no FP16 FLOPs left (constant moves)");
-        let counted = Counted { packed_share: 1.0, source: "x".into() };
-        assert!(!with(4000.0, 4000.0, counted).has("fp16_packing_unknown"), "a counter told them apart");
-    }
-
-    #[test]
-    fn a_launch_of_exactly_10_us_is_not_too_short() {
-        // 50% of 100 GB/s, one launch.
-        let at = |seconds: f64| {
-            let mut k = Kernel::named("k", Origin::Counter);
-            k.bytes.insert(MemLevel::Dram, 0.5 * 100e9 * seconds);
-            k.flops.insert(FlopKind::Fp32, 0.5 * 100e9 * seconds / 12.0);
-            k.duration_s = Some(seconds);
-            diagnose_kernel(&k)
-        };
-        assert_eq!(at(10e-6).position, Position::UnderDiagonal);
-        assert!(!at(10e-6).advises("longer_launches"));
-        assert!(at(9.99e-6).advises("longer_launches"));
-    }
-
-    #[test]
-    fn the_two_main_stalls_are_named_in_order() {
-        let mut k = memory_kernel(5.0);
-        k.evidence.stalls = [
-            ("wait".to_string(), 2.0),
-            ("long_scoreboard".to_string(), 40.0),
-            ("barrier".to_string(), 0.0),
-            ("mio".to_string(), 1.0),
-        ]
-        .into();
-        let d = diagnose_kernel(&k);
-        let top = d.evidence.iter().find_map(|f| match f {
-            Finding::Stalls { top } => Some(top.clone()),
-            _ => None,
-        });
-        let top = top.expect("stalls");
-        assert_eq!(top.iter().map(|s| s.reason.as_str()).collect::<Vec<_>>(), ["long_scoreboard", "wait"]);
-        assert_eq!(top[0].cycles_per_instruction, 40.0);
-        k.evidence.stalls = [("barrier".to_string(), 0.0)].into();
-        assert!(!diagnose_kernel(&k).has("stalls"));
-    }
-
-    #[test]
-    fn the_mix_finding_names_its_benchmarks() {
-        let between = Finding::PctOfMixRoof {
-            pct: 95.0,
-            bytes_per_s: 4.2e12,
-            read_share_pct: 60.0,
-            lower: "dram.copy".into(),
-            upper: "dram.add".into(),
-        };
-        assert!(
-            between.text().ends_with("interpolated between the dram.copy and dram.add benchmarks"),
-            "{}",
-            between.text()
-        );
-        let at = Finding::PctOfMixRoof {
-            pct: 95.0,
-            bytes_per_s: 4.2e12,
-            read_share_pct: 100.0,
-            lower: "dram.read".into(),
-            upper: "dram.read".into(),
-        };
-        assert!(at.text().ends_with("the dram.read benchmark"), "{}", at.text());
-    }
-
-    #[test]
-    fn sms_idle_a_tenth_of_the_time_are_named() {
-        let mut k = memory_kernel(50.0);
-        k.evidence.sm_active_pct = Some(90.0);
-        let d = diagnose_kernel(&k);
-        assert!(d.evidence.contains(&Finding::SmsIdle { active_pct: 90.0 }));
-        assert!(d.evidence_lines().iter().any(|l| l.starts_with("the SMs were active 90% of the elapsed time")));
-        k.evidence.sm_active_pct = Some(90.1);
-        assert!(!diagnose_kernel(&k).has("sms_idle"));
+        assert_eq!(Position::IssueBound.label(), "issue-bound");
+        assert_eq!(Position::LaunchBound.label(), "launch-bound");
+        assert_eq!(Position::OnDiagonal.label(), "on the diagonal");
     }
 }

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use roofline_model::{format_percent, format_si, LevelCaveat, MemLevel, Pipe, Unit};
 
+use crate::limiter::{Basis, Unit as HwUnit};
+use crate::origin::{Library, Origin, Role};
 use crate::thresholds::*;
 
 /// Where a kernel landed against its roofs (see the module's table).
@@ -25,6 +27,11 @@ pub enum Position {
     PipeBound,
     /// Below [`LATENCY_PCT`] of its roof, of every bandwidth and of every pipe.
     LatencyBound,
+    /// The issue slots are the busiest unit: too many instructions per result.
+    IssueBound,
+    /// Launches too short, or grids too small, for any unit to get busy:
+    /// the cost is launching, ramping up and draining.
+    LaunchBound,
 }
 
 impl Position {
@@ -37,6 +44,8 @@ impl Position {
             Position::UnderFlatRoof => "under the flat roof",
             Position::PipeBound => "pipe-bound",
             Position::LatencyBound => "latency-bound",
+            Position::IssueBound => "issue-bound",
+            Position::LaunchBound => "launch-bound",
         }
     }
 }
@@ -74,6 +83,40 @@ pub struct Stall {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "code")]
 pub enum Finding {
+    /// The binding limiter: the busiest unit against its own roof, and the
+    /// next busiest.
+    Binding {
+        /// The busiest unit.
+        unit: HwUnit,
+        /// Its utilisation, % of its roof over the elapsed time.
+        pct: f64,
+        /// Counter (profiler's utilisation) or roof (rate against the machine's roof).
+        basis: Basis,
+        /// The next busiest unit and its %, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        runner_up: Option<(HwUnit, f64)>,
+    },
+    /// Where the kernel comes from (a library, generated code, the user's source).
+    KernelOrigin {
+        /// The origin read off its name.
+        origin: Origin,
+    },
+    /// The kernel ran at several launch shapes: judged by the shape that
+    /// took the most time.
+    ShapeGroups {
+        /// Distinct (grid, block) shapes.
+        shapes: u32,
+        /// Share of the kernel's time in the dominant shape, %.
+        dominant_pct: f64,
+    },
+    /// A cause the counters show but that cannot save more than a few
+    /// percent of the kernel's time: evidence, not a move.
+    SmallCause {
+        /// The move it would have been.
+        advice: Box<Advice>,
+        /// Seconds it could save.
+        saving_s: f64,
+    },
     /// % of the roof that applies (`roof`: its name, "DRAM bandwidth", "FP32").
     PctOfRoof {
         /// % of that roof reached.
@@ -246,6 +289,37 @@ pub enum Finding {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "code")]
 pub enum Advice {
+    /// cuBLAS or cuDNN chose a kernel for unaligned operands: pad the shape.
+    PadShape {
+        /// The operand alignment the kernel handles, elements (8 is the
+        /// aligned case for 16-bit types).
+        align: u32,
+    },
+    /// A foreach optimizer chain: use the fused optimizer.
+    FusedOptimizer,
+    /// Autocast's or the model's dtype casts: keep the tensors in the
+    /// compute dtype.
+    RemoveCasts,
+    /// NCHW <-> NHWC transposes around convolutions: use channels_last.
+    ChannelsLast,
+    /// An activation after a GEMM: fuse it into the GEMM's epilogue.
+    EpilogueFusion,
+    /// A chain of elementwise kernels: fuse them (torch.compile).
+    FuseElementwise,
+    /// A framework norm kernel well below the bandwidth roof: fuse it with
+    /// its neighbours (the residual add, the activation) or compile it.
+    FuseNorm,
+    /// A library kernel with no move of its own: its time goes with its
+    /// shape and the operations around it.
+    LibraryKernel {
+        /// The library.
+        library: Library,
+        /// What it does.
+        role: Role,
+    },
+    /// A library kernel whose grid is too small or short for the GPU:
+    /// larger batches, or fewer, larger operations.
+    LargerProblem,
     /// Neither memory nor arithmetic is busy: read occupancy and stalls.
     WaitOnLatency,
     /// Occupancy is limited by a resource (with the calculator's hint).
@@ -344,6 +418,51 @@ pub enum Advice {
     },
 }
 
+/// A next move with the time it would save and what that rests on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Move {
+    /// The move.
+    #[serde(flatten)]
+    pub advice: Advice,
+    /// Seconds it would save over the kernel's launches (estimated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saving_s: Option<f64>,
+    /// What the estimate rests on, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rests_on: Option<String>,
+}
+
+impl From<Advice> for Move {
+    fn from(advice: Advice) -> Move {
+        Move { advice, saving_s: None, rests_on: None }
+    }
+}
+
+impl Move {
+    /// A move with its estimated saving.
+    pub fn saving(advice: Advice, saving_s: f64, rests_on: impl Into<String>) -> Move {
+        Move { advice, saving_s: Some(saving_s.max(0.0)), rests_on: Some(rests_on.into()) }
+    }
+
+    /// The move in English, with its saving.
+    pub fn text(&self) -> String {
+        let mut t = self.advice.text();
+        if let Some(s) = self.saving_s {
+            t.push_str(&format!(" (could save {}", format_si(s, Unit::Second)));
+            if let Some(r) = &self.rests_on {
+                t.push_str(&format!(", estimated: {r}"));
+            }
+            t.push(')');
+        }
+        t
+    }
+
+    /// The move's code.
+    pub fn code(&self) -> String {
+        self.advice.code()
+    }
+}
+
 /// A verdict with its evidence and the next moves.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Diagnosis {
@@ -352,9 +471,9 @@ pub struct Diagnosis {
     /// What the numbers say, one fact per entry (written with its `text`).
     #[serde(serialize_with = "with_text")]
     pub evidence: Vec<Finding>,
-    /// What to try next, the main move first (written with its `text`).
+    /// What to try next, the largest saving first (written with its `text`).
     #[serde(serialize_with = "with_text")]
-    pub next_moves: Vec<Advice>,
+    pub next_moves: Vec<Move>,
 }
 
 /// A typed entry that has its English.
@@ -368,7 +487,7 @@ impl Text for Finding {
     }
 }
 
-impl Text for Advice {
+impl Text for Move {
     fn english(&self) -> String {
         self.text()
     }
@@ -404,7 +523,7 @@ impl Diagnosis {
 
     /// The next moves in English, for every view.
     pub fn next_move_text(&self) -> String {
-        self.next_moves.iter().map(Advice::text).collect::<Vec<_>>().join("; ")
+        self.next_moves.iter().map(Move::text).collect::<Vec<_>>().join("; ")
     }
 
     /// Whether the evidence holds a finding with this code.
@@ -415,6 +534,28 @@ impl Diagnosis {
     /// Whether the next moves hold an advice with this code.
     pub fn advises(&self, code: &str) -> bool {
         self.next_moves.iter().any(|a| a.code() == code)
+    }
+
+    /// The largest saving any next move estimates, seconds.
+    pub fn best_saving_s(&self) -> Option<f64> {
+        self.next_moves.iter().filter_map(|m| m.saving_s).reduce(f64::max)
+    }
+
+    /// The binding limiter, when the diagnosis named one.
+    pub fn binding(&self) -> Option<(HwUnit, f64)> {
+        self.evidence.iter().find_map(|f| match f {
+            Finding::Binding { unit, pct, .. } => Some((*unit, *pct)),
+            _ => None,
+        })
+    }
+}
+
+/// "1 block", "3 blocks".
+pub(crate) fn plural(n: f64, noun: &str) -> String {
+    if (n - 1.0).abs() < 1e-9 {
+        format!("1 {noun}")
+    } else {
+        format!("{n:.0} {noun}s")
     }
 }
 
@@ -449,6 +590,39 @@ impl Finding {
     /// The finding in English.
     pub fn text(&self) -> String {
         match self {
+            Finding::Binding { unit, pct: p, basis, runner_up } => {
+                let of = match basis {
+                    Basis::Counter => "of its peak over the elapsed time, at the kernel's own clock (counter)",
+                    Basis::Roof => "of its roof (rate against the machine's roof)",
+                    Basis::MeasuredGemm => "of what the measured GEMM (bench) reaches at the kernel's own clock (tensor-pipe busy cycles, counter)",
+                };
+                let next =
+                    runner_up.map(|(u, q)| format!("; next: {} at {}", u.label(), pct(q))).unwrap_or_default();
+                format!("bound by the {}: {} {of}{next}", unit.label(), pct(*p))
+            }
+            Finding::KernelOrigin { origin } => {
+                let mut s = match (origin.library, origin.role) {
+                    (Library::User, Role::Other) => "a kernel of the user's own code".to_string(),
+                    (Library::User, role) => format!("a {} kernel of the user's own code", role.label()),
+                    _ => format!("a {} kernel", origin.label()),
+                };
+                if origin.unaligned {
+                    s.push_str(" for unaligned operands");
+                }
+                if origin.library.is_vendor() {
+                    s.push_str(": its source is not the user's to edit; the moves are the caller's");
+                }
+                s
+            }
+            Finding::ShapeGroups { shapes, dominant_pct } => format!(
+                "{shapes} launch shapes; judged by the one that took {} of the kernel's time",
+                pct(*dominant_pct)
+            ),
+            Finding::SmallCause { advice, saving_s } => format!(
+                "minor: {} (at most {}, a few percent of the kernel: not a move)",
+                advice.text(),
+                format_si(*saving_s, Unit::Second)
+            ),
             Finding::PctOfRoof { pct: p, roof } => format!("{} of the {roof} roof", pct(*p)),
             Finding::PctOfMixRoof { pct: p, bytes_per_s, read_share_pct, lower, upper } => {
                 let between = if lower == upper {
@@ -488,7 +662,7 @@ impl Finding {
             Finding::SectorUse { access, bytes_per_sector, wasted_share_pct } => {
                 let share = match wasted_share_pct {
                     Some(s) => format!("; the unused bytes are {} of the global sectors", share(*s)),
-                    None => "; their share of the traffic is not in this capture".to_string(),
+                    None => "; whether that waste reaches L2 is not in this capture (collect derived__memory_l2_theoretical_sectors_global_excessive)".to_string(),
                 };
                 format!("{} {bytes_per_sector:.1} of 32 bytes used per sector{share}", access.label())
             }
@@ -504,7 +678,8 @@ impl Finding {
                 format!("{conflicts:.0} shared-memory bank conflicts{of}")
             }
             Finding::GridBelowOneWave { blocks, slots, idle_pct } => format!(
-                "grid of {blocks:.0} blocks under one wave of {slots:.0} block slots (SMs x resident blocks per SM): {} of the slots idle",
+                "grid of {} under one wave of {slots:.0} block slots (SMs x resident blocks per SM): {} of the slots idle",
+                plural(*blocks, "block"),
                 pct(*idle_pct)
             ),
             Finding::TailWave { waves, last_wave_pct, idle_pct } => format!(
@@ -585,7 +760,8 @@ impl Advice {
                 pct(*share_pct)
             ),
             Advice::FillTheGpu { blocks, slots } => format!(
-                "the grid ({blocks:.0} blocks) does not fill the GPU's {slots:.0} block slots: split the work into more blocks (smaller tiles, split-K, or several problems per launch)"
+                "the grid ({}) does not fill the GPU's {slots:.0} block slots: split the work into more blocks (smaller tiles, split-K, or several problems per launch)",
+                plural(*blocks, "block")
             ),
             Advice::BalanceWaves { waves, idle_pct } => format!(
                 "the tail of {waves:.2} waves leaves {} of the slot time idle: size the grid to a whole number of waves (or persistent blocks that loop over the work)",
@@ -609,9 +785,25 @@ impl Advice {
             Advice::PipeWork { pipe, pct: p } => pipe_advice(*pipe, *p),
             Advice::UseTensorCores => "move matrix-shaped work onto tensor cores (TF32, BF16, FP16)".into(),
             Advice::Clock { loss_pct } => format!(
-                "the GPU ran below its maximum clock (power or thermal limit): {} of the roof is lost to the clock; check power draw and cooling before tuning further",
+                "the GPU ran {} below its maximum clock (the power cap under load is normal; NVML's throttle reasons tell a cap from a thermal slowdown): the roofs here are quoted at the kernel's own clock",
                 pct(*loss_pct)
             ),
+            Advice::PadShape { align } => format!(
+                "the library picked its kernel for operands aligned to {} (a dimension or stride is not a multiple of 8): pad the dimension (a vocabulary, hidden or batch size) to a multiple of 8, better 64; for a convolution run as GEMMs on NCHW tensors, channels_last gives aligned strides",
+                plural(f64::from(*align), "element")
+            ),
+            Advice::FusedOptimizer => "a foreach optimizer chain re-reads and re-writes every parameter and state tensor once per step of the update: use the fused optimizer (torch.optim's fused=True, or apex's FusedAdam), which moves each tensor once".into(),
+            Advice::RemoveCasts => "dtype casts (autocast casting fp32 weights each step, or explicit .to()): keep the weights in the compute dtype (bf16/fp16 with fp32 master weights in the optimizer), or cast once per step instead of once per use".into(),
+            Advice::ChannelsLast => "NCHW <-> NHWC transposes around convolutions: run the model and its input in channels_last (model.to(memory_format=torch.channels_last)), so cuDNN needs no layout change".into(),
+            Advice::EpilogueFusion => "an activation that reads and writes a whole GEMM output again: fuse it into the GEMM's epilogue (cuBLASLt's GELU/ReLU epilogues, torch._addmm_activation, or torch.compile)".into(),
+            Advice::FuseNorm => "a normalisation kernel far below the bandwidth roof: compile it with its neighbours (torch.compile fuses the norm with the residual add and the activation into one pass), or use a fused norm (apex, Transformer Engine)".into(),
+            Advice::FuseElementwise => "a chain of elementwise kernels writes and re-reads each intermediate: fuse them into one kernel (torch.compile, a custom fused kernel, or in-place ops)".into(),
+            Advice::LibraryKernel { library, role } => format!(
+                "a {} {} that is not the user's to edit, and no cause the counters show is worth a move here: its time goes with the problem's shape, dtype and the operations fused around it",
+                library.label(),
+                role.label()
+            ),
+            Advice::LargerProblem => "a library kernel whose launch leaves the GPU mostly idle: give it more work per launch (a larger batch, several small operations batched into one, CUDA graphs for the launch cost)".into(),
             Advice::Legacy { text } => text.clone(),
         }
     }

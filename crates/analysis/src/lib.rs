@@ -39,10 +39,13 @@ mod capture;
 mod collective;
 mod diagnosis;
 mod findings;
+mod fusion;
 mod instructions;
 mod kernel_analysis;
 mod levels;
+mod limiter;
 mod occupancy;
+mod origin;
 mod placement;
 mod program;
 mod thresholds;
@@ -51,7 +54,10 @@ mod time_class;
 pub use capture::{analyze_capture, CaptureAnalysis};
 pub use collective::{Algorithm, CollectivePlacement, NcclKernel, Protocol, Traffic};
 pub use diagnosis::diagnose;
-pub use findings::{Access, Advice, Diagnosis, Finding, Position, Stall};
+pub use findings::{Access, Advice, Diagnosis, Finding, Move, Position, Stall};
+pub use fusion::{fusions, Fusion, FusionKind};
+pub use limiter::{binding, units, Basis, Unit, UnitUse};
+pub use origin::{origin, Library, Origin, Role};
 pub use instructions::{pipe_roof, InstructionAnalysis, InstructionLevel, PipePoint, PipeRoof};
 pub use kernel_analysis::KernelAnalysis;
 pub use levels::{mix_roof, Bound, LevelPoint, Limiter, MixPoint, MixRoof};
@@ -62,5 +68,7 @@ pub use occupancy::{
 };
 pub use placement::{analyze, analyze_kernel, level_caveats};
 pub use program::{GroupBy, GroupTime, LaunchTime, Opportunity, ProgramOptions, ProgramView, Verdict, VerdictTime};
-pub use thresholds::{BUSY_PIPE_PCT, CONSTANT_MOVES_MAX_SHARE_PCT, LATENCY_PCT, ON_ROOF_PCT};
+pub use thresholds::{
+    BUSY_PIPE_PCT, CONSTANT_MOVES_MAX_SHARE_PCT, LATENCY_PCT, LAUNCH_BOUND_S, MIN_MOVE_SHARE_PCT, ON_ROOF_PCT, PIPE_BOUND_PCT,
+};
 pub use time_class::{time_class, time_split, TimeClass};

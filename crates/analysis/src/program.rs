@@ -67,7 +67,7 @@ impl Verdict {
         if a.collective.is_some() {
             return Verdict::Communication;
         }
-        if a.diagnosis.as_ref().is_some_and(|d| d.position == Position::LatencyBound) {
+        if a.diagnosis.as_ref().is_some_and(|d| matches!(d.position, Position::LatencyBound | Position::LaunchBound)) {
             return Verdict::LatencyBound;
         }
         match (a.pct_of_roof.filter(|p| p.is_finite()), a.bound) {
@@ -175,7 +175,7 @@ pub struct Opportunity {
     pub seconds: f64,
     /// Its share of the program's GPU time, 0..1.
     pub share: f64,
-    /// Its % of roof.
+    /// Its % of roof: of its binding unit's roof when diagnosed.
     pub pct_of_roof: f64,
     /// Seconds saved at the target.
     pub saved_s: f64,
@@ -228,6 +228,10 @@ pub struct ProgramView {
     pub groups: Vec<GroupTime>,
     /// How many groups there are in all.
     pub group_count: usize,
+    /// Program-level opportunities: kernels one change would remove or
+    /// merge, largest saving first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fusions: Vec<crate::fusion::Fusion>,
 }
 
 /// Seconds a kernel at `pct` of its roof would save over `seconds` if it
@@ -237,6 +241,24 @@ pub fn seconds_saved(seconds: f64, pct_of_roof: f64, target_pct: f64) -> f64 {
         return 0.0;
     }
     (seconds * (1.0 - pct_of_roof / target_pct)).max(0.0)
+}
+
+/// The share of a kernel's time its best next move would save: the
+/// diagnosis's estimate where there is one (nothing for a kernel at its
+/// roof or with no move worth it), else the gap to `target` % of its roof.
+pub fn saved_share(a: &KernelAnalysis, target: f64) -> f64 {
+    let Some(t) = a.kernel.duration_s.filter(|d| *d > 0.0 && d.is_finite()) else { return 0.0 };
+    match &a.diagnosis {
+        Some(d) => {
+            let best = (d.best_saving_s().unwrap_or(0.0) / t).clamp(0.0, 1.0);
+            // A target below the roof caps what reaching it can save.
+            match d.binding() {
+                Some((_, pct)) if target < 100.0 => best.min(seconds_saved(t, pct, target) / t),
+                _ => best,
+            }
+        }
+        None => a.pct_of_roof.map(|p| seconds_saved(t, p, target) / t).unwrap_or(0.0),
+    }
 }
 
 impl ProgramView {
@@ -299,7 +321,7 @@ impl ProgramView {
             acc.launches += r.launches;
             let a = index.map(|i| &kernels[i]);
             let verdict = a.map(Verdict::of).unwrap_or(Verdict::NoCounters);
-            let saved = a.and_then(|a| a.pct_of_roof).map(|p| seconds_saved(r.duration_s, p, target)).unwrap_or(0.0);
+            let saved = a.map(|a| saved_share(a, target) * r.duration_s).unwrap_or(0.0);
             let label = match opts.group_by {
                 GroupBy::Name => a.map(|a| short_name(a).to_string()).unwrap_or_else(|| r.kernel.clone()),
                 GroupBy::Labels if r.labels.is_empty() => "(no range)".to_string(),
@@ -338,7 +360,8 @@ impl ProgramView {
             v.kernels += 1;
             let Some(pct) = a.pct_of_roof.filter(|p| p.is_finite()) else { continue };
             placed += acc.seconds;
-            let saved = seconds_saved(acc.seconds, pct, target);
+            let saved = saved_share(a, target) * acc.seconds;
+            let pct = a.diagnosis.as_ref().and_then(|d| d.binding()).map(|b| b.1).unwrap_or(pct);
             v.saved_s += saved;
             saved_total += saved;
             if saved > 0.0 {
@@ -403,6 +426,7 @@ impl ProgramView {
             group_by: opts.group_by,
             groups,
             group_count,
+            fusions: crate::fusion::fusions(kernels),
         }
     }
 

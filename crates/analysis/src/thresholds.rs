@@ -11,8 +11,6 @@ pub const WASTED_SECTOR_BYTES: f64 = 24.0;
 /// Wasted sectors (or bank-conflict wavefronts) below this share of the
 /// kernel's traffic never earn coalescing (or conflict) advice.
 pub const WASTE_SHARE_PCT: f64 = 10.0;
-/// Theoretical occupancy below this is called low.
-pub const LOW_OCCUPANCY_PCT: f64 = 50.0;
 /// A grid under one wave, or a tail wave, is named when it leaves at least
 /// this share of the GPU's block slots idle.
 pub const IDLE_SLOTS_PCT: f64 = 10.0;
@@ -26,3 +24,12 @@ pub const CLOCK_LOSS_PCT: f64 = 3.0;
 /// FP16 from HFMA alone under this share of a kernel's FLOPs, beside other
 /// work, is taken for constant moves (HFMA2.MMA).
 pub const CONSTANT_MOVES_MAX_SHARE_PCT: f64 = 5.0;
+/// A launch shorter than this is launch-bound unless a unit is at its roof:
+/// its time is the launch, the ramp-up and the drain.
+pub const LAUNCH_BOUND_S: f64 = 5e-6;
+/// A non-FLOP pipe (or the issue slots) this busy, and busier than every
+/// other unit, binds the kernel.
+pub const PIPE_BOUND_PCT: f64 = 60.0;
+/// A move that would save less than this share of a kernel's time is
+/// evidence, not a move.
+pub const MIN_MOVE_SHARE_PCT: f64 = 3.0;

@@ -24,7 +24,7 @@ fn latency_bound_kernel(block: f64, regs: f64, smem: f64) -> Kernel {
 fn occupancy_advice(d: &Diagnosis) -> (String, String) {
     d.next_moves
         .iter()
-        .find_map(|m| match m {
+        .find_map(|m| match &m.advice {
             Advice::OccupancyLimited { limiter, hint } => Some((limiter.clone(), hint.clone().unwrap_or_default())),
             _ => None,
         })

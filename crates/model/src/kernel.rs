@@ -342,6 +342,36 @@ pub struct Evidence {
     /// How the FP16 FLOPs were counted (packed or scalar, constant moves).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fp16: Option<Fp16Accounting>,
+
+    // Utilisation of each unit over the kernel's elapsed time, at its own
+    // clock: what the binding limiter is chosen from.
+    /// Per memory level: % of the level's peak sustained throughput over the
+    /// elapsed time (`dram__throughput`, `lts__throughput`,
+    /// `l1tex__throughput` `.avg.pct_of_peak_sustained_elapsed`; counter).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub level_busy_pct: BTreeMap<MemLevel, f64>,
+    /// Per pipe: % of the pipe's peak over the elapsed time
+    /// (`sm__pipe_*_cycles_active` or `sm__inst_executed_pipe_*`
+    /// `.avg.pct_of_peak_sustained_elapsed`; the issue slots from
+    /// `sm__inst_issued`; shared memory from its data-stage wavefronts;
+    /// counter). Elapsed, not active, so SMs left idle count against it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pipe_busy_pct: BTreeMap<Pipe, f64>,
+    /// Shared-memory bank conflicts of atomics (ATOMS), beside their
+    /// wavefronts (`l1tex__data_{bank_conflicts,pipe_lsu_wavefronts}_pipe_lsu_mem_shared_op_atom.sum`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_atomic_conflicts: Option<f64>,
+    /// Wavefronts of shared-memory atomics, conflicts included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_atomic_wavefronts: Option<f64>,
+    /// Distinct launch shapes (grid x block) among the kernel's launches;
+    /// the shape figures above are those of the shape that took the most
+    /// time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_shapes: Option<u32>,
+    /// Share of the kernel's time in launches of that dominant shape (0..1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dominant_shape_share: Option<f64>,
 }
 
 /// One pipe's use by a kernel.

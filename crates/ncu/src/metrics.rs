@@ -95,6 +95,22 @@ pub enum Slot {
     GlobalReductionInstructions,
     GenericAtomicAluInstructions,
     GenericAtomicCasInstructions,
+    /// Utilisation over the elapsed time, % of peak, at the kernel's own
+    /// clock: the units the binding limiter is chosen from.
+    L2Busy,
+    L1Busy,
+    IssueBusy,
+    TensorBusy,
+    FmaBusy,
+    Fp16Busy,
+    AluBusy,
+    Fp64Busy,
+    XuBusy,
+    LsuBusy,
+    SharedBusy,
+    SharedAtomicBusy,
+    SharedAtomicConflicts,
+    SharedAtomicWavefronts,
     /// Bytes received over NVLink (multi-GPU machines only).
     NvlinkRx,
     /// Bytes sent over NVLink.
@@ -192,6 +208,26 @@ pub const COLUMNS: &[(Slot, &str, Via)] = &[
     (Slot::BankConflictsLoad, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", Via::Direct(1.0)),
     (Slot::BankConflictsStore, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", Via::Direct(1.0)),
     (Slot::ExcessiveSectors, "derived__memory_l2_theoretical_sectors_global_excessive", Via::Direct(1.0)),
+    (Slot::L2Busy, "lts__throughput.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::L1Busy, "l1tex__throughput.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::IssueBusy, "sm__inst_issued.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::TensorBusy, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::FmaBusy, "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::FmaBusy, "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::Fp16Busy, "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::AluBusy, "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::AluBusy, "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::Fp64Busy, "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::XuBusy, "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::LsuBusy, "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (Slot::SharedBusy, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (
+        Slot::SharedAtomicBusy,
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum.pct_of_peak_sustained_elapsed",
+        Via::Direct(1.0),
+    ),
+    (Slot::SharedAtomicConflicts, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum", Via::Direct(1.0)),
+    (Slot::SharedAtomicWavefronts, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", Via::Direct(1.0)),
     (Slot::NvlinkRx, "nvlrx__bytes_data_user.sum", Via::Direct(1.0)),
     (Slot::NvlinkRx, "nvlrx__bytes.sum", Via::Direct(1.0)),
     (Slot::NvlinkRx, "nvlrx__bytes.sum.per_second", Via::PerSecond(1.0)),
@@ -304,6 +340,20 @@ pub fn blocks(slot: Slot) -> &'static str {
         | Slot::GlobalReductionInstructions
         | Slot::GenericAtomicAluInstructions
         | Slot::GenericAtomicCasInstructions => "the shared-memory and atomic pipes of the instruction roofline",
+        Slot::L2Busy
+        | Slot::L1Busy
+        | Slot::IssueBusy
+        | Slot::TensorBusy
+        | Slot::FmaBusy
+        | Slot::Fp16Busy
+        | Slot::AluBusy
+        | Slot::Fp64Busy
+        | Slot::XuBusy
+        | Slot::LsuBusy
+        | Slot::SharedBusy
+        | Slot::SharedAtomicBusy
+        | Slot::SharedAtomicConflicts
+        | Slot::SharedAtomicWavefronts => "the binding limiter (each unit's utilisation over the elapsed time)",
     }
 }
 
@@ -324,6 +374,20 @@ pub fn reported_when_missing(slot: Slot) -> bool {
             | Slot::NvlinkRx
             | Slot::NvlinkTx
             | Slot::SharedWavefronts
+            | Slot::L2Busy
+            | Slot::L1Busy
+            | Slot::IssueBusy
+            | Slot::TensorBusy
+            | Slot::FmaBusy
+            | Slot::Fp16Busy
+            | Slot::AluBusy
+            | Slot::Fp64Busy
+            | Slot::XuBusy
+            | Slot::LsuBusy
+            | Slot::SharedBusy
+            | Slot::SharedAtomicBusy
+            | Slot::SharedAtomicConflicts
+            | Slot::SharedAtomicWavefronts
             | Slot::TmaLoadSectors
             | Slot::AsyncCopyInstructions
             | Slot::SharedLoadInstructions

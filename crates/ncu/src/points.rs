@@ -134,9 +134,68 @@ fn total(launches: &[&Launch], slot: Slot) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum())
 }
 
+/// The launches of the shape (grid x block) that took the most time, the
+/// number of distinct shapes and that shape's share of the time: a kernel
+/// launched at several shapes is judged by where its time goes, never by
+/// its first launch.
+fn dominant_shape<'a>(launches: &[&'a Launch]) -> (Vec<&'a Launch>, u32, f64) {
+    let mut shapes: Vec<((String, String), f64, Vec<&'a Launch>)> = Vec::new();
+    let mut all = 0.0;
+    for &l in launches {
+        let key = (l.grid.clone(), l.block.clone());
+        let w = duration(l).unwrap_or(1e-9);
+        all += w;
+        match shapes.iter_mut().find(|s| s.0 == key) {
+            Some(s) => {
+                s.1 += w;
+                s.2.push(l);
+            }
+            None => shapes.push((key, w, vec![l])),
+        }
+    }
+    let n = shapes.len() as u32;
+    let best = shapes.into_iter().max_by(|a, b| a.1.total_cmp(&b.1));
+    match best {
+        Some((_, t, ls)) => (ls, n, if all > 0.0 { t / all } else { 1.0 }),
+        None => (Vec::new(), 0, 1.0),
+    }
+}
+
+/// Each unit's utilisation over the elapsed time, duration-weighted.
+fn busy(launches: &[&Launch]) -> (BTreeMap<MemLevel, f64>, BTreeMap<Pipe, f64>) {
+    let mut levels = BTreeMap::new();
+    for (level, slot) in [(MemLevel::Dram, Slot::DramSol), (MemLevel::L2, Slot::L2Busy), (MemLevel::L1, Slot::L1Busy)]
+    {
+        if let Some(p) = weighted(launches, slot) {
+            levels.insert(level, p);
+        }
+    }
+    let mut pipes = BTreeMap::new();
+    for (pipe, slot) in [
+        (Pipe::Issue, Slot::IssueBusy),
+        (Pipe::Tensor, Slot::TensorBusy),
+        (Pipe::Fma, Slot::FmaBusy),
+        (Pipe::Fp16, Slot::Fp16Busy),
+        (Pipe::Alu, Slot::AluBusy),
+        (Pipe::Fp64, Slot::Fp64Busy),
+        (Pipe::Xu, Slot::XuBusy),
+        (Pipe::Lsu, Slot::LsuBusy),
+        (Pipe::Shared, Slot::SharedBusy),
+        (Pipe::SharedAtomic, Slot::SharedAtomicBusy),
+    ] {
+        if let Some(p) = weighted(launches, slot) {
+            pipes.insert(pipe, p);
+        }
+    }
+    (levels, pipes)
+}
+
 /// The diagnosis evidence of one or more launches of a kernel: percentages
-/// weighted by duration, launch shape from the first launch.
+/// weighted by duration, launch shape from the shape that took the most
+/// time.
 pub fn evidence(launches: &[&Launch]) -> Evidence {
+    let (shape, launch_shapes, shape_share) = dominant_shape(launches);
+    let (level_busy_pct, pipe_busy_pct) = busy(launches);
     let limits = [
         (Slot::LimitRegisters, "registers"),
         (Slot::LimitSharedMem, "shared memory"),
@@ -144,7 +203,7 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         (Slot::LimitBlocks, "blocks per SM"),
         (Slot::LimitBarriers, "barriers"),
     ];
-    let vals: Vec<(f64, &str)> = limits.iter().filter_map(|(s, n)| first(launches, *s).map(|v| (v, *n))).collect();
+    let vals: Vec<(f64, &str)> = limits.iter().filter_map(|(s, n)| first(&shape, *s).map(|v| (v, *n))).collect();
     let blocks_per_sm = vals.iter().map(|v| v.0).reduce(f64::min);
     // Limits are in blocks per SM; one that is not binding reads as the
     // hardware's block limit, so a tie with "blocks per SM" is that limit.
@@ -193,8 +252,8 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         occupancy_limiter: limiter,
         occupancy_hint: None,
         registers_per_thread: max(launches, Slot::Registers),
-        block_size: first(launches, Slot::BlockSize),
-        grid_size: first(launches, Slot::GridSize),
+        block_size: first(&shape, Slot::BlockSize),
+        grid_size: first(&shape, Slot::GridSize),
         shared_mem_per_block: shared,
         global_load_bytes_per_sector: sectors(Slot::BytesPerSectorLoad),
         global_store_bytes_per_sector: sectors(Slot::BytesPerSectorStore),
@@ -206,8 +265,8 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         nvlink_rx_bytes: total(launches, Slot::NvlinkRx),
         nvlink_tx_bytes: total(launches, Slot::NvlinkTx),
         shared_wavefronts: total(launches, Slot::SharedWavefronts),
-        waves: first(launches, Slot::Waves),
-        sm_count: first(launches, Slot::SmCount),
+        waves: first(&shape, Slot::Waves),
+        sm_count: first(&shape, Slot::SmCount),
         blocks_per_sm,
         sm_active_pct: sm_active_pct(launches),
         sm_clock_hz: weighted(launches, Slot::SmClock),
@@ -224,6 +283,12 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         warp_instructions: total(launches, Slot::WarpInstructions),
         pipes: pipes(launches),
         fp16: None,
+        level_busy_pct,
+        pipe_busy_pct,
+        shared_atomic_conflicts: total(launches, Slot::SharedAtomicConflicts),
+        shared_atomic_wavefronts: total(launches, Slot::SharedAtomicWavefronts),
+        launch_shapes: (launch_shapes > 1).then_some(launch_shapes),
+        dominant_shape_share: (launch_shapes > 1).then_some(shape_share),
     };
     // The occupancy calculator turns the launch shape into the advice ncu
     // does not give: how many registers or bytes fewer fit another block.

@@ -38,7 +38,7 @@ fn strided_loads_waste_the_share_of_sectors_ncu_counts_as_excess() {
     let share = d
         .next_moves
         .iter()
-        .find_map(|m| match m {
+        .find_map(|m| match &m.advice {
             Advice::Coalesce { access: Access::Load, bytes_per_sector, wasted_share_pct } => {
                 assert_eq!(*bytes_per_sector, 4.0);
                 Some(*wasted_share_pct)
@@ -61,15 +61,9 @@ fn a_wasteful_store_that_is_a_sliver_of_the_traffic_gets_no_coalescing_advice() 
     t.set_kernel("vecadd", "derived__memory_l2_theoretical_sectors_global_excessive", 0.75 * st);
     let a = t.analyse(&Options::default());
     let d = kernel(&a, "vecadd").diagnosis.as_ref().unwrap();
+    // 3/4 of 1/10,001 of the sectors are excess: far under the 10% that
+    // could cost time at L2.
     assert!(!d.advises("coalesce") && !d.advises("check_coalescing"), "{d:?}");
-    let share = d.evidence.iter().find_map(|f| match f {
-        Finding::SectorUse { access: Access::Store, wasted_share_pct, .. } => *wasted_share_pct,
-        _ => None,
-    });
-    // 3/4 of 1/10,001 of the sectors.
-    let share = share.expect("the store's share of the traffic");
-    assert!(close(share, 100.0 * 0.75 / 10_001.0, 1e-2), "{share}");
-    assert!(d.evidence_lines().iter().any(|l| l.contains("store 8.0 of 32 bytes") && l.contains("0.0075%")));
 }
 
 #[test]
@@ -232,7 +226,9 @@ fn a_gemm_below_the_maximum_clock_says_what_the_clock_costs() {
         _ => None,
     });
     assert!(close(loss.expect("the clock finding"), 100.0 * (1.0 - clock / max), 1e-12));
-    assert!(d.advises("clock"));
+    // A clock under the power cap is evidence, never a move (and never a
+    // cooling problem): the utilisation figures are at the kernel's clock.
+    assert!(!d.advises("clock"), "{d:?}");
 }
 
 #[test]
@@ -277,8 +273,11 @@ fn the_busy_pipe_of_a_set_full_capture_agrees_with_ncus_utilisation() {
     let a = analyse(&capture("h200_seed000_full.csv"), &Options::default());
     let k = kernel(&a, "matmul_tiled");
     let d = k.diagnosis.as_ref().unwrap();
-    assert_eq!(d.position, Position::UnderFlatRoof);
-    assert!(matches!(d.next_moves[0], Advice::PipeWork { pipe: Pipe::Lsu, .. }), "{d:?}");
+    // The shared-memory tiles keep L1/shared busy: that, not FP32, binds.
+    assert_eq!(d.binding().map(|b| b.0), Some(roofline_analysis::Unit::Memory(MemLevel::L1)), "{d:?}");
+    assert!(d.binding().unwrap().1 > 75.0, "{d:?}");
+    assert_eq!(d.position, Position::OnDiagonal);
+    assert!(d.advises("closer_level"), "{d:?}");
     // Ours is over the elapsed time at the table's 1 instruction/clock/SM,
     // ncu's over the SMs' active cycles: they differ by the active share.
     let lsu = k.instructions.as_ref().unwrap().pipe(Pipe::Lsu).unwrap();
@@ -294,11 +293,12 @@ fn a_kernel_busy_on_the_special_function_unit_is_pipe_bound() {
     // The random-number case: little DRAM traffic, the XU pipe saturated.
     let mut t = Table::load("h200_seed000_full.csv");
     t.set_kernel("vecadd", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", 88.0);
+    t.set_kernel("vecadd", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed", 88.0);
     let a = t.analyse(&Options::default());
     let k = kernel(&a, "vecadd");
     let d = k.diagnosis.as_ref().unwrap();
     assert_eq!(d.position, Position::PipeBound);
-    assert!(matches!(d.next_moves[..], [Advice::PipeWork { pipe: Pipe::Xu, .. }]), "{d:?}");
+    assert!(matches!(d.next_moves[0].advice, Advice::PipeWork { pipe: Pipe::Xu, .. }), "{d:?}");
     assert!(k.instructions.as_ref().unwrap().show_by_default);
 }
 

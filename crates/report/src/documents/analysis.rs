@@ -145,8 +145,8 @@ pub(crate) fn date(doc: &AnalysisDocument) -> Option<String> {
 pub(crate) fn position_tone(p: Position) -> Tone {
     match p {
         Position::OnRoof | Position::OnDiagonal => Tone::Good,
-        Position::UnderDiagonal | Position::UnderFlatRoof | Position::PipeBound => Tone::Fair,
-        Position::LatencyBound => Tone::Poor,
+        Position::UnderDiagonal | Position::UnderFlatRoof | Position::PipeBound | Position::IssueBound => Tone::Fair,
+        Position::LatencyBound | Position::LaunchBound => Tone::Poor,
     }
 }
 

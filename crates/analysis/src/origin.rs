@@ -1,0 +1,361 @@
+//! Where a kernel comes from, read off its name: a vendor library, a
+//! framework's generated code or the user's own source.
+//!
+//! The advice a user can act on depends on it. Nobody edits a cuBLAS GEMM or
+//! a cuDNN convolution: for those the moves are the shapes, dtypes, layouts
+//! and library options the caller chooses, so the diagnosis must know the
+//! origin before it advises. The patterns are the libraries' naming schemes
+//! (cuBLAS's `nvjet`/`xmma`/`cutlass` GEMMs and their alignment tags, cuDNN's
+//! engines and layout transposes, PyTorch's TensorIterator, foreach and norm
+//! kernels, Triton's and XLA's generated names, CUB, cuFFT, cuSPARSE,
+//! cuSOLVER, NCCL, CuPy's generated kernels), never one program's kernels.
+
+use serde::{Deserialize, Serialize};
+
+/// The library or code generator a kernel comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Library {
+    /// cuBLAS / cuBLASLt (nvjet, xmma and CUTLASS GEMM kernels it ships).
+    Cublas,
+    /// cuDNN (convolution engines, its layout transposes, fused attention).
+    Cudnn,
+    /// CUTLASS compiled into the program (not through cuBLAS).
+    Cutlass,
+    /// FlashAttention's own kernels.
+    FlashAttention,
+    /// PyTorch's own CUDA kernels (TensorIterator, foreach, norms, ...).
+    PyTorch,
+    /// Kernels Triton generated (torch.compile's Inductor among others).
+    Triton,
+    /// XLA's fusions (JAX, TensorFlow).
+    Xla,
+    /// CUB or Thrust.
+    Cub,
+    /// cuFFT.
+    Cufft,
+    /// cuSPARSE.
+    Cusparse,
+    /// cuSOLVER.
+    Cusolver,
+    /// NCCL collectives.
+    Nccl,
+    /// CuPy's generated elementwise and reduction kernels.
+    Cupy,
+    /// Nothing recognised: the user's own code, which the user can edit.
+    User,
+}
+
+impl Library {
+    /// The library's name as users know it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Library::Cublas => "cuBLAS",
+            Library::Cudnn => "cuDNN",
+            Library::Cutlass => "CUTLASS",
+            Library::FlashAttention => "FlashAttention",
+            Library::PyTorch => "PyTorch",
+            Library::Triton => "Triton",
+            Library::Xla => "XLA",
+            Library::Cub => "CUB/Thrust",
+            Library::Cufft => "cuFFT",
+            Library::Cusparse => "cuSPARSE",
+            Library::Cusolver => "cuSOLVER",
+            Library::Nccl => "NCCL",
+            Library::Cupy => "CuPy",
+            Library::User => "user code",
+        }
+    }
+
+    /// Whether the user cannot edit the kernel's source (a vendor library
+    /// or generated code): its moves are the caller's choices.
+    pub fn is_vendor(self) -> bool {
+        self != Library::User
+    }
+}
+
+/// What a kernel does, as far as its name says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// A matrix product.
+    Gemm,
+    /// A convolution (forward, data or weight gradient).
+    Convolution,
+    /// Attention (fused scaled dot-product).
+    Attention,
+    /// A layout transpose (NCHW <-> NHWC) around a convolution.
+    LayoutTranspose,
+    /// A dtype conversion (autocast's casts among them).
+    Cast,
+    /// A plain copy (contiguous, strided).
+    Copy,
+    /// An activation (GELU, ReLU, SiLU, ...), which a GEMM epilogue can absorb.
+    Activation,
+    /// Other elementwise work (add, mul, where, ...).
+    Elementwise,
+    /// A foreach (multi-tensor) kernel: an optimizer's chain.
+    Foreach,
+    /// An already fused optimizer step.
+    FusedOptimizer,
+    /// Batch, layer, group or RMS normalisation.
+    Norm,
+    /// Softmax or log-softmax.
+    Softmax,
+    /// A reduction (sum, mean, max, norm).
+    Reduction,
+    /// A loss (cross-entropy, NLL).
+    Loss,
+    /// Gather, scatter, index, embedding, cat.
+    Indexing,
+    /// A sort, scan or histogram.
+    Sort,
+    /// A fast Fourier transform.
+    Fft,
+    /// Sparse linear algebra.
+    Sparse,
+    /// A dense solver or factorisation.
+    Solver,
+    /// A collective.
+    Collective,
+    /// A generated fusion of several operations.
+    Fusion,
+    /// Not known.
+    Other,
+}
+
+impl Role {
+    /// What the role is, in words.
+    pub fn label(self) -> &'static str {
+        match self {
+            Role::Gemm => "GEMM",
+            Role::Convolution => "convolution",
+            Role::Attention => "attention",
+            Role::LayoutTranspose => "layout transpose",
+            Role::Cast => "dtype cast",
+            Role::Copy => "copy",
+            Role::Activation => "activation",
+            Role::Elementwise => "elementwise",
+            Role::Foreach => "foreach (optimizer) kernel",
+            Role::FusedOptimizer => "fused optimizer",
+            Role::Norm => "normalisation",
+            Role::Softmax => "softmax",
+            Role::Reduction => "reduction",
+            Role::Loss => "loss",
+            Role::Indexing => "indexing",
+            Role::Sort => "sort/scan/histogram",
+            Role::Fft => "FFT",
+            Role::Sparse => "sparse",
+            Role::Solver => "solver",
+            Role::Collective => "collective",
+            Role::Fusion => "fusion",
+            Role::Other => "kernel",
+        }
+    }
+
+    /// Elementwise work a fusion (torch.compile, an epilogue) would absorb.
+    pub fn is_elementwise(self) -> bool {
+        matches!(self, Role::Cast | Role::Copy | Role::Activation | Role::Elementwise)
+    }
+}
+
+/// A kernel's origin: library, role, and for GEMMs whether cuBLAS fell back
+/// to a kernel for unaligned shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    /// The library or generator.
+    pub library: Library,
+    /// What the kernel does.
+    pub role: Role,
+    /// A GEMM or convolution kernel for operands aligned to fewer than 8
+    /// elements (`align1`, `align2`, `align4` in 16-bit types): some
+    /// dimension is not a multiple of 8.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unaligned: bool,
+}
+
+impl Origin {
+    /// "cuBLAS GEMM", "PyTorch dtype cast".
+    pub fn label(&self) -> String {
+        format!("{} {}", self.library.label(), self.role.label())
+    }
+}
+
+fn has(name: &str, parts: &[&str]) -> bool {
+    parts.iter().any(|p| name.contains(p))
+}
+
+/// The alignment tag of a CUTLASS/cuBLAS kernel name ("..._align1"), in
+/// elements: under 8 for 16-bit operands means an unaligned dimension.
+fn alignment(name: &str) -> Option<u32> {
+    let at = name.find("align")?;
+    let digits: String = name[at + 5..].chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok()
+}
+
+/// What a Triton kernel Inductor named `triton_{poi,per,red,tem}_fused_<ops>_<n>`
+/// does: a template is a GEMM; a fusion of norms is a norm; a pointwise
+/// fusion of activations (with at most the adds and multiplies around
+/// them) is an activation a GEMM epilogue could absorb.
+fn triton_role(n: &str) -> Role {
+    if n.contains("_tem_") {
+        return Role::Gemm;
+    }
+    let Some(ops) = n.split("_fused_").nth(1) else { return Role::Fusion };
+    let ops = ops.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_');
+    if ops.contains("_norm") {
+        return Role::Norm;
+    }
+    let words: Vec<&str> = ops.split('_').filter(|w| !w.is_empty()).collect();
+    let act = |w: &str| ["gelu", "relu", "silu", "sigmoid", "tanh", "erf"].contains(&w);
+    if n.contains("triton_poi_") && words.iter().any(|w| act(w)) && words.iter().all(|w| act(w) || ["add", "mul", "to", "copy"].contains(w)) {
+        return Role::Activation;
+    }
+    Role::Fusion
+}
+
+/// The origin of a kernel from its (demangled) name.
+pub fn origin(name: &str) -> Origin {
+    let n = name;
+    let lower = n.to_ascii_lowercase();
+    let of = |library, role| Origin { library, role, unaligned: false };
+    // Collectives and solvers first: their names also hold "reduce", "copy".
+    if has(n, &["ncclDevKernel", "ncclKernel", "nccl"]) {
+        return of(Library::Nccl, Role::Collective);
+    }
+    if has(&lower, &["cusolver", "potrf", "getrf", "geqrf", "syevd", "gesvd"]) {
+        return of(Library::Cusolver, Role::Solver);
+    }
+    if has(n, &["cusparse"]) {
+        return of(Library::Cusparse, Role::Sparse);
+    }
+    if n.starts_with("triton_") || n.contains(" triton_") {
+        return of(Library::Triton, triton_role(n));
+    }
+    if n.starts_with("cupy_") {
+        return of(Library::Cupy, if lower.contains("reduce") || lower.contains("cub") { Role::Reduction } else { Role::Elementwise });
+    }
+    if has(n, &["nchwToNhwc", "nhwcToNchw", "nchwToNchw", "nhwcToNhwc"]) || lower.contains("transpose") && n.contains("cudnn") {
+        return of(Library::Cudnn, Role::LayoutTranspose);
+    }
+    if has(&lower, &["sdpa", "fmha", "flash_fwd", "flash_bwd", "flash_attn", "attention"]) {
+        let lib = if n.contains("cudnn") { Library::Cudnn } else if has(&lower, &["flash_fwd", "flash_bwd", "flash_attn"]) && !n.contains("pytorch_flash") { Library::FlashAttention } else { Library::PyTorch };
+        return of(lib, Role::Attention);
+    }
+    let unaligned = alignment(n).is_some_and(|a| a < 8);
+    if has(&lower, &["fprop", "dgrad", "wgrad", "implicit_convolve", "convolve_", "conv2d", "implicit_gemm"]) || n.contains("cudnn") && !lower.contains("gemm") {
+        return Origin { library: Library::Cudnn, role: Role::Convolution, unaligned };
+    }
+    if n.starts_with("nvjet") || has(&lower, &["xmma_gemm", "gemm", "gemv", "splitkreduce", "cublas"]) {
+        let library = if n.contains("cutlass") && !n.contains("cutlass_") && !n.starts_with("nvjet") { Library::Cutlass } else { Library::Cublas };
+        return Origin { library, role: Role::Gemm, unaligned };
+    }
+    if has(n, &["cub::", "thrust::", "DeviceRadixSort", "DeviceReduce", "DeviceHistogram", "DeviceScan", "DeviceSegmented", "DeviceSelect", "onesweep"]) {
+        let role = if has(n, &["Reduce"]) && !has(n, &["Sort", "Histogram"]) { Role::Reduction } else { Role::Sort };
+        return of(Library::Cub, role);
+    }
+    if has(n, &["regular_fft", "vector_fft", "fft_", "_fft"]) {
+        return of(Library::Cufft, Role::Fft);
+    }
+    if has(n, &["multi_tensor_apply_kernel"]) {
+        return of(Library::PyTorch, Role::Foreach);
+    }
+    if has(&lower, &["fused_adam", "fusedadam", "fused_sgd", "adam_kernel", "_fused_adamw", "fused_optim"]) {
+        return of(Library::PyTorch, Role::FusedOptimizer);
+    }
+    if has(&lower, &["fusion"]) && !n.contains("::") {
+        return of(Library::Xla, Role::Fusion);
+    }
+    let torch = n.contains("at::")
+        || n.contains("native::")
+        || n.contains("at_cuda_detail")
+        || n.contains("c10::")
+        || n.contains("TensorIterator");
+    let library = if torch { Library::PyTorch } else { Library::User };
+    let role = if has(&lower, &["batch_norm", "layer_norm", "group_norm", "rms_norm", "layernorm", "rmsnorm", "groupnorm"]) {
+        Role::Norm
+    } else if lower.contains("softmax") {
+        Role::Softmax
+    } else if has(&lower, &["cross_entropy", "nll_loss"]) {
+        Role::Loss
+    } else if has(&lower, &["embedding", "index", "gather", "scatter", "catarraybatchedcopy"]) {
+        Role::Indexing
+    } else if has(&lower, &["reduce_kernel", "reduction"]) {
+        Role::Reduction
+    } else if has(&lower, &["gelu", "silu", "relu", "sigmoid", "tanh", "hardswish", "mish", "elu_", "clamp_scalar"])
+        && !has(&lower, &["backward", "threshold"])
+    {
+        // Forward activations; their backward (PyTorch's ReLU backward is
+        // `threshold`) follows a norm's or a GEMM's backward, not a GEMM.
+        Role::Activation
+    } else if has(&lower, &["bfloat16_copy", "float16_copy", "half_copy", "_to_copy", "float_copy", "copy_kernel_cuda"]) && !lower.contains("direct_copy") {
+        Role::Cast
+    } else if lower.contains("copy") {
+        Role::Copy
+    } else if lower.contains("elementwise") || lower.contains("functor") {
+        Role::Elementwise
+    } else {
+        Role::Other
+    };
+    Origin { library, role, unaligned: false }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vendor_gemms_and_their_alignment_fallback() {
+        let o = origin("void cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_32x1_nn_align1>(T1::Params)");
+        assert_eq!((o.library, o.role, o.unaligned), (Library::Cublas, Role::Gemm, true));
+        let o = origin("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_nn_align8>(T1::Params)");
+        assert_eq!((o.library, o.role, o.unaligned), (Library::Cublas, Role::Gemm, false));
+        assert_eq!(origin("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT").role, Role::Gemm);
+        assert!(origin("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT").library.is_vendor());
+    }
+
+    #[test]
+    fn cudnn_convolutions_transposes_and_attention() {
+        let conv = origin("sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64");
+        assert_eq!((conv.library, conv.role), (Library::Cudnn, Role::Convolution));
+        assert_eq!(origin("void cudnn::nchwToNhwcKernel<__nv_bfloat16, __nv_bfloat16, float, 0, 1>(...)").role, Role::LayoutTranspose);
+        let sdpa = origin("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x128x128_4x1x1");
+        assert_eq!((sdpa.library, sdpa.role), (Library::Cudnn, Role::Attention));
+    }
+
+    #[test]
+    fn pytorch_kernels_by_what_they_do() {
+        let cast = "void at::native::vectorized_elementwise_kernel<8, at::native::bfloat16_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda() (instance 1)]::operator ()() const::[lambda(float) (instance 1)], std::array<char *, 2>>(int, T2, T3)";
+        assert_eq!(origin(cast).role, Role::Cast);
+        let gelu = "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase &, at::native::GeluType)::[lambda() (instance 2)]>(int, T2, T3)";
+        assert_eq!(origin(gelu).role, Role::Activation);
+        let foreach = "void at::native::<unnamed>::multi_tensor_apply_kernel<at::native::<unnamed>::TensorListMetadata<3>, at::native::<unnamed>::BinaryOpListAlphaFunctor<float, 3, 2, 0>, std::plus<float>, float>(T1, T2, T3...)";
+        assert_eq!((origin(foreach).library, origin(foreach).role), (Library::PyTorch, Role::Foreach));
+        assert_eq!(origin("void at::native::batch_norm_backward_kernel<c10::BFloat16, float, float, int>(...)").role, Role::Norm);
+        assert_eq!(origin("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4>>(T3)").role, Role::Reduction);
+    }
+
+    #[test]
+    fn generated_and_other_libraries() {
+        assert_eq!(origin("triton_poi_fused_gelu_3").library, Library::Triton);
+        assert_eq!(origin("triton_poi_fused_gelu_3").role, Role::Activation);
+        assert_eq!(origin("triton_per_fused__to_copy_add_native_layer_norm_5").role, Role::Norm);
+        assert_eq!(origin("triton_red_fused_sum_1").role, Role::Fusion);
+        // PyTorch's kernels as some demanglers print them, without `at::`.
+        let n = "void native::unrolled_elementwise_kernel<native::direct_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda() (instance 3)]>(int, T1, T2)";
+        assert_eq!((origin(n).library, origin(n).role), (Library::PyTorch, Role::Copy));
+        // ReLU's backward is not an activation a GEMM epilogue absorbs.
+        assert_eq!(origin("void at::native::vectorized_elementwise_kernel<4, at::native::threshold_kernel_impl<float>>(int, T2, T3)").role, Role::Elementwise);
+        assert_eq!(origin("loop_add_fusion_2").library, Library::Xla);
+        assert_eq!(origin("input_reduce_fusion").library, Library::Xla);
+        assert_eq!(origin("cupy_copy__float32_float32").library, Library::Cupy);
+        assert_eq!(origin("void cub::DeviceRadixSortOnesweepKernel<...>(...)").library, Library::Cub);
+        assert_eq!(origin("void regular_fft_factor<4096, EPT<16>, 4, 0, 14, 0, 2, 1, unsigned int, float, HostConfigPlaceholder>(kernel_arguments_t<T9>)").library, Library::Cufft);
+        assert_eq!(origin("void cusparse::csrmv_v3_kernel<...>(...)").library, Library::Cusparse);
+        assert_eq!(origin("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096>)").role, Role::Collective);
+        // The user's own kernels stay editable.
+        let own = origin("fma_loop(float *, int)");
+        assert_eq!(own.library, Library::User);
+        assert!(!own.library.is_vendor());
+    }
+}

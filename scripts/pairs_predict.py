@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Savings the tool predicts against the savings measured (issue 25).
+
+For each before/after pair of examples/external/pairs.py, reads the "before"
+capture (tests/fixtures/external/h200-2026-12-01/pairs/<pair>.csv, made by
+scripts/device/pairs.sh on the H200), runs `roofline import` with the
+measured H200 machine, and takes the saving the tool predicts for the move
+the pair makes: the program-level opportunity of that kind, or for an
+unaligned GEMM the per-kernel pad-shape moves. It compares that with the
+measured saving (median before - median after, CUDA events) from
+timings.tsv, and prints one row per pair with the ratio.
+
+    python3 scripts/pairs_predict.py --bin target/release/roofline
+"""
+import argparse
+import json
+import subprocess
+import sys
+
+D = "tests/fixtures/external/h200-2026-12-01/pairs"
+MACHINE = "tests/fixtures/machines/h200-measured.machine.json"
+# pair -> how the tool names the move it makes
+MOVE = {
+    "fused_adamw": ("fusion", "optimizer_chain"),
+    "vocab_pad": ("move", "pad_shape"),
+    "compiled_chain": ("fusion", "elementwise_chain"),
+    "gelu_epilogue": ("fusion", "epilogue"),
+    "autocast_casts": ("fusion", "casts"),
+}
+
+
+def predicted(doc, how, code):
+    if how == "fusion":
+        return sum(f["saved_s"] for f in doc.get("program", {}).get("fusions", []) if f["kind"] == code)
+    total = 0.0
+    for k in doc["kernels"]:
+        for m in (k.get("diagnosis") or {}).get("next_moves", []):
+            if m["code"] == code:
+                total += m.get("saving_s") or 0.0
+    return total
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default="target/release/roofline")
+    args = ap.parse_args()
+    measured = {}
+    for line in open(f"{D}/timings.tsv"):
+        f = line.rstrip("\n").split("\t")
+        if f[0] in MOVE:
+            measured[f[0]] = (float(f[1]), float(f[2]), float(f[3]), float(f[4]), float(f[5]), float(f[6]))
+    print("pair\tmove\tpredicted_us\tmeasured_us\tmeasured_range_us\tratio")
+    for pair, (how, code) in MOVE.items():
+        out = subprocess.run([args.bin, "import", f"{D}/{pair}.csv", "--machine", MACHINE, "--format", "json"],
+                             capture_output=True, text=True, check=True).stdout
+        p = predicted(json.loads(out), how, code) * 1e6
+        b, bq1, bq3, a, aq1, aq3 = measured[pair]
+        m = b - a
+        lo, hi = bq1 - aq3, bq3 - aq1
+        print(f"{pair}\t{code}\t{p:.0f}\t{m:.0f}\t{lo:.0f}..{hi:.0f}\t{p / m:.2f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
