@@ -61,6 +61,8 @@ pub use occupancy::{
     SweepPoint, SweepRange,
 };
 pub use placement::{analyze, analyze_kernel, level_caveats};
-pub use program::{GroupBy, GroupTime, LaunchTime, Opportunity, ProgramOptions, ProgramView, Verdict, VerdictTime};
+pub use program::{
+    GroupBy, GroupTime, LaunchTime, Opportunity, ProgramOptions, ProgramView, SteadyState, Verdict, VerdictTime,
+};
 pub use thresholds::{BUSY_PIPE_PCT, CONSTANT_MOVES_MAX_SHARE_PCT, LATENCY_PCT, ON_ROOF_PCT};
 pub use time_class::{time_class, time_split, TimeClass};
