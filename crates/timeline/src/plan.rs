@@ -72,6 +72,12 @@ pub struct PlannedKernel {
     pub total_ns: u64,
     /// Its share of the kernel time, 0..1.
     pub share: f64,
+    /// The grid of its first launch shape, in blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<roofline_records::Dim3>,
+    /// The block of its first launch shape, in threads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<roofline_records::Dim3>,
 }
 
 /// Which kernels the second pass profiles, and what that covers.
@@ -127,6 +133,8 @@ impl Plan {
                 shapes: acc.shapes.len() as u64,
                 total_ns: acc.total,
                 share: if total_ns > 0 { acc.total as f64 / total_ns as f64 } else { 0.0 },
+                grid: acc.shapes.first().and_then(|s| s.0),
+                block: acc.shapes.first().and_then(|s| s.1),
             })
             .collect();
         all.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.match_name.cmp(&b.match_name)));
