@@ -26,15 +26,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use roofline_analysis::SteadyState;
 use roofline_analysis::{ProgramOptions, ProgramView};
 use roofline_documents::RankInfo;
 use roofline_model::format_percent;
+use roofline_model::{CapturedKernel, Kernel, Origin, Warning};
 use roofline_ncu::{
     collectives_plan, find_ncu, help_text, metric_list, parse_progress, private_log, query_known, read_capture,
     CollectivesMode as Mode, CollectivesPlan, CsvError, Filters, ProgramExit, Progress, RawCapture, Run,
 };
-use roofline_analysis::SteadyState;
-use roofline_model::{CapturedKernel, Kernel, Origin, Warning};
 use roofline_timeline::ActivityKind;
 use roofline_timeline::{find_steps, launch_rows, steady_timeline, Plan, PlanOptions, StepChoice, Timeline};
 
@@ -332,6 +332,14 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             None => String::new(),
         }
     ));
+    if plan.kernels.is_empty() {
+        // An empty plan would filter nothing: ncu is not run at all.
+        let cap = RawCapture::default();
+        let under = program_under_ncu(pass1_wall).as_secs_f64().round() as u64;
+        let note = missing_note("pass 2", &Missing::NoneFits(under), program, None);
+        two_pass_report(args, out, &cap, &pass1, Some(&plan), "timeline only: --budget fits no kernel", Some(&note))?;
+        return Ok(ExitCode::from(1));
+    }
     let mut extra = plan.ncu_filters();
     extra.extend(args.ncu_args.iter().cloned());
     let pass = ncu_pass(args, out, &ncu, &metrics, Filters::default(), extra, left(), Some(plan.planned_launches))?;
@@ -387,7 +395,8 @@ fn steady_state(tl: &Timeline, choice: &StepChoice, out: &Output) -> (Option<Tim
         // The steps hold every launch: the steady state is the whole run.
         return (None, None);
     }
-    let total: f64 = tl.activities.iter().filter(|a| a.kind == ActivityKind::Kernel).map(|a| a.duration_ns() as f64).sum();
+    let total: f64 =
+        tl.activities.iter().filter(|a| a.kind == ActivityKind::Kernel).map(|a| a.duration_ns() as f64).sum();
     let share = if total > 0.0 { 100.0 * state.left_out_s * 1e9 / total } else { 0.0 };
     let which = if state.steps == 1 {
         state.first_label.clone()
@@ -398,7 +407,7 @@ fn steady_state(tl: &Timeline, choice: &StepChoice, out: &Output) -> (Option<Tim
         if state.first > 0 {
             format!("the first {} step(s) ran kernels no later step runs: warm-up", state.first)
         } else {
-            "no warm-up step found among them".to_string()
+            "the launches before the first step are the warm-up".to_string()
         }
     } else {
         "as asked".to_string()
@@ -431,6 +440,9 @@ enum Missing {
     Exited(i32),
     /// ncu finished but its output held no counters.
     NothingRead(String),
+    /// `--budget` leaves no time for a kernel after the program's run under
+    /// ncu (this many seconds).
+    NoneFits(u64),
 }
 
 /// How pass 2 ended, as a reason for missing counters; `None` when it
@@ -479,6 +491,10 @@ fn missing_note(pass: &str, why: &Missing, program: &str, profiled: Option<usize
             format!("ncu exited with status {c} in {pass}"),
             "ncu's log says why (its place is given above when it was kept); run `ncu --metrics gpu__time_duration.sum -- PROGRAM` to see ncu's own error".to_string(),
         ),
+        Missing::NoneFits(under) => (
+            format!("--budget fits no kernel: the program's own run under ncu takes about {under} s of it"),
+            format!("give --budget more than {under} s (each profiled launch costs about {SECONDS_PER_PROFILED_LAUNCH} s more)"),
+        ),
         Missing::NothingRead(e) if e.is_empty() => (
             format!("{pass} ended before ncu profiled a kernel"),
             "run again and let pass 2 finish".to_string(),
@@ -514,10 +530,11 @@ fn pass2_estimate(planned: u64, pass1_wall: Duration) -> Duration {
 }
 
 /// The launches `--budget` allows: what is left of it after the program's
-/// own run under ncu, at the estimated cost per launch (at least one).
+/// own run under ncu, at the estimated cost per launch (none when the run
+/// alone takes it all).
 fn budget_launches(budget: Duration, pass1_wall: Duration) -> u64 {
     let left = budget.saturating_sub(program_under_ncu(pass1_wall)).as_secs_f64();
-    ((left / SECONDS_PER_PROFILED_LAUNCH).floor() as u64).max(1)
+    (left / SECONDS_PER_PROFILED_LAUNCH).floor() as u64
 }
 
 /// Every kernel of the timeline that no counters came for, as a kernel of
@@ -565,8 +582,7 @@ fn two_pass_report(
     if let Some(note) = missing {
         // Nothing lost: every kernel of the timeline is in the analysis,
         // with its time, and the one message says why counters are missing.
-        let known: std::collections::HashSet<String> =
-            captured.kernels.iter().map(|k| k.kernel.name.clone()).collect();
+        let known: std::collections::HashSet<String> = captured.kernels.iter().map(|k| k.kernel.name.clone()).collect();
         captured.kernels.extend(timeline_kernels(tl, &known));
         captured.warnings.insert(0, Warning::Profiler { message: note.to_string() });
     }
@@ -893,6 +909,47 @@ fn eta_note(since_first: Duration, done: u64, planned: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_budget_pays_for_the_programs_run_under_ncu_first_then_launches() {
+        let wall = Duration::from_secs(10);
+        // 5 s start-up + 1.5 x 10 s = 20 s; 0.4 s a launch after that.
+        assert_eq!(program_under_ncu(wall), Duration::from_secs(20));
+        assert_eq!(budget_launches(Duration::from_secs(90), wall), 175);
+        assert_eq!(budget_launches(Duration::from_secs(15), wall), 0, "the run alone does not fit");
+        assert_eq!(pass2_estimate(100, wall), Duration::from_secs(60));
+    }
+
+    #[test]
+    fn each_way_pass_2_can_fail_has_its_reason_and_fix() {
+        let exit = |status: Option<i32>, signal: Option<&str>, stopped: Option<&str>| {
+            Some(ProgramExit {
+                program: "python3".into(),
+                status,
+                signal: signal.map(String::from),
+                stopped_by: stopped.map(String::from),
+            })
+        };
+        let perm = CsvError::CounterPermission { input: "ncu".into() };
+        assert_eq!(missing_reason(&None, Some(&perm)), Some(Missing::Permission));
+        assert_eq!(missing_reason(&exit(None, None, Some("--timeout")), None), Some(Missing::TimedOut));
+        assert_eq!(
+            missing_reason(&exit(None, None, Some("SIGTERM")), None),
+            Some(Missing::Interrupted("SIGTERM".into()))
+        );
+        assert_eq!(
+            missing_reason(&exit(None, Some("signal: 11 (SIGSEGV)"), None), None),
+            Some(Missing::Crashed("signal: 11 (SIGSEGV)".into()))
+        );
+        assert_eq!(missing_reason(&exit(Some(139), None, None), None), Some(Missing::Crashed("SIGSEGV".into())));
+        assert_eq!(missing_reason(&exit(Some(3), None, None), None), Some(Missing::Exited(3)));
+        assert_eq!(missing_reason(&None, None), None, "finished with counters: nothing missing");
+        let note = missing_note("pass 2", &Missing::Permission, "python3", Some(0));
+        assert!(note.contains("ERR_NVGPUCTRPERM") && note.contains("NVreg_RestrictProfilingToAdminUsers=0"), "{note}");
+        assert!(note.contains("every kernel with its time, launches and launch shape"), "{note}");
+        let crash = missing_note("pass 2", &Missing::Crashed("SIGSEGV".into()), "python3", Some(4));
+        assert!(crash.contains("ncu stopped with SIGSEGV") && crash.contains("4 launch(es) were profiled"), "{crash}");
+    }
 
     #[test]
     fn profile_progress_shows_an_eta_from_the_pace_so_far() {
