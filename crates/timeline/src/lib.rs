@@ -45,6 +45,7 @@
 
 #![deny(missing_docs)]
 
+mod cupti_search;
 mod document;
 mod model;
 mod plan;
@@ -55,6 +56,7 @@ mod steady;
 mod summary;
 mod trace;
 
+pub use cupti_search::{cupti_dirs, first_cupti, CUPTI_NAMES};
 pub use document::{
     read_timeline, read_timeline_digest, read_timeline_digest_from, RunInfo, Summary, TimelineDigest, TimelineDocument,
     TIMELINE_SCHEMA,

@@ -245,7 +245,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         out.info("ranks of a multi-process job (or --collectives set): one ncu pass per rank, times from the replays");
         return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
-    let (inject, cupti) = match injection(None, None) {
+    let (inject, cupti) = match injection(None, None, &args.command) {
         Ok(found) => found,
         Err(e) => {
             out.warn(&format!(
