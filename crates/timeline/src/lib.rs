@@ -72,8 +72,8 @@ pub use recorder::{
 };
 pub use roofline_records::{Record, RECORDS_FORMAT};
 pub use select::{
-    group_by_name, group_by_nvtx, range_of, select_instance, windows, Group, GroupBasis, OpenRanges, Pattern,
-    RangeWindow,
+    group_by_name, group_by_nvtx, ncu_nvtx_pattern, range_of, select_instance, windows, within_ranges, Group,
+    GroupBasis, OpenRanges, Pattern, RangeWindow,
 };
 pub use steady::{find_steps, is_step_name, steady_timeline, Step, StepChoice, Steps, MIN_PERIODIC_SHARE, MIN_REPEATS};
 pub use summary::{busy, summarize, Busy, Gap, GpuKey, SummaryRow};

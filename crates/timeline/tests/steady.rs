@@ -5,7 +5,8 @@
 use std::io::BufReader;
 
 use roofline_timeline::{
-    find_steps, read_sources, read_timeline, steady_timeline, Plan, PlanOptions, StepChoice, Timeline,
+    find_steps, ncu_nvtx_pattern, read_sources, read_timeline, steady_timeline, within_ranges, Plan, PlanOptions,
+    StepChoice, Timeline,
 };
 
 fn fixture(path: &str) -> String {
@@ -84,4 +85,16 @@ fn the_recorded_gpt_training_run_keeps_its_step_ranges_and_leaves_the_warmup_ran
         kept.activities.iter().all(|a| a.asked_at_ns() >= first.start_ns),
         "nothing asked for before the first kept step"
     );
+}
+
+#[test]
+fn an_nvtx_filter_selects_by_the_ranges_window_so_the_autograd_threads_backward_counts() {
+    let tl = records("measured.jsonl");
+    let (one, matched) = within_ranges(&tl, &[ncu_nvtx_pattern("step 1/")]);
+    assert_eq!(matched, 1);
+    assert_eq!(one.kernel_count(), STEADY_LAUNCHES, "forward, backward and optimizer of one step");
+    let backward = one.activities.iter().filter(|a| a.launch.is_some_and(|l| l.tid == 2)).count();
+    assert_eq!(backward, 9, "launched from the autograd thread, outside any range of its own");
+    let (all, matched) = within_ranges(&tl, &[ncu_nvtx_pattern("default@step */")]);
+    assert_eq!((matched, all.kernel_count()), (3, 3 * STEADY_LAUNCHES));
 }

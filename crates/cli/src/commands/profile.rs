@@ -10,7 +10,16 @@
 //! timeline; kernels without counters keep their time under "no counters",
 //! and the report says which share of the GPU time is counter-backed.
 //!
-//! `--one-pass` (or explicit `-k`/`-c`/`-s`/`--nvtx-*` filters, or no
+//! Pass 1's timeline is cut to the program's steady state first
+//! (`roofline_timeline::find_steps`: its steps after the warm-up, `--steps`,
+//! `--skip`), or to the windows of `--nvtx-include`'s ranges across every
+//! thread; the plan covers that, within `--budget`, and its estimate is said
+//! before pass 2 starts. If pass 2 fails in any way (ncu crashes, may not
+//! read the counters, times out, is interrupted), the analysis still holds
+//! every kernel of that timeline with its time, says why counters are
+//! missing and how to get them, and exits 1.
+//!
+//! `--one-pass` (or explicit `-k`/`-c`/`-s`/`--nvtx-exclude` filters, or no
 //! injection library) keeps the single ncu pass over every launch, times
 //! from the replays. The program's output goes to stderr; if it fails or is
 //! interrupted midway, what was collected is analysed and the exit status
@@ -36,7 +45,9 @@ use roofline_ncu::{
     CollectivesMode as Mode, CollectivesPlan, CsvError, Filters, ProgramExit, Progress, RawCapture, Run,
 };
 use roofline_timeline::ActivityKind;
-use roofline_timeline::{find_steps, launch_rows, steady_timeline, Plan, PlanOptions, StepChoice, Timeline};
+use roofline_timeline::{
+    find_steps, launch_rows, ncu_nvtx_pattern, steady_timeline, within_ranges, Plan, PlanOptions, StepChoice, Timeline,
+};
 
 use super::import::{report, report_with, AnalysisArgs};
 use roofline_timeline::{RecordOptions, Target};
@@ -114,11 +125,13 @@ pub struct Args {
     #[arg(short = 's', long = "launch-skip", value_name = "N")]
     pub launch_skip: Option<u64>,
 
-    /// Profile only inside this NVTX range (ncu --nvtx-include; "name/" for push/pop ranges; implies --one-pass).
+    /// Profile only the launches inside this NVTX range ("name/" for push/pop ranges): by the
+    /// range's time window across all threads; with -k/-c/-s/--one-pass, ncu's own filter,
+    /// which sees only the thread that pushed the range.
     #[arg(long, value_name = "RANGE")]
     pub nvtx_include: Vec<String>,
 
-    /// Skip kernels inside this NVTX range (implies --one-pass).
+    /// Skip kernels inside this NVTX range (ncu's filter, the pushing thread only; implies --one-pass).
     #[arg(long, value_name = "RANGE")]
     pub nvtx_exclude: Vec<String>,
 
@@ -229,16 +242,23 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             list
         }
     };
+    // --nvtx-include alone selects launches by the range's time window in
+    // the timeline (every thread), not by ncu's push/pop filter.
+    let by_window = !args.nvtx_include.is_empty()
+        && args.kernel_name.is_none()
+        && args.launch_count.is_none()
+        && args.launch_skip.is_none()
+        && args.nvtx_exclude.is_empty();
     let explicit_filters = args.kernel_name.is_some()
         || args.launch_count.is_some()
         || args.launch_skip.is_some()
-        || !args.nvtx_include.is_empty()
+        || !args.nvtx_include.is_empty() && !by_window
         || !args.nvtx_exclude.is_empty();
     if args.one_pass {
         return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
     if explicit_filters {
-        out.info("-k/-c/-s/--nvtx-include/--nvtx-exclude choose the launches themselves: one ncu pass over them, times from the replays (no timeline)");
+        out.info("-k/-c/-s/--nvtx-exclude choose the launches themselves: one ncu pass over them, times from the replays (no timeline)");
         return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
     if world.is_some_and(|w| w > 1) || mode != Mode::Auto {
@@ -282,7 +302,11 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         ));
         return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
-    let (tl, steady) = steady_state(&rec.timeline, &steps, out);
+    let (tl, steady) = if by_window {
+        (nvtx_window(&rec.timeline, &args.nvtx_include, out), None)
+    } else {
+        steady_state(&rec.timeline, &steps, out)
+    };
     let tl = tl.as_ref().unwrap_or(&rec.timeline);
     let pass1 = Pass1 { timeline: tl, steady };
     if rec.outcome.ending != roofline_child::Ending::Finished {
@@ -423,6 +447,27 @@ fn steady_state(tl: &Timeline, choice: &StepChoice, out: &Output) -> (Option<Tim
         state.left_out_kernels,
     ));
     (Some(kept), Some(state))
+}
+
+/// The launches inside the windows of the ranges `--nvtx-include` names,
+/// from every thread of the range's process; `None` (the whole run, with a
+/// warning) when no range matched.
+fn nvtx_window(tl: &Timeline, filters: &[String], out: &Output) -> Option<Timeline> {
+    let patterns: Vec<_> = filters.iter().map(|f| ncu_nvtx_pattern(f)).collect();
+    let (kept, windows) = within_ranges(tl, &patterns);
+    if windows == 0 {
+        out.warn(&format!(
+            "--nvtx-include {}: no NVTX range of this run matches; the whole run is analysed (`roofline timeline --format json` lists the ranges)",
+            filters.join(", ")
+        ));
+        return None;
+    }
+    out.info(&format!(
+        "--nvtx-include {}: {} kernel launches in {windows} range window(s), from every thread (by each range's time window, as --group-by nvtx)",
+        filters.join(", "),
+        kept.kernel_count()
+    ));
+    Some(kept)
 }
 
 /// Why pass 2 gave no counters (or only some).
@@ -848,6 +893,9 @@ fn one_pass(
     collectives: &CollectivesPlan,
     rank: Option<RankInfo>,
 ) -> anyhow::Result<ExitCode> {
+    if !args.nvtx_include.is_empty() || !args.nvtx_exclude.is_empty() {
+        out.warn("ncu's --nvtx-include/--nvtx-exclude see a push/pop range only on the thread that pushed it: kernels launched from other threads (PyTorch's backward pass runs on autograd threads) are left out of an included range; --nvtx-include alone, without --one-pass, -k, -c or -s, selects by the range's time window across all threads instead");
+    }
     let mut extra = collectives.extra.clone();
     extra.extend(args.ncu_args.iter().cloned());
     let filters = Filters {

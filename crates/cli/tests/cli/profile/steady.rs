@@ -231,3 +231,20 @@ fn sigterm_in_pass_2_still_writes_the_timeline() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     holds_the_timeline(&l, &stderr, "pass 2 was interrupted (SIGTERM)", "let pass 2 finish");
 }
+
+#[test]
+fn an_nvtx_include_selects_by_the_ranges_window_across_threads_and_ncu_filters_by_name() {
+    let l = Loop::new();
+    std::fs::copy(repo("tests/fixtures/tour/examples.ncu.csv"), l.path("capture.csv")).unwrap();
+    let (code, stderr) = l.run(&["--nvtx-include", "step 1/"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("19 kernel launches in 1 range window(s), from every thread"), "{stderr}");
+    assert!(!l.ncu_args().contains("--nvtx-include"), "the plan names the kernels: {}", l.ncu_args());
+    let doc = json_file(&l.path("a.json"));
+    assert_eq!(doc["program"]["launches"], 19, "the autograd thread's backward launches count");
+    // ncu's own filter (one pass) is said to see the pushing thread only.
+    let (code, stderr) = l.run(&["--one-pass", "--nvtx-include", "step 1/"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(l.ncu_args().contains("--nvtx-include"), "{}", l.ncu_args());
+    assert_eq!(stderr.matches("only on the thread that pushed it").count(), 1, "{stderr}");
+}
