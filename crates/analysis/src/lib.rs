@@ -48,7 +48,7 @@ mod program;
 mod thresholds;
 mod time_class;
 
-pub use capture::{analyze_capture, CaptureAnalysis};
+pub use capture::{analyze_capture, sort_by_time, CaptureAnalysis};
 pub use collective::{Algorithm, CollectivePlacement, NcclKernel, Protocol, Traffic};
 pub use diagnosis::diagnose;
 pub use findings::{Access, Advice, Diagnosis, Finding, Position, Stall};

@@ -679,6 +679,8 @@ fn two_pass_report(
             for k in &mut doc.kernels {
                 k.time_share = true_time.get(k.kernel.id.as_str()).map(|t| t / view.total_s);
             }
+            // Sorted by the program's own GPU time, not the replays'.
+            doc.kernels.sort_by(|a, b| b.time_share.unwrap_or(-1.0).total_cmp(&a.time_share.unwrap_or(-1.0)));
         }
         let basis = if view.steady.is_some() { "steady-state GPU time" } else { "GPU time" };
         doc.source.detail = format!("{detail}; counter-backed share of {basis} {:.1}%", 100.0 * share);
