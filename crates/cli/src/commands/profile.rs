@@ -629,6 +629,8 @@ fn two_pass_report(
         // with its time, and the one message says why counters are missing.
         let known: std::collections::HashSet<String> = captured.kernels.iter().map(|k| k.kernel.name.clone()).collect();
         captured.kernels.extend(timeline_kernels(tl, &known));
+        // The note says how pass 2 ended: no second warning about it.
+        captured.warnings.retain(|w| !matches!(w, Warning::ProgramFailed { .. }));
         captured.warnings.insert(0, Warning::Profiler { message: note.to_string() });
     }
     let device = tl.devices.first().map(|d| d.name.clone()).filter(|n| !n.is_empty());
@@ -869,7 +871,8 @@ fn ncu_pass(
             None => format!("{program} was stopped by a signal ({status})"),
         }),
     };
-    if let Some(n) = &exit_note {
+    // In two passes the analysis's one message says it, with the fix.
+    if let (Some(n), None) = (&exit_note, planned) {
         out.warn(&format!("{label}{n}"));
     }
     let exit = exit_note.as_ref().map(|_| ProgramExit {

@@ -185,10 +185,13 @@ pub(crate) fn program_sections(view: &ProgramView, facts: Vec<Fact>, placed_word
         format_percent(if view.total_s > 0.0 { 100.0 * view.saved_s / view.total_s } else { 0.0 }),
     ));
     if view.opportunities.is_empty() {
-        out.push(
-            Section::new("opportunities", "Opportunities")
-                .with(vec![Note::info(format!("No kernel would save time {target}: each reached it."))]),
-        );
+        let why = if view.placed_s > 0.0 {
+            format!("No kernel would save time {target}: each reached it.")
+        } else {
+            "No kernel has a point under a roof (no counters), so none can be judged; the table lists each with its time."
+                .to_string()
+        };
+        out.push(Section::new("opportunities", "Opportunities").with(vec![Note::info(why)]));
     } else {
         let glance = &view.opportunities[..view.opportunities.len().min(GLANCE_OPPORTUNITIES)];
         out.push(
