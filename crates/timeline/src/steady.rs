@@ -160,21 +160,19 @@ pub fn find_steps(tl: &Timeline, choice: &StepChoice) -> Result<Option<Steps>, S
 /// The outermost NVTX ranges named like steps, in time order.
 fn nvtx_steps(tl: &Timeline) -> Option<(String, Vec<Step>)> {
     let open_end = tl.last_ns();
-    let mut is_step: Vec<bool> = tl.ranges.iter().map(|r| is_step_name(&r.name)).collect();
     // Only the outermost: a "step" range inside another one is not a step of its own.
-    for i in 0..tl.ranges.len() {
-        if !is_step[i] {
-            continue;
-        }
-        let mut up = tl.ranges[i].parent;
+    let inside_a_step = |r: &crate::model::NvtxRange| {
+        let mut up = r.parent;
         while let Some(p) = up {
-            if is_step_name(&tl.ranges[p as usize].name) {
-                is_step[i] = false;
-                break;
+            let parent = &tl.ranges[p as usize];
+            if is_step_name(&parent.name) {
+                return true;
             }
-            up = tl.ranges[p as usize].parent;
+            up = parent.parent;
         }
-    }
+        false
+    };
+    let is_step: Vec<bool> = tl.ranges.iter().map(|r| is_step_name(&r.name) && !inside_a_step(r)).collect();
     let mut found: Vec<(Step, &str)> = tl
         .ranges
         .iter()
@@ -396,6 +394,25 @@ mod tests {
         assert_eq!(state.left_out_launches, 8, "2 trial + 6 ordinary launches in the warm-up");
         assert!((state.left_out_s - 260e-9).abs() < 1e-15, "{}", state.left_out_s);
         assert_eq!(state.left_out_kernels, 2, "trial_a and trial_b ran only in the warm-up");
+    }
+
+    #[test]
+    fn a_step_range_inside_another_is_not_a_step_of_its_own() {
+        let mut tl = training(true);
+        // torch.profiler's ProfilerStep#N around the program's own "step N".
+        let outer: Vec<NvtxRange> = (0..5u64)
+            .map(|i| range(&format!("ProfilerStep#{i}"), 10_000 + i * 1000, 10_000 + i * 1000 + 999))
+            .collect();
+        let n = tl.ranges.len() as u32;
+        for (i, r) in tl.ranges.iter_mut().enumerate() {
+            r.parent = Some(n + i as u32);
+            r.depth = 1;
+        }
+        tl.ranges.extend(outer);
+        let steps = find_steps(&tl, &StepChoice::default()).unwrap().unwrap();
+        assert_eq!(steps.steps.len(), 5, "{steps:?}");
+        assert_eq!(steps.basis, "NVTX ranges \"ProfilerStep#N\"");
+        assert_eq!((steps.first, steps.kept), (2, 3));
     }
 
     #[test]
