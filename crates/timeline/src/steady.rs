@@ -209,6 +209,17 @@ fn periodic_steps(tl: &Timeline) -> Option<(String, Vec<Step>)> {
     let names: Vec<u32> = seq.iter().map(|&(_, name)| name).collect();
     let mut best: Option<(usize, usize)> = None; // (period, repeating tail length)
     for p in 2..=n / MIN_REPEATS {
+        // A multiple of the best period repeats at least as far: the
+        // shortest is kept, and a long run costs one pass per other period
+        // (which mostly stops at once).
+        if let Some((q, t)) = best {
+            if t == n {
+                break;
+            }
+            if p % q == 0 {
+                continue;
+            }
+        }
         // How far back the tail agrees with itself shifted by p.
         let mut m = 0;
         while m + p < n && names[n - 1 - m] == names[n - 1 - m - p] {
@@ -446,6 +457,26 @@ mod tests {
         assert_eq!(state.steps, 4, "{state:?}");
         assert_eq!(kept.kernel_count(), 12);
         assert_eq!(state.left_out_kernels, 2);
+    }
+
+    #[test]
+    fn a_long_run_is_searched_for_its_period_quickly() {
+        // 200,000 launches: one set-up kernel, then 4,000 steps of 50 launches of 4 kernels.
+        let mut tl = training(false);
+        tl.activities = vec![kernel(3, 0, 10)];
+        for i in 0..200_000u64 {
+            tl.activities.push(kernel(((i % 50) % 3) as u32 + (i % 50 == 49) as u32, 10 + 10 * i, 5));
+        }
+        let t = std::time::Instant::now();
+        let steps = find_steps(&tl, &StepChoice::default()).unwrap().unwrap();
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
+        assert_eq!(steps.basis, "a repeating sequence of 50 kernel launches");
+        assert_eq!(steps.steps.len(), 4000);
+        // One kernel over and over: the whole run at once, and no steps.
+        tl.activities = (0..200_000).map(|i| kernel(0, 10 * i, 5)).collect();
+        let t = std::time::Instant::now();
+        assert_eq!(find_steps(&tl, &StepChoice::default()).unwrap(), None);
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
     }
 
     #[test]
