@@ -7,7 +7,8 @@
 #  (c) a JAX/XLA MLP step: ncu crashes on JAX programs, so this is the
 #      failure path (the timeline's view, exit 1);
 #  (d) torch.compile(mode="reduce-overhead"): CUDA graphs;
-#  (e) if time is left, GPT-2 again with pass 2 stopped on purpose (--timeout).
+#  (e) if 70 s are left, GPT-2 again with pass 2 stopped on purpose (SIGINT
+#      8 s into it): the timeline's view, exit 1.
 # For each: the wall time, the steady state found, the steady-state GPU time
 # covered by counters, why counters are missing (if they are), and the top
 # five kernels (scripts/device/steady_summary.py).
@@ -73,6 +74,7 @@ profile() {
   "$B" report --format table "$W/analyses/$key.json" > "$W/analyses/$key.txt" 2> /dev/null
   grep -E "steady state:|pass 2/2: (profiling [0-9]+ of|about)|planned kernels profiled|counters missing" "$W/logs/$key.err" | head -8 >> "$SUMMARY"
   python3 "$R/scripts/device/steady_summary.py" "$key" "$W/analyses/$key.json" "$wall" "$rc" | tee -a "$SUMMARY"
+  [ -s "$W/analyses/$key.json" ] || tail -3 "$W/logs/$key.err" | tee -a "$SUMMARY"
   echo >> "$SUMMARY"
 }
 
@@ -80,8 +82,33 @@ profile resnet resnet50_train 150 --budget "$PASS2_BUDGET"
 profile gpt2 gpt2_train 130 --budget "$PASS2_BUDGET"
 profile jax jax_mlp_train 90 --budget "$PASS2_BUDGET"
 profile graphs compiled_graphs_train 150 --budget "$PASS2_BUDGET"
-# (e) pass 2 stopped on purpose: --timeout a little after pass 1 should end.
-profile stopped gpt2_train 60
+# (e) pass 2 stopped on purpose: SIGINT to roofline 8 s into pass 2.
+if wanted stopped; then
+  if (($(left) < 70)); then
+    record stopped skip - "not run: under 70 s of the ${BUDGET}s budget left"
+  else
+    say "stopped: GPT-2, SIGINT 8 s into pass 2"
+    lim=$(left)
+    ((lim > 110)) && lim=110
+    t0=$(now)
+    timeout -k 15 -s INT "$lim" "$B" profile --clock-control none -o "$W/analyses/stopped.json" \
+      -- python3 "$R/examples/external/steady.py" gpt2_train --steps 3 > "$W/logs/stopped.out" 2> "$W/logs/stopped.err" &
+    pid=$!
+    for _ in $(seq 1 90); do
+      grep -q "pass 2/2: profiling .* with" "$W/logs/stopped.err" 2> /dev/null && break
+      kill -0 "$pid" 2> /dev/null || break
+      sleep 1
+    done
+    sleep 8
+    kill -INT "$pid" 2> /dev/null
+    wait "$pid"
+    rc=$?
+    wall=$(since "$t0")
+    record stopped "$rc" "$wall" "SIGINT in pass 2 (expect exit 1 and every steady kernel without counters)"
+    grep -E "steady state:|counters missing" "$W/logs/stopped.err" | head -3 >> "$SUMMARY"
+    python3 "$R/scripts/device/steady_summary.py" stopped "$W/analyses/stopped.json" "$wall" "$rc" | tee -a "$SUMMARY"
+  fi
+fi
 
 say "total $(since "$START") s (budget ${BUDGET}s)" | tee -a "$SUMMARY"
 pack check env.txt analyses logs summary.txt
