@@ -183,7 +183,9 @@ def profile(command: Union[str, Sequence[PathLike]], *, output: Optional[PathLik
     Compute and returns the :class:`Analysis` of its kernels.
 
     Common flags: ``nvtx_include="step 3/"`` (only kernels inside that NVTX
-    range), ``kernel_name="regex:gemm"``, ``launch_count=10``,
+    range, by its time window across threads), ``steps="all"`` or ``steps=2``
+    (the steady state after the warm-up is the default), ``budget="90s"``
+    (pass 2's cap), ``kernel_name="regex:gemm"``, ``launch_count=10``,
     ``machine="h200.json"`` (judge against measured roofs), ``save_csv=PATH``.
     ``output`` also keeps the analysis in that file. If the program fails
     after some kernels were profiled, :class:`RooflineFailure` carries their

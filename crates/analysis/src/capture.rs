@@ -41,10 +41,12 @@ pub fn analyze_capture(capture: &Capture, machine: Option<&Machine>) -> CaptureA
         if total_time > 0.0 {
             a.time_share = a.kernel.duration_s.filter(|d| *d > 0.0).map(|d| d / total_time);
         }
+        a.kernel.capture_order = Some(kernels.len() as u64 + 1);
         kernels.push(a);
     }
     let groups = crate::fusion::fusions(&kernels);
     crate::fusion::apply(&mut kernels, &groups);
+    sort_by_time(&mut kernels);
     warnings.extend(kernel_warnings(&kernels));
     let machine = match machine {
         Some(m) => m.clone(),
@@ -54,6 +56,19 @@ pub fn analyze_capture(capture: &Capture, machine: Option<&Machine>) -> CaptureA
         warnings.push(Warning::NoRoofs);
     }
     CaptureAnalysis { machine, kernels, warnings }
+}
+
+/// Kernels with the most GPU time first, in every view and format; kernels
+/// without a duration (paper estimates) after them, in their own order (the
+/// sort is stable); `Kernel::capture_order` keeps the capture's order.
+pub fn sort_by_time(kernels: &mut [KernelAnalysis]) {
+    let time = |a: &KernelAnalysis| a.kernel.duration_s.filter(|d| d.is_finite() && *d >= 0.0);
+    kernels.sort_by(|x, y| match (time(x), time(y)) {
+        (Some(a), Some(b)) => b.total_cmp(&a),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
 }
 
 /// Warnings that name kernels: constant moves, FP16 packing, points not

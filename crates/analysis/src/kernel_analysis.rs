@@ -77,6 +77,7 @@ impl KernelAnalysis {
                 bytes: k.bytes.clone(),
                 duration_s: k.duration_s,
                 launches: k.launches,
+                capture_order: k.capture_order,
                 origin: k.origin,
                 evidence: Default::default(),
                 unmeasured: Default::default(),

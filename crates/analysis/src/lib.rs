@@ -51,7 +51,7 @@ mod program;
 mod thresholds;
 mod time_class;
 
-pub use capture::{analyze_capture, CaptureAnalysis};
+pub use capture::{analyze_capture, sort_by_time, CaptureAnalysis};
 pub use collective::{Algorithm, CollectivePlacement, NcclKernel, Protocol, Traffic};
 pub use diagnosis::diagnose;
 pub use findings::{Access, Advice, Diagnosis, Finding, Move, Position, Stall};
@@ -67,7 +67,9 @@ pub use occupancy::{
     SweepPoint, SweepRange,
 };
 pub use placement::{analyze, analyze_kernel, level_caveats};
-pub use program::{GroupBy, GroupTime, LaunchTime, Opportunity, ProgramOptions, ProgramView, Verdict, VerdictTime};
+pub use program::{
+    GroupBy, GroupTime, LaunchTime, Opportunity, ProgramOptions, ProgramView, SteadyState, Verdict, VerdictTime,
+};
 pub use thresholds::{
     BUSY_PIPE_PCT, CONSTANT_MOVES_MAX_SHARE_PCT, LATENCY_PCT, LAUNCH_BOUND_S, MIN_MOVE_SHARE_PCT, ON_ROOF_PCT, PIPE_BOUND_PCT,
 };

@@ -232,6 +232,40 @@ pub struct ProgramView {
     /// merge, largest saving first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fusions: Vec<crate::fusion::Fusion>,
+    /// Which steps of the program the view covers, and the GPU time of the
+    /// warm-up left out; `None` when the whole run is shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadyState>,
+}
+
+/// The steady state a view covers: the program's steps after its warm-up
+/// (NVTX step ranges, or a launch sequence that repeats), and what was left
+/// out of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SteadyState {
+    /// How the steps were found: "NVTX ranges \"step N\"", "a repeating
+    /// sequence of 57 launches".
+    pub basis: String,
+    /// Steps the view covers.
+    pub steps: usize,
+    /// Steps found in all.
+    pub steps_total: usize,
+    /// Position (0-based) of the first step covered.
+    pub first: usize,
+    /// The names of the first and last steps covered ("step 2", "step 4").
+    pub first_label: String,
+    /// The name of the last step covered.
+    pub last_label: String,
+    /// Whether the warm-up steps were found by the tool (not `--skip`).
+    pub auto: bool,
+    /// GPU time of the kernel launches outside the covered steps (warm-up,
+    /// autotuning, set-up and teardown), seconds.
+    pub left_out_s: f64,
+    /// Those launches.
+    pub left_out_launches: u64,
+    /// Kernels that ran only outside the covered steps (trial kernels of
+    /// autotuning, one-off set-up): never an opportunity here.
+    pub left_out_kernels: usize,
 }
 
 /// Seconds a kernel at `pct` of its roof would save over `seconds` if it
@@ -427,6 +461,7 @@ impl ProgramView {
             groups,
             group_count,
             fusions: crate::fusion::fusions(kernels),
+            steady: None,
         }
     }
 

@@ -119,6 +119,8 @@ struct PlacedWork {
     duration_s: Option<f64>,
     #[serde(default = "roofline_model::one_launch")]
     launches: u64,
+    #[serde(default)]
+    capture_order: Option<u64>,
     origin: Origin,
 }
 
@@ -134,6 +136,7 @@ impl PlacedKernel {
                 bytes: k.bytes,
                 duration_s: k.duration_s,
                 launches: k.launches,
+                capture_order: k.capture_order,
                 origin: k.origin,
                 evidence: Default::default(),
                 unmeasured: Default::default(),

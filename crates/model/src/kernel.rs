@@ -33,6 +33,10 @@ pub struct Kernel {
     /// How many launches are aggregated here.
     #[serde(default = "one_launch")]
     pub launches: u64,
+    /// Its place (1-based) in the order the profiler captured the kernels;
+    /// analyses list kernels by GPU time, this keeps the capture's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture_order: Option<u64>,
     /// Where FLOPs and bytes came from (user estimate, counters, a benchmark
     /// with known work).
     pub origin: Origin,

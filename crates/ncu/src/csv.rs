@@ -43,6 +43,9 @@ pub struct Launch {
     pub device: String,
     /// Compute capability, "9.0".
     pub cc: String,
+    /// The GPU's product name (`device__attribute_display_name`, "NVIDIA
+    /// H200"), empty when the capture lacks it.
+    pub device_name: String,
     /// Block size as ncu printed it, "(256, 1, 1)": the launch shape the
     /// diagnosis checks.
     pub block: String,
@@ -501,6 +504,7 @@ struct Plan {
     stream: Option<usize>,
     device: Option<usize>,
     cc: Option<usize>,
+    device_name: Option<usize>,
     block: Option<usize>,
     grid: Option<usize>,
     slots: Vec<Option<SlotColumn>>,
@@ -632,6 +636,7 @@ impl Plan {
             stream: find("Stream"),
             device: find("Device"),
             cc: find("CC"),
+            device_name: find("device__attribute_display_name"),
             block: find("Block Size"),
             grid: find("Grid Size"),
             slots,
@@ -1171,6 +1176,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
             stream: text(&rec, plan.stream),
             device: text(&rec, plan.device),
             cc: text(&rec, plan.cc),
+            device_name: text(&rec, plan.device_name),
             block: text(&rec, plan.block),
             grid: text(&rec, plan.grid),
             values,

@@ -495,9 +495,13 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
     // A clock of 0 (a hand-edited or broken capture) gives no roof, not a
     // roof of 0 FLOP/s.
     let sm_clock = weighted(launches, Slot::SmClock).filter(|c| *c > 0.0);
+    // The GPU's own name when the capture holds it (every view says "NVIDIA
+    // H200"); the ceilings' provenance still says they are counter peaks.
+    let device_name = launches.iter().map(|l| l.device_name.trim()).find(|n| !n.is_empty()).map(str::to_string);
     let mut m = Machine {
-        name: "counter peaks (Nsight Compute)".into(),
+        name: device_name.clone().unwrap_or_else(|| "counter peaks (Nsight Compute)".into()),
         gpu: GpuFacts {
+            name: device_name,
             compute_capability: launches.iter().map(|l| l.cc.clone()).find(|c| !c.is_empty()),
             sms: first(launches, Slot::SmCount).filter(|n| *n > 0.0).map(|n| n as u32),
             sm_clock_mhz: sm_clock.map(|c| c / 1e6),
@@ -644,6 +648,7 @@ mod tests {
             stream: "7".into(),
             device: "0".into(),
             cc: "9.0".into(),
+            device_name: String::new(),
             block: String::new(),
             grid: String::new(),
             values: v,
@@ -941,7 +946,11 @@ mod tests {
         let a = launch(&[(Slot::Duration, 1.0), (Slot::SmClock, 1.5e9), (Slot::DramClock, 2.6e9)]);
         let b = launch(&[(Slot::Duration, 3.0), (Slot::SmClock, 1.5e9), (Slot::DramClock, 3.0e9)]);
         let m = counter_machine(&[&a, &b], ByteConvention::Ncu);
-        assert_eq!(m.name, "counter peaks (Nsight Compute)");
+        assert_eq!(m.name, "counter peaks (Nsight Compute)", "no device name in the capture");
+        assert_eq!(m.gpu.name, None);
+        let named = Launch { device_name: "NVIDIA H200".into(), ..a.clone() };
+        let n = counter_machine(&[&named, &b], ByteConvention::Ncu);
+        assert_eq!((n.name.as_str(), n.gpu.name.as_deref()), ("NVIDIA H200", Some("NVIDIA H200")));
         let mhz = m.gpu.mem_clock_mhz.expect("the DRAM clock");
         assert!((mhz - (2600.0 + 3.0 * 3000.0) / 4.0).abs() < 1e-9, "{mhz}");
     }

@@ -6,7 +6,8 @@
 //! them back ([`read_dir`]) into a [`Timeline`], sums time per kernel and
 //! finds when the GPU sat idle ([`summarize`], [`busy`]), picks parts of the
 //! run by NVTX range and groups time by range or name ([`windows`],
-//! [`group_by_nvtx`]), plans the second pass of `profile` ([`Plan`]), and
+//! [`group_by_nvtx`]), finds the steady-state steps after the warm-up ([`find_steps`]),
+//! plans the second pass of `profile` ([`Plan`]), and
 //! writes the versioned document ([`TimelineDocument`]) and a Chrome trace
 //! ([`write_trace`]). [`record`] runs a program with the injection library
 //! to make the record files, as an owned child.
@@ -44,15 +45,18 @@
 
 #![deny(missing_docs)]
 
+mod cupti_search;
 mod document;
 mod model;
 mod plan;
 mod reader;
 mod recorder;
 mod select;
+mod steady;
 mod summary;
 mod trace;
 
+pub use cupti_search::{cupti_dirs, first_cupti, CUPTI_NAMES};
 pub use document::{
     read_timeline, read_timeline_digest, read_timeline_digest_from, RunInfo, Summary, TimelineDigest, TimelineDocument,
     TIMELINE_SCHEMA,
@@ -68,8 +72,9 @@ pub use recorder::{
 };
 pub use roofline_records::{Record, RECORDS_FORMAT};
 pub use select::{
-    group_by_name, group_by_nvtx, range_of, select_instance, windows, Group, GroupBasis, OpenRanges, Pattern,
-    RangeWindow,
+    group_by_name, group_by_nvtx, ncu_nvtx_pattern, range_of, select_instance, windows, within_ranges, Group,
+    GroupBasis, OpenRanges, Pattern, RangeWindow,
 };
+pub use steady::{find_steps, is_step_name, steady_timeline, Step, StepChoice, Steps, MIN_PERIODIC_SHARE, MIN_REPEATS};
 pub use summary::{busy, summarize, Busy, Gap, GpuKey, SummaryRow};
 pub use trace::{to_trace_string, write_trace, Annotations};

@@ -39,11 +39,20 @@ pub struct PlanOptions {
     pub launches_per_kernel: u64,
     /// Launches of each kernel and shape skipped first (warm-up).
     pub launch_skip: u64,
+    /// At most this many launches in all (`--budget`); kernels that would
+    /// pass it are left out, the next ones by GPU time still considered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_launches: Option<u64>,
 }
 
 impl Default for PlanOptions {
     fn default() -> Self {
-        PlanOptions { coverage: DEFAULT_COVERAGE, launches_per_kernel: DEFAULT_LAUNCHES_PER_KERNEL, launch_skip: 0 }
+        PlanOptions {
+            coverage: DEFAULT_COVERAGE,
+            launches_per_kernel: DEFAULT_LAUNCHES_PER_KERNEL,
+            launch_skip: 0,
+            max_launches: None,
+        }
     }
 }
 
@@ -63,6 +72,12 @@ pub struct PlannedKernel {
     pub total_ns: u64,
     /// Its share of the kernel time, 0..1.
     pub share: f64,
+    /// The grid of its first launch shape, in blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<roofline_records::Dim3>,
+    /// The block of its first launch shape, in threads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<roofline_records::Dim3>,
 }
 
 /// Which kernels the second pass profiles, and what that covers.
@@ -80,6 +95,9 @@ pub struct Plan {
     pub left_out: usize,
     /// Launches ncu will profile at most (K per kernel and shape).
     pub planned_launches: u64,
+    /// Kernels the coverage asked for that `max_launches` left out.
+    #[serde(default)]
+    pub over_budget: usize,
 }
 
 impl Plan {
@@ -115,21 +133,30 @@ impl Plan {
                 shapes: acc.shapes.len() as u64,
                 total_ns: acc.total,
                 share: if total_ns > 0 { acc.total as f64 / total_ns as f64 } else { 0.0 },
+                grid: acc.shapes.first().and_then(|s| s.0),
+                block: acc.shapes.first().and_then(|s| s.1),
             })
             .collect();
         all.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.match_name.cmp(&b.match_name)));
         let coverage = if options.coverage.is_finite() { options.coverage.clamp(0.0, 1.0) } else { 1.0 };
+        let k = options.launches_per_kernel.max(1);
+        let cost = |c: &PlannedKernel| c.shapes.max(1).saturating_mul(k).min(c.launches);
         let mut covered = 0u64;
+        let mut planned_launches = 0u64;
+        let mut over_budget = 0;
         let mut chosen = Vec::new();
-        for k in all.iter() {
+        for c in all.iter() {
             if total_ns > 0 && covered as f64 >= coverage * total_ns as f64 {
                 break;
             }
-            covered += k.total_ns;
-            chosen.push(k.clone());
+            if options.max_launches.is_some_and(|max| planned_launches.saturating_add(cost(c)) > max) {
+                over_budget += 1;
+                continue;
+            }
+            covered += c.total_ns;
+            planned_launches += cost(c);
+            chosen.push(c.clone());
         }
-        let k = options.launches_per_kernel.max(1);
-        let planned_launches = chosen.iter().map(|c| c.shapes.max(1).saturating_mul(k).min(c.launches)).sum();
         Plan {
             options,
             left_out: all.len() - chosen.len(),
@@ -137,6 +164,7 @@ impl Plan {
             total_ns,
             covered_share: if total_ns > 0 { covered as f64 / total_ns as f64 } else { 0.0 },
             planned_launches,
+            over_budget,
         }
     }
 
@@ -286,7 +314,7 @@ mod tests {
     #[test]
     fn the_plan_takes_the_kernels_with_the_most_time_until_the_coverage_is_reached() {
         let tl = timeline();
-        let plan = Plan::of(&tl, PlanOptions { coverage: 0.95, launches_per_kernel: 2, launch_skip: 0 });
+        let plan = Plan::of(&tl, PlanOptions { coverage: 0.95, launches_per_kernel: 2, ..PlanOptions::default() });
         let names: Vec<&str> = plan.kernels.iter().map(|k| k.match_name.as_str()).collect();
         assert_eq!(names, ["_Z4gemmPf", "softmax", "_Z4copyi"], "70 + 20 + 6 = 96% >= 95%");
         assert_eq!(plan.total_ns, 1000);
@@ -301,8 +329,31 @@ mod tests {
     }
 
     #[test]
+    fn a_launch_budget_keeps_the_kernels_with_the_most_time_that_fit() {
+        let tl = timeline();
+        // gemm costs 2 launches, softmax 2 (two shapes), copy 2, tiny 2.
+        let plan = Plan::of(&tl, PlanOptions { coverage: 1.0, max_launches: Some(5), ..PlanOptions::default() });
+        let names: Vec<&str> = plan.kernels.iter().map(|k| k.match_name.as_str()).collect();
+        assert_eq!(names, ["_Z4gemmPf", "softmax"], "copy and tiny would pass 5 launches");
+        assert_eq!((plan.planned_launches, plan.over_budget, plan.left_out), (4, 2, 2));
+        assert!((plan.covered_share - 0.9).abs() < 1e-12, "{}", plan.covered_share);
+        // A budget below the largest kernel's cost still plans the smaller ones that fit.
+        let tight = Plan::of(&tl, PlanOptions { coverage: 1.0, max_launches: Some(1), ..PlanOptions::default() });
+        assert!(tight.kernels.is_empty() && tight.over_budget == 4, "{tight:?}");
+        let two =
+            PlanOptions { coverage: 1.0, launches_per_kernel: 1, max_launches: Some(2), ..PlanOptions::default() };
+        let two = Plan::of(&tl, two);
+        let names: Vec<&str> = two.kernels.iter().map(|k| k.match_name.as_str()).collect();
+        assert_eq!(names, ["_Z4gemmPf", "_Z4copyi"], "softmax's two shapes would make 3; copy still fits");
+        assert_eq!((two.planned_launches, two.over_budget), (2, 2));
+    }
+
+    #[test]
     fn the_ncu_filters_name_the_planned_kernels_by_mangled_name_with_k_launches_per_shape() {
-        let plan = Plan::of(&timeline(), PlanOptions { coverage: 0.9, launches_per_kernel: 3, launch_skip: 1 });
+        let plan = Plan::of(
+            &timeline(),
+            PlanOptions { coverage: 0.9, launches_per_kernel: 3, launch_skip: 1, max_launches: None },
+        );
         assert_eq!(
             plan.ncu_filters(),
             [

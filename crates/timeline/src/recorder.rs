@@ -15,6 +15,7 @@ use roofline_child::{Ending, Limits};
 use roofline_model::format_seconds;
 use roofline_records::{env, KERNEL_LINE_PREFIX};
 
+use crate::cupti_search::{cupti_dirs, first_cupti};
 use crate::document::RunInfo;
 use crate::model::Timeline;
 use crate::reader::{read_dir, ReadError, UnixSpan};
@@ -78,14 +79,16 @@ fn not_a_library(p: &Path) -> String {
     }
 }
 
-/// A libcupti for programs that do not load their own.
-fn find_cupti(explicit: Option<&Path>) -> Result<Option<PathBuf>, RecordError> {
+/// A libcupti for programs that do not load their own: `--cupti`,
+/// `$ROOFLINE_CUPTI_LIB`, then the program's environment and the toolkits
+/// (`cupti_search`).
+fn find_cupti(explicit: Option<&Path>, command: &[String]) -> Result<Option<PathBuf>, RecordError> {
     if let Some(p) = explicit {
         if p.is_file() {
             return Ok(Some(p.canonicalize().unwrap_or_else(|_| p.to_path_buf())));
         }
         return Err(RecordError::BadInput(format!(
-            "--cupti {}: {}; give the path of libcupti.so.13 (in $CUDA_HOME/extras/CUPTI/lib64, or PyTorch's site-packages/nvidia/cu13/lib)",
+            "--cupti {}: {}; give the path of libcupti.so.13 (in $CUDA_HOME/extras/CUPTI/lib64, or the Python environment's site-packages/nvidia/cu13/lib)",
             p.display(),
             not_a_library(p)
         )));
@@ -96,25 +99,7 @@ fn find_cupti(explicit: Option<&Path>) -> Result<Option<PathBuf>, RecordError> {
             return Ok(Some(p));
         }
     }
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for var in ["CUDA_HOME", "CUDA_PATH"] {
-        if let Some(h) = std::env::var_os(var) {
-            dirs.push(PathBuf::from(h).join("extras/CUPTI/lib64"));
-        }
-    }
-    dirs.push(PathBuf::from("/usr/local/cuda/extras/CUPTI/lib64"));
-    if let Some(ld) = std::env::var_os("LD_LIBRARY_PATH") {
-        dirs.extend(std::env::split_paths(&ld));
-    }
-    for d in dirs {
-        for name in ["libcupti.so.13", "libcupti.so"] {
-            let c = d.join(name);
-            if c.is_file() {
-                return Ok(Some(c));
-            }
-        }
-    }
-    Ok(None)
+    Ok(first_cupti(&cupti_dirs(command, &|k| std::env::var_os(k))))
 }
 
 /// Counts kernel lines in the record files as they grow, for progress.
@@ -274,7 +259,12 @@ impl Recorded {
 
 /// The injection library for `--inject-lib` (or the default places) and a
 /// CUPTI, after checking that no other tool injects into CUDA programs here.
-pub fn injection(explicit: Option<&Path>, cupti: Option<&Path>) -> Result<(PathBuf, Option<PathBuf>), RecordError> {
+/// `command` is the program to record: its Python environment is searched for CUPTI.
+pub fn injection(
+    explicit: Option<&Path>,
+    cupti: Option<&Path>,
+    command: &[String],
+) -> Result<(PathBuf, Option<PathBuf>), RecordError> {
     if let Some(v) = std::env::var_os(env::CUDA_INJECTION) {
         return Err(RecordError::BadInput(format!(
             "{} is already set ({}): another tool injects into CUDA programs here, and only one can; unset it to record a timeline",
@@ -282,7 +272,7 @@ pub fn injection(explicit: Option<&Path>, cupti: Option<&Path>) -> Result<(PathB
             v.to_string_lossy()
         )));
     }
-    Ok((find_inject_lib(explicit)?, find_cupti(cupti)?))
+    Ok((find_inject_lib(explicit)?, find_cupti(cupti, command)?))
 }
 
 /// Runs the program once with the injection library, as an owned child,
@@ -295,7 +285,7 @@ pub fn record(o: &RecordOptions, out: &mut dyn Observer) -> Result<Recorded, Rec
     };
     let inject = &o.inject;
     if o.cupti.is_none() {
-        out.warn("no libcupti.so.13 found ($CUDA_HOME/extras/CUPTI/lib64, /usr/local/cuda/extras/CUPTI/lib64, LD_LIBRARY_PATH); a program that loads its own (PyTorch does) is still recorded, others are not: give --cupti PATH");
+        out.warn("no libcupti.so.13 found (the program's Python environment: site-packages/nvidia/cu13/lib or nvidia/cuda_cupti/lib; $CUDA_HOME/extras/CUPTI/lib64, /usr/local/cuda/extras/CUPTI/lib64, LD_LIBRARY_PATH); a program that loads its own (PyTorch does) is still recorded, others are not: give --cupti PATH");
     }
     let _temp;
     let mut _removed_if_killed = None;

@@ -257,6 +257,34 @@ fn group<'a>(
     out
 }
 
+/// The timeline of the launches asked for inside any window of a range
+/// matching one of `patterns`, from whichever thread of the range's process
+/// (see the module docs), with how many windows matched. Ranges, names and
+/// processes stay as they were.
+pub fn within_ranges(tl: &Timeline, patterns: &[Pattern]) -> (Timeline, usize) {
+    let mut keep = vec![false; tl.activities.len()];
+    let mut matched = 0;
+    for p in patterns {
+        for w in windows(tl, p) {
+            matched += 1;
+            for i in w.activities {
+                keep[i as usize] = true;
+            }
+        }
+    }
+    let activities = tl.activities.iter().zip(&keep).filter(|(_, k)| **k).map(|(a, _)| a.clone()).collect();
+    (Timeline { activities, ..tl.clone() }, matched)
+}
+
+/// ncu's `--nvtx-include` syntax as a range pattern: `domain@range/` (a
+/// push/pop range, its domain) selects by the range's name alone; ncu's
+/// `*` already matches as here.
+pub fn ncu_nvtx_pattern(filter: &str) -> Pattern {
+    let name = filter.trim_end_matches('/');
+    let name = name.split_once('@').map(|(_, n)| n).unwrap_or(name);
+    Pattern::new(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,16 @@
 //! timeline; kernels without counters keep their time under "no counters",
 //! and the report says which share of the GPU time is counter-backed.
 //!
-//! `--one-pass` (or explicit `-k`/`-c`/`-s`/`--nvtx-*` filters, or no
+//! Pass 1's timeline is cut to the program's steady state first
+//! (`roofline_timeline::find_steps`: its steps after the warm-up, `--steps`,
+//! `--skip`), or to the windows of `--nvtx-include`'s ranges across every
+//! thread; the plan covers that, within `--budget`, and its estimate is said
+//! before pass 2 starts. If pass 2 fails in any way (ncu crashes, may not
+//! read the counters, times out, is interrupted), the analysis still holds
+//! every kernel of that timeline with its time, says why counters are
+//! missing and how to get them, and exits 1.
+//!
+//! `--one-pass` (or explicit `-k`/`-c`/`-s`/`--nvtx-exclude` filters, or no
 //! injection library) keeps the single ncu pass over every launch, times
 //! from the replays. The program's output goes to stderr; if it fails or is
 //! interrupted midway, what was collected is analysed and the exit status
@@ -26,18 +35,22 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use roofline_analysis::SteadyState;
 use roofline_analysis::{ProgramOptions, ProgramView};
 use roofline_documents::RankInfo;
 use roofline_model::format_percent;
+use roofline_model::{CapturedKernel, Kernel, Origin, Warning};
 use roofline_ncu::{
     collectives_plan, find_ncu, help_text, metric_list, parse_progress, private_log, query_known, read_capture,
     CollectivesMode as Mode, CollectivesPlan, CsvError, Filters, ProgramExit, Progress, RawCapture, Run,
 };
 use roofline_timeline::ActivityKind;
-use roofline_timeline::{launch_rows, Plan, PlanOptions};
+use roofline_timeline::{
+    find_steps, launch_rows, ncu_nvtx_pattern, steady_timeline, within_ranges, Plan, PlanOptions, StepChoice, Timeline,
+};
 
 use super::import::{report, report_with, AnalysisArgs};
-use roofline_timeline::{RecordOptions, Recorded, Target};
+use roofline_timeline::{RecordOptions, Target};
 
 use super::timeline::{injection, record};
 use crate::error::bad_input;
@@ -48,6 +61,8 @@ use crate::streams::message;
 #[command(after_help = "Examples:
   roofline profile -- ./app --size 4096
   roofline profile --coverage 99 --launches-per-kernel 3 -- python3 train.py
+  roofline profile --budget 90s --steps 2 -- python3 train.py
+  roofline profile --steps all -- python3 train.py
   roofline profile --one-pass -k regex:gemm -c 10 -- python3 train.py
   roofline profile --nvtx-include \"step/\" --machine h200.json -o app.json -- ./app
   torchrun --nproc_per_node 2 --no-python roofline profile -o job.rank{rank}.json -- python3 train.py
@@ -77,6 +92,22 @@ pub struct Args {
     #[arg(long)]
     pub one_pass: bool,
 
+    /// Which of the program's steps to judge (NVTX ranges "step N", "ProfilerStep#N", or a
+    /// repeating launch sequence): by default the steady state after the warm-up; N: the
+    /// first N steady steps; A..B: the steps at positions A to B-1 (0-based); all: the whole run.
+    #[arg(long, value_name = "N|A..B|all")]
+    pub steps: Option<String>,
+
+    /// Steps to leave out first as warm-up (default: the tool finds them: steps that ran
+    /// kernels no later step runs, such as cuDNN's autotuning trials).
+    #[arg(long, value_name = "N")]
+    pub skip: Option<usize>,
+
+    /// Cap pass 2 at about this long (90s, 5m): the kernels with the most GPU time that fit
+    /// the estimate are profiled, the rest keep their time without counters.
+    #[arg(long, value_name = "DURATION", value_parser = super::timeline::parse_duration)]
+    pub budget: Option<std::time::Duration>,
+
     /// Group the program's GPU time by kernel name, or by the NVTX ranges each
     /// launch ran under (per step, when the program marks its steps; two passes).
     #[arg(long, value_enum, default_value_t = GroupArg::Name)]
@@ -94,11 +125,13 @@ pub struct Args {
     #[arg(short = 's', long = "launch-skip", value_name = "N")]
     pub launch_skip: Option<u64>,
 
-    /// Profile only inside this NVTX range (ncu --nvtx-include; "name/" for push/pop ranges; implies --one-pass).
+    /// Profile only the launches inside this NVTX range ("name/" for push/pop ranges): by the
+    /// range's time window across all threads; with -k/-c/-s/--one-pass, ncu's own filter,
+    /// which sees only the thread that pushed the range.
     #[arg(long, value_name = "RANGE")]
     pub nvtx_include: Vec<String>,
 
-    /// Skip kernels inside this NVTX range (implies --one-pass).
+    /// Skip kernels inside this NVTX range (ncu's filter, the pushing thread only; implies --one-pass).
     #[arg(long, value_name = "RANGE")]
     pub nvtx_exclude: Vec<String>,
 
@@ -209,23 +242,30 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             list
         }
     };
+    // --nvtx-include alone selects launches by the range's time window in
+    // the timeline (every thread), not by ncu's push/pop filter.
+    let by_window = !args.nvtx_include.is_empty()
+        && args.kernel_name.is_none()
+        && args.launch_count.is_none()
+        && args.launch_skip.is_none()
+        && args.nvtx_exclude.is_empty();
     let explicit_filters = args.kernel_name.is_some()
         || args.launch_count.is_some()
         || args.launch_skip.is_some()
-        || !args.nvtx_include.is_empty()
+        || !args.nvtx_include.is_empty() && !by_window
         || !args.nvtx_exclude.is_empty();
     if args.one_pass {
         return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
     if explicit_filters {
-        out.info("-k/-c/-s/--nvtx-include/--nvtx-exclude choose the launches themselves: one ncu pass over them, times from the replays (no timeline)");
+        out.info("-k/-c/-s/--nvtx-exclude choose the launches themselves: one ncu pass over them, times from the replays (no timeline)");
         return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
     if world.is_some_and(|w| w > 1) || mode != Mode::Auto {
         out.info("ranks of a multi-process job (or --collectives set): one ncu pass per rank, times from the replays");
         return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
-    let (inject, cupti) = match injection(None, None) {
+    let (inject, cupti) = match injection(None, None, &args.command) {
         Ok(found) => found,
         Err(e) => {
             out.warn(&format!(
@@ -234,6 +274,8 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
         }
     };
+    let steps = StepChoice::parse(args.steps.as_deref(), args.skip).map_err(bad_input)?;
+    let pass1_started = Instant::now();
     let rec = record(
         &RecordOptions {
             command: &args.command,
@@ -251,60 +293,98 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         out,
         true,
     )?;
+    let pass1_wall = pass1_started.elapsed();
     let launches = rec.timeline.activities.iter().filter(|a| a.kind == ActivityKind::Kernel).count();
     out.info(&format!("pass 1/2: {launches} kernel launches recorded in {} process(es)", rec.timeline.processes.len()));
-    if rec.outcome.ending != roofline_child::Ending::Finished {
-        // Stopped in the first pass: its timeline, every kernel without counters.
-        let plan = Plan::of(&rec.timeline, PlanOptions { coverage: 0.0, ..PlanOptions::default() });
-        let exit = program_exit(program, &rec.outcome);
-        let cap = RawCapture { program_exit: Some(exit), ..RawCapture::default() };
-        two_pass_report(args, out, &cap, &rec, &plan, "stopped during pass 1: no counters")?;
-        return Ok(ExitCode::from(1));
-    }
-    if launches == 0 {
+    if launches == 0 && rec.outcome.ending == roofline_child::Ending::Finished {
         out.warn(&format!(
             "pass 1 recorded no kernel launch of {program}; profiling every launch in one ncu pass instead (--one-pass does this on purpose)"
         ));
         return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
+    let (tl, steady) = if by_window {
+        (nvtx_window(&rec.timeline, &args.nvtx_include, out), None)
+    } else {
+        steady_state(&rec.timeline, &steps, out)
+    };
+    let tl = tl.as_ref().unwrap_or(&rec.timeline);
+    let pass1 = Pass1 { timeline: tl, steady };
+    if rec.outcome.ending != roofline_child::Ending::Finished {
+        // Stopped in the first pass: its timeline, every kernel without counters.
+        let exit = program_exit(program, &rec.outcome);
+        let cap = RawCapture { program_exit: Some(exit), ..RawCapture::default() };
+        let why = match rec.outcome.ending {
+            roofline_child::Ending::TimedOut => Missing::TimedOut,
+            roofline_child::Ending::Interrupted { signal } => {
+                Missing::Interrupted(roofline_child::signal_name(signal).to_string())
+            }
+            roofline_child::Ending::Finished => Missing::NothingRead(String::new()),
+        };
+        let note = missing_note("pass 1", &why, program, None);
+        two_pass_report(args, out, &cap, &pass1, None, "stopped during pass 1: no counters", Some(&note))?;
+        return Ok(ExitCode::from(1));
+    }
+    let k = args.launches_per_kernel;
+    let max_launches = args.budget.map(|b| budget_launches(b, pass1_wall));
     let plan = Plan::of(
-        &rec.timeline,
-        PlanOptions { coverage: args.coverage / 100.0, launches_per_kernel: args.launches_per_kernel, launch_skip: 0 },
+        tl,
+        PlanOptions { coverage: args.coverage / 100.0, launches_per_kernel: k, launch_skip: 0, max_launches },
     );
+    let what = if pass1.steady.is_some() { "steady-state kernels" } else { "kernels" };
     out.info(&format!(
-        "pass 2/2: profiling {} of {} kernels ({} of the GPU time; at most {} launches: {} per kernel and launch shape); {} kernel(s) keep their time without counters",
+        "pass 2/2: profiling {} of {} {what} ({} of {} GPU time; at most {} launches: {k} per kernel and launch shape); {} kernel(s) keep their time without counters",
         plan.kernels.len(),
         plan.kernels.len() + plan.left_out,
         format_percent(100.0 * plan.covered_share),
+        if pass1.steady.is_some() { "the steady state's" } else { "the" },
         plan.planned_launches,
-        args.launches_per_kernel,
         plan.left_out
     ));
+    let eta = pass2_estimate(plan.planned_launches, pass1_wall);
+    out.info(&format!(
+        "pass 2/2: about {} s (the program's run under ncu, about {} s, and {:.1} s per profiled launch){}",
+        eta.as_secs_f64().round() as u64,
+        program_under_ncu(pass1_wall).as_secs_f64().round() as u64,
+        SECONDS_PER_PROFILED_LAUNCH,
+        match args.budget {
+            Some(b) if plan.over_budget > 0 => format!(
+                "; --budget {} s left out {} kernel(s) the coverage asked for",
+                b.as_secs_f64().round() as u64,
+                plan.over_budget
+            ),
+            Some(b) => format!("; within --budget {} s", b.as_secs_f64().round() as u64),
+            None => String::new(),
+        }
+    ));
+    if plan.kernels.is_empty() {
+        // An empty plan would filter nothing: ncu is not run at all.
+        let cap = RawCapture::default();
+        let under = program_under_ncu(pass1_wall).as_secs_f64().round() as u64;
+        let note = missing_note("pass 2", &Missing::NoneFits(under), program, None);
+        two_pass_report(args, out, &cap, &pass1, Some(&plan), "timeline only: --budget fits no kernel", Some(&note))?;
+        return Ok(ExitCode::from(1));
+    }
     let mut extra = plan.ncu_filters();
     extra.extend(args.ncu_args.iter().cloned());
     let pass = ncu_pass(args, out, &ncu, &metrics, Filters::default(), extra, left(), Some(plan.planned_launches))?;
     let failed = pass.exit_note.is_some();
     let nothing_read = pass.cap.is_err() && !stopped_on_purpose(&pass.exit);
-    let cap = match pass.cap {
+    let why = missing_reason(&pass.exit, pass.cap.as_ref().err());
+    let (cap, profiled) = match pass.cap {
         Ok(mut c) => {
-            c.program_exit = pass.exit;
-            c
+            c.program_exit = pass.exit.clone();
+            let n = c.launches.len();
+            (c, n)
         }
-        Err(e @ CsvError::CounterPermission { .. }) => {
-            return Err(anyhow::anyhow!(e.to_string().replace(&pass.input, "ncu")))
-        }
-        Err(e) => {
-            // Nothing profiled (stopped early, or ncu failed): the timeline alone.
-            out.warn(&format!("pass 2/2: no counters read ({e})"));
-            RawCapture { program_exit: pass.exit, ..RawCapture::default() }
-        }
+        Err(_) => (RawCapture { program_exit: pass.exit.clone(), ..RawCapture::default() }, 0),
     };
+    let note = why.as_ref().map(|w| missing_note("pass 2", w, program, Some(profiled)));
     let how = format!(
         "two passes: timeline (CUPTI, {launches} launches), ncu on {} of {} kernels",
         plan.kernels.len(),
         plan.kernels.len() + plan.left_out
     );
-    let reported = two_pass_report(args, out, &cap, &rec, &plan, &how);
+    let reported = two_pass_report(args, out, &cap, &pass1, Some(&plan), &how, note.as_deref());
     if nothing_read {
         keep_log(out, pass.log_dir);
     } else {
@@ -312,7 +392,216 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     }
     pass.saved?;
     reported?;
-    Ok(if failed || rec.failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed || why.is_some() || rec.failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// What pass 1 gives the report: the timeline judged (the steady state's,
+/// or the whole run's) and what was left out of it.
+struct Pass1<'a> {
+    timeline: &'a Timeline,
+    steady: Option<SteadyState>,
+}
+
+/// The steady state of the recorded run (`--steps`, `--skip`), said once;
+/// `None` for the whole run. A choice that fits no step of this run is a
+/// warning, not a loss: the whole run is analysed.
+fn steady_state(tl: &Timeline, choice: &StepChoice, out: &Output) -> (Option<Timeline>, Option<SteadyState>) {
+    let steps = match find_steps(tl, choice) {
+        Ok(Some(s)) => s,
+        Ok(None) => return (None, None),
+        Err(e) => {
+            out.warn(&format!("{e}; the whole run is analysed"));
+            return (None, None);
+        }
+    };
+    let (kept, state) = steady_timeline(tl, &steps);
+    if state.left_out_launches == 0 {
+        // The steps hold every launch: the steady state is the whole run.
+        return (None, None);
+    }
+    let total: f64 =
+        tl.activities.iter().filter(|a| a.kind == ActivityKind::Kernel).map(|a| a.duration_ns() as f64).sum();
+    let share = if total > 0.0 { 100.0 * state.left_out_s * 1e9 / total } else { 0.0 };
+    let which = if state.steps == 1 {
+        state.first_label.clone()
+    } else {
+        format!("{} to {}", state.first_label, state.last_label)
+    };
+    let how = if state.auto {
+        if state.first > 0 {
+            format!("the first {} step(s) ran kernels no later step runs: warm-up", state.first)
+        } else {
+            "the launches before the first step are the warm-up".to_string()
+        }
+    } else {
+        "as asked".to_string()
+    };
+    out.info(&format!(
+        "steady state: {} of {} steps, {which} ({}; {how}); left out: {} of GPU time ({}) in {} launches outside them, {} kernel(s) that ran only there (--steps all keeps the whole run)",
+        state.steps,
+        state.steps_total,
+        state.basis,
+        roofline_model::format_seconds(state.left_out_s),
+        format_percent(share),
+        state.left_out_launches,
+        state.left_out_kernels,
+    ));
+    (Some(kept), Some(state))
+}
+
+/// The launches inside the windows of the ranges `--nvtx-include` names,
+/// from every thread of the range's process; `None` (the whole run, with a
+/// warning) when no range matched.
+fn nvtx_window(tl: &Timeline, filters: &[String], out: &Output) -> Option<Timeline> {
+    let patterns: Vec<_> = filters.iter().map(|f| ncu_nvtx_pattern(f)).collect();
+    let (kept, windows) = within_ranges(tl, &patterns);
+    if windows == 0 {
+        out.warn(&format!(
+            "--nvtx-include {}: no NVTX range of this run matches; the whole run is analysed (`roofline timeline --format json` lists the ranges)",
+            filters.join(", ")
+        ));
+        return None;
+    }
+    out.info(&format!(
+        "--nvtx-include {}: {} kernel launches in {windows} range window(s), from every thread (by each range's time window, as --group-by nvtx)",
+        filters.join(", "),
+        kept.kernel_count()
+    ));
+    Some(kept)
+}
+
+/// Why pass 2 gave no counters (or only some).
+#[derive(Debug, Clone, PartialEq)]
+enum Missing {
+    /// ERR_NVGPUCTRPERM.
+    Permission,
+    /// `--timeout`.
+    TimedOut,
+    /// SIGINT, SIGTERM.
+    Interrupted(String),
+    /// ncu (or the program under it) died of a signal.
+    Crashed(String),
+    /// ncu exited with this status.
+    Exited(i32),
+    /// ncu finished but its output held no counters.
+    NothingRead(String),
+    /// `--budget` leaves no time for a kernel after the program's run under
+    /// ncu (this many seconds).
+    NoneFits(u64),
+}
+
+/// How pass 2 ended, as a reason for missing counters; `None` when it
+/// finished and gave counters.
+fn missing_reason(exit: &Option<ProgramExit>, error: Option<&CsvError>) -> Option<Missing> {
+    if let Some(CsvError::CounterPermission { .. }) = error {
+        return Some(Missing::Permission);
+    }
+    if let Some(e) = exit {
+        return Some(match (e.stopped_by.as_deref(), &e.signal, e.status) {
+            (Some("--timeout"), _, _) => Missing::TimedOut,
+            (Some(sig), _, _) => Missing::Interrupted(sig.to_string()),
+            (None, Some(sig), _) => Missing::Crashed(sig.clone()),
+            // A shell reports a child's death by signal N as 128 + N.
+            (None, None, Some(c)) if c > 128 && c < 160 => {
+                Missing::Crashed(roofline_child::signal_name(c - 128).to_string())
+            }
+            (None, None, Some(c)) => Missing::Exited(c),
+            (None, None, None) => Missing::NothingRead(String::new()),
+        });
+    }
+    error.map(|e| Missing::NothingRead(e.to_string()))
+}
+
+/// The one message that says why counters are missing, what the analysis
+/// still holds, and how to get them.
+fn missing_note(pass: &str, why: &Missing, program: &str, profiled: Option<usize>) -> String {
+    let (reason, fix) = match why {
+        Missing::Permission => (
+            "Nsight Compute may not read this GPU's performance counters (ERR_NVGPUCTRPERM)".to_string(),
+            "run as root or with sudo, or allow profiling for all users: `echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' | sudo tee /etc/modprobe.d/ncu-counters.conf`, then reboot (or reload the nvidia module); details: https://developer.nvidia.com/ERR_NVGPUCTRPERM".to_string(),
+        ),
+        Missing::TimedOut => (
+            format!("--timeout stopped {pass}"),
+            "give --timeout more time, or plan less: --budget 2m, --steps 1 or --coverage 90 (the estimate is printed before pass 2 starts)".to_string(),
+        ),
+        Missing::Interrupted(sig) => (
+            format!("{pass} was interrupted ({sig})"),
+            "run again and let pass 2 finish (its estimate is printed before it starts), or cap it with --budget 2m".to_string(),
+        ),
+        Missing::Crashed(sig) => (
+            format!("ncu stopped with {sig}: a crash of ncu or of {program} under it (ncu crashes so on some JAX/XLA programs)"),
+            format!("check whether ncu can profile it at all with `ncu --metrics gpu__time_duration.sum -- {program} ...`; a newer Nsight Compute may; or profile less of it with --steps 1, --budget or --one-pass -k NAME"),
+        ),
+        Missing::Exited(c) => (
+            format!("ncu exited with status {c} in {pass}"),
+            "ncu's log says why (its place is given above when it was kept); run `ncu --metrics gpu__time_duration.sum -- PROGRAM` to see ncu's own error".to_string(),
+        ),
+        Missing::NoneFits(under) => (
+            format!("--budget fits no kernel: the program's own run under ncu takes about {under} s of it"),
+            format!("give --budget more than {under} s (each profiled launch costs about {SECONDS_PER_PROFILED_LAUNCH} s more)"),
+        ),
+        Missing::NothingRead(e) if e.is_empty() => (
+            format!("{pass} ended before ncu profiled a kernel"),
+            "run again and let pass 2 finish".to_string(),
+        ),
+        Missing::NothingRead(e) => (
+            format!("ncu's output held no counters ({e})"),
+            "ncu's log says why (its place is given above when it was kept)".to_string(),
+        ),
+    };
+    let some = match profiled {
+        Some(n) if n > 0 => format!(" ({n} launch(es) were profiled before it ended and keep their counters)"),
+        _ => String::new(),
+    };
+    format!(
+        "counters missing: {reason}{some}. The analysis holds pass 1's timeline: every kernel with its time, launches and launch shape, those without counters marked \"no counters\". To get counters: {fix}"
+    )
+}
+
+/// Seconds ncu takes per profiled launch with the roofline's metric list
+/// (its replay passes, save and restore of memory): on the H200, ResNet-50
+/// took about 0.35 s a launch (issue 26). An estimate, said as one.
+const SECONDS_PER_PROFILED_LAUNCH: f64 = 0.4;
+
+/// ncu's start-up and the program's run under it (launches serialized),
+/// from pass 1's own wall time.
+fn program_under_ncu(pass1_wall: Duration) -> Duration {
+    Duration::from_secs(5) + pass1_wall.mul_f64(1.5)
+}
+
+/// The estimated length of pass 2 for this many profiled launches.
+fn pass2_estimate(planned: u64, pass1_wall: Duration) -> Duration {
+    program_under_ncu(pass1_wall) + Duration::from_secs_f64(SECONDS_PER_PROFILED_LAUNCH * planned as f64)
+}
+
+/// The launches `--budget` allows: what is left of it after the program's
+/// own run under ncu, at the estimated cost per launch (none when the run
+/// alone takes it all).
+fn budget_launches(budget: Duration, pass1_wall: Duration) -> u64 {
+    let left = budget.saturating_sub(program_under_ncu(pass1_wall)).as_secs_f64();
+    (left / SECONDS_PER_PROFILED_LAUNCH).floor() as u64
+}
+
+/// Every kernel of the timeline that no counters came for, as a kernel of
+/// the analysis with its time, launches and launch shape and nothing else:
+/// the table lists it under "no counters" instead of dropping it.
+fn timeline_kernels(tl: &Timeline, known: &std::collections::HashSet<String>) -> Vec<CapturedKernel> {
+    let all = Plan::of(tl, PlanOptions { coverage: 1.0, ..PlanOptions::default() });
+    all.kernels
+        .into_iter()
+        .filter(|p| !known.contains(&p.name) && !known.contains(&p.match_name))
+        .map(|p| {
+            // The time was measured on the GPU (CUPTI); no FLOPs or bytes were.
+            let mut k = Kernel::named(&p.name, Origin::Measured);
+            k.display_name = roofline_model::display_name(&p.name);
+            k.duration_s = Some(p.total_ns as f64 * 1e-9);
+            k.launches = p.launches;
+            let threads = |d: roofline_records::Dim3| d.iter().map(|&x| x as f64).product::<f64>();
+            k.evidence.block_size = p.block.map(threads);
+            k.evidence.grid_size = p.grid.map(threads);
+            CapturedKernel { kernel: k, roofs: None }
+        })
+        .collect()
 }
 
 /// The analysis of pass 2's counters over pass 1's launches: each launch
@@ -322,19 +611,38 @@ fn two_pass_report(
     args: &Args,
     out: &Output,
     cap: &RawCapture,
-    rec: &Recorded,
-    plan: &Plan,
+    pass1: &Pass1,
+    plan: Option<&Plan>,
     how: &str,
+    missing: Option<&str>,
 ) -> anyhow::Result<()> {
     let command_line = format!("roofline profile -- {}", args.command.join(" "));
     let created = Some(super::bench::now_rfc3339());
-    let tl = &rec.timeline;
+    let tl = pass1.timeline;
     let quiet = out.quiet;
-    let planned = plan.kernels.len();
-    let coverage = plan.covered_share;
+    let planned = plan.map(|p| p.kernels.len()).unwrap_or(0);
+    let coverage = plan.map(|p| p.covered_share).unwrap_or(0.0);
     let detail = format!("{} ({how})", args.command.join(" "));
-    let captured = roofline_ncu::capture(cap, &args.analysis.options());
+    let mut captured = roofline_ncu::capture(cap, &args.analysis.options());
+    if let Some(note) = missing {
+        // Nothing lost: every kernel of the timeline is in the analysis,
+        // with its time, and the one message says why counters are missing.
+        let known: std::collections::HashSet<String> = captured.kernels.iter().map(|k| k.kernel.name.clone()).collect();
+        captured.kernels.extend(timeline_kernels(tl, &known));
+        // The note says how pass 2 ended: no second warning about it.
+        captured.warnings.retain(|w| !matches!(w, Warning::ProgramFailed { .. }));
+        captured.warnings.insert(0, Warning::Profiler { message: note.to_string() });
+    }
+    let device = tl.devices.first().map(|d| d.name.clone()).filter(|n| !n.is_empty());
+    let steady = pass1.steady.clone();
     report_with(&captured, &args.analysis, &command_line, &detail, created, None, out, |doc| {
+        // The GPU's name where the counters did not say it.
+        if let Some(name) = device {
+            if doc.machine.name.is_empty() || doc.machine.name == COUNTER_PEAKS {
+                doc.machine.name = name.clone();
+            }
+            doc.machine.gpu.name.get_or_insert(name);
+        }
         let by_name: std::collections::HashMap<&str, &str> =
             doc.kernels.iter().rev().map(|k| (k.kernel.name.as_str(), k.kernel.id.as_str())).collect();
         let rows = launch_rows(tl, |name, mangled| {
@@ -344,16 +652,21 @@ fn two_pass_report(
             GroupArg::Name => roofline_analysis::GroupBy::Name,
             GroupArg::Nvtx => roofline_analysis::GroupBy::Labels,
         };
-        let view =
+        let mut view =
             ProgramView::from_launches(&doc.kernels, &rows, &ProgramOptions { group_by, ..ProgramOptions::default() });
+        view.steady = steady;
         let share = if view.total_s > 0.0 { view.placed_s / view.total_s } else { 0.0 };
         let profiled = {
             let ids: std::collections::HashSet<&str> = rows.iter().map(|r| r.kernel.as_str()).collect();
-            doc.kernels.iter().filter(|k| ids.contains(k.kernel.id.as_str())).count()
+            doc.kernels
+                .iter()
+                .filter(|k| ids.contains(k.kernel.id.as_str()) && k.pct_of_roof.is_some_and(|p| p.is_finite()))
+                .count()
         };
+        let of = if view.steady.is_some() { "the steady state's GPU time" } else { "the GPU time" };
         if !quiet {
             message(&format!(
-                "roofline: {profiled} of {planned} planned kernels profiled; counter-backed points cover {:.1}% of the GPU time ({:.1}% planned)",
+                "roofline: {profiled} of {planned} planned kernels profiled; counter-backed points cover {:.1}% of {of} ({:.1}% planned)",
                 100.0 * share,
                 100.0 * coverage
             ));
@@ -368,11 +681,17 @@ fn two_pass_report(
             for k in &mut doc.kernels {
                 k.time_share = true_time.get(k.kernel.id.as_str()).map(|t| t / view.total_s);
             }
+            // Sorted by the program's own GPU time, not the replays'.
+            doc.kernels.sort_by(|a, b| b.time_share.unwrap_or(-1.0).total_cmp(&a.time_share.unwrap_or(-1.0)));
         }
-        doc.source.detail = format!("{detail}; counter-backed share of GPU time {:.1}%", 100.0 * share);
+        let basis = if view.steady.is_some() { "steady-state GPU time" } else { "GPU time" };
+        doc.source.detail = format!("{detail}; counter-backed share of {basis} {:.1}%", 100.0 * share);
         doc.program = Some(view);
     })
 }
+
+/// The name the counters give their machine when the capture does not name the GPU.
+const COUNTER_PEAKS: &str = "counter peaks (Nsight Compute)";
 
 /// How the program ended, for the document.
 fn program_exit(program: &str, outcome: &roofline_child::Outcome) -> ProgramExit {
@@ -552,7 +871,8 @@ fn ncu_pass(
             None => format!("{program} was stopped by a signal ({status})"),
         }),
     };
-    if let Some(n) = &exit_note {
+    // In two passes the analysis's one message says it, with the fix.
+    if let (Some(n), None) = (&exit_note, planned) {
         out.warn(&format!("{label}{n}"));
     }
     let exit = exit_note.as_ref().map(|_| ProgramExit {
@@ -578,6 +898,9 @@ fn one_pass(
     collectives: &CollectivesPlan,
     rank: Option<RankInfo>,
 ) -> anyhow::Result<ExitCode> {
+    if !args.nvtx_include.is_empty() || !args.nvtx_exclude.is_empty() {
+        out.warn("ncu's --nvtx-include/--nvtx-exclude see a push/pop range only on the thread that pushed it: kernels launched from other threads (PyTorch's backward pass runs on autograd threads) are left out of an included range; --nvtx-include alone, without --one-pass, -k, -c or -s, selects by the range's time window across all threads instead");
+    }
     let mut extra = collectives.extra.clone();
     extra.extend(args.ncu_args.iter().cloned());
     let filters = Filters {
@@ -639,6 +962,47 @@ fn eta_note(since_first: Duration, done: u64, planned: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_budget_pays_for_the_programs_run_under_ncu_first_then_launches() {
+        let wall = Duration::from_secs(10);
+        // 5 s start-up + 1.5 x 10 s = 20 s; 0.4 s a launch after that.
+        assert_eq!(program_under_ncu(wall), Duration::from_secs(20));
+        assert_eq!(budget_launches(Duration::from_secs(90), wall), 175);
+        assert_eq!(budget_launches(Duration::from_secs(15), wall), 0, "the run alone does not fit");
+        assert_eq!(pass2_estimate(100, wall), Duration::from_secs(60));
+    }
+
+    #[test]
+    fn each_way_pass_2_can_fail_has_its_reason_and_fix() {
+        let exit = |status: Option<i32>, signal: Option<&str>, stopped: Option<&str>| {
+            Some(ProgramExit {
+                program: "python3".into(),
+                status,
+                signal: signal.map(String::from),
+                stopped_by: stopped.map(String::from),
+            })
+        };
+        let perm = CsvError::CounterPermission { input: "ncu".into() };
+        assert_eq!(missing_reason(&None, Some(&perm)), Some(Missing::Permission));
+        assert_eq!(missing_reason(&exit(None, None, Some("--timeout")), None), Some(Missing::TimedOut));
+        assert_eq!(
+            missing_reason(&exit(None, None, Some("SIGTERM")), None),
+            Some(Missing::Interrupted("SIGTERM".into()))
+        );
+        assert_eq!(
+            missing_reason(&exit(None, Some("signal: 11 (SIGSEGV)"), None), None),
+            Some(Missing::Crashed("signal: 11 (SIGSEGV)".into()))
+        );
+        assert_eq!(missing_reason(&exit(Some(139), None, None), None), Some(Missing::Crashed("SIGSEGV".into())));
+        assert_eq!(missing_reason(&exit(Some(3), None, None), None), Some(Missing::Exited(3)));
+        assert_eq!(missing_reason(&None, None), None, "finished with counters: nothing missing");
+        let note = missing_note("pass 2", &Missing::Permission, "python3", Some(0));
+        assert!(note.contains("ERR_NVGPUCTRPERM") && note.contains("NVreg_RestrictProfilingToAdminUsers=0"), "{note}");
+        assert!(note.contains("every kernel with its time, launches and launch shape"), "{note}");
+        let crash = missing_note("pass 2", &Missing::Crashed("SIGSEGV".into()), "python3", Some(4));
+        assert!(crash.contains("ncu stopped with SIGSEGV") && crash.contains("4 launch(es) were profiled"), "{crash}");
+    }
 
     #[test]
     fn profile_progress_shows_an_eta_from_the_pace_so_far() {

@@ -52,7 +52,8 @@ pub struct Args {
     pub target_processes: TargetArg,
 
     /// The CUPTI library (libcupti.so.13) to use when the program does not load its own
-    /// (default: $ROOFLINE_CUPTI_LIB, then $CUDA_HOME/extras/CUPTI/lib64, /usr/local/cuda/extras/CUPTI/lib64).
+    /// (default: $ROOFLINE_CUPTI_LIB, then the program's Python environment's nvidia/cu13/lib or
+    /// nvidia/cuda_cupti/lib, $CUDA_HOME/extras/CUPTI/lib64, /usr/local/cuda/extras/CUPTI/lib64).
     #[arg(long, value_name = "PATH")]
     pub cupti: Option<PathBuf>,
 
@@ -108,8 +109,12 @@ pub fn record_error(e: RecordError) -> anyhow::Error {
 }
 
 /// The injection library and a CUPTI (roofline_timeline::injection).
-pub fn injection(explicit: Option<&Path>, cupti: Option<&Path>) -> anyhow::Result<(PathBuf, Option<PathBuf>)> {
-    roofline_timeline::injection(explicit, cupti).map_err(record_error)
+pub fn injection(
+    explicit: Option<&Path>,
+    cupti: Option<&Path>,
+    command: &[String],
+) -> anyhow::Result<(PathBuf, Option<PathBuf>)> {
+    roofline_timeline::injection(explicit, cupti, command).map_err(record_error)
 }
 
 /// How a recording looks on stderr: a spinner on a terminal, or (with
@@ -237,7 +242,7 @@ pub fn run(args: &Args, out: &Output, trace: bool) -> anyhow::Result<ExitCode> {
     inputs.extend(args.cupti.iter().map(|p| ("--cupti", p.as_path())));
     inputs.extend(args.inject_lib.iter().map(|p| ("--inject-lib", p.as_path())));
     out.protect_inputs(&[], &inputs)?;
-    let (inject, cupti) = injection(args.inject_lib.as_deref(), args.cupti.as_deref())?;
+    let (inject, cupti) = injection(args.inject_lib.as_deref(), args.cupti.as_deref(), &args.command)?;
     let rec = record(
         &RecordOptions {
             command: &args.command,

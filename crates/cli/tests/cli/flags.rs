@@ -175,7 +175,11 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
         ("profile", "--kernel-name") => (vec!["-k", "regex:gemm"], ncu_got("regex:gemm")),
         ("profile", "--launch-count") => (vec!["-c", "7"], ncu_got("7")),
         ("profile", "--launch-skip") => (vec!["-s", "5"], ncu_got("5")),
-        ("profile", "--nvtx-include") => (vec!["--nvtx-include", "step/"], ncu_got("step/")),
+        // Alone, by the range's window in the timeline; with -k, ncu's own filter.
+        ("profile", "--nvtx-include") => (
+            vec!["--nvtx-include", "step 0/"],
+            works(|r, d| r.stderr.contains("range window(s), from every thread") && !ncu_args(d).contains("step 0/")),
+        ),
         ("profile", "--nvtx-exclude") => (vec!["--nvtx-exclude", "warmup/"], ncu_got("warmup/")),
         ("profile", "--clock-control") => (vec!["--clock-control", "base"], ncu_got("base")),
         // Units are chosen when ncu's report is read back as CSV.
@@ -198,6 +202,18 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
         // Two passes: the plan's filters reach ncu.
         ("profile", "--coverage") => (vec!["--coverage", "100"], ncu_got("regex:^(_Z6vecaddPKfS0_Pfi|_Z5scalePfi)$")),
         ("profile", "--launches-per-kernel") => (vec!["--launches-per-kernel", "3"], ncu_got("3")),
+        // The stand-in program's one step holds every launch: --steps all and --skip 0 keep them.
+        ("profile", "--steps") => (
+            vec!["--steps", "all", "--format", "json"],
+            works(|r, _| r.stdout.contains("\"launches\": 5") && !r.stdout.contains("\"steady\"")),
+        ),
+        ("profile", "--skip") => (vec!["--skip", "0"], works(|r, d| r.code == 0 && !ncu_args(d).is_empty())),
+        ("profile", "--budget") => (
+            vec!["--budget", "1s"],
+            Expect::Stops(Box::new(|r: &Run, d: &Path| {
+                r.stderr.contains("--budget fits no kernel") && ncu_args(d).is_empty()
+            })),
+        ),
         ("profile", "--group-by") => (
             vec!["--group-by", "nvtx", "--format", "json"],
             works(|r, _| r.stdout.contains("\"group_by\": \"labels\"") && r.stdout.contains("\"step 0\"")),

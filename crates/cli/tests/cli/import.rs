@@ -18,7 +18,8 @@ fn import_writes_an_analysis_document_with_full_and_short_names() {
     let doc = json(&out);
     assert_eq!(doc["schema"], "roofline.analysis/v2");
     assert_eq!(doc["source"]["kind"], "ncu");
-    let k = &doc["kernels"][2]["kernel"];
+    let third = doc["kernels"].as_array().unwrap().iter().find(|k| k["kernel"]["capture_order"] == 3).unwrap();
+    let k = &third["kernel"];
     assert!(k["name"].as_str().unwrap().starts_with("void cutlass::Kernel2<cutlass_80_simt_sgemm"));
     assert_eq!(k["display_name"], "cutlass::Kernel2<…>");
     assert_eq!(k["id"].as_str().unwrap().len(), 7);
@@ -97,12 +98,22 @@ fn import_per_launch_gives_one_point_per_launch() {
     let doc = json(&out);
     let kernels = doc["kernels"].as_array().unwrap();
     assert_eq!(kernels.len(), 24);
-    assert_eq!(kernels[10]["kernel"]["display_name"], "fma_loop #10");
-    assert_eq!(kernels[12]["kernel"]["display_name"], "fma_loop #12");
+    // Sorted by time; the capture's order is kept on each launch.
+    let launch = |order: u64| {
+        kernels
+            .iter()
+            .position(|k| k["kernel"]["capture_order"] == order)
+            .unwrap_or_else(|| panic!("no launch {order}"))
+    };
+    let (ten, twelve) = (launch(11), launch(13));
+    assert_eq!(kernels[ten]["kernel"]["display_name"], "fma_loop #10");
+    assert_eq!(kernels[twelve]["kernel"]["display_name"], "fma_loop #12");
+    let times: Vec<f64> = kernels.iter().map(|k| k["kernel"]["duration_s"].as_f64().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "most time first: {times:?}");
     // The 4096- and 16-iteration launches of fma_loop are told apart.
     let f = |i: usize| kernels[i]["kernel"]["flops"]["fp32"].as_f64().unwrap();
-    assert_eq!(f(10), 8.0 * 4096.0 * 4194304.0 + 6.0 * 4194304.0);
-    assert_eq!(f(12), 8.0 * 16.0 * 4194304.0 + 6.0 * 4194304.0);
+    assert_eq!(f(ten), 8.0 * 4096.0 * 4194304.0 + 6.0 * 4194304.0);
+    assert_eq!(f(twelve), 8.0 * 16.0 * 4194304.0 + 6.0 * 4194304.0);
 }
 
 #[test]

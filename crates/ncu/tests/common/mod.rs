@@ -22,10 +22,13 @@ pub struct Options {
 pub type Analysis = CaptureAnalysis;
 
 /// The capture as `roofline import` places it: roofline_ncu's RawCapture, then
-/// roofline_analysis.
+/// roofline_analysis; its kernels in the capture's order (the analysis lists
+/// them by GPU time, and these tests name kernels by their place in the capture).
 pub fn analyse(cap: &RawCapture, opts: &Options) -> Analysis {
     let ncu = roofline_ncu::Options { convention: opts.convention, per_launch: opts.per_launch };
-    analyze_capture(&roofline_ncu::capture(cap, &ncu), opts.machine.as_ref())
+    let mut a = analyze_capture(&roofline_ncu::capture(cap, &ncu), opts.machine.as_ref());
+    a.kernels.sort_by_key(|k| k.kernel.capture_order);
+    a
 }
 
 pub fn fixture_path(name: &str) -> PathBuf {

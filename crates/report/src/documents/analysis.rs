@@ -305,9 +305,18 @@ fn kernel_columns(doc: &AnalysisDocument) -> Vec<Column> {
             .help("display name and stable ID; hover for the full name"),
         Column::value("launches", "launches", Quantity::Count).show(Show::Data),
         Column::text("origin", "origin").show(Show::Data),
+    ];
+    if has_capture_order(doc) {
+        columns.push(
+            Column::value("capture_order", "capture #", Quantity::Count)
+                .show(Show::Wide)
+                .help("the kernel's place in the profiler's capture order; rows are sorted by GPU time"),
+        );
+    }
+    columns.extend([
         Column::value("time", "time", Quantity::Si(Unit::Second)).help("total duration of all launches"),
         Column::value("time_share", "share", Quantity::Percent).help("share of the GPU time of all kernels here"),
-    ];
+    ]);
     for k in FlopKind::ALL {
         columns
             .push(Column::value(k.key(), &format!("{} FLOPs", k.label()), Quantity::Si(Unit::Flop)).show(Show::Data));
@@ -349,9 +358,16 @@ fn kernel_columns(doc: &AnalysisDocument) -> Vec<Column> {
     columns
 }
 
+/// Whether the analysis knows the capture's order (analyses made before
+/// kernels were sorted by GPU time do not): then it is a column.
+fn has_capture_order(doc: &AnalysisDocument) -> bool {
+    doc.kernels.iter().any(|k| k.kernel.capture_order.is_some())
+}
+
 /// The rows of [`kernel_table`], one per kernel in the document's order.
 pub(crate) fn kernel_rows(doc: &AnalysisDocument, row: &mut dyn FnMut(Row)) {
     let labels = unique_labels(&doc.kernels);
+    let with_order = has_capture_order(doc);
     for (i, a) in doc.kernels.iter().enumerate() {
         let k = &a.kernel;
         let unit = rate_unit(a);
@@ -362,12 +378,17 @@ pub(crate) fn kernel_rows(doc: &AnalysisDocument, row: &mut dyn FnMut(Row)) {
             Cell::Name { name: labels[i].clone(), id: k.id.clone(), full: k.name.clone() },
             Cell::value(Some(k.launches as f64), Quantity::Count),
             Cell::text(k.origin.label()),
+        ];
+        if with_order {
+            cells.push(Cell::value(k.capture_order.map(|o| o as f64), Quantity::Count));
+        }
+        cells.extend([
             match k.duration_s.filter(|d| d.is_finite()) {
                 Some(d) => Value::new(d, Quantity::Si(Unit::Second)).origin(k.origin).cell(),
                 None => Cell::Empty,
             },
             Cell::value(a.time_share.map(|s| 100.0 * s), Quantity::Percent),
-        ];
+        ]);
         cells
             .extend(FlopKind::ALL.iter().map(|kind| Cell::value(k.flops.get(kind).copied(), Quantity::Si(Unit::Flop))));
         for l in MemLevel::ALL {

@@ -3,7 +3,7 @@
 //! leads with these; a timeline (per-launch durations, NVTX groups) can
 //! describe its own [`ProgramView`] through the same sections.
 
-use roofline_analysis::{GroupBy, Opportunity, ProgramView, Verdict};
+use roofline_analysis::{GroupBy, Opportunity, ProgramView, SteadyState, Verdict};
 use roofline_model::{format_percent, Unit};
 
 use crate::view::{Cell, Column, Describe, Fact, Note, Quantity, Section, Show, Table, Tone, Value};
@@ -149,12 +149,31 @@ pub(crate) fn time_fact(view: &ProgramView, placed_words: &str) -> Fact {
     )
 }
 
+/// "steps 2 to 4 of 5 (NVTX ranges "step N"); left out: 12 ms of GPU time in
+/// 40 launches (warm-up), 6 kernels that ran only there".
+pub(crate) fn steady_fact(s: &SteadyState) -> Fact {
+    let which = if s.steps == 1 { s.first_label.clone() } else { format!("{} to {}", s.first_label, s.last_label) };
+    let text = format!(
+        "{which}, {} of {} steps ({}); left out: {} of GPU time in {} launches outside them (warm-up, set-up), {} kernel(s) that ran only there",
+        s.steps,
+        s.steps_total,
+        s.basis,
+        crate::view::value_text(&seconds(s.left_out_s)),
+        s.left_out_launches,
+        s.left_out_kernels
+    );
+    Fact::new("steady_state", "steady state", Cell::text(text))
+}
+
 /// The program view's sections after the facts that open them: the verdict
 /// table (under `facts`), the top opportunities (three at a glance, all
 /// kept in the wide view and on pages), and the groups when they join
 /// anything (names shared by several kernels, or ranges).
 pub(crate) fn program_sections(view: &ProgramView, facts: Vec<Fact>, placed_words: &str) -> Vec<Section> {
     let mut facts = facts;
+    if let Some(s) = &view.steady {
+        facts.push(steady_fact(s));
+    }
     facts.push(time_fact(view, placed_words));
     let mut out = vec![Section::new("program", "Where the GPU time goes").with(facts).with(verdict_table(view))];
     let target = target_words(view);
@@ -166,10 +185,13 @@ pub(crate) fn program_sections(view: &ProgramView, facts: Vec<Fact>, placed_word
         format_percent(if view.total_s > 0.0 { 100.0 * view.saved_s / view.total_s } else { 0.0 }),
     ));
     if view.opportunities.is_empty() {
-        out.push(
-            Section::new("opportunities", "Opportunities")
-                .with(vec![Note::info(format!("No kernel would save time {target}: each reached it."))]),
-        );
+        let why = if view.placed_s > 0.0 {
+            format!("No kernel would save time {target}: each reached it.")
+        } else {
+            "No kernel has a point under a roof (no counters), so none can be judged; the table lists each with its time."
+                .to_string()
+        };
+        out.push(Section::new("opportunities", "Opportunities").with(vec![Note::info(why)]));
     } else {
         let glance = &view.opportunities[..view.opportunities.len().min(GLANCE_OPPORTUNITIES)];
         out.push(
