@@ -157,6 +157,9 @@ fn emit<D: Describe + Serialize>(whole: &D, page_doc: &D, args: &Args, out: &Out
     };
     if let (true, Some((path, _))) = (default_file, &target) {
         out.protect_inputs(&[("the default report file", path)], &[("ANALYSIS", &args.analysis)])?;
+        // A name the user never typed: never through a link, never over a
+        // file roofline did not write (Output::write).
+        out = out.with_implicit_file(path);
     }
     // Everything is rendered before anything is written.
     let mut files = Vec::new();
