@@ -661,7 +661,7 @@ fn not_written_by_roofline(path: &Path, body: &Body) -> Option<String> {
     };
     if new.trim_start().starts_with("<!DOCTYPE html>") {
         return (!head.contains("<meta name=\"generator\" content=\"roofline "))
-        .then(|| "it has no roofline generator tag".into());
+            .then(|| "it has no roofline generator tag".into());
     }
     let first = |t: &str| t.lines().next().unwrap_or("").trim_end_matches('\r').to_string();
     (first(&head) != first(new)).then(|| format!("its first line is not the table's header {}", first(new)))
@@ -694,4 +694,3 @@ mod tests {
         assert_eq!(default.format, Format::Html);
     }
 }
-

@@ -200,6 +200,18 @@ pub fn format_plain(v: f64) -> String {
     }
 }
 
+/// A number echoed in a message exactly but compactly: as Rust writes it
+/// (`150.5`, `0.001`) while that is short, else in exponent form (`1e308`,
+/// never its 309 digits; `1.5e-300`). Infinities and NaN as `inf`, `NaN`.
+pub fn format_number(v: f64) -> String {
+    let plain = v.to_string();
+    if plain.len() <= 16 || !v.is_finite() {
+        plain
+    } else {
+        format!("{v:e}")
+    }
+}
+
 /// Formats a percentage: one decimal below 10%, none above 100%.
 pub fn format_percent(p: f64) -> String {
     if !p.is_finite() {

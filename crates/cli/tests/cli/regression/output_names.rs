@@ -129,9 +129,8 @@ fn report_on_a_terminal(dir: &Path, analysis: &Path) -> (i32, String) {
     use std::os::fd::{FromRawFd, OwnedFd};
     let (mut leader, mut follower) = (0, 0);
     // SAFETY: openpty fills two descriptors this test owns from here on.
-    let rc = unsafe {
-        libc::openpty(&mut leader, &mut follower, std::ptr::null_mut(), std::ptr::null(), std::ptr::null())
-    };
+    let rc =
+        unsafe { libc::openpty(&mut leader, &mut follower, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) };
     assert_eq!(rc, 0, "openpty failed");
     // SAFETY: both descriptors were just opened and are owned once each.
     let (leader, follower) = unsafe { (OwnedFd::from_raw_fd(leader), OwnedFd::from_raw_fd(follower)) };
