@@ -160,6 +160,9 @@ fn gate_on_edited(
     (code, format!("{out}{err}"))
 }
 
+/// An edit of a document.
+type Edit = dyn Fn(&mut serde_json::Value);
+
 fn slow(doc: &mut serde_json::Value) -> &mut serde_json::Value {
     doc["kernels"].as_array_mut().unwrap().iter_mut().find(|k| k["kernel"]["name"] == "slow").unwrap()
 }
@@ -171,7 +174,7 @@ fn check_refuses_derived_values_that_do_not_match_what_they_derive_from() {
     let dir = tempfile::tempdir().unwrap();
     let (_, doc) = failing_gate(dir.path());
     let index = doc["kernels"].as_array().unwrap().iter().position(|k| k["kernel"]["name"] == "slow").unwrap();
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+    let cases: Vec<(&str, Box<Edit>)> = vec![
         ("time_share", Box::new(|d| slow(d)["time_share"] = (-1.0).into())),
         ("time_share", Box::new(|d| slow(d)["time_share"] = 0.001.into())),
         ("time_share", Box::new(|d| slow(d)["time_share"] = serde_json::Value::Null)),
