@@ -30,6 +30,16 @@ fn scanning(_s: &str) {
     SCANNED.with(|c| c.set(c.get() + _s.len() as u64));
 }
 
+/// Whether `c` is a bidirectional formatting character (embeddings and
+/// overrides U+202A-202E, isolates U+2066-2069, the marks U+200E, U+200F
+/// and U+061C): invisible, they reorder the text around them, so that a
+/// kernel name could visually rewrite its row. Wherever names are escaped
+/// (the terminal, Markdown, messages) these are escaped with the control
+/// characters.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
 /// Demangles an Itanium C++ name (`_Z...`); other names are returned as is.
 pub fn demangle(name: &str) -> String {
     let name = name.trim();
