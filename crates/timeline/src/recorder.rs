@@ -316,10 +316,11 @@ pub fn record(o: &RecordOptions, out: &mut dyn Observer) -> Result<Recorded, Rec
             d.canonicalize().unwrap_or_else(|_| d.to_path_buf())
         }
         None => {
-            let t = tempfile::Builder::new()
-                .prefix("roofline-timeline-")
-                .tempdir()
-                .map_err(|source| RecordError::Io { context: "creating a temporary folder".into(), source })?;
+            let t =
+                tempfile::Builder::new().prefix("roofline-timeline-").tempdir().map_err(|source| RecordError::Io {
+                    context: roofline_child::temp_folder_error("creating a temporary folder for the records", &source),
+                    source,
+                })?;
             let p = t.path().to_path_buf();
             _removed_if_killed = Some(roofline_child::remove_if_killed(&p));
             _temp = t;
