@@ -162,7 +162,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     if !(args.coverage.is_finite() && args.coverage > 0.0 && args.coverage <= 100.0) {
         return Err(bad_input(format!(
             "--coverage {}: expected a share of the GPU time in percent, above 0 and at most 100 (95 profiles the kernels that hold 95% of it)",
-            args.coverage
+            roofline_model::format_number(args.coverage)
         )));
     }
     // Check the machine flags before a long profiling run.

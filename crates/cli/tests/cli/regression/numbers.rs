@@ -193,3 +193,28 @@ fn a_capture_with_a_decimal_comma_or_an_overflowing_number_exits_2_naming_it() {
         assert!(err.contains("line 6") && err.contains(&format!("column {}", col + 1)), "{err}");
     }
 }
+
+/// Hardening (issue 27), item 5: values out of range were echoed as their
+/// 309 digits (model TOML, `profile --coverage`, a hand-edited document).
+#[test]
+fn out_of_range_values_are_echoed_compactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = dir.path().join("k.toml");
+    std::fs::write(&toml, "[[kernel]]\nname = \"x\"\nflops = 1e308\nbytes = 1e308\n").unwrap();
+    let a = model_json(dir.path(), "a.json", &["k: flops=1e9 bytes=1e9 time=1ms"]);
+    let mut doc = crate::support::json_file(&a);
+    doc["kernels"][0]["kernel"]["duration_s"] = (-1e300).into();
+    let edited = dir.path().join("edited.json");
+    std::fs::write(&edited, doc.to_string()).unwrap();
+    for args in [
+        vec!["model", "--gpu", "h200", s(&toml)],
+        vec!["profile", "--coverage", "1e308", "--", "true"],
+        vec!["report", s(&edited)],
+        vec!["check", s(&edited), "--min-pct-of-roof", "1e308"],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("e308") || err.contains("e300"), "{args:?}: the value is named: {err}");
+        assert!(!err.contains("00000000000000000000"), "{args:?}: echoed as hundreds of digits: {err}");
+    }
+}
