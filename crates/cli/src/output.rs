@@ -496,6 +496,21 @@ impl Output {
         }
     }
 
+    /// Refuses, before any work, an output file (`--save-csv`) at a name
+    /// that the tables beside `-o FILE.csv` may take (`FILE.TABLE.csv`):
+    /// found only once the run is over, the clash would cost the run.
+    pub fn refuse_side_table_names(&self, flag: &str, path: &Path) -> anyhow::Result<()> {
+        if self.is_side_table(path) {
+            return Err(bad_input(format!(
+                "{flag} {}: the tables beside -o {} take names of the form {}.TABLE.csv, and this may be one of them; give {flag} another name",
+                path.display(),
+                self.file.as_deref().unwrap_or(Path::new("")).display(),
+                self.file.as_deref().and_then(Path::file_stem).unwrap_or_default().to_string_lossy()
+            )));
+        }
+        Ok(())
+    }
+
     /// Whether `path` is one of the tables [`Output::files`] writes beside
     /// `-o FILE.csv` (`FILE.TABLE.csv`), rather than a file named on the
     /// command line.

@@ -7,11 +7,11 @@
 /// become spaces unless `keep_newlines`.
 pub(crate) fn clean(s: &str, keep_newlines: bool) -> String {
     s.chars()
-        .filter_map(|c| match c {
-            '\n' if keep_newlines => Some('\n'),
-            '\n' | '\t' | '\r' => Some(' '),
-            c if c.is_control() || roofline_model::is_bidi_control(c) => Some('\u{FFFD}'),
-            c => Some(c),
+        .map(|c| match c {
+            '\n' if keep_newlines => '\n',
+            '\n' | '\t' | '\r' => ' ',
+            c if c.is_control() || roofline_model::is_bidi_control(c) => '\u{FFFD}',
+            c => c,
         })
         .collect()
 }

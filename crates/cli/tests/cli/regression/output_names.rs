@@ -224,3 +224,35 @@ fn side_tables_beside_o_never_replace_a_file_roofline_did_not_write() {
     assert!(!std::fs::read_to_string(&roof).unwrap().contains("stale,row"));
     assert!(!std::fs::read_to_string(dir.path().join("out.facts.csv")).unwrap().is_empty());
 }
+
+/// Hardening (issue 27), an earlier harness: `--save-csv` at a name the
+/// tables beside `-o FILE.csv` take was noticed only after profiling.
+#[test]
+fn save_csv_at_a_side_table_name_of_o_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let ncu = crate::support::script(dir.path(), "ncu", &format!("touch {}\nexit 1", marker.display()));
+    let out = roofline()
+        .current_dir(dir.path())
+        .args(["profile", "--one-pass", "--ncu"])
+        .arg(&ncu)
+        .args(["-o", "out.csv", "--save-csv", "out.roof.csv", "--", "true"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--save-csv out.roof.csv") && err.contains("-o out.csv"), "{err}");
+    assert!(!marker.exists(), "ncu ran before the refusal");
+}
+
+/// Hardening (issue 27), an earlier harness: `RANK=3 WORLD_SIZE=2` was accepted.
+#[test]
+fn a_rank_past_the_world_size_is_refused_where_the_output_name_depends_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["model", "--gpu", "h200", "-k", "k: flops=1e9 bytes=1e9 time=1ms", "-o", "m.json"];
+    let out = roofline().current_dir(dir.path()).env("RANK", "3").env("WORLD_SIZE", "2").args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("RANK=\"3\"") && err.contains("WORLD_SIZE=2"), "{err}");
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "a file was written");
+}
