@@ -22,7 +22,18 @@
 use roofline_analysis::KernelAnalysis;
 use roofline_model::attainable;
 
-use crate::schema::{AnalysisDocument, DocumentError};
+/// A derived figure that does not match what it derives from: its JSON
+/// path, its value (compact) and what is wrong. `schema` turns it into a
+/// [`crate::DocumentError`] naming the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inconsistent {
+    /// The field's JSON path (`kernels[3].pct_of_roof`).
+    pub field: String,
+    /// Its value as written, compact.
+    pub value: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
 
 /// Relative difference allowed between a stored figure and its recomputation.
 pub const TOLERANCE: f64 = 1e-6;
@@ -32,57 +43,51 @@ fn close(stored: f64, recomputed: f64) -> bool {
     (stored - recomputed).abs() <= TOLERANCE * scale || scale < 1e-300
 }
 
-fn inconsistent(input: &str, field: String, value: f64, expected: String) -> DocumentError {
-    DocumentError::Value {
-        input: input.into(),
+fn inconsistent(field: String, value: f64, expected: String) -> Inconsistent {
+    Inconsistent {
         field,
         value: roofline_model::format_number(value),
         problem: format!("does not match what it derives from ({expected})"),
-        fix: String::new(),
     }
 }
 
 /// Compares an optional stored figure with its recomputation: both absent,
 /// or both present and [`close`].
 fn same(
-    input: &str,
     field: impl Fn() -> String,
     stored: Option<f64>,
     recomputed: Option<f64>,
     what: &str,
-) -> Result<(), DocumentError> {
+) -> Result<(), Inconsistent> {
     match (stored, recomputed) {
         (None, None) => Ok(()),
         (Some(s), Some(r)) if close(s, r) => Ok(()),
         (Some(s), Some(r)) => {
-            Err(inconsistent(input, field(), s, format!("{what} gives {}", roofline_model::format_number(r))))
+            Err(inconsistent(field(), s, format!("{what} gives {}", roofline_model::format_number(r))))
         }
-        (Some(s), None) => Err(inconsistent(input, field(), s, format!("{what} gives none"))),
-        (None, Some(r)) => Err(DocumentError::Value {
-            input: input.into(),
+        (Some(s), None) => Err(inconsistent(field(), s, format!("{what} gives none"))),
+        (None, Some(r)) => Err(Inconsistent {
             field: field(),
             value: "absent".into(),
             problem: format!("is missing: {what} gives {}", roofline_model::format_number(r)),
-            fix: String::new(),
         }),
     }
 }
 
 /// Checks every kernel's derived figures and the shares of time.
 /// `program_total_s`: the program view's GPU time, when the document has one.
-pub fn check_derived(doc: &AnalysisDocument, program_total_s: Option<f64>, input: &str) -> Result<(), DocumentError> {
-    for (i, k) in doc.kernels.iter().enumerate() {
-        check_kernel(k, &format!("kernels[{i}]"), input)?;
+pub fn check_derived(kernels: &[KernelAnalysis], program_total_s: Option<f64>) -> Result<(), Inconsistent> {
+    for (i, k) in kernels.iter().enumerate() {
+        check_kernel(k, &format!("kernels[{i}]"))?;
     }
-    check_shares(&doc.kernels, program_total_s, input)
+    check_shares(kernels, program_total_s)
 }
 
-fn check_kernel(k: &KernelAnalysis, at: &str, input: &str) -> Result<(), DocumentError> {
+fn check_kernel(k: &KernelAnalysis, at: &str) -> Result<(), Inconsistent> {
     let f = |name: &str| format!("{at}.{name}");
     let total = k.kernel.total_flops();
     if !close(k.total_flops, total) {
         return Err(inconsistent(
-            input,
             f("total_flops"),
             k.total_flops,
             format!("the sum of kernel.flops is {}", roofline_model::format_number(total)),
@@ -90,7 +95,7 @@ fn check_kernel(k: &KernelAnalysis, at: &str, input: &str) -> Result<(), Documen
     }
     let duration = k.kernel.duration_s.filter(|d| *d > 0.0 && d.is_finite());
     let achieved = duration.map(|d| total / d);
-    same(input, || f("achieved_flops_per_s"), k.achieved_flops_per_s, achieved, "total_flops / kernel.duration_s")?;
+    same(|| f("achieved_flops_per_s"), k.achieved_flops_per_s, achieved, "total_flops / kernel.duration_s")?;
     let mut best = k.compute_roof_flops_per_s;
     for (j, p) in k.levels.iter().enumerate() {
         let g = |name: &str| format!("{at}.levels[{j}].{name}");
@@ -100,16 +105,15 @@ fn check_kernel(k: &KernelAnalysis, at: &str, input: &str) -> Result<(), Documen
                 Some(b) => format!("kernel.bytes.{} is {}", p.level.key(), roofline_model::format_number(b)),
                 None => format!("kernel.bytes has no {}", p.level.key()),
             };
-            return Err(inconsistent(input, g("bytes"), p.bytes, expected));
+            return Err(inconsistent(g("bytes"), p.bytes, expected));
         }
         let intensity = (p.bytes > 0.0 && total > 0.0).then(|| total / p.bytes);
-        same(input, || g("intensity"), p.intensity, intensity, "total_flops / bytes")?;
+        same(|| g("intensity"), p.intensity, intensity, "total_flops / bytes")?;
         let here = match (k.compute_roof_flops_per_s, p.bandwidth, intensity) {
             (Some(pi), Some(beta), Some(i)) => Some(attainable(pi, beta, i)),
             _ => None,
         };
         same(
-            input,
             || g("attainable_flops_per_s"),
             p.attainable_flops_per_s,
             here,
@@ -121,24 +125,22 @@ fn check_kernel(k: &KernelAnalysis, at: &str, input: &str) -> Result<(), Documen
             }
         }
         let achieved_bw = duration.map(|d| p.bytes / d);
-        same(input, || g("achieved_bytes_per_s"), p.achieved_bytes_per_s, achieved_bw, "bytes / kernel.duration_s")?;
+        same(|| g("achieved_bytes_per_s"), p.achieved_bytes_per_s, achieved_bw, "bytes / kernel.duration_s")?;
         let pct_bw = match (achieved_bw, p.bandwidth) {
             (Some(a), Some(b)) if b > 0.0 => Some(100.0 * a / b),
             _ => None,
         };
-        same(input, || g("pct_of_bandwidth"), p.pct_of_bandwidth, pct_bw, "100 x achieved_bytes_per_s / bandwidth")?;
+        same(|| g("pct_of_bandwidth"), p.pct_of_bandwidth, pct_bw, "100 x achieved_bytes_per_s / bandwidth")?;
         if let Some(m) = &p.mix {
             if !(0.0..=1.0).contains(&m.read_share) {
-                return Err(DocumentError::Value {
-                    input: input.into(),
+                return Err(Inconsistent {
                     field: g("mix.read_share"),
                     value: roofline_model::format_number(m.read_share),
                     problem: "a share must be within 0..1".into(),
-                    fix: String::new(),
                 });
             }
             let pct = achieved_bw.filter(|_| m.bytes_per_s > 0.0).map(|a| 100.0 * a / m.bytes_per_s);
-            same(input, || g("mix.pct"), m.pct, pct, "100 x achieved_bytes_per_s / mix.bytes_per_s")?;
+            same(|| g("mix.pct"), m.pct, pct, "100 x achieved_bytes_per_s / mix.bytes_per_s")?;
         }
     }
     let pct = match &k.collective {
@@ -149,7 +151,6 @@ fn check_kernel(k: &KernelAnalysis, at: &str, input: &str) -> Result<(), Documen
             };
             let collective = |name: &str| format!("{at}.collective.{name}");
             same(
-                input,
                 || collective("achieved_bytes_per_s"),
                 c.achieved_bytes_per_s,
                 achieved,
@@ -159,19 +160,12 @@ fn check_kernel(k: &KernelAnalysis, at: &str, input: &str) -> Result<(), Documen
                 (Some(a), Some(r)) if r > 0.0 => Some(100.0 * a / r),
                 _ => None,
             };
-            same(
-                input,
-                || collective("pct_of_roof"),
-                c.pct_of_roof,
-                pct,
-                "100 x achieved_bytes_per_s / roof_bytes_per_s",
-            )?;
+            same(|| collective("pct_of_roof"), c.pct_of_roof, pct, "100 x achieved_bytes_per_s / roof_bytes_per_s")?;
             pct
         }
         None if total > 0.0 => {
             let attainable = best;
             same(
-                input,
                 || f("attainable_flops_per_s"),
                 k.attainable_flops_per_s,
                 attainable,
@@ -189,33 +183,26 @@ fn check_kernel(k: &KernelAnalysis, at: &str, input: &str) -> Result<(), Documen
         (None, true) => "100 x achieved_flops_per_s / attainable_flops_per_s",
         (None, false) => "the best measured level's pct_of_bandwidth",
     };
-    same(input, || f("pct_of_roof"), k.pct_of_roof, pct, what)
+    same(|| f("pct_of_roof"), k.pct_of_roof, pct, what)
 }
 
-fn share_error(input: &str, field: String, value: f64, problem: String) -> DocumentError {
-    DocumentError::Value {
-        input: input.into(),
-        field,
-        value: roofline_model::format_number(value),
-        problem,
-        fix: String::new(),
-    }
+fn share_error(field: String, value: f64, problem: String) -> Inconsistent {
+    Inconsistent { field, value: roofline_model::format_number(value), problem }
 }
 
-fn check_shares(kernels: &[KernelAnalysis], program_total_s: Option<f64>, input: &str) -> Result<(), DocumentError> {
+fn check_shares(kernels: &[KernelAnalysis], program_total_s: Option<f64>) -> Result<(), Inconsistent> {
     let timed = |k: &KernelAnalysis| k.kernel.duration_s.filter(|d| d.is_finite() && *d > 0.0);
     let mut sum = 0.0;
     for (i, k) in kernels.iter().enumerate() {
         let Some(s) = k.time_share else { continue };
         let field = format!("kernels[{i}].time_share");
         if !(0.0..=1.0 + TOLERANCE).contains(&s) {
-            return Err(share_error(input, field, s, "a share of GPU time must be within 0..1".into()));
+            return Err(share_error(field, s, "a share of GPU time must be within 0..1".into()));
         }
         sum += s;
     }
     if sum > 1.0 + TOLERANCE {
         return Err(share_error(
-            input,
             "kernels[*].time_share".into(),
             sum,
             "the shares of GPU time add up to more than 1".into(),
@@ -228,7 +215,6 @@ fn check_shares(kernels: &[KernelAnalysis], program_total_s: Option<f64>, input:
         for (i, k) in kernels.iter().enumerate() {
             let expected = timed(k).map(|d| d / total);
             same(
-                input,
                 || format!("kernels[{i}].time_share"),
                 k.time_share,
                 expected,

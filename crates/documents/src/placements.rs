@@ -44,7 +44,7 @@ pub fn read_analysis_placements(text: &str, input: &str) -> Result<AnalysisDocum
             let program_total_s = placed.program.as_ref().map(|p| p.total_s);
             let doc = placed.into_document();
             check_analysis(&doc, input).map_err(crate::schema::read_fix)?;
-            crate::consistency::check_derived(&doc, program_total_s, input).map_err(crate::schema::read_fix)?;
+            crate::schema::check_derived(&doc, program_total_s, input).map_err(crate::schema::read_fix)?;
             return Ok(doc);
         }
     }

@@ -403,6 +403,22 @@ pub fn check_analysis(doc: &AnalysisDocument, input: &str) -> Result<(), Documen
     Ok(())
 }
 
+/// Checks an analysis's derived figures against what they derive from
+/// (`crate::consistency`); `program_total_s`: its program view's GPU time.
+pub(crate) fn check_derived(
+    doc: &AnalysisDocument,
+    program_total_s: Option<f64>,
+    input: &str,
+) -> Result<(), DocumentError> {
+    crate::consistency::check_derived(&doc.kernels, program_total_s).map_err(|e| DocumentError::Value {
+        input: input.into(),
+        field: e.field,
+        value: e.value,
+        problem: e.problem,
+        fix: String::new(),
+    })
+}
+
 /// Reads a machine from a machine document, or the machine embedded in an
 /// analysis document.
 pub fn read_machine(text: &str, input: &str) -> Result<MachineDocument, DocumentError> {
@@ -496,7 +512,7 @@ pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, Docume
     let mut doc: AnalysisDocument = read(text, input, ANALYSIS_SCHEMA)?;
     check_analysis(&doc, input).map_err(read_fix)?;
     if !v1 {
-        crate::consistency::check_derived(&doc, doc.program.as_ref().map(|p| p.total_s), input).map_err(read_fix)?;
+        check_derived(&doc, doc.program.as_ref().map(|p| p.total_s), input).map_err(read_fix)?;
     }
     if doc.program.is_none() {
         doc.set_program(&ProgramOptions::default());
