@@ -64,8 +64,8 @@ for q in "4.8 TB/s" "66.9 TFLOP/s" "12" "64 MiB" "1.57 ms" "830 us" "2e9" "3,209
          "void k<S<double>::copy()::{lambda(int)#1}>(int)" $'evil\u202ename'; do
   i=$((i + 1)); printf '%s' "$q" > "$c/units/q$i"
 done
-# A name nested 300 deep (CuTe layouts nest; the shortening must stay linear).
-deep=$(printf 'cute::tuple<%.0s' $(seq 300))int$(printf '>%.0s' $(seq 300))
+# A name nested 150 deep (CuTe layouts nest; the shortening must stay linear).
+deep=$(printf 'cute::tuple<%.0s' $(seq 150))int$(printf '>%.0s' $(seq 150))
 printf 'void cute::kernel<%s>(float*)' "$deep" > "$c/units/deep-name"
 
 i=0
