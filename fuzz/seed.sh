@@ -58,9 +58,15 @@ cp examples/ci/roofline-check.toml "$c/documents/check.toml"
 i=0
 for q in "4.8 TB/s" "66.9 TFLOP/s" "12" "64 MiB" "1.57 ms" "830 us" "2e9" "3,209,127,424" "1979 TOP/s" \
          "1000 GFLOPS" "25.4 FLOP/B" "0.002 s" "4 GiB" "ns" "usecond" "Ghz" "cycle/nsecond" "byte/s" \
-         "Gbyte/second" "inst/cycle" "Kinst" "%" "byte/sector" "register/thread" "psecond" "n/a" "70.54"; do
+         "Gbyte/second" "inst/cycle" "Kinst" "%" "byte/sector" "register/thread" "psecond" "n/a" "70.54" \
+         "58784,5" "1.234,5" "1e400" "1,000.5" "100 (100)" \
+         "cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int>, cute::C<1>>>" \
+         "void k<S<double>::copy()::{lambda(int)#1}>(int)" $'evil\u202ename'; do
   i=$((i + 1)); printf '%s' "$q" > "$c/units/q$i"
 done
+# A name nested 150 deep (CuTe layouts nest; the shortening must stay linear).
+deep=$(printf 'cute::tuple<%.0s' $(seq 150))int$(printf '>%.0s' $(seq 150))
+printf 'void cute::kernel<%s>(float*)' "$deep" > "$c/units/deep-name"
 
 i=0
 for k in "c = a + b: flops=1 bytes=12" "dgemm: flops=2e9 bytes=24e6 kind=fp64 time=1.2ms" \

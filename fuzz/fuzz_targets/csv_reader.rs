@@ -1,12 +1,12 @@
 //! The raw ncu CSV reader alone (`read_capture`): no panic, no hang,
 //! bounded memory, and what it accepts keeps its contract: at least one
 //! launch, numeric launch IDs, every value finite, not negative and within
-//! the input range.
+//! the input range; every clock within its physical range (issue 27).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use roofline_model::input_in_range;
-use roofline_ncu::read_capture;
+use roofline_ncu::{clock_range, read_capture, Slot};
 
 fn ok(v: f64) -> bool {
     v >= 0.0 && input_in_range(v)
@@ -20,6 +20,12 @@ fuzz_target!(|data: &[u8]| {
                 assert!(!l.id.is_empty() && l.id.bytes().all(|b| b.is_ascii_digit()), "launch ID {:?}", l.id);
                 for v in l.values.iter().flatten() {
                     assert!(ok(*v), "line {}: value {v}", l.line);
+                }
+                for slot in [Slot::SmClock, Slot::MaxSmClock, Slot::L1Clock, Slot::LtsClock, Slot::DramClock] {
+                    let (lo, hi, what) = clock_range(slot).expect("a clock");
+                    if let Some(hz) = l.get(slot) {
+                        assert!(hz == 0.0 || (lo..=hi).contains(&hz), "line {}: {what} of {hz} Hz", l.line);
+                    }
                 }
                 for t in l.tensor.values() {
                     assert!(t.ops.is_finite() && t.ops >= 0.0, "line {}: tensor ops {}", l.line, t.ops);

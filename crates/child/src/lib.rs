@@ -320,6 +320,27 @@ exit 0"#;
 /// remove if the tool is killed while they run.
 static KILL_CLEANUP: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
 
+/// Why a temporary folder could not be made, in words a user can act on:
+/// the folder the temporary files go in comes from `TMPDIR` (else
+/// `/tmp`), and "No such file or directory" names neither. `what` says
+/// what the folder was for ("a private folder for ncu's log").
+pub fn temp_folder_error(what: &str, source: &std::io::Error) -> String {
+    let base = std::env::temp_dir();
+    let from = match std::env::var_os("TMPDIR") {
+        Some(v) if !v.is_empty() => format!("TMPDIR={}", std::path::Path::new(&v).display()),
+        _ => "the default temporary folder".to_string(),
+    };
+    let why = match std::fs::metadata(&base) {
+        Err(_) => "does not exist".to_string(),
+        Ok(m) if !m.is_dir() => "is not a folder".to_string(),
+        Ok(_) => format!("cannot hold a new folder ({source})"),
+    };
+    format!(
+        "{what}: the temporary folder {} ({from}) {why}; set TMPDIR to a folder that exists and that you can write (export TMPDIR=/tmp), or create it",
+        base.display()
+    )
+}
+
 /// A temporary folder of the run (ncu's log, the timeline's records) that
 /// is removed if the tool is killed (SIGKILL) while a child started after
 /// this call runs; otherwise its owner removes it (or keeps it) as usual.

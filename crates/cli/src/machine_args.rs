@@ -61,6 +61,19 @@ fn explicit(name: &str, peak: &str, bandwidth: &str, kind: &str, what: &str) -> 
             FlopKind::ALL.iter().map(|k| k.key()).collect::<Vec<_>>().join(", ")
         ))
     })?;
+    // A roof without its unit is ambiguous (FLOP/s? GFLOP/s? TFLOP/s?): never guessed.
+    for (flag, text, example) in [("peak", peak, "100TFLOP/s"), ("bandwidth", bandwidth, "4.8TB/s")] {
+        let t = text.trim();
+        if !t.is_empty()
+            && t.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '_' | 'e' | 'E' | '+' | '-'))
+        {
+            let fix =
+                if what.starts_with("--") { format!("--{flag} {example}") } else { format!("{flag} = \"{example}\"") };
+            return Err(bad_input(format!(
+                "{what} {flag} {t:?}: a rate needs its unit, which is never guessed; write it with one, e.g. {fix}"
+            )));
+        }
+    }
     let pi = parse_quantity(peak, Unit::FlopPerSecond).map_err(|e| bad_input(format!("{what} peak: {e}")))?;
     let beta =
         parse_quantity(bandwidth, Unit::BytePerSecond).map_err(|e| bad_input(format!("{what} bandwidth: {e}")))?;

@@ -185,6 +185,10 @@ pub struct Output {
     /// FILE.csv`, whose names are only known once the document is
     /// rendered, are checked against them before anything is written.
     inputs: Arc<Mutex<Vec<(String, PathBuf)>>>,
+    /// A file name the tool chose itself, not `-o` (`report`'s
+    /// `roofline-report.html` on a terminal): written under the rules of
+    /// the side tables ([`Output::write`]).
+    implicit: Option<PathBuf>,
 }
 
 impl Output {
@@ -202,6 +206,7 @@ impl Output {
             file_default: Format::Json,
             render: RenderOptions { terminal, chart: ChartOptions::default() },
             inputs: Arc::default(),
+            implicit: None,
         }
     }
 
@@ -235,6 +240,12 @@ impl Output {
     pub fn draws_chart(&self) -> bool {
         let chart = |f: Option<Format>| matches!(f, Some(Format::Html | Format::Svg));
         chart(Some(self.format)) || chart(self.file_format())
+    }
+
+    /// The same settings, `path` being a name the tool chose for a file the
+    /// user did not name (see [`Output::write`]).
+    pub fn with_implicit_file(&self, path: &Path) -> Output {
+        Output { implicit: Some(path.to_path_buf()), ..self.clone() }
     }
 
     /// The same settings writing to another file (one per GPU).
@@ -380,12 +391,21 @@ impl Output {
             .collect())
     }
 
-    /// Writes rendered files, each whole or not at all. A side table
-    /// (`FILE.roof.csv` beside `-o FILE.csv`, a name the user never typed)
-    /// that would replace an input of the run, or that is a symbolic link
-    /// (which would lead the write out of the folder) or not a regular
-    /// file, is refused (exit 2) before any file is written; an earlier
-    /// run's table is replaced.
+    /// Writes rendered files, each whole or not at all.
+    ///
+    /// Names the user never typed (a side table `FILE.roof.csv` beside `-o
+    /// FILE.csv`, `report`'s default `roofline-report.html`) are held to
+    /// stricter rules than `-o`, and checked before any file is written
+    /// (exit 2, the file and the fix named):
+    /// - never through a symbolic link (followed, it would write wherever
+    ///   the link points, out of the folder), never into a folder or a
+    ///   device;
+    /// - never over an input or another output of the run;
+    /// - an existing regular file is replaced only when roofline wrote it:
+    ///   a CSV table whose first line is the header of the table about to
+    ///   be written, a page with roofline's `generator` tag, or an empty
+    ///   file. Anything else is the user's: the run is refused and says to
+    ///   remove it or give `-o` another name.
     pub fn write(&self, files: &[(PathBuf, Body)]) -> anyhow::Result<()> {
         // The tool's own binary is never an output (it would replace the
         // program that is running, and the next run would be the analysis).
@@ -398,12 +418,13 @@ impl Output {
                 )));
             }
         }
-        for (path, _) in files.iter().filter(|(path, _)| self.is_side_table(path)) {
+        for (path, _) in files.iter().filter(|(path, _)| self.tool_named(path)) {
+            let what = self.tool_named_what(path);
             if let Some(why) = not_a_plain_file(path) {
                 return Err(bad_input(format!(
-                    "{}: this table beside -o {} is {why}; side tables are written only as plain files in -o's folder, never through a link: remove it or give another -o name",
+                    "{}: {what} is {why}; files the tool names itself are written only as plain files, never through a link: remove it or {}",
                     path.display(),
-                    self.file.as_deref().unwrap_or(Path::new("")).display()
+                    self.tool_named_fix(path)
                 )));
             }
         }
@@ -417,9 +438,21 @@ impl Output {
                 .collect();
             refuse_overwriting_inputs(&sides, &inputs).map_err(bad_input)?;
         }
+        for (path, body) in files.iter().filter(|(path, _)| self.tool_named(path)) {
+            if let Some(why) = not_written_by_roofline(path, body) {
+                return Err(bad_input(format!(
+                    "{}: {} exists and was not written by roofline ({why}); it is not replaced: remove or rename it, or {}",
+                    path.display(),
+                    self.tool_named_what(path),
+                    self.tool_named_fix(path)
+                )));
+            }
+        }
         if let [(path, body)] = files {
-            let flag = if self.file.as_deref() == Some(path.as_path()) { "-o" } else { "output file" };
-            return self.write_with(flag, path, &mut |w| body.write_to(w));
+            if !self.tool_named(path) {
+                let flag = if self.file.as_deref() == Some(path.as_path()) { "-o" } else { "output file" };
+                return self.write_with(flag, path, &mut |w| body.write_to(w));
+            }
         }
         // A CSV and the tables beside it belong together: all or none.
         let mut writers: Vec<_> =
@@ -428,7 +461,7 @@ impl Output {
             .iter()
             .zip(writers.iter_mut())
             .map(|((path, _), w)| {
-                let links = if self.is_side_table(path) { Links::Refuse } else { Links::Follow };
+                let links = if self.tool_named(path) { Links::Refuse } else { Links::Follow };
                 (path.as_path(), links, w as &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>)
             })
             .collect();
@@ -438,6 +471,42 @@ impl Output {
         })?;
         for (path, _) in files {
             self.info(&format!("wrote {}", path.display()));
+        }
+        Ok(())
+    }
+
+    /// Whether `path` is a name the tool made, not one the user typed.
+    fn tool_named(&self, path: &Path) -> bool {
+        self.is_side_table(path) || self.implicit.as_deref() == Some(path)
+    }
+
+    fn tool_named_what(&self, path: &Path) -> String {
+        if self.implicit.as_deref() == Some(path) {
+            "the default output file (no -o was given)".into()
+        } else {
+            format!("this table beside -o {}", self.file.as_deref().unwrap_or(Path::new("")).display())
+        }
+    }
+
+    fn tool_named_fix(&self, path: &Path) -> &'static str {
+        if self.implicit.as_deref() == Some(path) {
+            "give -o FILE (or redirect stdout)"
+        } else {
+            "give -o another name"
+        }
+    }
+
+    /// Refuses, before any work, an output file (`--save-csv`) at a name
+    /// that the tables beside `-o FILE.csv` may take (`FILE.TABLE.csv`):
+    /// found only once the run is over, the clash would cost the run.
+    pub fn refuse_side_table_names(&self, flag: &str, path: &Path) -> anyhow::Result<()> {
+        if self.is_side_table(path) {
+            return Err(bad_input(format!(
+                "{flag} {}: the tables beside -o {} take names of the form {}.TABLE.csv, and this may be one of them; give {flag} another name",
+                path.display(),
+                self.file.as_deref().unwrap_or(Path::new("")).display(),
+                self.file.as_deref().and_then(Path::file_stem).unwrap_or_default().to_string_lossy()
+            )));
         }
         Ok(())
     }
@@ -581,6 +650,36 @@ fn beside(path: &Path, name: &str) -> PathBuf {
     let mut file = path.file_stem().unwrap_or(OsStr::new("out")).to_os_string();
     file.push(format!(".{name}.csv"));
     path.with_file_name(file)
+}
+
+/// How much of an existing file is read to tell whether roofline wrote it.
+const HEAD_READ: usize = 4096;
+
+/// Why the regular file at `path` is not one roofline wrote in the form
+/// `body` has (`None`: it is, or there is nothing to lose: no file, or an
+/// empty one). A CSV table is recognised by its header line (the first
+/// line of `body`), a page by roofline's `<meta name="generator">` tag.
+fn not_written_by_roofline(path: &Path, body: &Body) -> Option<String> {
+    use std::io::Read;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() == 0 {
+        return None;
+    }
+    let mut head = Vec::with_capacity(HEAD_READ);
+    let read = std::fs::File::open(path).and_then(|f| f.take(HEAD_READ as u64).read_to_end(&mut head));
+    if let Err(e) = read {
+        return Some(format!("it cannot be read to tell: {e}"));
+    }
+    let head = String::from_utf8_lossy(&head);
+    let Body::Text(new) = body else {
+        return Some("roofline recognises only its own tables and pages there".into());
+    };
+    if new.trim_start().starts_with("<!DOCTYPE html>") {
+        return (!head.contains("<meta name=\"generator\" content=\"roofline "))
+            .then(|| "it has no roofline generator tag".into());
+    }
+    let first = |t: &str| t.lines().next().unwrap_or("").trim_end_matches('\r').to_string();
+    (first(&head) != first(new)).then(|| format!("its first line is not the table's header {}", first(new)))
 }
 
 #[cfg(test)]

@@ -53,15 +53,21 @@ pub fn message(text: &str) {
 /// Writes `prefix` as it is (a colour code) and then `text` made printable
 /// on stderr: messages quote what came from inputs (file and kernel names,
 /// ncu's lines), and a terminal must not obey an escape sequence planted
-/// there. Control characters other than line breaks and tabs become U+FFFD.
+/// there. Control characters other than line breaks and tabs, and the
+/// bidirectional controls (which reorder what a terminal shows), become
+/// U+FFFD.
 pub fn styled(prefix: &str, text: &str) {
-    let printable: String =
-        text.chars().map(|c| if c.is_control() && !matches!(c, '\n' | '\t') { '\u{FFFD}' } else { c }).collect();
+    let printable: String = text.chars().map(|c| if escaped(c) { '\u{FFFD}' } else { c }).collect();
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(prefix.as_bytes());
     let _ = err.write_all(printable.as_bytes());
     let _ = err.write_all(b"\n");
     let _ = err.flush();
+}
+
+/// Whether a character of a message is shown as U+FFFD.
+pub fn escaped(c: char) -> bool {
+    (c.is_control() && !matches!(c, '\n' | '\t')) || roofline_model::is_bidi_control(c)
 }
 
 /// Standard output is closed: the data had nowhere to go.

@@ -121,11 +121,7 @@ pub fn pct(input: &str, field: &str, v: f64, max: f64) -> Result<f64, CheckConfi
             input: input.into(),
             field: field.into(),
             // 1e308 is echoed as 1e308, not as its 309 digits.
-            value: if v.is_finite() && (v.abs() >= 1e6 || (v != 0.0 && v.abs() < 1e-3)) {
-                format!("{v:e}")
-            } else {
-                v.to_string()
-            },
+            value: roofline_model::format_number(v),
             problem: format!("expected a percentage from 0 to {max}"),
         })
     }

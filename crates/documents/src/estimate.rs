@@ -130,11 +130,11 @@ fn kinds() -> String {
 
 fn positive(v: f64, what: &str) -> Result<f64, String> {
     if !(v > 0.0 && v.is_finite()) {
-        return Err(format!("{what} must be greater than zero, got {v}"));
+        return Err(format!("{what} must be greater than zero, got {}", roofline_model::format_number(v)));
     }
     match roofline_model::input_range_problem(v) {
         None => Ok(v),
-        Some(problem) => Err(format!("{what} = {v}: {problem}")),
+        Some(problem) => Err(format!("{what} = {}: {problem}", roofline_model::format_number(v))),
     }
 }
 

@@ -14,6 +14,7 @@
 
 mod bench;
 mod check;
+mod consistency;
 mod diff;
 mod estimate;
 mod merge;

@@ -1109,6 +1109,17 @@ mod tests {
         assert!(skim_rank_bytes(&texts[0].as_bytes()[..texts[0].len() / 2]).is_none());
     }
 
+    /// Hardening (issue 27), an earlier harness: `RANK=3 WORLD_SIZE=2` was
+    /// accepted, and rank 3's file name taken by a job of two.
+    #[test]
+    fn a_rank_outside_its_world_size_is_refused() {
+        let e = RankInfo::from_env(env(&[("RANK", "3"), ("WORLD_SIZE", "2")])).unwrap_err().to_string();
+        assert!(e.contains("RANK=\"3\"") && e.contains("WORLD_SIZE=2") && e.contains("0 to 1"), "{e}");
+        let e = RankInfo::from_env(env(&[("SLURM_PROCID", "0"), ("SLURM_NTASKS", "0")])).unwrap_err().to_string();
+        assert!(e.contains("SLURM_NTASKS") && e.contains("at least one"), "{e}");
+        assert!(RankInfo::from_env(env(&[("RANK", "1"), ("WORLD_SIZE", "2")])).unwrap().is_some());
+    }
+
     #[test]
     fn every_launcher_names_the_rank() {
         let t = RankInfo::from_env(env(&[("RANK", "3"), ("LOCAL_RANK", "1"), ("WORLD_SIZE", "4")])).unwrap().unwrap();

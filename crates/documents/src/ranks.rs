@@ -37,12 +37,14 @@ pub const LAUNCHERS: [(&str, &str, &str, &str); 4] = [
 
 /// A launcher's variable held something that is not a rank.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{variable}={value:?} is not a rank (a whole number from 0); fix or unset it")]
+#[error("{variable}={value:?} is not a rank ({expected}); fix or unset it")]
 pub struct BadRank {
     /// The environment variable.
     pub variable: String,
     /// Its value.
     pub value: String,
+    /// What a rank is here ("a whole number from 0", "below WORLD_SIZE=2").
+    pub expected: String,
 }
 
 impl RankInfo {
@@ -52,17 +54,40 @@ impl RankInfo {
         let num = |var: &str| -> Result<Option<u32>, BadRank> {
             match get(var) {
                 None => Ok(None),
-                Some(v) => {
-                    v.trim().parse::<u32>().map(Some).map_err(|_| BadRank { variable: var.to_string(), value: v })
-                }
+                Some(v) => v.trim().parse::<u32>().map(Some).map_err(|_| BadRank {
+                    variable: var.to_string(),
+                    value: v,
+                    expected: "a whole number from 0".into(),
+                }),
             }
         };
         for (launcher, rank_var, size_var, local_var) in LAUNCHERS {
             let Some(rank) = num(rank_var)? else { continue };
+            let world_size = num(size_var).ok().flatten();
+            // A rank at or past the job's size (`RANK=3 WORLD_SIZE=2`): two
+            // launchers' variables mixed up, or a stale one; its file name
+            // would collide with another rank's.
+            if let Some(size) = world_size {
+                let bad = |variable: &str, value: u32, expected: String| BadRank {
+                    variable: variable.to_string(),
+                    value: value.to_string(),
+                    expected,
+                };
+                if size == 0 {
+                    return Err(bad(size_var, size, "a job has at least one rank".into()));
+                }
+                if rank >= size {
+                    return Err(bad(
+                        rank_var,
+                        rank,
+                        format!("ranks of a job of {size_var}={size} run from 0 to {}", size - 1),
+                    ));
+                }
+            }
             return Ok(Some(RankInfo {
                 rank,
                 local_rank: num(local_var).ok().flatten(),
-                world_size: num(size_var).ok().flatten(),
+                world_size,
                 variable: rank_var.to_string(),
                 launcher: launcher.to_string(),
                 host: None,

@@ -321,7 +321,7 @@ fn value_error(input: &str, field: String, value: f64, problem: &str) -> Documen
     DocumentError::Value {
         input: input.into(),
         field,
-        value: value.to_string(),
+        value: roofline_model::format_number(value),
         problem: problem.into(),
         fix: String::new(),
     }
@@ -354,7 +354,13 @@ fn check_ceilings(machine: &Machine, prefix: &str, input: &str) -> Result<(), Do
 fn range_error(input: &str, e: roofline_model::OutOfRange) -> DocumentError {
     let problem = e.to_string();
     let problem = problem.split_once(": ").map(|(_, p)| p.to_string()).unwrap_or(problem);
-    DocumentError::Value { input: input.into(), field: e.path, value: e.value.to_string(), problem, fix: String::new() }
+    DocumentError::Value {
+        input: input.into(),
+        field: e.path,
+        value: roofline_model::format_number(e.value),
+        problem,
+        fix: String::new(),
+    }
 }
 
 /// Checks a machine document: numbers in range, roofs positive.
@@ -395,6 +401,22 @@ pub fn check_analysis(doc: &AnalysisDocument, input: &str) -> Result<(), Documen
         }
     }
     Ok(())
+}
+
+/// Checks an analysis's derived figures against what they derive from
+/// (`crate::consistency`); `program_total_s`: its program view's GPU time.
+pub(crate) fn check_derived(
+    doc: &AnalysisDocument,
+    program_total_s: Option<f64>,
+    input: &str,
+) -> Result<(), DocumentError> {
+    crate::consistency::check_derived(&doc.kernels, program_total_s).map_err(|e| DocumentError::Value {
+        input: input.into(),
+        field: e.field,
+        value: e.value,
+        problem: e.problem,
+        fix: String::new(),
+    })
 }
 
 /// Reads a machine from a machine document, or the machine embedded in an
@@ -485,8 +507,13 @@ fn upgrade_machine_v1(machine: &mut serde_json::Value) {
 /// Reads an analysis; a file without a program view (v1, or written before
 /// it existed) gets one derived from its kernels.
 pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, DocumentError> {
+    // v1 documents were placed by older formulas: their derived figures are not recomputed.
+    let v1 = schema_at_head(text) == Some(ANALYSIS_SCHEMA_V1);
     let mut doc: AnalysisDocument = read(text, input, ANALYSIS_SCHEMA)?;
     check_analysis(&doc, input).map_err(read_fix)?;
+    if !v1 {
+        check_derived(&doc, doc.program.as_ref().map(|p| p.total_s), input).map_err(read_fix)?;
+    }
     if doc.program.is_none() {
         doc.set_program(&ProgramOptions::default());
     }
@@ -588,12 +615,12 @@ mod tests {
         let mut k = Kernel::named("k", Origin::Counter);
         k.bytes.insert(MemLevel::Dram, 1e9);
         k.duration_s = Some(0.1);
-        let a = roofline_analysis::analyze_kernel(&m, &k);
+        let a = roofline_analysis::analyze(&m, &[k]);
         let mut doc = AnalysisDocument::new(
             Producer::new("t"),
             AnalysisSource { kind: "ncu".into(), detail: String::new(), byte_convention: None },
             m,
-            vec![a],
+            a,
         );
         doc.warnings.push(Warning::NoDuration { launches: 1 });
         let text = serde_json::to_string(&doc).unwrap();

@@ -53,12 +53,12 @@ pub use link::{CollectiveOp, Engine, Link};
 pub use machine::{
     Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Pipe, Provenance, Resource, StreamPattern,
 };
-pub use names::{demangle, display_name, display_names};
+pub use names::{demangle, display_name, display_names, is_bidi_control};
 pub use roof::{attainable, ridge_point};
 pub use stats::{Spread, StatsError};
 pub use units::{
-    fixed, format_percent, format_plain, format_seconds, format_si, parse_quantity, signed, ParseQuantityError,
-    Quantity, Unit,
+    fixed, format_number, format_percent, format_plain, format_seconds, format_si, parse_number, parse_quantity,
+    signed, NumberProblem, ParseQuantityError, Quantity, Unit,
 };
 pub use warning::{
     bounded, serialize_with_text, AboveRoofPoint, MissingMetric, PartlyTimedKernel, ShortLaunch, Warning,

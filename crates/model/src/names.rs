@@ -16,6 +16,30 @@
 
 use std::collections::HashMap;
 
+// Tests only: characters the scans below have read, on this thread, so
+// that a test can bound the work a name costs (see
+// `tests::work_is_linear_in_the_name`).
+#[cfg(test)]
+thread_local! {
+    static SCANNED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+#[inline]
+fn scanning(_s: &str) {
+    #[cfg(test)]
+    SCANNED.with(|c| c.set(c.get() + _s.len() as u64));
+}
+
+/// Whether `c` is a bidirectional formatting character (embeddings and
+/// overrides U+202A-202E, isolates U+2066-2069, the marks U+200E, U+200F
+/// and U+061C): invisible, they reorder the text around them, so that a
+/// kernel name could visually rewrite its row. Wherever names are escaped
+/// (the terminal, Markdown, messages) these are escaped with the control
+/// characters.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
 /// Demangles an Itanium C++ name (`_Z...`); other names are returned as is.
 pub fn demangle(name: &str) -> String {
     let name = name.trim();
@@ -41,6 +65,7 @@ pub const DISPLAY_MAX: usize = 64;
 /// A short name for display: no return type, no parameters, template
 /// arguments folded to `<…>`, cut at [`DISPLAY_MAX`] characters.
 pub fn display_name(name: &str) -> String {
+    scanning(name);
     let full = demangle(name);
     let s = without_parameters(&full);
     // Fold template arguments.
@@ -77,6 +102,7 @@ pub fn display_name(name: &str) -> String {
 
 /// Splits `s` at top-level commas (outside `<>`, `()`, `[]`, `{}`).
 fn split_top(s: &str) -> Vec<&str> {
+    scanning(s);
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
@@ -108,6 +134,7 @@ fn template_args(name: &str) -> Vec<String> {
 
 /// Index of the first `c` outside parentheses (template brackets count).
 fn top_level(s: &str, c: char) -> Option<usize> {
+    scanning(s);
     let mut parens = 0i32;
     for (i, ch) in s.char_indices() {
         match ch {
@@ -122,6 +149,7 @@ fn top_level(s: &str, c: char) -> Option<usize> {
 
 /// The index of the bracket closing the one at `open`.
 fn matching(s: &str, open: usize) -> Option<usize> {
+    scanning(&s[open..]);
     let mut depth = 0i32;
     for (i, c) in s[open..].char_indices() {
         match c {
@@ -141,15 +169,16 @@ fn matching(s: &str, open: usize) -> Option<usize> {
 /// The last `::` component of a qualified name at the top level, without
 /// its template arguments, parameters, `const`, pointers or references.
 fn last_component(s: &str) -> String {
+    scanning(s);
     let s = s.trim().trim_start_matches("const ").trim_start_matches("struct ").trim_start_matches("class ");
     let mut depth = 0i32;
     let mut start = 0;
-    let chars: Vec<(usize, char)> = s.char_indices().collect();
-    for (k, &(i, c)) in chars.iter().enumerate() {
+    let bytes = s.as_bytes();
+    for (i, &c) in bytes.iter().enumerate() {
         match c {
-            '<' | '(' | '[' | '{' => depth += 1,
-            '>' | ')' | ']' | '}' => depth -= 1,
-            ':' if depth == 0 && chars.get(k + 1).map(|x| x.1) == Some(':') => start = i + 2,
+            b'<' | b'(' | b'[' | b'{' => depth += 1,
+            b'>' | b')' | b']' | b'}' => depth -= 1,
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => start = i + 2,
             _ => {}
         }
     }
@@ -163,6 +192,8 @@ fn last_component(s: &str) -> String {
 /// `...::copy()::[lambda(int) (instance 1)]` -> `copy`), or the member an nvcc extended lambda's tag names
 /// (`__nv_dl_tag<void (S<double>::*)(), &S<double>::copy, 1u>` -> `copy`).
 fn lambda_owner(arg: &str) -> Option<String> {
+    // The tag search below reads it three times over.
+    (0..3).for_each(|_| scanning(arg));
     // GNU demanglers write `{lambda(int)#1}`, Nsight Compute's
     // `[lambda(int) (instance 1)]`; only a lambda at this argument's top
     // level names it (one deeper down belongs to an argument of it).
@@ -209,6 +240,7 @@ fn lambda_owner(arg: &str) -> Option<String> {
 /// The `::` components of a qualified name at its top level
 /// (`a::B<c::d>::f()` -> `a`, `B<c::d>`, `f()`).
 fn components(s: &str) -> Vec<&str> {
+    scanning(s);
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
@@ -231,50 +263,119 @@ fn components(s: &str) -> Vec<&str> {
     out
 }
 
+/// How deep the label searches go on a name: each level scans the text
+/// below it again, so the depths shrink as the name grows, keeping the
+/// work on a long name bounded by a constant times its length (a
+/// name nested 2,000 deep once cost its depth cubed). Names of real
+/// kernels (CUTLASS, CuTe: a few kB, about ten deep) keep the full depths.
+#[derive(Clone, Copy)]
+struct Depths {
+    /// Into template arguments, for labels ([`candidates`], [`naming_arg`]).
+    labels: usize,
+    /// First arguments into a short label ([`short_arg_within`]).
+    short: usize,
+}
+
+/// The product of the two depths for a name of [`LABEL_WORK_FULL`] bytes;
+/// inversely proportional to the length for longer ones.
+const LABEL_WORK: usize = 64;
+
+/// See [`LABEL_WORK`].
+const LABEL_WORK_FULL: usize = 16 << 10;
+
+/// Names up to this many bytes get the full depths.
+const FULL_DEPTHS_UP_TO: usize = 2 << 10;
+
+impl Depths {
+    fn of(name: &str) -> Depths {
+        let full = Depths { labels: LABEL_DEPTH, short: SHORT_ARG_DEPTH };
+        if name.len() <= FULL_DEPTHS_UP_TO {
+            return full;
+        }
+        // labels x short <= LABEL_WORK x LABEL_WORK_FULL / len, each at least 2.
+        let product = (LABEL_WORK * LABEL_WORK_FULL / name.len()).max(4);
+        let short = (product as f64).sqrt().floor().max(2.0) as usize;
+        Depths { labels: (product / short).clamp(2, LABEL_DEPTH), short: short.min(SHORT_ARG_DEPTH) }
+    }
+}
+
+/// How many first arguments deep a short label goes (`A<B<C<…>>>`) at
+/// most: real labels stop far sooner.
+const SHORT_ARG_DEPTH: usize = 16;
+
+/// How deep into template arguments labels are looked for, at most.
+/// CUTLASS and CuTe kernels nest about ten deep.
+const LABEL_DEPTH: usize = 48;
+
 /// A short label for one template argument: a lambda's owner, else the
 /// argument's own name (namespaces dropped) with its first argument, also
 /// short (`at::native::MeanOps<float, float, float, float>` ->
 /// `MeanOps<float>`).
-fn short_arg(arg: &str) -> String {
+/// `depth` first arguments deep at most.
+fn short_arg_within(arg: &str, depth: usize) -> String {
     if let Some(owner) = lambda_owner(arg) {
         return owner;
     }
     let base = last_component(arg);
-    let args = template_args(arg);
-    match args.first() {
-        Some(first) if !base.is_empty() => format!("{base}<{}>", short_arg(first)),
+    let first = if depth == 0 { None } else { first_template_arg(arg) };
+    match first {
+        Some(first) if !base.is_empty() => format!("{base}<{}>", short_arg_within(first, depth - 1)),
         _ if !base.is_empty() => base,
         _ => arg.trim().to_string(),
     }
+}
+
+/// The first of [`template_args`], without splitting (or copying) the others.
+fn first_template_arg(name: &str) -> Option<&str> {
+    let open = top_level(name, '<')?;
+    let close = matching(name, open)?;
+    split_top(&name[open + 1..close]).into_iter().next()
 }
 
 /// Labels for a name's template arguments, depth first: each argument's
 /// short label, then its own arguments'. Lambda owners come first: they name
 /// the code that was written, where a functor's wrapper does not.
 fn candidates(name: &str) -> Vec<String> {
-    fn walk(arg: &str, owners: &mut Vec<String>, out: &mut Vec<String>) {
-        if let Some(owner) = lambda_owner(arg) {
-            if !owners.contains(&owner) {
-                owners.push(owner);
+    /// A list without repeats, each insertion a look-up (a name with
+    /// thousands of arguments must not cost their square).
+    #[derive(Default)]
+    struct Unique {
+        list: Vec<String>,
+        seen: std::collections::HashSet<String>,
+    }
+    impl Unique {
+        fn push(&mut self, s: String) {
+            if self.seen.insert(s.clone()) {
+                self.list.push(s);
             }
+        }
+    }
+    fn walk(arg: &str, depth: usize, d: Depths, owners: &mut Unique, out: &mut Unique) {
+        if let Some(owner) = lambda_owner(arg) {
+            owners.push(owner);
             return;
         }
-        let label = short_arg(arg);
-        if !label.is_empty() && !out.contains(&label) {
+        let label = short_arg_within(arg, d.short);
+        if !label.is_empty() {
             out.push(label);
         }
+        if depth == 0 {
+            return;
+        }
         for a in template_args(arg) {
-            walk(&a, owners, out);
+            walk(&a, depth - 1, d, owners, out);
         }
     }
-    let mut owners = Vec::new();
-    let mut out = Vec::new();
-    for a in template_args(&strip_signature(name)) {
-        walk(&a, &mut owners, &mut out);
+    let mut owners = Unique::default();
+    let mut out = Unique::default();
+    let stripped = strip_signature(name);
+    let d = Depths::of(&stripped);
+    for a in template_args(&stripped) {
+        walk(&a, d.labels, d, &mut owners, &mut out);
     }
-    owners.retain(|o| !out.contains(o));
-    owners.extend(out);
-    owners
+    let mut all: Vec<String> = owners.list.into_iter().filter(|o| !out.seen.contains(o)).collect();
+    all.extend(out.list);
+    all
 }
 
 /// The template argument that names the code a kernel runs, for a kernel
@@ -284,7 +385,7 @@ fn candidates(name: &str) -> Vec<String> {
 /// MeanOps<...>>` -> `MeanOps<float>`). Plain numbers, types without
 /// arguments (`c10::BFloat16`) and `std::` containers name no code.
 fn naming_arg(name: &str) -> Option<String> {
-    fn walk(arg: &str, owner: &mut Option<String>, innermost: &mut Option<String>) {
+    fn walk(arg: &str, depth: usize, d: Depths, owner: &mut Option<String>, innermost: &mut Option<String>) {
         if let Some(o) = lambda_owner(arg) {
             owner.get_or_insert(o);
             return;
@@ -292,21 +393,27 @@ fn naming_arg(name: &str) -> Option<String> {
         let args = template_args(arg);
         let t = arg.trim();
         if !args.is_empty() && !t.starts_with("std::") && !t.starts_with("cuda::std::") {
-            *innermost = Some(short_arg(arg));
+            *innermost = Some(short_arg_within(arg, d.short));
+        }
+        if depth == 0 {
+            return;
         }
         for a in args {
-            walk(&a, owner, innermost);
+            walk(&a, depth - 1, d, owner, innermost);
         }
     }
     let (mut owner, mut innermost) = (None, None);
-    for a in template_args(&strip_signature(name)) {
-        walk(&a, &mut owner, &mut innermost);
+    let stripped = strip_signature(name);
+    let d = Depths::of(&stripped);
+    for a in template_args(&stripped) {
+        walk(&a, d.labels, d, &mut owner, &mut innermost);
     }
     owner.or(innermost)
 }
 
 /// A name up to its parameter list: the first `(` outside template brackets.
 fn without_parameters(s: &str) -> &str {
+    scanning(s);
     let mut depth = 0i32;
     for (i, c) in s.char_indices() {
         match c {
@@ -321,6 +428,7 @@ fn without_parameters(s: &str) -> &str {
 
 /// A demangled name without its return type and parameter list.
 fn strip_signature(name: &str) -> String {
+    scanning(name);
     let full = demangle(name);
     let s = without_parameters(&full).trim();
     // The return type: everything before the last top-level space.
@@ -371,7 +479,8 @@ pub fn display_names(names: &[&str]) -> Vec<String> {
         .zip(&default)
         .map(|(n, d)| {
             let stripped = strip_signature(n);
-            let args: Vec<String> = template_args(&stripped).iter().map(|a| short_arg(a)).collect();
+            let short = Depths::of(&stripped).short;
+            let args: Vec<String> = template_args(&stripped).iter().map(|a| short_arg_within(a, short)).collect();
             let whole = args.join(", ");
             if !d.ends_with("<…>") || args.is_empty() {
                 d.clone()
@@ -417,9 +526,10 @@ pub fn display_names(names: &[&str]) -> Vec<String> {
                 continue;
             }
             let mine = &cands[m];
+            let mine_set: std::collections::HashSet<&str> = mine.iter().map(String::as_str).collect();
             // Offered by no sibling: by nobody but this kernel, if by it.
             let unique = |c: &String| {
-                let own = usize::from(mine.contains(c));
+                let own = usize::from(mine_set.contains(c.as_str()));
                 offered.get(c.as_str()).copied().unwrap_or(0) == own
             };
             // What names the code (the innermost functor or lambda owner) first,
@@ -607,5 +717,123 @@ mod tests {
         let d = display_name(&n);
         assert_eq!(d.chars().count(), DISPLAY_MAX);
         assert!(d.ends_with('…'));
+    }
+
+    /// Characters scanned while `f` runs.
+    fn work(f: impl FnOnce()) -> u64 {
+        SCANNED.with(|c| c.set(0));
+        f();
+        SCANNED.with(|c| c.get())
+    }
+
+    /// Work allowed per character of the names (see `LABEL_DEPTH` and
+    /// `SHORT_ARG_DEPTH`: each bounded level scans a name's text a few times).
+    const WORK_PER_CHAR: u64 = 40_000;
+
+    /// `cute::tuple<cute::tuple<...<cute::C<1>>...>>`, `depth` deep.
+    fn nested(depth: usize, leaf: &str) -> String {
+        format!("{}{leaf}{}", "cute::tuple<".repeat(depth), ">".repeat(depth))
+    }
+
+    /// Hardening (issue 27), item 4: a kernel name nested 2,000 deep (8 kB)
+    /// took 44 s to shorten, the work cubic in the depth.
+    #[test]
+    fn a_name_nested_2000_deep_is_shortened_with_work_linear_in_its_length() {
+        let a = format!("void cutlass::device_kernel<{}>(T1::Params)", nested(2000, "cute::C<1>"));
+        let b = format!("void cutlass::device_kernel<{}>(T1::Params)", nested(2000, "cute::C<2>"));
+        assert!(a.len() > 8000, "{}", a.len());
+        let len = (a.len() + b.len()) as u64;
+        let t = std::time::Instant::now();
+        let mut names = Vec::new();
+        let w = work(|| names = display_names(&[&a, &b]));
+        assert!(w <= WORK_PER_CHAR * len, "{w} characters scanned for {len}");
+        assert_ne!(names[0], names[1], "siblings told apart: {names:?}");
+        assert!(names.iter().all(|n| n.chars().count() <= DISPLAY_MAX + 12), "{names:?}");
+        assert!(t.elapsed().as_secs() < 10, "took {:?}", t.elapsed());
+        // Twice the depth, about twice the work (cubic would be eight times).
+        let deeper = format!("void k<{}>()", nested(4000, "int"));
+        let shallower = format!("void k<{}>()", nested(2000, "int"));
+        let (w2, w1) = (work(|| drop(display_names(&[&deeper, &a]))), work(|| drop(display_names(&[&shallower, &a]))));
+        assert!(w2 < 3 * w1, "{w2} vs {w1}");
+    }
+
+    /// CUTLASS 3 and CuTe kernels as Nsight Compute prints them: siblings
+    /// that differ deep in their template arguments get different short names.
+    #[test]
+    fn cutlass_and_cute_deep_template_corpus() {
+        let shape = |m: u32, n: u32| format!("cute::tuple<cute::C<{m}>, cute::C<{n}>, cute::C<64>>");
+        let gemm = |tile: &str, stages: u32| {
+            format!(
+                "void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int>, \
+                 cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<{stages}, \
+                 cute::tuple<cute::C<2>, cute::C<1>, cute::C<1>>, cutlass::gemm::KernelTmaWarpSpecializedCooperative>, \
+                 {tile}, cutlass::bfloat16_t, cute::tuple<long, cute::C<1>, long>, cutlass::bfloat16_t, \
+                 cute::tuple<long, cute::C<1>, long>, cute::TiledMMA<cute::MMA_Atom<cute::SM90_64x128x16_F32BF16BF16_SS<\
+                 (cute::GMMA::Major)0, (cute::GMMA::Major)0, (cute::GMMA::ScaleIn)1, (cute::GMMA::ScaleIn)1>>, \
+                 cute::Layout<cute::tuple<cute::C<2>, cute::C<1>, cute::C<1>>, cute::tuple<cute::C<1>, cute::C<0>, \
+                 cute::C<0>>>, cute::tuple<cute::Underscore, cute::Underscore, cute::Underscore>>, cute::SM90_TMA_LOAD, \
+                 cute::ComposedLayout<cute::Swizzle<3, 4, 3>, cute::smem_ptr_flag_bits<16>, cute::Layout<cute::tuple<\
+                 cute::C<8>, cute::C<64>>, cute::tuple<cute::C<64>, cute::C<1>>>>, void, cute::identity>, \
+                 cutlass::epilogue::collective::DefaultEpilogue<cutlass::epilogue::thread::LinearCombination<\
+                 cutlass::bfloat16_t, 1, float, float>>, void, void>>(T1::Params)"
+            )
+        };
+        let corpus = [
+            gemm(&shape(128, 128), 4),
+            gemm(&shape(128, 256), 4),
+            gemm(&shape(128, 128), 5),
+            format!("void cute::kernel<{}>(float*)", nested(40, "cute::C<1>")),
+            format!("void cute::kernel<{}>(float*)", nested(40, "cute::C<2>")),
+            "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::half_t, \
+             Flash_kernel_traits<128, 128, 64, 4, cutlass::half_t>>, false, true, false>(Flash_fwd_params)"
+                .to_string(),
+        ];
+        let refs: Vec<&str> = corpus.iter().map(String::as_str).collect();
+        let len: u64 = refs.iter().map(|n| n.len() as u64).sum();
+        let mut names = Vec::new();
+        let w = work(|| names = display_names(&refs));
+        assert!(w <= WORK_PER_CHAR * len, "{w} for {len}");
+        let mut distinct = names.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), names.len(), "two kernels share a display name: {names:#?}");
+        for (n, full) in names.iter().zip(&corpus) {
+            assert!(n.chars().count() <= DISPLAY_MAX + 12, "{n}");
+            assert!(!n.contains("T1::Params") && !n.starts_with("void"), "{n} from {full}");
+        }
+        assert!(names[0].starts_with("device_kernel"), "{names:?}");
+    }
+
+    /// A template tree for the property below: a name, its arguments.
+    fn tree() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just("int".to_string()),
+            Just("cute::C<1>".to_string()),
+            Just("float".to_string()),
+            Just("S<double>::copy()::{lambda(int)#1}".to_string()),
+            "[a-z]{1,6}".prop_map(|s| format!("ns::{s}")),
+        ];
+        leaf.prop_recursive(24, 600, 4, |inner| {
+            (
+                prop_oneof![Just("cute::tuple"), Just("cutlass::Kernel"), Just("std::array"), Just("Op")],
+                proptest::collection::vec(inner, 1..4),
+            )
+                .prop_map(|(name, args)| format!("{name}<{}>", args.join(", ")))
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+        /// Hardening (issue 27), item 4: whatever the nesting's shape (deep,
+        /// wide, lambdas inside), the work on names is bounded by their length.
+        #[test]
+        fn work_is_linear_in_the_name(a in tree(), b in tree(), chain in 0usize..1500) {
+            let a = format!("void kernel<{a}>(int)");
+            let b = format!("void kernel<{}>(int)", nested(chain, &b));
+            let len = (a.len() + b.len()) as u64;
+            let w = work(|| drop(display_names(&[&a, &b])));
+            proptest::prop_assert!(w <= WORK_PER_CHAR * len, "{} characters scanned for {}", w, len);
+        }
     }
 }

@@ -200,6 +200,18 @@ pub fn format_plain(v: f64) -> String {
     }
 }
 
+/// A number echoed in a message exactly but compactly: as Rust writes it
+/// (`150.5`, `0.001`) while that is short, else in exponent form (`1e308`,
+/// never its 309 digits; `1.5e-300`). Infinities and NaN as `inf`, `NaN`.
+pub fn format_number(v: f64) -> String {
+    let plain = v.to_string();
+    if plain.len() <= 16 || !v.is_finite() {
+        plain
+    } else {
+        format!("{v:e}")
+    }
+}
+
 /// Formats a percentage: one decimal below 10%, none above 100%.
 pub fn format_percent(p: f64) -> String {
     if !p.is_finite() {
@@ -209,6 +221,104 @@ pub fn format_percent(p: f64) -> String {
         format!("{}%", fixed(p, 1))
     } else {
         format!("{}%", fixed(p, 0))
+    }
+}
+
+/// Why a field that starts like a number is not one ([`parse_number`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NumberProblem {
+    /// A comma that cannot be a thousands separator (`58784,5`, `1.234,5`):
+    /// a decimal comma, from a locale that writes one.
+    DecimalComma,
+    /// Digits, signs, points or exponents out of place (`1.2.3`, `12abc`).
+    Malformed,
+    /// A number too large for a double (`1e400`).
+    Overflow,
+}
+
+impl NumberProblem {
+    /// What is wrong, and the fix, in words.
+    pub fn explain(&self) -> &'static str {
+        match self {
+            NumberProblem::DecimalComma => {
+                "a comma that is not a thousands separator (groups of three digits): exported with a decimal comma? use LC_NUMERIC=C (export again with `LC_NUMERIC=C ncu --import REPORT --csv --page raw --print-units base`)"
+            }
+            NumberProblem::Malformed => {
+                "not a number as ncu writes them (digits, thousands commas in groups of three, one decimal point, an exponent)"
+            }
+            NumberProblem::Overflow => "out of range: larger than any value a counter can hold",
+        }
+    }
+}
+
+/// The one grammar of numbers the tool reads, in captures, flags and files
+/// (as `ncu --csv` writes them, in the C locale):
+///
+/// ```text
+/// number   = sign? ( int | int? "." digits ) exponent?
+/// int      = digits | d{1,3} ( "," d{3} )+          (thousands separators)
+/// exponent = ("e" | "E") sign? digits
+/// ```
+///
+/// A comma that cannot be a thousands separator (`58784,5`, `1.234,5`) is a
+/// decimal comma, never read as something else; a number too large for a
+/// double (`1e400`) is out of range, as any other too large is.
+pub fn parse_number(field: &[u8]) -> Result<f64, NumberProblem> {
+    let mut i = 0;
+    if matches!(field.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    // The integer part, with its thousands separators.
+    let int_start = i;
+    while i < field.len() && field[i].is_ascii_digit() {
+        i += 1;
+    }
+    let first_group = i - int_start;
+    let mut grouped = false;
+    while i < field.len() && field[i] == b',' {
+        let group = field[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if first_group == 0 || first_group > 3 || group != 3 {
+            return Err(NumberProblem::DecimalComma);
+        }
+        grouped = true;
+        i += 1 + group;
+    }
+    if grouped && field.get(i).is_some_and(u8::is_ascii_digit) {
+        return Err(NumberProblem::DecimalComma);
+    }
+    let mut digits = i > int_start;
+    if field.get(i) == Some(&b'.') {
+        i += 1;
+        let frac = field[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        i += frac;
+        digits |= frac > 0;
+        if field.get(i) == Some(&b',') {
+            return Err(NumberProblem::DecimalComma);
+        }
+    }
+    if !digits {
+        return Err(NumberProblem::Malformed);
+    }
+    if matches!(field.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(field.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let exp = field[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if exp == 0 {
+            return Err(NumberProblem::Malformed);
+        }
+        i += exp;
+    }
+    if i != field.len() {
+        return Err(if field[i..].contains(&b',') { NumberProblem::DecimalComma } else { NumberProblem::Malformed });
+    }
+    let text: String = field.iter().filter(|&&b| b != b',').map(|&b| b as char).collect();
+    let v: f64 = text.parse().map_err(|_| NumberProblem::Malformed)?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(NumberProblem::Overflow)
     }
 }
 
@@ -234,11 +344,15 @@ pub fn parse_quantity(input: &str, unit: Unit) -> Result<f64, ParseQuantityError
         .map(|(i, _)| i)
         .unwrap_or(text.len());
     let (number, suffix) = text.split_at(split);
-    let number = number.replace(',', "");
-    let value: f64 = number.parse().map_err(|_| err(format!("{number:?} is not a number")))?;
-    if !value.is_finite() {
-        return Err(err("the number is not finite".into()));
-    }
+    let value = parse_number(number.as_bytes()).map_err(|p| {
+        err(match p {
+            NumberProblem::DecimalComma => format!(
+                "{number:?} has a comma that is not a thousands separator (groups of three digits): write the decimal point as a point (1.5, not 1,5)"
+            ),
+            NumberProblem::Malformed => format!("{number:?} is not a number"),
+            NumberProblem::Overflow => format!("{number:?} is out of range (larger than any quantity)"),
+        })
+    })?;
     let suffix = suffix.trim();
     let scale = if suffix.is_empty() {
         1.0
@@ -614,7 +728,7 @@ mod tests {
         let e = parse_quantity("1e999 GB/s", Unit::BytePerSecond).unwrap_err();
         assert_eq!(e.input, "1e999 GB/s");
         assert_eq!(e.expected, "a bandwidth such as \"4.8 TB/s\" or \"320 GB/s\"");
-        assert_eq!(e.reason, "the number is not finite");
+        assert_eq!(e.reason, "\"1e999\" is out of range (larger than any quantity)");
         let e = parse_quantity("1.2.3", Unit::Flop).unwrap_err();
         assert_eq!(e.reason, "\"1.2.3\" is not a number");
         assert_eq!(e.expected, "a FLOP count such as \"2.1 GFLOP\" or \"4096\"");
@@ -625,5 +739,49 @@ mod tests {
         let e = parse_quantity("3 lightyears", Unit::Byte).unwrap_err();
         assert_eq!(e.reason, "unknown unit \"lightyears\"; write e.g. B, kB, MB, GB, TB, KiB, MiB, GiB");
         assert!(e.to_string().starts_with("cannot read \"3 lightyears\" as a byte count such as"), "{e}");
+    }
+
+    /// Hardening (issue 27), item 3: one grammar of numbers; a comma is a
+    /// thousands separator only between groups of three digits.
+    #[test]
+    fn numbers_have_one_grammar() {
+        for (text, v) in
+            [("3,209,127,424", 3209127424.0), ("1,000.5", 1000.5), ("-12", -12.0), (".5", 0.5), ("1e3", 1e3)]
+        {
+            assert_eq!(parse_number(text.as_bytes()), Ok(v), "{text}");
+        }
+        for text in ["58784,5", "1.234,5", "0,5", "1,00", "1234,567", ",5", "1,000,00"] {
+            assert_eq!(parse_number(text.as_bytes()), Err(NumberProblem::DecimalComma), "{text}");
+        }
+        for text in ["1.2.3", "1e", "e5", "+", ".", "1 2"] {
+            assert_eq!(parse_number(text.as_bytes()), Err(NumberProblem::Malformed), "{text}");
+        }
+        assert_eq!(parse_number(b"1e400"), Err(NumberProblem::Overflow));
+        let e = parse_quantity("1,5 TB/s", Unit::BytePerSecond).unwrap_err();
+        assert!(e.reason.contains("comma"), "{}", e.reason);
+        assert_eq!(parse_quantity("1,500 GB/s", Unit::BytePerSecond).unwrap(), 1.5e12);
+    }
+
+    proptest::proptest! {
+        /// Every finite number written plainly, in exponent form or with
+        /// thousands separators reads back as itself; a decimal comma
+        /// never reads as a number.
+        #[test]
+        fn the_number_grammar_reads_what_is_written(v in -1e300f64..1e300, n in 0u64..u64::MAX / 2, frac in 1u32..99) {
+            proptest::prop_assert_eq!(parse_number(v.to_string().as_bytes()), Ok(v));
+            proptest::prop_assert_eq!(parse_number(format!("{v:e}").as_bytes()), Ok(v));
+            let digits = n.to_string();
+            let mut grouped = String::new();
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i) % 3 == 0 {
+                    grouped.push(',');
+                }
+                grouped.push(c);
+            }
+            proptest::prop_assert_eq!(parse_number(grouped.as_bytes()), Ok(n as f64));
+            // One or two digits after a comma: a decimal comma, refused.
+            let comma = format!("{n},{frac}");
+            proptest::prop_assert_eq!(parse_number(comma.as_bytes()), Err(NumberProblem::DecimalComma));
+        }
     }
 }

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read};
 
 use roofline_model::FlopKind;
+pub use roofline_model::NumberProblem;
 
 use crate::metrics::{
     Slot, Via, COLUMNS, PIPE_COUNT_SUFFIX, PIPE_CYCLES_PREFIX, PIPE_CYCLES_SUFFIX, PIPE_PCT_SUFFIX, PIPE_PREFIX,
@@ -248,6 +249,38 @@ pub enum CsvError {
         /// What is wrong with it.
         problem: String,
     },
+    /// A field that starts like a number and is not one in the reader's
+    /// grammar ([`read_number`]): a decimal comma, a malformed or an
+    /// overflowing number.
+    #[error("{input}: line {line}, column {column_number} ({column}): {raw:?}: {problem}")]
+    Number {
+        /// The file as the user named it.
+        input: String,
+        /// The launch's line.
+        line: u64,
+        /// The column, counted from 1.
+        column_number: usize,
+        /// The metric's column.
+        column: String,
+        /// The text as written (at most 40 characters).
+        raw: String,
+        /// What is wrong with it, and the fix.
+        problem: &'static str,
+    },
+    /// A column the reader uses, twice in the header.
+    #[error("{input}: line {line}: column {column} appears twice in the header (columns {first} and {second}); which one holds the counter is ambiguous. Delete one of them, or export the capture again (`ncu --import REPORT --csv --page raw --print-units base`)")]
+    DuplicateColumn {
+        /// The file as the user named it.
+        input: String,
+        /// The header's line.
+        line: u64,
+        /// The column's name.
+        column: String,
+        /// Its first position, from 1.
+        first: usize,
+        /// Its second position.
+        second: usize,
+    },
     /// Nothing that looks like a launch row.
     #[error("{input}: no kernel launches in it{detail}; expected the output of `ncu --csv --page raw` (a header row starting with \"ID\", one row per launch). {hint}")]
     NoLaunches {
@@ -435,28 +468,37 @@ fn unit_scale(unit: &str) -> f64 {
 }
 
 /// A value as ncu prints it: `"3,209,127,424"`, `"945408"`, `"70.54"`,
-/// `n/a`, empty. `None` for anything that is not a finite number.
+/// `n/a`, empty. `None` for anything that is not a finite number (see
+/// [`read_number`], the grammar itself).
 pub fn parse_value(raw: &[u8]) -> Option<f64> {
-    let mut buf = [0u8; 64];
-    let mut len = 0;
-    for &b in raw {
-        match b {
-            b',' | b' ' | b'"' => {}
-            _ => {
-                if len == buf.len() {
-                    return None;
-                }
-                buf[len] = b;
-                len += 1;
-            }
-        }
+    read_number(raw).ok().flatten()
+}
+
+/// Reads a field with the one grammar of numbers the reader accepts, as
+/// `ncu --csv` writes them (in the C locale):
+///
+/// ```text
+/// field    = ws* ( absent | number ) ws*
+/// absent   = anything with no digit ("", "n/a", "NaN", "inf") or with a
+///            character no number has ("PolicySpread", "100 (100)", "12#4")
+/// number   = sign? ( int | int? "." digits ) exponent?
+/// int      = digits | d{1,3} ( "," d{3} )+          (thousands separators)
+/// exponent = ("e" | "E") sign? digits
+/// ```
+///
+/// `Ok(None)`: absent. A field of number characters that does not fit is an error
+/// (never silently something else: `58784,5` is not 587,845); so is one
+/// too large for a double (`1e400` is out of range, as `1e31` is).
+pub fn read_number(raw: &[u8]) -> Result<Option<f64>, NumberProblem> {
+    let trimmed = raw.trim_ascii();
+    let field = trimmed.strip_prefix(b"\"").and_then(|f| f.strip_suffix(b"\"")).unwrap_or(trimmed).trim_ascii();
+    // Words and ncu's other notations (`n/a`, `PolicySpread`, `100 (100)`,
+    // lists in parentheses) hold no number: absent (the reader warns).
+    let numeric = |b: &u8| b.is_ascii_digit() || matches!(b, b',' | b'.' | b'e' | b'E' | b'+' | b'-' | b' ');
+    if !field.iter().any(u8::is_ascii_digit) || !field.iter().all(numeric) {
+        return Ok(None);
     }
-    if len == 0 {
-        return None;
-    }
-    let s = std::str::from_utf8(&buf[..len]).ok()?;
-    let v: f64 = s.parse().ok()?;
-    v.is_finite().then_some(v)
+    roofline_model::parse_number(field).map(Some)
 }
 
 /// The tensor kind of `sm__ops_path_tensor_src_<suffix>.sum`, if it is one
@@ -535,6 +577,77 @@ fn expected_dimension(slot: Slot, via: Via) -> Dimension {
 fn holds_bytes(column: &str, via: Via) -> bool {
     matches!(via, Via::Direct(_))
         && column.strip_suffix(".sum").is_some_and(|metric| metric.contains("bytes") && !metric.contains('.'))
+}
+
+/// What a counter column counts, from its metric's name: instructions,
+/// cycles, sectors or a percentage. Its unit must count the same thing
+/// (with an SI prefix, or none): `Kbyte` on an instruction counter would
+/// multiply its FLOPs by 1,000.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CountKind {
+    Percent,
+    Instructions,
+    Cycles,
+    Sectors,
+}
+
+fn count_kind(column: &str) -> Option<CountKind> {
+    let metric = column.split('.').next().unwrap_or(column);
+    let tail = &column[metric.len()..];
+    if tail.contains("pct") || metric.ends_with("_pct") {
+        Some(CountKind::Percent)
+    } else if metric.contains("_per_") || tail.contains("ratio") {
+        // A ratio of two counts (`warps_active_per_inst_executed`): in the unit of neither.
+        None
+    } else if metric.contains("inst_executed") || metric.ends_with("_inst") {
+        Some(CountKind::Instructions)
+    } else if metric.ends_with("cycles_elapsed") || metric.ends_with("cycles_active") {
+        Some(CountKind::Cycles)
+    } else if metric.ends_with("sectors") || metric.contains("_sectors_") {
+        Some(CountKind::Sectors)
+    } else {
+        None
+    }
+}
+
+impl CountKind {
+    fn words(self) -> &'static [&'static str] {
+        match self {
+            CountKind::Percent => &["%"],
+            CountKind::Instructions => &["inst", "warp", "thread"],
+            CountKind::Cycles => &["cycle", "cycles"],
+            CountKind::Sectors => &["sector", "sectors"],
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            CountKind::Percent => "a percentage",
+            CountKind::Instructions => "instructions",
+            CountKind::Cycles => "cycles",
+            CountKind::Sectors => "sectors",
+        }
+    }
+
+    fn expected(self) -> &'static str {
+        match self {
+            CountKind::Percent => "% (or no unit)",
+            CountKind::Instructions => "inst, Kinst, Minst, ... or inst/cycle (or no unit)",
+            CountKind::Cycles => "cycle, Kcycle, Mcycle, ... (or no unit)",
+            CountKind::Sectors => "sector, Ksector, Msector, ... (or no unit)",
+        }
+    }
+
+    /// Whether `unit` counts this (its numerator, for a per-cycle rate).
+    fn takes(self, unit: &str) -> bool {
+        let num = unit.split('/').next().unwrap_or("").trim();
+        if num.is_empty() {
+            return true;
+        }
+        let words = self.words();
+        let base = num.strip_prefix(['K', 'k', 'M', 'G', 'T', 'P']).filter(|b| !b.is_empty()).unwrap_or(num);
+        words.contains(&num) || (self != CountKind::Percent && words.contains(&base))
+    }
 }
 
 /// `byte`, `bytes` with an SI prefix (`Kbyte`, `Mbyte`, ...), or no unit
@@ -691,6 +804,20 @@ impl Plan {
                     expected: expected.expected(),
                 });
             }
+            if let Some(kind) = count_kind(&column).filter(|_| expected == Dimension::Plain) {
+                if !kind.takes(&unit) {
+                    return Err(CsvError::Unit {
+                        input: input.into(),
+                        column,
+                        unit,
+                        problem: format!(
+                            "which does not count {} (a counter read in another unit would be scaled by it)",
+                            kind.what()
+                        ),
+                        expected: kind.expected(),
+                    });
+                }
+            }
             if holds_bytes(&column, s.via) && !is_byte_unit(&unit) {
                 return Err(CsvError::Unit {
                     input: input.into(),
@@ -724,6 +851,38 @@ impl Plan {
             ));
         }
         Ok(())
+    }
+
+    /// A column the reader uses that the header holds twice: which one
+    /// holds the counter is ambiguous, and taking either silently could
+    /// take the wrong one. (name, first column, second column, from 1.)
+    fn duplicate(&self) -> Option<(String, usize, usize)> {
+        let mut used: Vec<usize> = self.slots.iter().flatten().map(|s| s.col).collect();
+        used.extend(self.tensor.iter().map(|t| t.1));
+        used.extend(self.stalls.iter().map(|s| s.1));
+        used.extend(self.pipes.iter().map(|p| p.1));
+        used.extend([self.kernel, self.process_id, self.device, self.cc].into_iter().flatten());
+        used.sort_unstable();
+        used.dedup();
+        let mut at: HashMap<&str, usize> = HashMap::with_capacity(self.names.len());
+        let mut found: Option<(String, usize, usize)> = None;
+        for (i, n) in self.names.iter().enumerate() {
+            if n.is_empty() {
+                continue;
+            }
+            match at.get(n.as_str()) {
+                Some(&first) if used.binary_search(&first).is_ok() => {
+                    if found.as_ref().is_none_or(|f| first + 1 < f.1) {
+                        found = Some((n.clone(), first + 1, i + 1));
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    at.insert(n, i);
+                }
+            }
+        }
+        found
     }
 
     fn missing(&self) -> Vec<MissingMetric> {
@@ -849,6 +1008,62 @@ fn guard_error(g: Guarded, input: &str) -> CsvError {
         Guarded::Binary(line) => CsvError::Binary { input: input.into(), line },
         Guarded::LineTooLong(line) => CsvError::LineTooLong { input: input.into(), line },
     }
+}
+
+/// A field of a launch row read with [`read_number`]: a field that is not
+/// a number in its grammar is an error naming line, column and value.
+fn number(raw: &[u8], line: u64, col: usize, column: &str, input: &str) -> Result<Option<f64>, CsvError> {
+    read_number(raw).map_err(|p| CsvError::Number {
+        input: input.into(),
+        line,
+        column_number: col + 1,
+        column: column.into(),
+        raw: String::from_utf8_lossy(raw).chars().take(40).collect(),
+        problem: p.explain(),
+    })
+}
+
+/// The range a clock can physically be in, Hz, and its name: a value
+/// outside it is a unit that does not match the numbers (a `khz` column
+/// holding Hz made a 1,977 GHz SM clock, and roofs 1,000 times too high).
+pub fn clock_range(slot: Slot) -> Option<(f64, f64, &'static str)> {
+    match slot {
+        Slot::SmClock | Slot::MaxSmClock | Slot::L1Clock => Some((100e6, 5e9, "an SM clock")),
+        Slot::LtsClock => Some((100e6, 5e9, "an L2 clock")),
+        // HBM and GDDR memory clocks as ncu counts their cycles.
+        Slot::DramClock => Some((100e6, 30e9, "a DRAM clock")),
+        _ => None,
+    }
+}
+
+/// A clock for a message: `1.98 GHz`, `800 MHz`, `1.98e+03 GHz`.
+fn clock(hz: f64) -> String {
+    if hz >= 1e9 {
+        format!("{} GHz", roofline_model::format_plain(hz / 1e9))
+    } else {
+        format!("{} MHz", roofline_model::format_plain(hz / 1e6))
+    }
+}
+
+/// Refuses a clock outside [`clock_range`] (zero is left to the checks
+/// of the points: no reading).
+fn physical(slot: Slot, hz: f64, raw: &[u8], line: u64, column: &str, input: &str) -> Result<(), CsvError> {
+    let Some((lo, hi, what)) = clock_range(slot) else { return Ok(()) };
+    if hz == 0.0 || (lo..=hi).contains(&hz) {
+        return Ok(());
+    }
+    Err(CsvError::Value {
+        input: input.into(),
+        line,
+        column: column.into(),
+        raw: String::from_utf8_lossy(raw).chars().take(40).collect(),
+        problem: format!(
+            "read as {}, which cannot be {what} ({} to {}): is the unit in the units row the one the values are in (Hz values under khz?)",
+            clock(hz),
+            clock(lo),
+            clock(hi)
+        ),
+    })
 }
 
 /// A value read from a column, checked: negative or out of range is bad
@@ -995,6 +1210,9 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
     if plan.kernel.is_none() {
         return Err(CsvError::NoKernelName { input: input.into() });
     }
+    if let Some((column, first, second)) = plan.duplicate() {
+        return Err(CsvError::DuplicateColumn { input: input.into(), line: header_lines, column, first, second });
+    }
     cap.missing = plan.missing();
     if plan.slots.iter().flatten().any(|s| matches!(s.via, Via::PerCycle(_))) {
         cap.warnings.push(format!(
@@ -1059,6 +1277,9 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
             if plan.kernel.is_none() {
                 return Err(CsvError::NoKernelName { input: input.into() });
             }
+            if let Some((column, first, second)) = plan.duplicate() {
+                return Err(CsvError::DuplicateColumn { input: input.into(), line: line_no, column, first, second });
+            }
             for m in plan.missing() {
                 if !cap.missing.iter().any(|x| x.slot == m.slot) {
                     cap.missing.push(m);
@@ -1099,9 +1320,9 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
         for (slot_index, s) in plan.slots.iter().enumerate() {
             let Some(SlotColumn { col, via, scale }) = *s else { continue };
             let Some(raw) = rec.get(col) else { continue };
-            let v = parse_value(raw);
             let column = &plan.names[col];
-            if v.is_none() && !raw.is_empty() && raw != b"n/a" {
+            let v = number(raw, line_no, col, column, input)?;
+            if v.is_none() && !raw.trim_ascii().is_empty() && raw.trim_ascii() != b"n/a" {
                 bad_values
                     .entry(column.clone())
                     .or_insert((line_no, String::from_utf8_lossy(raw).chars().take(40).collect()));
@@ -1117,6 +1338,9 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
                 Some(v) => Some(checked(v * f * scale, raw, line_no, column, input)?),
                 None => None,
             };
+            if let (Some(v), Some(slot)) = (v, COLUMNS.iter().find(|c| c.0 as usize == slot_index).map(|c| c.0)) {
+                physical(slot, v, raw, line_no, column, input)?;
+            }
             match via {
                 Via::Direct(_) => values[slot_index] = v,
                 Via::PerSecond(_) => per_second.push((slot_index, v, Slot::Duration, col)),
@@ -1135,12 +1359,12 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
         let mut tensor: BTreeMap<FlopKind, TensorCount> = BTreeMap::new();
         for &(kind, col, peak, scale) in &plan.tensor {
             let raw = rec.get(col).unwrap_or(b"");
-            let Some(ops) = parse_value(raw) else { continue };
+            let Some(ops) = number(raw, line_no, col, &plan.names[col], input)? else { continue };
             let ops = checked(ops * scale, raw, line_no, &plan.names[col], input)?;
             let e = tensor.entry(kind).or_default();
             e.ops += ops;
             if let Some(p) = peak.and_then(|p| rec.get(p).map(|raw| (p, raw))) {
-                if let Some(v) = parse_value(p.1) {
+                if let Some(v) = number(p.1, line_no, p.0, &plan.names[p.0], input)? {
                     let v = checked(v, p.1, line_no, &plan.names[p.0], input)?;
                     e.peak_per_cycle = Some(e.peak_per_cycle.map_or(v, |q: f64| q.max(v)));
                 }
@@ -1149,14 +1373,14 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
         let mut stalls = BTreeMap::new();
         for (reason, col) in &plan.stalls {
             let raw = rec.get(*col).unwrap_or(b"");
-            if let Some(v) = parse_value(raw) {
+            if let Some(v) = number(raw, line_no, *col, &plan.names[*col], input)? {
                 stalls.insert(reason.clone(), checked(v, raw, line_no, &plan.names[*col], input)?);
             }
         }
         let mut pipes: BTreeMap<String, PipeCount> = BTreeMap::new();
         for (pipe, col, which) in &plan.pipes {
             let raw = rec.get(*col).unwrap_or(b"");
-            if let Some(v) = parse_value(raw) {
+            if let Some(v) = number(raw, line_no, *col, &plan.names[*col], input)? {
                 let v = checked(v, raw, line_no, &plan.names[*col], input)?;
                 let e = pipes.entry(pipe.clone()).or_default();
                 match which {

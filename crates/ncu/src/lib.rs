@@ -52,7 +52,10 @@ use roofline_model::{Capture, CaptureSource, CapturedKernel, MissingMetric, Part
 
 pub use crate::aggregate::{group, timed_launches, Group};
 pub use crate::collectives::{plan as collectives_plan, Mode as CollectivesMode, Plan as CollectivesPlan};
-pub use crate::csv::{ncu_unit, parse_value, read_capture, CsvError, Launch, ProgramExit, RawCapture};
+pub use crate::csv::{
+    clock_range, ncu_unit, parse_value, read_capture, read_number, CsvError, Launch, NumberProblem, ProgramExit,
+    RawCapture,
+};
 pub use crate::metrics::{metrics_for, reported_when_missing, Slot, SM90_LIST};
 pub use crate::points::{
     bytes as launch_bytes, counter_machine, duration as launch_duration, flops as launch_flops, ByteConvention,

@@ -183,7 +183,10 @@ pub fn private_log() -> Result<(tempfile::TempDir, PathBuf), RunnerError> {
         .prefix("roofline-ncu-")
         .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir()
-        .map_err(|source| RunnerError::Io { what: "creating a private folder for ncu's log".into(), source })?;
+        .map_err(|source| RunnerError::Io {
+            what: roofline_child::temp_folder_error("creating a private folder for ncu's log", &source),
+            source,
+        })?;
     let log = dir.path().join("ncu.csv");
     Ok((dir, log))
 }

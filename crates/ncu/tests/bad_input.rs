@@ -134,7 +134,7 @@ fn na_values_garbage_and_non_utf8_bytes_are_tolerated() {
     let d = t.col("dram__bytes.sum");
     t.rows[0][d] = "n/a".into();
     let f = t.col("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum");
-    t.rows[1][f] = "12#4".into();
+    t.rows[1][f] = "garbled".into();
     let mut bytes = t.text().into_bytes();
     // A kernel name with bytes that are not UTF-8.
     let pos = bytes.windows(8).position(|w| w == b"\"saxpy\",").unwrap();
@@ -143,8 +143,40 @@ fn na_values_garbage_and_non_utf8_bytes_are_tolerated() {
     assert_eq!(cap.launches.len(), 24);
     assert_eq!(cap.launches[0].get(roofline_ncu::Slot::DramBytes), None);
     assert!(cap.launches[2].kernel_name.contains('\u{fffd}'));
-    assert!(cap.warnings.iter().any(|w| w.contains("\"12#4\" is not a number")), "{:?}", cap.warnings);
+    assert!(cap.warnings.iter().any(|w| w.contains("\"garbled\" is not a number")), "{:?}", cap.warnings);
     assert_all_finite(&analyse(&cap, &Options::default()));
+}
+
+/// Hardening (issue 27), items 3 and 5: a decimal comma (`58784,5` ns) was
+/// read as a thousands separator (ten times too long), and `1e400` was "not
+/// a number; treated as absent" while `1e31` was refused. One grammar now:
+/// a field of digits, commas, points and exponents is a number or an error
+/// naming line, column and value.
+#[test]
+fn numbers_are_read_with_one_strict_grammar() {
+    let base = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    let col = base.col("gpu__time_duration.sum");
+    for (raw, says) in [
+        ("58784,5", "LC_NUMERIC=C"),
+        ("1.234,5", "LC_NUMERIC=C"),
+        ("58,78", "LC_NUMERIC=C"),
+        ("5878,400", "LC_NUMERIC=C"),
+        ("1e400", "out of range"),
+        ("-1e400", "out of range"),
+        ("1.2.3", "not a number"),
+        ("1e", "not a number"),
+    ] {
+        let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+        t.rows[3][col] = raw.into();
+        let e = read_capture(t.text().as_bytes(), "cap.csv").unwrap_err().to_string();
+        assert!(e.contains(says), "{raw}: {e}");
+        assert!(e.contains("cap.csv") && e.contains("line ") && e.contains(&format!("column {}", col + 1)), "{e}");
+        assert!(e.contains("gpu__time_duration.sum") && e.contains(raw), "{raw}: {e}");
+    }
+    // ncu's own spellings still read.
+    for (raw, v) in [("3,209,127,424", 3209127424.0), ("58784.5", 58784.5), ("1.5e3", 1500.0), (" 12 ", 12.0)] {
+        assert_eq!(roofline_ncu::read_number(raw.as_bytes()), Ok(Some(v)), "{raw}");
+    }
 }
 
 #[test]
@@ -415,4 +447,80 @@ fn a_byte_column_in_sectors_is_refused_naming_the_column_and_the_unit() {
     let d = t.col("dram__bytes.sum");
     t.units[d] = "Kbyte".into();
     assert!(read_capture(t.text().as_bytes(), "kbyte.csv").is_ok());
+}
+
+/// Hardening (issue 27), item 3: an instruction or cycle counter took a
+/// byte, percent or sector unit and was scaled by it (`Kbyte` multiplied
+/// the FLOPs by 1,000).
+#[test]
+fn counter_columns_take_only_units_of_their_kind() {
+    for (column, unit) in [
+        ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "Kbyte"),
+        ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "%"),
+        ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "Ksector"),
+        ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "Mcycle"),
+        ("sm__cycles_elapsed.avg", "Kbyte"),
+        ("sm__cycles_elapsed.avg", "Kinst"),
+    ] {
+        let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+        let Some(c) = t.header.iter().position(|h| h == column) else { continue };
+        t.units[c] = unit.into();
+        let e = read_capture(t.text().as_bytes(), "cap.csv").unwrap_err().to_string();
+        assert!(e.contains(column) && e.contains(unit) && e.contains("does not count"), "{column} in {unit}: {e}");
+    }
+    // Units of the counter's own kind still scale it.
+    let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    let c = t.col("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum");
+    t.units[c] = "Kinst".into();
+    assert!(read_capture(t.text().as_bytes(), "cap.csv").is_ok());
+}
+
+/// Hardening (issue 27), item 3: a clock column in `khz` holding Hz values
+/// gave a 1,977 GHz SM clock, roofs 1,000 times too high, with no warning.
+#[test]
+fn clocks_outside_their_physical_range_are_refused() {
+    for (column, unit) in [
+        ("sm__cycles_elapsed.avg.per_second", "khz"),
+        ("dram__cycles_elapsed.avg.per_second", "khz"),
+        ("sm__cycles_elapsed.avg.per_second", "Mhz"),
+    ] {
+        let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+        let c = t.col(column);
+        t.units[c] = unit.into();
+        let e = read_capture(t.text().as_bytes(), "cap.csv").unwrap_err().to_string();
+        assert!(e.contains(column) && e.contains("cannot be") && e.contains("GHz"), "{column} in {unit}: {e}");
+    }
+    // The maximum clock's kHz column holding Hz.
+    let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    let c = t.col("device__attribute_max_gpu_frequency_khz");
+    for r in &mut t.rows {
+        r[c] = "1,980,000,000".into();
+    }
+    let e = read_capture(t.text().as_bytes(), "cap.csv").unwrap_err().to_string();
+    assert!(e.contains("device__attribute_max_gpu_frequency_khz") && e.contains("1980 GHz"), "{e}");
+    // Hz read as GHz: a clock of 2 Hz.
+    let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    let c = t.col("sm__cycles_elapsed.avg.per_second");
+    for r in &mut t.rows {
+        r[c] = "1.97".into();
+    }
+    let e = read_capture(t.text().as_bytes(), "cap.csv").unwrap_err().to_string();
+    assert!(e.contains("cannot be an SM clock"), "{e}");
+}
+
+/// Hardening (issue 27), item 3: a column given twice was resolved
+/// silently (the first one taken).
+#[test]
+fn a_column_given_twice_is_refused_naming_it() {
+    let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    let c = t.col("gpu__time_duration.sum");
+    t.header.push(t.header[c].clone());
+    t.units.push(t.units[c].clone());
+    for r in &mut t.rows {
+        let v = r[c].clone();
+        r.push(format!("{v}0"));
+    }
+    let e = read_capture(t.text().as_bytes(), "cap.csv").unwrap_err().to_string();
+    assert!(e.contains("gpu__time_duration.sum") && e.contains("twice"), "{e}");
+    assert!(e.contains(&format!("columns {} and {}", c + 1, t.header.len())), "{e}");
 }

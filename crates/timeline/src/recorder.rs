@@ -291,6 +291,18 @@ pub fn record(o: &RecordOptions, out: &mut dyn Observer) -> Result<Recorded, Rec
     let mut _removed_if_killed = None;
     let dir = match o.records {
         Some(d) => {
+            // Before anything is created: a folder that holds other files (`/`,
+            // a home folder) would get the run's files among them.
+            if let Ok(entries) = std::fs::read_dir(d) {
+                let mut others = entries.flatten().filter(|e| e.path().extension().is_none_or(|x| x != "jsonl"));
+                if let Some(e) = others.next() {
+                    return Err(RecordError::BadInput(format!(
+                        "--records {}: the folder already holds other files ({} among them); the records go into a folder of their own: give an empty or new folder",
+                        d.display(),
+                        e.file_name().to_string_lossy()
+                    )));
+                }
+            }
             std::fs::create_dir_all(d)
                 .map_err(|source| RecordError::Io { context: format!("creating --records {}", d.display()), source })?;
             let has_records = std::fs::read_dir(d)
@@ -306,10 +318,11 @@ pub fn record(o: &RecordOptions, out: &mut dyn Observer) -> Result<Recorded, Rec
             d.canonicalize().unwrap_or_else(|_| d.to_path_buf())
         }
         None => {
-            let t = tempfile::Builder::new()
-                .prefix("roofline-timeline-")
-                .tempdir()
-                .map_err(|source| RecordError::Io { context: "creating a temporary folder".into(), source })?;
+            let t =
+                tempfile::Builder::new().prefix("roofline-timeline-").tempdir().map_err(|source| RecordError::Io {
+                    context: roofline_child::temp_folder_error("creating a temporary folder for the records", &source),
+                    source,
+                })?;
             let p = t.path().to_path_buf();
             _removed_if_killed = Some(roofline_child::remove_if_killed(&p));
             _temp = t;

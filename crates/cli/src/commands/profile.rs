@@ -192,10 +192,13 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     inputs.push(("PROGRAM", std::path::Path::new(program)));
     inputs.extend(args.ncu.iter().map(|n| ("--ncu", n.as_path())));
     out.protect_inputs(&save, &inputs)?;
+    if let Some(path) = &args.save_csv {
+        out.refuse_side_table_names("--save-csv", path)?;
+    }
     if !(args.coverage.is_finite() && args.coverage > 0.0 && args.coverage <= 100.0) {
         return Err(bad_input(format!(
             "--coverage {}: expected a share of the GPU time in percent, above 0 and at most 100 (95 profiles the kernels that hold 95% of it)",
-            args.coverage
+            roofline_model::format_number(args.coverage)
         )));
     }
     // Check the machine flags before a long profiling run.

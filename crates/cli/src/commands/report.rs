@@ -87,7 +87,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     }
     let input = match read_input(&args.analysis) {
         Ok(i) => i,
-        Err(e) => match machine_document(&args.analysis) {
+        Err(e) => match machine_document(&args.analysis)? {
             Some(m) => return emit(&m, &m, args, out),
             None => return Err(e),
         },
@@ -129,15 +129,17 @@ fn warn_chart_notes(doc: &AnalysisDocument, view: ViewArg, out: &Output) {
 }
 
 /// The file as a machine document, when it is one (its roofs are shown
-/// as `bench` and `peaks` show them, in every format).
-fn machine_document(path: &std::path::Path) -> Option<roofline_documents::MachineDocument> {
+/// as `bench` and `peaks` show them, in every format). A file that says it
+/// is a machine document but does not read as one is refused with the
+/// machine reader's own error (the field and the fix), not as "expected an
+/// analysis".
+fn machine_document(path: &std::path::Path) -> anyhow::Result<Option<roofline_documents::MachineDocument>> {
     // Bounded, as the analysis was: `/dev/zero` must not be read to the end.
-    let text = crate::input_file::read_text(path, roofline_documents::MACHINE_SCHEMA).ok()?;
-    let head = &text[..text.len().min(512)];
-    if !head.contains(roofline_documents::MACHINE_SCHEMA) {
-        return None;
+    let Ok(text) = crate::input_file::read_text(path, roofline_documents::MACHINE_SCHEMA) else { return Ok(None) };
+    if roofline_documents::schema_of(&text).as_deref() != Some(roofline_documents::MACHINE_SCHEMA) {
+        return Ok(None);
     }
-    roofline_documents::read_machine(&text, &path.display().to_string()).ok()
+    roofline_documents::read_machine(&text, &path.display().to_string()).map(Some).map_err(bad_input)
 }
 
 /// Renders a document as the report: a page to a file, or text on stdout.
@@ -157,6 +159,9 @@ fn emit<D: Describe + Serialize>(whole: &D, page_doc: &D, args: &Args, out: &Out
     };
     if let (true, Some((path, _))) = (default_file, &target) {
         out.protect_inputs(&[("the default report file", path)], &[("ANALYSIS", &args.analysis)])?;
+        // A name the user never typed: never through a link, never over a
+        // file roofline did not write (Output::write).
+        out = out.with_implicit_file(path);
     }
     // Everything is rendered before anything is written.
     let mut files = Vec::new();

@@ -305,3 +305,20 @@ fn report_draws_the_chart_in_the_terminal() {
         .code(2)
         .stderr(predicate::str::contains("no chart"));
 }
+
+/// Hardening (issue 27), an earlier harness: `report` on a damaged machine
+/// document said "expected roofline.analysis/v2" instead of what is wrong.
+#[test]
+fn report_of_a_damaged_machine_document_names_its_bad_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("m.json");
+    let (code, out, err) = crate::support::run(&["peaks", "--gpu", "h200", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let mut doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    doc["machine"]["ceilings"][0]["rate"] = "fast".into();
+    std::fs::write(&m, doc.to_string()).unwrap();
+    let (code, _, err) = crate::support::run(&["report", crate::support::s(&m), "--format", "table"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("m.json") && err.contains("machine") && err.contains("\"fast\""), "{err}");
+    assert!(!err.contains("expected roofline.analysis"), "{err}");
+}

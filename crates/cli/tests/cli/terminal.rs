@@ -108,3 +108,41 @@ fn no_negative_zero_in_any_format() {
         }
     }
 }
+
+/// Hardening (issue 27), item 5: bidirectional controls in a kernel name
+/// (U+202E, the isolates U+2066-2069, the marks) reached the terminal raw,
+/// and a name could visually rewrite its row.
+#[test]
+fn bidirectional_controls_in_kernel_names_never_reach_the_terminal_or_markdown() {
+    const BIDI: [char; 12] = [
+        '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
+        '\u{200E}', '\u{200F}', '\u{061C}',
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = crate::support::Capture::load("h200_seed000_metrics.csv");
+    let name: String = format!("evil{}kernel", BIDI.iter().collect::<String>());
+    c.set(0, "Kernel Name", &name);
+    let cap = dir.path().join("cap.csv");
+    c.write(&cap);
+    let a = dir.path().join("a.json");
+    let (code, _, err) = crate::support::run(&["import", crate::support::s(&cap), "-q", "-o", crate::support::s(&a)]);
+    assert_eq!(code, 0, "{err}");
+    for format in ["table", "markdown", "chart"] {
+        let (code, out, err) = crate::support::run(&["report", crate::support::s(&a), "--format", format]);
+        assert_eq!(code, 0, "{format}: {err}");
+        assert!(out.contains("evil"), "{format}: the kernel is shown");
+        for text in [&out, &err] {
+            let raw: Vec<String> =
+                BIDI.iter().filter(|b| text.contains(**b)).map(|b| format!("U+{:04X}", *b as u32)).collect();
+            assert!(raw.is_empty(), "{format} shows {raw:?} raw");
+        }
+    }
+    // Messages too (stderr): an error naming an input whose name holds them.
+    let missing = dir.path().join(format!("cap{}.csv", BIDI.iter().collect::<String>()));
+    let (code, _, err) = crate::support::run(&["import", crate::support::s(&missing)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cap\u{FFFD}"), "the name is shown, escaped: {err}");
+    for b in BIDI {
+        assert!(!err.contains(b), "a message shows U+{:04X} raw: {err}", b as u32);
+    }
+}

@@ -7,12 +7,11 @@
 /// become spaces unless `keep_newlines`.
 pub(crate) fn clean(s: &str, keep_newlines: bool) -> String {
     s.chars()
-        .filter_map(|c| match c {
-            '\n' if keep_newlines => Some('\n'),
-            '\n' | '\t' | '\r' => Some(' '),
-            c if c.is_control() => Some('\u{FFFD}'),
-            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' => None,
-            c => Some(c),
+        .map(|c| match c {
+            '\n' if keep_newlines => '\n',
+            '\n' | '\t' | '\r' => ' ',
+            c if c.is_control() || roofline_model::is_bidi_control(c) => '\u{FFFD}',
+            c => c,
         })
         .collect()
 }
@@ -28,5 +27,21 @@ mod tests {
         assert!(!c.chars().any(|ch| ch.is_control()), "{c:?}");
         assert!(!c.contains('\u{202E}'));
         assert!(c.contains("evil") && c.contains("name"));
+    }
+
+    /// Hardening (issue 27), item 5: bidirectional controls (U+202E and the
+    /// isolates U+2066-2069 among them) reached the terminal raw, so that a
+    /// name could visually rewrite its row.
+    #[test]
+    fn every_bidirectional_control_is_escaped_like_the_other_controls() {
+        let bidi = [
+            '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
+            '\u{200E}', '\u{200F}', '\u{061C}',
+        ];
+        for b in bidi {
+            let c = clean(&format!("gemm{b}kernel"), false);
+            assert_eq!(c, "gemm\u{FFFD}kernel", "U+{:04X}", b as u32);
+        }
+        assert_eq!(clean("ünïcødé → ok", false), "ünïcødé → ok", "other text is kept");
     }
 }

@@ -135,3 +135,72 @@ fn a_check_that_judged_nothing_fails_unless_allowed() {
     // A check that judges something is unchanged.
     roofline().arg("check").arg(&now).arg("--baseline").arg(&now).args(["--max-regression", "5"]).assert().success();
 }
+
+/// An analysis whose gate fails: `slow` has most of the time and a low %
+/// of roof. Its kernels' JSON, and where to write edited copies.
+fn failing_gate(dir: &std::path::Path) -> (std::path::PathBuf, serde_json::Value) {
+    let a = model_json(dir, "a.json", &["slow: flops=1e9 bytes=1e9 time=50ms", "fast: flops=1e12 bytes=1e9 time=2ms"]);
+    let doc = crate::support::json_file(&a);
+    let (code, out, err) = run(&["check", s(&a), "--min-pct-of-roof", "50", "--min-time-share", "5"]);
+    assert_eq!(code, 1, "the gate fails as written: {out}{err}");
+    (a, doc)
+}
+
+/// Runs the failing gate on `doc` edited by `edit`: exit code, stderr.
+fn gate_on_edited(
+    dir: &std::path::Path,
+    doc: &serde_json::Value,
+    edit: impl Fn(&mut serde_json::Value),
+) -> (i32, String) {
+    let mut doc = doc.clone();
+    edit(&mut doc);
+    let path = dir.join("edited.json");
+    std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
+    let (code, out, err) = run(&["check", s(&path), "--min-pct-of-roof", "50", "--min-time-share", "5"]);
+    (code, format!("{out}{err}"))
+}
+
+/// An edit of a document.
+type Edit = dyn Fn(&mut serde_json::Value);
+
+fn slow(doc: &mut serde_json::Value) -> &mut serde_json::Value {
+    doc["kernels"].as_array_mut().unwrap().iter_mut().find(|k| k["kernel"]["name"] == "slow").unwrap()
+}
+
+/// Hardening (issue 27), item 2: `check` trusted a stored `time_share` of
+/// -1 or a `pct_of_roof` of 1e30, and a failing gate passed.
+#[test]
+fn check_refuses_derived_values_that_do_not_match_what_they_derive_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, doc) = failing_gate(dir.path());
+    let index = doc["kernels"].as_array().unwrap().iter().position(|k| k["kernel"]["name"] == "slow").unwrap();
+    let cases: Vec<(&str, Box<Edit>)> = vec![
+        ("time_share", Box::new(|d| slow(d)["time_share"] = (-1.0).into())),
+        ("time_share", Box::new(|d| slow(d)["time_share"] = 0.001.into())),
+        ("time_share", Box::new(|d| slow(d)["time_share"] = serde_json::Value::Null)),
+        ("pct_of_roof", Box::new(|d| slow(d)["pct_of_roof"] = 1e30.into())),
+        ("pct_of_roof", Box::new(|d| slow(d)["pct_of_roof"] = 99.0.into())),
+        ("achieved_flops_per_s", Box::new(|d| slow(d)["achieved_flops_per_s"] = 1e15.into())),
+        ("attainable_flops_per_s", Box::new(|d| slow(d)["attainable_flops_per_s"] = 1e3.into())),
+        ("total_flops", Box::new(|d| slow(d)["total_flops"] = 1e20.into())),
+        ("levels[0].pct_of_bandwidth", Box::new(|d| slow(d)["levels"][0]["pct_of_bandwidth"] = 99.0.into())),
+    ];
+    for (field, edit) in cases {
+        let (code, out) = gate_on_edited(dir.path(), &doc, edit);
+        assert_eq!(code, 2, "{field}: {out}");
+        let path = format!("kernels[{index}].{field}");
+        assert!(out.contains("edited.json") && out.contains(&path), "{field}: the field's path is named: {out}");
+        assert!(!out.contains("1000000000000000000000000000000"), "the value is echoed compactly: {out}");
+    }
+    // Shares that add up to more than the whole.
+    let (code, out) = gate_on_edited(dir.path(), &doc, |d| {
+        for k in d["kernels"].as_array_mut().unwrap() {
+            k["time_share"] = 0.9.into();
+        }
+    });
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("time_share") && out.contains("more than 1"), "{out}");
+    // The document as written still fails the gate, not refused.
+    let (code, out) = gate_on_edited(dir.path(), &doc, |_| {});
+    assert_eq!(code, 1, "{out}");
+}

@@ -155,3 +155,66 @@ fn a_hand_edited_analysis_with_numbers_out_of_range_is_refused_with_the_field() 
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("kernels[0].total_flops"), "{err}");
 }
+
+/// Hardening (issue 27), item 3: `--peak 100` and `--bandwidth 100` were
+/// read as FLOP/s and B/s; a rate needs its unit, never guessed.
+#[test]
+fn a_roof_without_a_unit_is_refused_with_an_example() {
+    for (peak, bandwidth, flag) in
+        [("100", "4.8 TB/s", "--peak"), ("100 TFLOP/s", "100", "--bandwidth"), ("1e12", "1e11", "--peak")]
+    {
+        let (code, _, err) = run(&["model", "--peak", peak, "--bandwidth", bandwidth, "-k", "k: flops=1e9 bytes=1e9"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(flag) && err.contains("unit"), "{err}");
+        assert!(err.contains("--peak 100TFLOP/s") || err.contains("--bandwidth 4.8TB/s"), "the fix is shown: {err}");
+    }
+    // A decimal comma in a flag is not a thousands separator either.
+    let (code, _, err) =
+        run(&["model", "--peak", "1,5 TFLOP/s", "--bandwidth", "1 TB/s", "-k", "k: flops=1e9 bytes=1e9"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("1,5") && err.contains("comma"), "{err}");
+}
+
+/// Hardening (issue 27), items 3 and 5: a decimal comma in a capture
+/// (`58784,5` ns) was read as a thousands separator, ten times too long;
+/// `1e400` was "treated as absent" (exit 0) where `1e31` was exit 2.
+#[test]
+fn a_capture_with_a_decimal_comma_or_an_overflowing_number_exits_2_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (value, says) in [("58784,5", "LC_NUMERIC=C"), ("1e400", "out of range"), ("1.234,5", "LC_NUMERIC=C")] {
+        let mut c = Capture::load("h200_seed000_metrics.csv");
+        c.set(0, "gpu__time_duration.sum", value);
+        let col = c.col("gpu__time_duration.sum");
+        let p = dir.path().join("cap.csv");
+        c.write(&p);
+        let (code, _, err) = import_json(&p, &[]);
+        assert_eq!(code, 2, "{value}: {err}");
+        assert!(err.contains(says) && err.contains(value), "{value}: {err}");
+        assert!(err.contains("line 6") && err.contains(&format!("column {}", col + 1)), "{err}");
+    }
+}
+
+/// Hardening (issue 27), item 5: values out of range were echoed as their
+/// 309 digits (model TOML, `profile --coverage`, a hand-edited document).
+#[test]
+fn out_of_range_values_are_echoed_compactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = dir.path().join("k.toml");
+    std::fs::write(&toml, "[[kernel]]\nname = \"x\"\nflops = 1e308\nbytes = 1e308\n").unwrap();
+    let a = model_json(dir.path(), "a.json", &["k: flops=1e9 bytes=1e9 time=1ms"]);
+    let mut doc = crate::support::json_file(&a);
+    doc["kernels"][0]["kernel"]["duration_s"] = (-1e300).into();
+    let edited = dir.path().join("edited.json");
+    std::fs::write(&edited, doc.to_string()).unwrap();
+    for args in [
+        vec!["model", "--gpu", "h200", s(&toml)],
+        vec!["profile", "--coverage", "1e308", "--", "true"],
+        vec!["report", s(&edited)],
+        vec!["check", s(&edited), "--min-pct-of-roof", "1e308"],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("e308") || err.contains("e300"), "{args:?}: the value is named: {err}");
+        assert!(!err.contains("00000000000000000000"), "{args:?}: echoed as hundreds of digits: {err}");
+    }
+}

@@ -47,3 +47,23 @@ fn an_ncu_that_wrote_nothing_leaves_no_folder_behind() {
     let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
     assert!(left.is_empty(), "left in TMPDIR: {left:?}\n{err}");
 }
+
+/// Hardening (issue 27), item 5: a missing `TMPDIR` gave "No such file or
+/// directory … at path", naming neither the variable nor the fix.
+#[test]
+fn a_missing_tmpdir_is_named_with_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let ncu = stand_in_ncu(dir.path(), &fixture("h200_seed000_exit3.csv"));
+    let missing = dir.path().join("no-such-tmp");
+    let out = roofline()
+        .args(["profile", "--one-pass", "--ncu"])
+        .arg(&ncu)
+        .args(["--", "true"])
+        .env("TMPDIR", &missing)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains(&format!("TMPDIR={}", missing.display())) && err.contains("does not exist"), "{err}");
+    assert!(err.contains("set TMPDIR to a folder that exists"), "the fix is named: {err}");
+}

@@ -309,6 +309,17 @@ fn bad_usage_exits_2() {
     std::fs::create_dir(&r).unwrap();
     std::fs::write(r.join("1.jsonl"), "").unwrap();
     s.cmd().args(["timeline", "--records"]).arg(&r).args(["--", &s.fake()]).assert().code(2);
+    // Hardening (issue 27), an earlier harness: `--records /` was accepted,
+    // and any folder of other files got the run's files among them.
+    let mixed = s.path("home");
+    std::fs::create_dir(&mixed).unwrap();
+    std::fs::write(mixed.join("notes.txt"), "mine").unwrap();
+    for folder in [std::path::PathBuf::from("/"), mixed.clone()] {
+        let e = s.cmd().args(["timeline", "--records"]).arg(&folder).args(["--", &s.fake()]).assert().code(2);
+        let err = String::from_utf8_lossy(&e.get_output().stderr).to_string();
+        assert!(err.contains("already holds other files") && err.contains("empty or new folder"), "{err}");
+    }
+    assert_eq!(std::fs::read_dir(&mixed).unwrap().count(), 1, "the refused run wrote into the folder");
 }
 
 #[test]

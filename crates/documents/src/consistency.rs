@@ -1,0 +1,226 @@
+//! Derived values of an analysis, checked against what they derive from.
+//!
+//! An analysis stores its derived figures (a kernel's share of GPU time,
+//! its FLOP/s, % of roof) beside their inputs (FLOPs, bytes, duration, the
+//! roofs it was placed under). `check` gates CI on the derived ones, so a
+//! document edited to say `time_share: -1` or `pct_of_roof: 1e30` would
+//! turn a failing gate into a passing one. Every analysis read is therefore
+//! checked here: each derived figure is recomputed from its inputs, as
+//! `roofline-analysis` computes it, and a figure that differs by more than
+//! [`TOLERANCE`] (relative; JSON round trips and summation order stay far
+//! below it) is refused with its JSON path.
+//!
+//! What is taken as given: the kernel's own numbers (FLOPs, bytes,
+//! duration, launches) and the roofs of record (`compute_roof_flops_per_s`,
+//! each level's `bandwidth`, a collective's `roof_bytes_per_s`): a kernel
+//! may have been placed under its own counter roofs, not the document's
+//! machine. Shares of time: each within 0..1, all together at most 1; and
+//! where the program's GPU time is the kernels' own summed time (every
+//! source but `profile`'s timeline, whose time includes kernels it did not
+//! profile), each share is the kernel's duration over that sum.
+
+use roofline_analysis::KernelAnalysis;
+use roofline_model::attainable;
+
+/// A derived figure that does not match what it derives from: its JSON
+/// path, its value (compact) and what is wrong. `schema` turns it into a
+/// [`crate::DocumentError`] naming the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inconsistent {
+    /// The field's JSON path (`kernels[3].pct_of_roof`).
+    pub field: String,
+    /// Its value as written, compact.
+    pub value: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+/// Relative difference allowed between a stored figure and its recomputation.
+pub const TOLERANCE: f64 = 1e-6;
+
+fn close(stored: f64, recomputed: f64) -> bool {
+    let scale = stored.abs().max(recomputed.abs());
+    (stored - recomputed).abs() <= TOLERANCE * scale || scale < 1e-300
+}
+
+fn inconsistent(field: String, value: f64, expected: String) -> Inconsistent {
+    Inconsistent {
+        field,
+        value: roofline_model::format_number(value),
+        problem: format!("does not match what it derives from ({expected})"),
+    }
+}
+
+/// Compares an optional stored figure with its recomputation: both absent,
+/// or both present and [`close`].
+fn same(
+    field: impl Fn() -> String,
+    stored: Option<f64>,
+    recomputed: Option<f64>,
+    what: &str,
+) -> Result<(), Inconsistent> {
+    match (stored, recomputed) {
+        (None, None) => Ok(()),
+        (Some(s), Some(r)) if close(s, r) => Ok(()),
+        (Some(s), Some(r)) => {
+            Err(inconsistent(field(), s, format!("{what} gives {}", roofline_model::format_number(r))))
+        }
+        (Some(s), None) => Err(inconsistent(field(), s, format!("{what} gives none"))),
+        (None, Some(r)) => Err(Inconsistent {
+            field: field(),
+            value: "absent".into(),
+            problem: format!("is missing: {what} gives {}", roofline_model::format_number(r)),
+        }),
+    }
+}
+
+/// Checks every kernel's derived figures and the shares of time.
+/// `program_total_s`: the program view's GPU time, when the document has one.
+pub fn check_derived(kernels: &[KernelAnalysis], program_total_s: Option<f64>) -> Result<(), Inconsistent> {
+    for (i, k) in kernels.iter().enumerate() {
+        check_kernel(k, &format!("kernels[{i}]"))?;
+    }
+    check_shares(kernels, program_total_s)
+}
+
+fn check_kernel(k: &KernelAnalysis, at: &str) -> Result<(), Inconsistent> {
+    let f = |name: &str| format!("{at}.{name}");
+    let total = k.kernel.total_flops();
+    if !close(k.total_flops, total) {
+        return Err(inconsistent(
+            f("total_flops"),
+            k.total_flops,
+            format!("the sum of kernel.flops is {}", roofline_model::format_number(total)),
+        ));
+    }
+    let duration = k.kernel.duration_s.filter(|d| *d > 0.0 && d.is_finite());
+    let achieved = duration.map(|d| total / d);
+    same(|| f("achieved_flops_per_s"), k.achieved_flops_per_s, achieved, "total_flops / kernel.duration_s")?;
+    let mut best = k.compute_roof_flops_per_s;
+    for (j, p) in k.levels.iter().enumerate() {
+        let g = |name: &str| format!("{at}.levels[{j}].{name}");
+        let bytes = k.kernel.bytes.get(&p.level).copied();
+        if bytes.is_none_or(|b| !close(p.bytes, b)) {
+            let expected = match bytes {
+                Some(b) => format!("kernel.bytes.{} is {}", p.level.key(), roofline_model::format_number(b)),
+                None => format!("kernel.bytes has no {}", p.level.key()),
+            };
+            return Err(inconsistent(g("bytes"), p.bytes, expected));
+        }
+        let intensity = (p.bytes > 0.0 && total > 0.0).then(|| total / p.bytes);
+        same(|| g("intensity"), p.intensity, intensity, "total_flops / bytes")?;
+        let here = match (k.compute_roof_flops_per_s, p.bandwidth, intensity) {
+            (Some(pi), Some(beta), Some(i)) => Some(attainable(pi, beta, i)),
+            _ => None,
+        };
+        same(
+            || g("attainable_flops_per_s"),
+            p.attainable_flops_per_s,
+            here,
+            "min(compute roof, bandwidth x intensity)",
+        )?;
+        if let Some(a) = here.filter(|_| p.measured()) {
+            if best.is_none_or(|b| a < b) {
+                best = Some(a);
+            }
+        }
+        let achieved_bw = duration.map(|d| p.bytes / d);
+        same(|| g("achieved_bytes_per_s"), p.achieved_bytes_per_s, achieved_bw, "bytes / kernel.duration_s")?;
+        let pct_bw = match (achieved_bw, p.bandwidth) {
+            (Some(a), Some(b)) if b > 0.0 => Some(100.0 * a / b),
+            _ => None,
+        };
+        same(|| g("pct_of_bandwidth"), p.pct_of_bandwidth, pct_bw, "100 x achieved_bytes_per_s / bandwidth")?;
+        if let Some(m) = &p.mix {
+            if !(0.0..=1.0).contains(&m.read_share) {
+                return Err(Inconsistent {
+                    field: g("mix.read_share"),
+                    value: roofline_model::format_number(m.read_share),
+                    problem: "a share must be within 0..1".into(),
+                });
+            }
+            let pct = achieved_bw.filter(|_| m.bytes_per_s > 0.0).map(|a| 100.0 * a / m.bytes_per_s);
+            same(|| g("mix.pct"), m.pct, pct, "100 x achieved_bytes_per_s / mix.bytes_per_s")?;
+        }
+    }
+    let pct = match &k.collective {
+        Some(c) => {
+            let achieved = match (c.bus_bytes, duration) {
+                (Some(b), Some(d)) => Some(b / d),
+                _ => None,
+            };
+            let collective = |name: &str| format!("{at}.collective.{name}");
+            same(
+                || collective("achieved_bytes_per_s"),
+                c.achieved_bytes_per_s,
+                achieved,
+                "bus_bytes / kernel.duration_s",
+            )?;
+            let pct = match (achieved, c.roof_bytes_per_s) {
+                (Some(a), Some(r)) if r > 0.0 => Some(100.0 * a / r),
+                _ => None,
+            };
+            same(|| collective("pct_of_roof"), c.pct_of_roof, pct, "100 x achieved_bytes_per_s / roof_bytes_per_s")?;
+            pct
+        }
+        None if total > 0.0 => {
+            let attainable = best;
+            same(
+                || f("attainable_flops_per_s"),
+                k.attainable_flops_per_s,
+                attainable,
+                "the lowest roof over compute and the measured levels",
+            )?;
+            match (achieved, attainable) {
+                (Some(a), Some(r)) if r > 0.0 => Some(100.0 * a / r),
+                _ => None,
+            }
+        }
+        None => k.levels.iter().filter(|p| p.measured()).filter_map(|p| p.pct_of_bandwidth).max_by(f64::total_cmp),
+    };
+    let what = match (&k.collective, total > 0.0) {
+        (Some(_), _) => "collective.pct_of_roof",
+        (None, true) => "100 x achieved_flops_per_s / attainable_flops_per_s",
+        (None, false) => "the best measured level's pct_of_bandwidth",
+    };
+    same(|| f("pct_of_roof"), k.pct_of_roof, pct, what)
+}
+
+fn share_error(field: String, value: f64, problem: String) -> Inconsistent {
+    Inconsistent { field, value: roofline_model::format_number(value), problem }
+}
+
+fn check_shares(kernels: &[KernelAnalysis], program_total_s: Option<f64>) -> Result<(), Inconsistent> {
+    let timed = |k: &KernelAnalysis| k.kernel.duration_s.filter(|d| d.is_finite() && *d > 0.0);
+    let mut sum = 0.0;
+    for (i, k) in kernels.iter().enumerate() {
+        let Some(s) = k.time_share else { continue };
+        let field = format!("kernels[{i}].time_share");
+        if !(0.0..=1.0 + TOLERANCE).contains(&s) {
+            return Err(share_error(field, s, "a share of GPU time must be within 0..1".into()));
+        }
+        sum += s;
+    }
+    if sum > 1.0 + TOLERANCE {
+        return Err(share_error(
+            "kernels[*].time_share".into(),
+            sum,
+            "the shares of GPU time add up to more than 1".into(),
+        ));
+    }
+    // Shares of the kernels' own summed time: each is its duration over that sum.
+    let total: f64 = kernels.iter().filter_map(timed).sum();
+    let own_time = program_total_s.is_some_and(|t| total > 0.0 && close(t, total));
+    if own_time {
+        for (i, k) in kernels.iter().enumerate() {
+            let expected = timed(k).map(|d| d / total);
+            same(
+                || format!("kernels[{i}].time_share"),
+                k.time_share,
+                expected,
+                "kernel.duration_s / the kernels' summed duration",
+            )?;
+        }
+    }
+    Ok(())
+}
