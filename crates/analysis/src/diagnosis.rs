@@ -93,7 +93,6 @@ impl Waste {
             .filter(|d| d.1 < WASTED_SECTOR_BYTES)
             .max_by(|a, b| a.2.unwrap_or(0.0).total_cmp(&b.2.unwrap_or(0.0)).then(b.1.total_cmp(&a.1)))
     }
-
 }
 
 /// Block slots left idle by the launch shape: a grid under one wave, or a
@@ -303,10 +302,16 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
                 Advice::LibraryKernel { library: origin.library, role: origin.role }.into()
             }
             Position::OnDiagonal => match unit {
-                Some(Unit::Memory(l)) if l != MemLevel::Dram => {
-                    Move::saving(Advice::CloserLevel { level: l }, 0.0, "bytes already move at this level's roof: only fewer bytes there help")
-                }
-                _ => Move::saving(Advice::RaiseIntensity, 0.0, "bytes already move at the bandwidth roof: only fewer bytes help"),
+                Some(Unit::Memory(l)) if l != MemLevel::Dram => Move::saving(
+                    Advice::CloserLevel { level: l },
+                    0.0,
+                    "bytes already move at this level's roof: only fewer bytes there help",
+                ),
+                _ => Move::saving(
+                    Advice::RaiseIntensity,
+                    0.0,
+                    "bytes already move at the bandwidth roof: only fewer bytes help",
+                ),
             },
             _ => Advice::WaitOnLatency.into(),
         });
@@ -413,7 +418,10 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
                 moves.push(Move::saving(
                     Advice::FuseNorm,
                     t * (1.0 - memory / ON_ROOF_PCT),
-                    format!("a compiled norm streams at the bandwidth roof; this one's busiest memory level is at {}", share(memory)),
+                    format!(
+                        "a compiled norm streams at the bandwidth roof; this one's busiest memory level is at {}",
+                        share(memory)
+                    ),
                 ))
             }
         }
@@ -434,7 +442,9 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
         let saving = (t * idle / 100.0).min(f.gap_s());
         if f.per_launch >= SHORT_LAUNCH_S {
             match (user, finding) {
-                (true, _) => moves.push(Move::saving(advice.clone(), saving, format!("{} of the block slots idle", share(idle)))),
+                (true, _) => {
+                    moves.push(Move::saving(advice.clone(), saving, format!("{} of the block slots idle", share(idle))))
+                }
                 (false, Finding::GridBelowOneWave { .. }) => moves.push(Move::saving(
                     Advice::LargerProblem,
                     saving,
@@ -467,11 +477,22 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
             let excess = 32.0 * x.max(0.0);
             if *l2 > 0.0 && excess <= *l2 && 100.0 * excess / l2 >= WASTE_SHARE_PCT {
                 if let Some((access, bps, share)) = Waste::of(f.ev).worst() {
-                    if binds(Unit::Memory(MemLevel::L2)) || binds(Unit::Memory(MemLevel::Dram)) || binds(Unit::Memory(MemLevel::L1)) {
+                    if binds(Unit::Memory(MemLevel::L2))
+                        || binds(Unit::Memory(MemLevel::Dram))
+                        || binds(Unit::Memory(MemLevel::L1))
+                    {
                         moves.push(Move::saving(
-                            Advice::Coalesce { access, bytes_per_sector: bps, wasted_share_pct: share.unwrap_or(100.0 * excess / l2) },
+                            Advice::Coalesce {
+                                access,
+                                bytes_per_sector: bps,
+                                wasted_share_pct: share.unwrap_or(100.0 * excess / l2),
+                            },
                             t * excess / l2 * f.busiest / 100.0,
-                            format!("{} excess L2 bytes of {}", format_si(excess, Unit2::Byte), format_si(*l2, Unit2::Byte)),
+                            format!(
+                                "{} excess L2 bytes of {}",
+                                format_si(excess, Unit2::Byte),
+                                format_si(*l2, Unit2::Byte)
+                            ),
                         ));
                     }
                 }
@@ -498,13 +519,15 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
             ));
         }
         match (position, f.unit) {
-            (Position::PipeBound | Position::IssueBound, Some(Unit::Pipe(p))) => {
-                moves.push(Move::saving(Advice::PipeWork { pipe: p, pct: f.busiest }, f.gap_s().max(0.0), "the pipe's work is the time: the saving is what fewer instructions free"))
-            }
+            (Position::PipeBound | Position::IssueBound, Some(Unit::Pipe(p))) => moves.push(Move::saving(
+                Advice::PipeWork { pipe: p, pct: f.busiest },
+                f.gap_s().max(0.0),
+                "the pipe's work is the time: the saving is what fewer instructions free",
+            )),
             (Position::UnderFlatRoof, Some(Unit::Pipe(Pipe::Fma | Pipe::Fp16)))
                 if f.machine.compute().any(|c| c.resource.flop_kind().is_some_and(FlopKind::is_tensor)) =>
             {
-                moves.push(Advice::UseTensorCores.into())
+                moves.push(Move::saving(Advice::UseTensorCores, f.gap_s(), "at least the gap to the FP32/FP16 roof"))
             }
             (Position::LatencyBound, _) => {
                 let full_wave = !matches!(&f.shape, Some((Finding::GridBelowOneWave { .. }, _)));
@@ -621,10 +644,15 @@ mod tests {
         let d = diagnose_kernel(&kernel("own_kernel", &[(MemLevel::Dram, 80.0)], &[(Pipe::Fma, 70.0)]));
         assert_eq!(d.binding(), Some((Unit::Memory(MemLevel::Dram), 80.0)));
         // The FP16 pipe at 97% binds, whatever the FP32 pipe shows.
-        let d = diagnose_kernel(&kernel("own_kernel", &[(MemLevel::Dram, 5.0)], &[(Pipe::Fma, 51.0), (Pipe::Fp16, 97.0)]));
+        let d =
+            diagnose_kernel(&kernel("own_kernel", &[(MemLevel::Dram, 5.0)], &[(Pipe::Fma, 51.0), (Pipe::Fp16, 97.0)]));
         assert_eq!((d.position, d.binding()), (Position::OnRoof, Some((Unit::Pipe(Pipe::Fp16), 97.0))));
         // The tensor pipe is a unit like the others: 29% tensor beats 13% ALU.
-        let d = diagnose_kernel(&kernel("own_kernel", &[(MemLevel::Dram, 10.0)], &[(Pipe::Alu, 13.0), (Pipe::Tensor, 29.0)]));
+        let d = diagnose_kernel(&kernel(
+            "own_kernel",
+            &[(MemLevel::Dram, 10.0)],
+            &[(Pipe::Alu, 13.0), (Pipe::Tensor, 29.0)],
+        ));
         assert_eq!(d.binding().unwrap().0, Unit::Pipe(Pipe::Tensor));
     }
 
@@ -718,13 +746,19 @@ mod tests {
 
     #[test]
     fn library_kernels_get_no_source_edits() {
-        let mut k = kernel("void cudnn::engines::some_kernel<float>(float*)", &[(MemLevel::Dram, 40.0)], &[(Pipe::Shared, 70.0)]);
+        let mut k = kernel(
+            "void cudnn::engines::some_kernel<float>(float*)",
+            &[(MemLevel::Dram, 40.0)],
+            &[(Pipe::Shared, 70.0)],
+        );
         k.evidence.shared_bank_conflicts = Some(4e5);
         k.evidence.shared_wavefronts = Some(1e6);
         k.evidence.excessive_sectors = Some(1e5);
         k.bytes.insert(MemLevel::L2, 32e6);
         let d = diagnose_kernel(&k);
-        for code in ["avoid_bank_conflicts", "coalesce", "more_independent_work", "more_bytes_in_flight", "fill_the_gpu"] {
+        for code in
+            ["avoid_bank_conflicts", "coalesce", "more_independent_work", "more_bytes_in_flight", "fill_the_gpu"]
+        {
             assert!(!d.advises(code), "{code} in {d:?}");
         }
         assert!(d.has("kernel_origin"));
@@ -757,8 +791,12 @@ mod tests {
 
     #[test]
     fn the_grid_is_named_in_singular_and_plural() {
-        assert!(Finding::GridBelowOneWave { blocks: 1.0, slots: 132.0, idle_pct: 99.0 }.text().contains("grid of 1 block under"));
-        assert!(Finding::GridBelowOneWave { blocks: 3.0, slots: 132.0, idle_pct: 97.0 }.text().contains("grid of 3 blocks under"));
+        assert!(Finding::GridBelowOneWave { blocks: 1.0, slots: 132.0, idle_pct: 99.0 }
+            .text()
+            .contains("grid of 1 block under"));
+        assert!(Finding::GridBelowOneWave { blocks: 3.0, slots: 132.0, idle_pct: 97.0 }
+            .text()
+            .contains("grid of 3 blocks under"));
     }
 
     #[test]

@@ -156,7 +156,8 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
         });
     }
     // Without a GEMM to absorb them, activations are links of the chain.
-    let chain_roles: &[Role] = if gemms { &[Role::Elementwise, Role::Copy] } else { &[Role::Elementwise, Role::Copy, Role::Activation] };
+    let chain_roles: &[Role] =
+        if gemms { &[Role::Elementwise, Role::Copy] } else { &[Role::Elementwise, Role::Copy, Role::Activation] };
     let elementwise = of_role(chain_roles);
     if elementwise.len() >= 2 {
         let b: f64 = elementwise.iter().map(|a| bytes(a)).sum();
@@ -191,7 +192,8 @@ pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
         for a in kernels.iter_mut().filter(|a| f.kernels.contains(&a.kernel.id)) {
             let Some(t) = a.kernel.duration_s else { continue };
             let Some(d) = a.diagnosis.as_mut() else { continue };
-            let m = Move::saving(advice.clone(), t * frac, format!("{} (program view): {}", f.kind.label(), f.rests_on));
+            let m =
+                Move::saving(advice.clone(), t * frac, format!("{} (program view): {}", f.kind.label(), f.rests_on));
             match d.next_moves.iter_mut().find(|m| m.advice == advice) {
                 Some(old) => *old = m,
                 None => d.next_moves.push(m),
@@ -202,7 +204,8 @@ pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
             let (kept, small): (Vec<Move>, Vec<Move>) =
                 d.next_moves.drain(..).partition(|m| m.saving_s.is_none_or(|s| s >= floor));
             for m in small {
-                d.evidence.push(Finding::SmallCause { advice: Box::new(m.advice), saving_s: m.saving_s.unwrap_or(0.0) });
+                d.evidence
+                    .push(Finding::SmallCause { advice: Box::new(m.advice), saving_s: m.saving_s.unwrap_or(0.0) });
             }
             d.next_moves = kept;
             d.next_moves.sort_by(|x, y| y.saving_s.unwrap_or(-1.0).total_cmp(&x.saving_s.unwrap_or(-1.0)));
@@ -213,7 +216,8 @@ pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
         if let Some(d) = a.diagnosis.as_mut() {
             let before = d.next_moves.len();
             d.next_moves.retain(|m| {
-                m.saving_s.is_some() || !matches!(m.advice, Advice::FusedOptimizer | Advice::FuseElementwise | Advice::EpilogueFusion)
+                m.saving_s.is_some()
+                    || !matches!(m.advice, Advice::FusedOptimizer | Advice::FuseElementwise | Advice::EpilogueFusion)
             });
             if d.next_moves.is_empty() && (before > 0 || !d.evidence.is_empty()) {
                 let o = origin(&a.kernel.name);

@@ -56,21 +56,22 @@ pub use collective::{Algorithm, CollectivePlacement, NcclKernel, Protocol, Traff
 pub use diagnosis::diagnose;
 pub use findings::{Access, Advice, Diagnosis, Finding, Move, Position, Stall};
 pub use fusion::{fusions, Fusion, FusionKind};
-pub use limiter::{binding, units, Basis, Unit, UnitUse};
-pub use origin::{origin, Library, Origin, Role};
 pub use instructions::{pipe_roof, InstructionAnalysis, InstructionLevel, PipePoint, PipeRoof};
 pub use kernel_analysis::KernelAnalysis;
 pub use levels::{mix_roof, Bound, LevelPoint, Limiter, MixPoint, MixRoof};
+pub use limiter::{binding, units, Basis, Unit, UnitUse};
 pub use occupancy::{
     annotate_evidence, calculate, known_capabilities, limits, limits_for, max_active_blocks, max_potential_block_size,
     sweep, BestBlockSize, BlockLimits, Headroom, Launch, Limits, Occupancy, OccupancyError, Resource, Sweep, SweepAxis,
     SweepPoint, SweepRange,
 };
+pub use origin::{origin, Library, Origin, Role};
 pub use placement::{analyze, analyze_kernel, level_caveats};
 pub use program::{
     GroupBy, GroupTime, LaunchTime, Opportunity, ProgramOptions, ProgramView, SteadyState, Verdict, VerdictTime,
 };
 pub use thresholds::{
-    BUSY_PIPE_PCT, CONSTANT_MOVES_MAX_SHARE_PCT, LATENCY_PCT, LAUNCH_BOUND_S, MIN_MOVE_SHARE_PCT, ON_ROOF_PCT, PIPE_BOUND_PCT,
+    BUSY_PIPE_PCT, CONSTANT_MOVES_MAX_SHARE_PCT, LATENCY_PCT, LAUNCH_BOUND_S, MIN_MOVE_SHARE_PCT, ON_ROOF_PCT,
+    PIPE_BOUND_PCT,
 };
 pub use time_class::{time_class, time_split, TimeClass};

@@ -112,12 +112,15 @@ pub fn units(machine: &Machine, a: &KernelAnalysis) -> Vec<UnitUse> {
             continue;
         }
         // DRAM: % of the streaming rate for the kernel's own mix when measured.
-        let roof_pct = if p.level == MemLevel::Dram { a.pct_of_mix_roof.or(p.pct_of_bandwidth) } else { p.pct_of_bandwidth };
+        let roof_pct =
+            if p.level == MemLevel::Dram { a.pct_of_mix_roof.or(p.pct_of_bandwidth) } else { p.pct_of_bandwidth };
         let counter = ev.level_busy_pct.get(&p.level).copied();
         match (p.level, counter, roof_pct) {
             // The DRAM counter is against the theoretical peak; the mix roof
             // is what streaming reaches: the larger is the honest figure.
-            (MemLevel::Dram, Some(c), Some(r)) => put(&mut out, Unit::Memory(p.level), c.max(r), if r >= c { Basis::Roof } else { Basis::Counter }),
+            (MemLevel::Dram, Some(c), Some(r)) => {
+                put(&mut out, Unit::Memory(p.level), c.max(r), if r >= c { Basis::Roof } else { Basis::Counter })
+            }
             (_, Some(c), _) => put(&mut out, Unit::Memory(p.level), c, Basis::Counter),
             (_, None, Some(r)) => put(&mut out, Unit::Memory(p.level), r, Basis::Roof),
             _ => {}
@@ -144,12 +147,19 @@ pub fn units(machine: &Machine, a: &KernelAnalysis) -> Vec<UnitUse> {
         let active = ev.sm_active_pct.map(|s| (s / 100.0).clamp(0.0, 1.0)).unwrap_or(1.0);
         for p in &ia.pipes {
             if let Some(u) = p.utilisation() {
-                put(&mut out, Unit::Pipe(p.pipe), u * active, if p.pct_of_roof.is_some() { Basis::Roof } else { Basis::Counter });
+                put(
+                    &mut out,
+                    Unit::Pipe(p.pipe),
+                    u * active,
+                    if p.pct_of_roof.is_some() { Basis::Roof } else { Basis::Counter },
+                );
             }
         }
     }
     // FLOPs against the roof of their kind, when no pipe counter says.
-    if let (Some(x), Some(r), Some(kind)) = (a.achieved_flops_per_s, a.compute_roof_flops_per_s, a.kernel.dominant_kind()) {
+    if let (Some(x), Some(r), Some(kind)) =
+        (a.achieved_flops_per_s, a.compute_roof_flops_per_s, a.kernel.dominant_kind())
+    {
         let pipe = match kind {
             FlopKind::Fp32 => Pipe::Fma,
             FlopKind::Fp16 => Pipe::Fp16,

@@ -208,7 +208,10 @@ fn triton_role(n: &str) -> Role {
     }
     let words: Vec<&str> = ops.split('_').filter(|w| !w.is_empty()).collect();
     let act = |w: &str| ["gelu", "relu", "silu", "sigmoid", "tanh", "erf"].contains(&w);
-    if n.contains("triton_poi_") && words.iter().any(|w| act(w)) && words.iter().all(|w| act(w) || ["add", "mul", "to", "copy"].contains(w)) {
+    if n.contains("triton_poi_")
+        && words.iter().any(|w| act(w))
+        && words.iter().all(|w| act(w) || ["add", "mul", "to", "copy"].contains(w))
+    {
         return Role::Activation;
     }
     Role::Fusion
@@ -233,24 +236,54 @@ pub fn origin(name: &str) -> Origin {
         return of(Library::Triton, triton_role(n));
     }
     if n.starts_with("cupy_") {
-        return of(Library::Cupy, if lower.contains("reduce") || lower.contains("cub") { Role::Reduction } else { Role::Elementwise });
+        return of(
+            Library::Cupy,
+            if lower.contains("reduce") || lower.contains("cub") { Role::Reduction } else { Role::Elementwise },
+        );
     }
-    if has(n, &["nchwToNhwc", "nhwcToNchw", "nchwToNchw", "nhwcToNhwc"]) || lower.contains("transpose") && n.contains("cudnn") {
+    if has(n, &["nchwToNhwc", "nhwcToNchw", "nchwToNchw", "nhwcToNhwc"])
+        || lower.contains("transpose") && n.contains("cudnn")
+    {
         return of(Library::Cudnn, Role::LayoutTranspose);
     }
     if has(&lower, &["sdpa", "fmha", "flash_fwd", "flash_bwd", "flash_attn", "attention"]) {
-        let lib = if n.contains("cudnn") { Library::Cudnn } else if has(&lower, &["flash_fwd", "flash_bwd", "flash_attn"]) && !n.contains("pytorch_flash") { Library::FlashAttention } else { Library::PyTorch };
+        let lib = if n.contains("cudnn") {
+            Library::Cudnn
+        } else if has(&lower, &["flash_fwd", "flash_bwd", "flash_attn"]) && !n.contains("pytorch_flash") {
+            Library::FlashAttention
+        } else {
+            Library::PyTorch
+        };
         return of(lib, Role::Attention);
     }
     let unaligned = alignment(n).is_some_and(|a| a < 8);
-    if has(&lower, &["fprop", "dgrad", "wgrad", "implicit_convolve", "convolve_", "conv2d", "implicit_gemm"]) || n.contains("cudnn") && !lower.contains("gemm") {
+    if has(&lower, &["fprop", "dgrad", "wgrad", "implicit_convolve", "convolve_", "conv2d", "implicit_gemm"])
+        || n.contains("cudnn") && !lower.contains("gemm")
+    {
         return Origin { library: Library::Cudnn, role: Role::Convolution, unaligned };
     }
     if n.starts_with("nvjet") || has(&lower, &["xmma_gemm", "gemm", "gemv", "splitkreduce", "cublas"]) {
-        let library = if n.contains("cutlass") && !n.contains("cutlass_") && !n.starts_with("nvjet") { Library::Cutlass } else { Library::Cublas };
+        let library = if n.contains("cutlass") && !n.contains("cutlass_") && !n.starts_with("nvjet") {
+            Library::Cutlass
+        } else {
+            Library::Cublas
+        };
         return Origin { library, role: Role::Gemm, unaligned };
     }
-    if has(n, &["cub::", "thrust::", "DeviceRadixSort", "DeviceReduce", "DeviceHistogram", "DeviceScan", "DeviceSegmented", "DeviceSelect", "onesweep"]) {
+    if has(
+        n,
+        &[
+            "cub::",
+            "thrust::",
+            "DeviceRadixSort",
+            "DeviceReduce",
+            "DeviceHistogram",
+            "DeviceScan",
+            "DeviceSegmented",
+            "DeviceSelect",
+            "onesweep",
+        ],
+    ) {
         let role = if has(n, &["Reduce"]) && !has(n, &["Sort", "Histogram"]) { Role::Reduction } else { Role::Sort };
         return of(Library::Cub, role);
     }
@@ -272,31 +305,36 @@ pub fn origin(name: &str) -> Origin {
         || n.contains("c10::")
         || n.contains("TensorIterator");
     let library = if torch { Library::PyTorch } else { Library::User };
-    let role = if has(&lower, &["batch_norm", "layer_norm", "group_norm", "rms_norm", "layernorm", "rmsnorm", "groupnorm"]) {
-        Role::Norm
-    } else if lower.contains("softmax") {
-        Role::Softmax
-    } else if has(&lower, &["cross_entropy", "nll_loss"]) {
-        Role::Loss
-    } else if has(&lower, &["embedding", "index", "gather", "scatter", "catarraybatchedcopy"]) {
-        Role::Indexing
-    } else if has(&lower, &["reduce_kernel", "reduction"]) {
-        Role::Reduction
-    } else if has(&lower, &["gelu", "silu", "relu", "sigmoid", "tanh", "hardswish", "mish", "elu_", "clamp_scalar"])
-        && !has(&lower, &["backward", "threshold"])
-    {
-        // Forward activations; their backward (PyTorch's ReLU backward is
-        // `threshold`) follows a norm's or a GEMM's backward, not a GEMM.
-        Role::Activation
-    } else if has(&lower, &["bfloat16_copy", "float16_copy", "half_copy", "_to_copy", "float_copy", "copy_kernel_cuda"]) && !lower.contains("direct_copy") {
-        Role::Cast
-    } else if lower.contains("copy") {
-        Role::Copy
-    } else if lower.contains("elementwise") || lower.contains("functor") {
-        Role::Elementwise
-    } else {
-        Role::Other
-    };
+    let role =
+        if has(&lower, &["batch_norm", "layer_norm", "group_norm", "rms_norm", "layernorm", "rmsnorm", "groupnorm"]) {
+            Role::Norm
+        } else if lower.contains("softmax") {
+            Role::Softmax
+        } else if has(&lower, &["cross_entropy", "nll_loss"]) {
+            Role::Loss
+        } else if has(&lower, &["embedding", "index", "gather", "scatter", "catarraybatchedcopy"]) {
+            Role::Indexing
+        } else if has(&lower, &["reduce_kernel", "reduction"]) {
+            Role::Reduction
+        } else if has(&lower, &["gelu", "silu", "relu", "sigmoid", "tanh", "hardswish", "mish", "elu_", "clamp_scalar"])
+            && !has(&lower, &["backward", "threshold"])
+        {
+            // Forward activations; their backward (PyTorch's ReLU backward is
+            // `threshold`) follows a norm's or a GEMM's backward, not a GEMM.
+            Role::Activation
+        } else if has(
+            &lower,
+            &["bfloat16_copy", "float16_copy", "half_copy", "_to_copy", "float_copy", "copy_kernel_cuda"],
+        ) && !lower.contains("direct_copy")
+        {
+            Role::Cast
+        } else if lower.contains("copy") {
+            Role::Copy
+        } else if lower.contains("elementwise") || lower.contains("functor") {
+            Role::Elementwise
+        } else {
+            Role::Other
+        };
     Origin { library, role, unaligned: false }
 }
 
@@ -306,9 +344,12 @@ mod tests {
 
     #[test]
     fn vendor_gemms_and_their_alignment_fallback() {
-        let o = origin("void cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_32x1_nn_align1>(T1::Params)");
+        let o =
+            origin("void cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_32x1_nn_align1>(T1::Params)");
         assert_eq!((o.library, o.role, o.unaligned), (Library::Cublas, Role::Gemm, true));
-        let o = origin("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_nn_align8>(T1::Params)");
+        let o = origin(
+            "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_nn_align8>(T1::Params)",
+        );
         assert_eq!((o.library, o.role, o.unaligned), (Library::Cublas, Role::Gemm, false));
         assert_eq!(origin("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT").role, Role::Gemm);
         assert!(origin("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT").library.is_vendor());
@@ -318,7 +359,10 @@ mod tests {
     fn cudnn_convolutions_transposes_and_attention() {
         let conv = origin("sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64");
         assert_eq!((conv.library, conv.role), (Library::Cudnn, Role::Convolution));
-        assert_eq!(origin("void cudnn::nchwToNhwcKernel<__nv_bfloat16, __nv_bfloat16, float, 0, 1>(...)").role, Role::LayoutTranspose);
+        assert_eq!(
+            origin("void cudnn::nchwToNhwcKernel<__nv_bfloat16, __nv_bfloat16, float, 0, 1>(...)").role,
+            Role::LayoutTranspose
+        );
         let sdpa = origin("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x128x128_4x1x1");
         assert_eq!((sdpa.library, sdpa.role), (Library::Cudnn, Role::Attention));
     }
@@ -331,7 +375,10 @@ mod tests {
         assert_eq!(origin(gelu).role, Role::Activation);
         let foreach = "void at::native::<unnamed>::multi_tensor_apply_kernel<at::native::<unnamed>::TensorListMetadata<3>, at::native::<unnamed>::BinaryOpListAlphaFunctor<float, 3, 2, 0>, std::plus<float>, float>(T1, T2, T3...)";
         assert_eq!((origin(foreach).library, origin(foreach).role), (Library::PyTorch, Role::Foreach));
-        assert_eq!(origin("void at::native::batch_norm_backward_kernel<c10::BFloat16, float, float, int>(...)").role, Role::Norm);
+        assert_eq!(
+            origin("void at::native::batch_norm_backward_kernel<c10::BFloat16, float, float, int>(...)").role,
+            Role::Norm
+        );
         assert_eq!(origin("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4>>(T3)").role, Role::Reduction);
     }
 
@@ -352,7 +399,10 @@ mod tests {
         assert_eq!(origin("void cub::DeviceRadixSortOnesweepKernel<...>(...)").library, Library::Cub);
         assert_eq!(origin("void regular_fft_factor<4096, EPT<16>, 4, 0, 14, 0, 2, 1, unsigned int, float, HostConfigPlaceholder>(kernel_arguments_t<T9>)").library, Library::Cufft);
         assert_eq!(origin("void cusparse::csrmv_v3_kernel<...>(...)").library, Library::Cusparse);
-        assert_eq!(origin("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096>)").role, Role::Collective);
+        assert_eq!(
+            origin("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096>)").role,
+            Role::Collective
+        );
         // The user's own kernels stay editable.
         let own = origin("fma_loop(float *, int)");
         assert_eq!(own.library, Library::User);

@@ -220,7 +220,11 @@ pub const COLUMNS: &[(Slot, &str, Via)] = &[
     (Slot::Fp64Busy, "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
     (Slot::XuBusy, "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
     (Slot::LsuBusy, "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
-    (Slot::SharedBusy, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed", Via::Direct(1.0)),
+    (
+        Slot::SharedBusy,
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
+        Via::Direct(1.0),
+    ),
     (
         Slot::SharedAtomicBusy,
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum.pct_of_peak_sustained_elapsed",

@@ -164,8 +164,7 @@ fn dominant_shape<'a>(launches: &[&'a Launch]) -> (Vec<&'a Launch>, u32, f64) {
 /// Each unit's utilisation over the elapsed time, duration-weighted.
 fn busy(launches: &[&Launch]) -> (BTreeMap<MemLevel, f64>, BTreeMap<Pipe, f64>) {
     let mut levels = BTreeMap::new();
-    for (level, slot) in [(MemLevel::Dram, Slot::DramSol), (MemLevel::L2, Slot::L2Busy), (MemLevel::L1, Slot::L1Busy)]
-    {
+    for (level, slot) in [(MemLevel::Dram, Slot::DramSol), (MemLevel::L2, Slot::L2Busy), (MemLevel::L1, Slot::L1Busy)] {
         if let Some(p) = weighted(launches, slot) {
             levels.insert(level, p);
         }

@@ -26,4 +26,5 @@ mod seeds;
 mod terminal;
 mod timeline;
 mod tour;
+mod verdicts;
 mod views;

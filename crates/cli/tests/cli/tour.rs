@@ -80,7 +80,11 @@ fn bundled_tour_says_so_first_and_its_report_holds_the_figures() {
     // predates the excess-sector count, so it is not a move.
     let strided = &kernel(&analysis, "strided_copy")["diagnosis"];
     assert!(
-        strided["evidence"].as_array().unwrap().iter().any(|e| e["code"] == "sector_use" && e["bytes_per_sector"] == 4.0),
+        strided["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["code"] == "sector_use" && e["bytes_per_sector"] == 4.0),
         "strided access evidence missing: {strided}"
     );
 
