@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use roofline_model::{format_percent, format_si, LevelCaveat, MemLevel, Pipe, Unit};
 
-use crate::limiter::{Basis, Unit as HwUnit};
 use crate::origin::{Library, Origin, Role};
 use crate::thresholds::*;
+use crate::unit::{Basis, Unit as HwUnit};
 
 /// Where a kernel landed against its roofs (see the module's table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -50,6 +50,7 @@ mod placement;
 mod program;
 mod thresholds;
 mod time_class;
+mod unit;
 
 pub use capture::{analyze_capture, sort_by_time, CaptureAnalysis};
 pub use collective::{Algorithm, CollectivePlacement, NcclKernel, Protocol, Traffic};
