@@ -35,6 +35,19 @@ pub struct Inconsistent {
     pub problem: String,
 }
 
+/// What the program view says of one opportunity, checked against the kernels.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct OpportunityFigures {
+    /// The kernel's ID.
+    pub id: String,
+    /// Its GPU time, seconds.
+    #[serde(default)]
+    pub seconds: f64,
+    /// Seconds it would save.
+    #[serde(default)]
+    pub saved_s: f64,
+}
+
 /// Relative difference allowed between a stored figure and its recomputation.
 pub const TOLERANCE: f64 = 1e-6;
 
@@ -76,7 +89,44 @@ fn same(
 
 /// Checks every kernel's derived figures and the shares of time.
 /// `program_total_s`: the program view's GPU time, when the document has one.
-pub fn check_derived(kernels: &[KernelAnalysis], program_total_s: Option<f64>) -> Result<(), Inconsistent> {
+/// Also every kernel the program view names
+/// (`opportunity_ids`, its opportunities) must be one of the document's:
+/// a document whose failing kernels were deleted still names them there.
+/// An opportunity's savings must lie within its kernel's time, and that
+/// within the program's.
+pub fn check_derived_with(
+    kernels: &[KernelAnalysis],
+    program_total_s: Option<f64>,
+    opportunities: &[OpportunityFigures],
+) -> Result<(), Inconsistent> {
+    for (i, o) in opportunities.iter().enumerate() {
+        let total = program_total_s.unwrap_or(f64::INFINITY);
+        let bad = |field: &str, v: f64, problem: &str| Inconsistent {
+            field: format!("program.opportunities[{i}].{field}"),
+            value: roofline_model::format_number(v),
+            problem: problem.into(),
+        };
+        if !(o.seconds >= 0.0 && o.seconds <= total * (1.0 + TOLERANCE)) {
+            return Err(bad("seconds", o.seconds, "a kernel's GPU time must be within 0 and the program's"));
+        }
+        if !(o.saved_s >= 0.0 && o.saved_s <= o.seconds * (1.0 + TOLERANCE)) {
+            return Err(bad("saved_s", o.saved_s, "a saving must be within 0 and the kernel's own GPU time"));
+        }
+    }
+    let opportunity_ids: Vec<&String> = opportunities.iter().map(|o| &o.id).collect();
+    for (i, id) in opportunity_ids.iter().enumerate() {
+        if !kernels.iter().any(|k| &k.kernel.id == *id) {
+            return Err(Inconsistent {
+                field: format!("program.opportunities[{i}].id"),
+                value: id.chars().filter(|c| !c.is_control()).take(40).collect(),
+                problem: "names a kernel that is not in kernels[] (were kernels removed from the document?)".into(),
+            });
+        }
+    }
+    check_derived(kernels, program_total_s)
+}
+
+fn check_derived(kernels: &[KernelAnalysis], program_total_s: Option<f64>) -> Result<(), Inconsistent> {
     for (i, k) in kernels.iter().enumerate() {
         check_kernel(k, &format!("kernels[{i}]"))?;
     }
@@ -207,6 +257,15 @@ fn check_shares(kernels: &[KernelAnalysis], program_total_s: Option<f64>) -> Res
             sum,
             "the shares of GPU time add up to more than 1".into(),
         ));
+    }
+    // A share is of the program's GPU time: share x that time is the
+    // kernel's own duration, whatever else the program ran.
+    if let Some(t) = program_total_s.filter(|t| *t > 0.0 && t.is_finite()) {
+        for (i, k) in kernels.iter().enumerate() {
+            if let (Some(s), Some(d)) = (k.time_share, timed(k)) {
+                same(|| format!("kernels[{i}].time_share"), Some(s), Some(d / t), "kernel.duration_s / program.total_s")?;
+            }
+        }
     }
     // Shares of the kernels' own summed time: each is its duration over that sum.
     let total: f64 = kernels.iter().filter_map(timed).sum();

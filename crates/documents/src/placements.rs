@@ -42,9 +42,10 @@ pub fn read_analysis_placements(text: &str, input: &str) -> Result<AnalysisDocum
     if schema_at_head(text) == Some(ANALYSIS_SCHEMA) {
         if let Ok(placed) = serde_json::from_str::<PlacedDocument>(text) {
             let program_total_s = placed.program.as_ref().map(|p| p.total_s);
+            let ids = placed.program.as_ref().map(|p| p.opportunities.clone()).unwrap_or_default();
             let doc = placed.into_document();
             check_analysis(&doc, input).map_err(crate::schema::read_fix)?;
-            crate::schema::check_derived(&doc, program_total_s, input).map_err(crate::schema::read_fix)?;
+            crate::schema::check_derived(&doc, program_total_s, &ids, input).map_err(crate::schema::read_fix)?;
             return Ok(doc);
         }
     }
@@ -71,10 +72,13 @@ struct PlacedDocument {
     program: Option<ProgramTotal>,
 }
 
-/// The program view's GPU time, the rest of it stepped over.
+/// The program view's GPU time and the kernels its opportunities name,
+/// the rest of it stepped over.
 #[derive(Deserialize)]
 struct ProgramTotal {
     total_s: f64,
+    #[serde(default)]
+    opportunities: Vec<crate::consistency::OpportunityFigures>,
 }
 
 impl PlacedDocument {

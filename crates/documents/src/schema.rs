@@ -408,9 +408,10 @@ pub fn check_analysis(doc: &AnalysisDocument, input: &str) -> Result<(), Documen
 pub(crate) fn check_derived(
     doc: &AnalysisDocument,
     program_total_s: Option<f64>,
+    opportunities: &[crate::consistency::OpportunityFigures],
     input: &str,
 ) -> Result<(), DocumentError> {
-    crate::consistency::check_derived(&doc.kernels, program_total_s).map_err(|e| DocumentError::Value {
+    crate::consistency::check_derived_with(&doc.kernels, program_total_s, opportunities).map_err(|e| DocumentError::Value {
         input: input.into(),
         field: e.field,
         value: e.value,
@@ -512,7 +513,21 @@ pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, Docume
     let mut doc: AnalysisDocument = read(text, input, ANALYSIS_SCHEMA)?;
     check_analysis(&doc, input).map_err(read_fix)?;
     if !v1 {
-        check_derived(&doc, doc.program.as_ref().map(|p| p.total_s), input).map_err(read_fix)?;
+        let ids: Vec<crate::consistency::OpportunityFigures> = doc
+            .program
+            .as_ref()
+            .map(|p| {
+                p.opportunities
+                    .iter()
+                    .map(|o| crate::consistency::OpportunityFigures {
+                        id: o.id.clone(),
+                        seconds: o.seconds,
+                        saved_s: o.saved_s,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        check_derived(&doc, doc.program.as_ref().map(|p| p.total_s), &ids, input).map_err(read_fix)?;
     }
     if doc.program.is_none() {
         doc.set_program(&ProgramOptions::default());

@@ -204,3 +204,30 @@ fn check_refuses_derived_values_that_do_not_match_what_they_derive_from() {
     let (code, out) = gate_on_edited(dir.path(), &doc, |_| {});
     assert_eq!(code, 1, "{out}");
 }
+
+#[test]
+fn check_refuses_documents_whose_failing_kernels_were_removed_or_made_faster() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, doc) = failing_gate(dir.path());
+    // The failing kernel deleted: the program view still names it.
+    let (code, out) = gate_on_edited(dir.path(), &doc, |d| {
+        d["kernels"].as_array_mut().unwrap().retain(|k| k["kernel"]["name"] != "slow");
+    });
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("program.opportunities[") && out.contains("not in kernels[]"), "{out}");
+    // Its duration cut twentyfold with its rates to match: its share of the
+    // program's time no longer derives from it.
+    let (code, out) = gate_on_edited(dir.path(), &doc, |d| {
+        let k = slow(d);
+        let t = k["kernel"]["duration_s"].as_f64().unwrap();
+        k["kernel"]["duration_s"] = (t / 20.0).into();
+    });
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("time_share") || out.contains("achieved_flops_per_s"), "{out}");
+    // A saving larger than the kernel's own time.
+    let (code, out) = gate_on_edited(dir.path(), &doc, |d| {
+        d["program"]["opportunities"][0]["saved_s"] = 1e9.into();
+    });
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("program.opportunities[0].saved_s"), "{out}");
+}
