@@ -263,7 +263,12 @@ fn check_shares(kernels: &[KernelAnalysis], program_total_s: Option<f64>) -> Res
     if let Some(t) = program_total_s.filter(|t| *t > 0.0 && t.is_finite()) {
         for (i, k) in kernels.iter().enumerate() {
             if let (Some(s), Some(d)) = (k.time_share, timed(k)) {
-                same(|| format!("kernels[{i}].time_share"), Some(s), Some(d / t), "kernel.duration_s / program.total_s")?;
+                same(
+                    || format!("kernels[{i}].time_share"),
+                    Some(s),
+                    Some(d / t),
+                    "kernel.duration_s / program.total_s",
+                )?;
             }
         }
     }

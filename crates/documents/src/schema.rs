@@ -411,12 +411,14 @@ pub(crate) fn check_derived(
     opportunities: &[crate::consistency::OpportunityFigures],
     input: &str,
 ) -> Result<(), DocumentError> {
-    crate::consistency::check_derived_with(&doc.kernels, program_total_s, opportunities).map_err(|e| DocumentError::Value {
-        input: input.into(),
-        field: e.field,
-        value: e.value,
-        problem: e.problem,
-        fix: String::new(),
+    crate::consistency::check_derived_with(&doc.kernels, program_total_s, opportunities).map_err(|e| {
+        DocumentError::Value {
+            input: input.into(),
+            field: e.field,
+            value: e.value,
+            problem: e.problem,
+            fix: String::new(),
+        }
     })
 }
 
