@@ -48,6 +48,7 @@ pub fn analyze_capture(capture: &Capture, machine: Option<&Machine>) -> CaptureA
     crate::fusion::apply(&mut kernels, &groups);
     sort_by_time(&mut kernels);
     warnings.extend(kernel_warnings(&kernels));
+    warnings.extend(scope_warnings(&kernels));
     let machine = match machine {
         Some(m) => m.clone(),
         None => capture.roofs.clone().unwrap_or_default(),
@@ -74,6 +75,27 @@ pub fn sort_by_time(kernels: &mut [KernelAnalysis]) {
 /// Warnings that name kernels: constant moves, FP16 packing, points not
 /// measured at a level, points above their roof. Each is said once, with
 /// every kernel it concerns.
+/// Whether a kernel's name says it is part of a backward pass.
+fn is_backward(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    ["backward", "dgrad", "wgrad", "bprop", "_bwd", "grad_input", "gammabeta"].iter().any(|p| n.contains(p))
+}
+
+/// Captures that cannot be a whole step: an optimizer without a backward.
+fn scope_warnings(kernels: &[KernelAnalysis]) -> Vec<Warning> {
+    let roles: Vec<crate::origin::Role> = kernels.iter().map(|a| crate::origin::origin(&a.kernel.name).role).collect();
+    let optimizer = roles.iter().any(|r| matches!(r, crate::origin::Role::Foreach | crate::origin::Role::FusedOptimizer));
+    let backward = kernels.iter().any(|a| is_backward(&a.kernel.name));
+    let forward_work = roles.iter().any(|r| matches!(r, crate::origin::Role::Gemm | crate::origin::Role::Convolution | crate::origin::Role::Norm));
+    if optimizer && forward_work && !backward {
+        vec![Warning::CaptureScope {
+            reason: "it holds optimizer kernels and forward work but no backward kernel; an NVTX push/pop filter (ncu --nvtx-include) sees only the thread that pushed the range, and autograd launches the backward from its own thread: select by time window (roofline profile --nvtx-include) or cudaProfilerStart/Stop".into(),
+        }]
+    } else {
+        Vec::new()
+    }
+}
+
 fn kernel_warnings(kernels: &[KernelAnalysis]) -> Vec<Warning> {
     let names = |f: &dyn Fn(&KernelAnalysis) -> bool| -> Vec<String> {
         kernels.iter().filter(|a| f(a)).map(|a| a.kernel.display_name.clone()).collect()
@@ -101,4 +123,32 @@ fn kernel_warnings(kernels: &[KernelAnalysis]) -> Vec<Warning> {
         out.push(Warning::AboveRoof { limit_pct: IMPLAUSIBLE_PCT_OF_ROOF, points: above });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use roofline_model::{Kernel, Origin};
+
+    fn placed(names: &[&str]) -> Vec<KernelAnalysis> {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e11);
+        names
+            .iter()
+            .map(|n| {
+                let mut k = Kernel::named(n, Origin::Counter);
+                k.duration_s = Some(1e-3);
+                analyze_kernel(&m, &k)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_optimizer_without_a_backward_is_named_as_a_partial_step() {
+        let adam = "void at::native::multi_tensor_apply_kernel<at::native::TensorListMetadata<4>, X>(T1)";
+        let gemm = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT";
+        assert_eq!(scope_warnings(&placed(&[gemm, adam])).len(), 1);
+        let bwd = "void at::native::batch_norm_backward_kernel<float>(int)";
+        assert!(scope_warnings(&placed(&[gemm, bwd, adam])).is_empty());
+        assert!(scope_warnings(&placed(&[gemm])).is_empty());
+    }
 }

@@ -125,6 +125,14 @@ pub enum Warning {
     },
     /// Neither counter peaks nor a machine: nothing to judge against.
     NoRoofs,
+    /// The capture cannot be a whole training step: optimizer kernels
+    /// without a single backward kernel (an NVTX push/pop filter sees only
+    /// the thread that pushed the range, and autograd runs the backward on
+    /// its own thread), or autotuning trial kernels.
+    CaptureScope {
+        /// What is missing or extra, in words.
+        reason: String,
+    },
     /// A line Nsight Compute printed as an error.
     Profiler {
         /// The line, as ncu printed it.
@@ -293,6 +301,7 @@ impl Warning {
                 level.label(),
                 list(kernels)
             ),
+            Warning::CaptureScope { reason } => format!("the capture may not be the whole step: {reason}"),
             Warning::NoRoofs => "no roofs: the capture has no *.peak_sustained counters and no machine was given; give --machine FILE (from `roofline bench -o`) or --gpu NAME".into(),
             Warning::Profiler { message } => format!("ncu: {message}"),
             Warning::ProgramFailed { program, status, signal, stopped_by, launches_analysed } => {
