@@ -84,9 +84,12 @@ fn is_backward(name: &str) -> bool {
 /// Captures that cannot be a whole step: an optimizer without a backward.
 fn scope_warnings(kernels: &[KernelAnalysis]) -> Vec<Warning> {
     let roles: Vec<crate::origin::Role> = kernels.iter().map(|a| crate::origin::origin(&a.kernel.name).role).collect();
-    let optimizer = roles.iter().any(|r| matches!(r, crate::origin::Role::Foreach | crate::origin::Role::FusedOptimizer));
+    let optimizer =
+        roles.iter().any(|r| matches!(r, crate::origin::Role::Foreach | crate::origin::Role::FusedOptimizer));
     let backward = kernels.iter().any(|a| is_backward(&a.kernel.name));
-    let forward_work = roles.iter().any(|r| matches!(r, crate::origin::Role::Gemm | crate::origin::Role::Convolution | crate::origin::Role::Norm));
+    let forward_work = roles
+        .iter()
+        .any(|r| matches!(r, crate::origin::Role::Gemm | crate::origin::Role::Convolution | crate::origin::Role::Norm));
     if optimizer && forward_work && !backward {
         vec![Warning::CaptureScope {
             reason: "it holds optimizer kernels and forward work but no backward kernel; an NVTX push/pop filter (ncu --nvtx-include) sees only the thread that pushed the range, and autograd launches the backward from its own thread: select by time window (roofline profile --nvtx-include) or cudaProfilerStart/Stop".into(),
