@@ -140,38 +140,33 @@ def train(model, opt, batch, loss_fn, steps_warm, win, modules, trace, autocast_
     return time.perf_counter() - t0
 
 
-@program("resnet50_train", "torchvision ResNet-50 training step, batch 32, bf16 autocast, NCHW, cudnn.benchmark, SGD momentum (foreach); windows: layer3[1] forward+backward, the optimizer step")
-def resnet50_train(args):
+def resnet50(args, channels_last):
     import torch
     import torchvision
 
     torch.backends.cudnn.benchmark = True
     model = torchvision.models.resnet50(weights=None).cuda()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
     x = torch.randn(32, 3, 224, 224, device="cuda")
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
+        x = x.to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
     y = torch.randint(0, 1000, (32,), device="cuda")
     win = Window(args.trace, torch_sync)
     block = model.layer3[1]
     windowed(block, win)
     loss_fn = lambda m, b: torch.nn.functional.cross_entropy(m(b[0]), b[1])
     return train(model, opt, (x, y), loss_fn, 3, win, [block], args.trace, torch.bfloat16)
+
+
+@program("resnet50_train", "torchvision ResNet-50 training step, batch 32, bf16 autocast, NCHW, cudnn.benchmark, SGD momentum (foreach); windows: layer3[1] forward+backward, the optimizer step")
+def resnet50_train(args):
+    return resnet50(args, channels_last=False)
 
 
 @program("resnet50_train_cl", "as resnet50_train, channels_last (model and input)")
 def resnet50_train_cl(args):
-    import torch
-    import torchvision
-
-    torch.backends.cudnn.benchmark = True
-    model = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
-    x = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
-    y = torch.randint(0, 1000, (32,), device="cuda")
-    win = Window(args.trace, torch_sync)
-    block = model.layer3[1]
-    windowed(block, win)
-    loss_fn = lambda m, b: torch.nn.functional.cross_entropy(m(b[0]), b[1])
-    return train(model, opt, (x, y), loss_fn, 3, win, [block], args.trace, torch.bfloat16)
+    return resnet50(args, channels_last=True)
 
 
 @program("gpt2_train", "Hugging Face transformers GPT-2 (4 layers, d 768, vocab 50257) training step, batch 8 x 512, bf16 autocast, AdamW (foreach); windows: block 1 forward+backward, lm_head forward+backward, the optimizer step")

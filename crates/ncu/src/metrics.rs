@@ -361,46 +361,52 @@ pub fn blocks(slot: Slot) -> &'static str {
     }
 }
 
+/// The units' utilisation over the elapsed time: optional extras (older
+/// captures and metric lists lack them), read for the binding limiter.
+const UNIT_BUSY: [Slot; 14] = [
+    Slot::L2Busy,
+    Slot::L1Busy,
+    Slot::IssueBusy,
+    Slot::TensorBusy,
+    Slot::FmaBusy,
+    Slot::Fp16Busy,
+    Slot::AluBusy,
+    Slot::Fp64Busy,
+    Slot::XuBusy,
+    Slot::LsuBusy,
+    Slot::SharedBusy,
+    Slot::SharedAtomicBusy,
+    Slot::SharedAtomicConflicts,
+    Slot::SharedAtomicWavefronts,
+];
+
 /// Slots whose absence `import` reports (the NERSC ones, the excess-sector
 /// count and the NERSC peaks are optional extras).
 pub fn reported_when_missing(slot: Slot) -> bool {
-    !matches!(
-        slot,
-        Slot::Cycles
-            | Slot::L2BytesNersc
-            | Slot::L1BytesNersc
-            | Slot::L2PeakNersc
-            | Slot::L1PeakNersc
-            | Slot::ExcessiveSectors
-            | Slot::LimitBarriers
-            | Slot::BankConflictsLoad
-            | Slot::BankConflictsStore
-            | Slot::NvlinkRx
-            | Slot::NvlinkTx
-            | Slot::SharedWavefronts
-            | Slot::L2Busy
-            | Slot::L1Busy
-            | Slot::IssueBusy
-            | Slot::TensorBusy
-            | Slot::FmaBusy
-            | Slot::Fp16Busy
-            | Slot::AluBusy
-            | Slot::Fp64Busy
-            | Slot::XuBusy
-            | Slot::LsuBusy
-            | Slot::SharedBusy
-            | Slot::SharedAtomicBusy
-            | Slot::SharedAtomicConflicts
-            | Slot::SharedAtomicWavefronts
-            | Slot::TmaLoadSectors
-            | Slot::AsyncCopyInstructions
-            | Slot::SharedLoadInstructions
-            | Slot::SharedStoreInstructions
-            | Slot::SharedAtomicInstructions
-            | Slot::GlobalReductionInstructions
-            | Slot::GenericAtomicAluInstructions
-            | Slot::GenericAtomicCasInstructions
-    )
+    !UNIT_BUSY.contains(&slot)
+        && !matches!(
+            slot,
+            Slot::Cycles
+                | Slot::L2BytesNersc
+                | Slot::L1BytesNersc
+                | Slot::L2PeakNersc
+                | Slot::L1PeakNersc
+                | Slot::ExcessiveSectors
+                | Slot::LimitBarriers
+                | Slot::BankConflictsLoad
+                | Slot::BankConflictsStore
+                | Slot::NvlinkRx
+                | Slot::NvlinkTx
+                | Slot::SharedWavefronts
+                | Slot::TmaLoadSectors
+                | Slot::AsyncCopyInstructions
+                | Slot::SharedLoadInstructions
+                | Slot::SharedStoreInstructions
+                | Slot::SharedAtomicInstructions
+                | Slot::GlobalReductionInstructions
+                | Slot::GenericAtomicAluInstructions
+                | Slot::GenericAtomicCasInstructions
+        )
 }
 
 /// The metric names in a list file (one per line, `#` comments).
