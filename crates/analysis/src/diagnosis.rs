@@ -269,7 +269,9 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
         evidence.push(Finding::ShortLaunch { seconds_per_launch: per_launch });
     }
 
-    let facts = Facts { machine, a, ev, seconds, per_launch, origin, unit, busiest, shape, conflicts_share };
+    let memory_pct = units.iter().filter(|u| matches!(u.unit, Unit::Memory(_))).map(|u| u.pct).fold(0.0, f64::max);
+    let facts =
+        Facts { machine, a, ev, seconds, per_launch, origin, unit, busiest, shape, conflicts_share, memory_pct };
     let mut moves = candidate_moves(&facts, position);
     // The sector use behind a coalescing move is its evidence; in the
     // user's own code, few bytes per sector are evidence even without the
@@ -369,6 +371,8 @@ struct Facts<'a> {
     busiest: f64,
     shape: Option<(Finding, Advice)>,
     conflicts_share: Option<f64>,
+    /// The busiest memory level's utilisation, %.
+    memory_pct: f64,
 }
 
 impl Facts<'_> {
@@ -413,7 +417,7 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
         Role::Activation => moves.push(Advice::EpilogueFusion.into()),
         Role::Norm if o.library != Library::Triton => {
             // Judged by its memory traffic: a compiled norm streams it at the roof.
-            let memory = units_of_memory(f.a, f.machine);
+            let memory = f.memory_pct;
             if memory < ON_ROOF_PCT {
                 moves.push(Move::saving(
                     Advice::FuseNorm,
@@ -425,9 +429,7 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
                 ))
             }
         }
-        Role::Elementwise | Role::Copy if o.library != Library::User || o.library == Library::User => {
-            moves.push(Advice::FuseElementwise.into())
-        }
+        Role::Elementwise | Role::Copy => moves.push(Advice::FuseElementwise.into()),
         _ => {}
     }
     let user = !o.library.is_vendor();
@@ -555,11 +557,6 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
         }
     }
     moves
-}
-
-/// The busiest memory level's utilisation, %.
-fn units_of_memory(a: &KernelAnalysis, machine: &Machine) -> f64 {
-    units(machine, a).iter().filter(|u| matches!(u.unit, Unit::Memory(_))).map(|u| u.pct).fold(0.0, f64::max)
 }
 
 /// The operand alignment in a CUTLASS/cuBLAS kernel name ("_align1").
