@@ -289,14 +289,7 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
         }
         _ => {}
     }
-    // Rank by saving; a move worth only a few percent is evidence.
-    let floor = seconds * MIN_MOVE_SHARE_PCT / 100.0;
-    let (kept, small): (Vec<Move>, Vec<Move>) = moves.drain(..).partition(|m| m.saving_s.is_none_or(|s| s >= floor));
-    for m in small {
-        evidence.push(Finding::SmallCause { advice: Box::new(m.advice), saving_s: m.saving_s.unwrap_or(0.0) });
-    }
-    let mut moves = kept;
-    moves.sort_by(|x, y| y.saving_s.unwrap_or(-1.0).total_cmp(&x.saving_s.unwrap_or(-1.0)));
+    rank_moves(&mut moves, seconds, &mut evidence);
     if moves.is_empty() {
         moves.push(match position {
             Position::OnRoof => Move::saving(Advice::AtTheRoof, 0.0, "the busiest unit is at its roof"),
@@ -319,6 +312,18 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
         });
     }
     Some(Diagnosis { position, evidence, next_moves: moves })
+}
+
+/// Ranks moves by their saving, largest first; a move worth under
+/// [`MIN_MOVE_SHARE_PCT`] of the kernel's `seconds` becomes evidence.
+pub(crate) fn rank_moves(moves: &mut Vec<Move>, seconds: f64, evidence: &mut Vec<Finding>) {
+    let floor = seconds * MIN_MOVE_SHARE_PCT / 100.0;
+    let (kept, small): (Vec<Move>, Vec<Move>) = moves.drain(..).partition(|m| m.saving_s.is_none_or(|s| s >= floor));
+    for m in small {
+        evidence.push(Finding::SmallCause { advice: Box::new(m.advice), saving_s: m.saving_s.unwrap_or(0.0) });
+    }
+    *moves = kept;
+    moves.sort_by(|x, y| y.saving_s.unwrap_or(-1.0).total_cmp(&x.saving_s.unwrap_or(-1.0)));
 }
 
 /// Where the binding unit puts a kernel.
@@ -390,7 +395,7 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
     let t = f.seconds;
     // Library-level moves, from the kernel's origin.
     if o.unaligned && matches!(o.role, Role::Gemm | Role::Convolution) {
-        let align = alignment_of(&f.a.kernel.name).unwrap_or(1);
+        let align = crate::origin::alignment(&f.a.kernel.name).unwrap_or(1);
         let kind = f.a.kernel.dominant_kind();
         let roof = kind.and_then(|k| f.machine.compute_roof(k));
         if let (Some(c), flops) = (roof, f.a.total_flops) {
@@ -557,12 +562,6 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
         }
     }
     moves
-}
-
-/// The operand alignment in a CUTLASS/cuBLAS kernel name ("_align1").
-fn alignment_of(name: &str) -> Option<u32> {
-    let at = name.find("align")?;
-    name[at + 5..].chars().take_while(|c| c.is_ascii_digit()).collect::<String>().parse().ok()
 }
 
 /// The stall reason with the most cycles.

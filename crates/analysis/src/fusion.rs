@@ -29,10 +29,9 @@ use serde::{Deserialize, Serialize};
 
 use roofline_model::MemLevel;
 
-use crate::findings::{Advice, Finding, Move};
+use crate::findings::{Advice, Move};
 use crate::kernel_analysis::KernelAnalysis;
 use crate::origin::{origin, Library, Role};
-use crate::thresholds::MIN_MOVE_SHARE_PCT;
 
 /// What one change would remove or merge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -200,15 +199,7 @@ pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
             }
             // A group move is the kernel's move: the catch-all goes.
             d.next_moves.retain(|m| !matches!(m.advice, Advice::LibraryKernel { .. } | Advice::WaitOnLatency));
-            let floor = t * MIN_MOVE_SHARE_PCT / 100.0;
-            let (kept, small): (Vec<Move>, Vec<Move>) =
-                d.next_moves.drain(..).partition(|m| m.saving_s.is_none_or(|s| s >= floor));
-            for m in small {
-                d.evidence
-                    .push(Finding::SmallCause { advice: Box::new(m.advice), saving_s: m.saving_s.unwrap_or(0.0) });
-            }
-            d.next_moves = kept;
-            d.next_moves.sort_by(|x, y| y.saving_s.unwrap_or(-1.0).total_cmp(&x.saving_s.unwrap_or(-1.0)));
+            crate::diagnosis::rank_moves(&mut d.next_moves, t, &mut d.evidence);
         }
     }
     // Group moves with no group (a lone elementwise kernel) have no estimate: drop them.

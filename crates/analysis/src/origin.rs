@@ -187,7 +187,7 @@ fn has(name: &str, parts: &[&str]) -> bool {
 
 /// The alignment tag of a CUTLASS/cuBLAS kernel name ("..._align1"), in
 /// elements: under 8 for 16-bit operands means an unaligned dimension.
-fn alignment(name: &str) -> Option<u32> {
+pub(crate) fn alignment(name: &str) -> Option<u32> {
     let at = name.find("align")?;
     let digits: String = name[at + 5..].chars().take_while(|c| c.is_ascii_digit()).collect();
     digits.parse().ok()
