@@ -236,6 +236,12 @@ pub struct ProgramView {
     /// warm-up left out; `None` when the whole run is shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadyState>,
+    /// Whether the GPU time is a timeline's (`profile`'s first pass: every
+    /// launch with its true duration, kernels without counters included)
+    /// rather than the analysed kernels' own durations. A kernel's share of
+    /// time then differs from its counted duration over `total_s`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_timeline: bool,
 }
 
 /// The steady state a view covers: the program's steps after its warm-up
@@ -462,6 +468,7 @@ impl ProgramView {
             group_count,
             fusions: crate::fusion::fusions(kernels),
             steady: None,
+            from_timeline: false,
         }
     }
 

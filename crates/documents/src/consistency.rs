@@ -14,10 +14,13 @@
 //! duration, launches) and the roofs of record (`compute_roof_flops_per_s`,
 //! each level's `bandwidth`, a collective's `roof_bytes_per_s`): a kernel
 //! may have been placed under its own counter roofs, not the document's
-//! machine. Shares of time: each within 0..1, all together at most 1; and
-//! where the program's GPU time is the kernels' own summed time (every
-//! source but `profile`'s timeline, whose time includes kernels it did not
-//! profile), each share is the kernel's duration over that sum.
+//! machine. Shares of time: each within 0..1, all together at most 1. Where
+//! the program's GPU time is the kernels' own (every source but `profile`'s
+//! timeline), each share is the kernel's duration over the program's time.
+//! A timeline's time includes kernels it did not profile, and a profiled
+//! kernel's counted duration is that of its replayed launches only, so
+//! there a share is checked against the program view's own time for the
+//! kernel (its opportunity), where the view lists one.
 
 use roofline_analysis::KernelAnalysis;
 use roofline_model::attainable;
@@ -33,6 +36,20 @@ pub struct Inconsistent {
     pub value: String,
     /// What is wrong with it.
     pub problem: String,
+}
+
+/// What a document's program view says, checked against its kernels.
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+pub struct ProgramFigures {
+    /// The program's GPU time, seconds.
+    pub total_s: f64,
+    /// Whether that time is a timeline's, not the kernels' own durations
+    /// (`roofline_analysis::ProgramView::from_timeline`).
+    #[serde(default)]
+    pub from_timeline: bool,
+    /// Its opportunities.
+    #[serde(default)]
+    pub opportunities: Vec<OpportunityFigures>,
 }
 
 /// What the program view says of one opportunity, checked against the kernels.
@@ -87,18 +104,15 @@ fn same(
     }
 }
 
-/// Checks every kernel's derived figures and the shares of time.
-/// `program_total_s`: the program view's GPU time, when the document has one.
-/// Also every kernel the program view names
-/// (`opportunity_ids`, its opportunities) must be one of the document's:
-/// a document whose failing kernels were deleted still names them there.
-/// An opportunity's savings must lie within its kernel's time, and that
-/// within the program's.
-pub fn check_derived_with(
-    kernels: &[KernelAnalysis],
-    program_total_s: Option<f64>,
-    opportunities: &[OpportunityFigures],
-) -> Result<(), Inconsistent> {
+/// Checks every kernel's derived figures and the shares of time against
+/// the document's program view (`program`, when it has one). Every kernel
+/// the view's opportunities name must be one of the document's: a document
+/// whose failing kernels were deleted still names them there. An
+/// opportunity's savings must lie within its kernel's time, and that within
+/// the program's.
+pub fn check_derived_with(kernels: &[KernelAnalysis], program: Option<&ProgramFigures>) -> Result<(), Inconsistent> {
+    let program_total_s = program.map(|p| p.total_s);
+    let opportunities = program.map(|p| p.opportunities.as_slice()).unwrap_or_default();
     for (i, o) in opportunities.iter().enumerate() {
         let total = program_total_s.unwrap_or(f64::INFINITY);
         let bad = |field: &str, v: f64, problem: &str| Inconsistent {
@@ -113,24 +127,19 @@ pub fn check_derived_with(
             return Err(bad("saved_s", o.saved_s, "a saving must be within 0 and the kernel's own GPU time"));
         }
     }
-    let opportunity_ids: Vec<&String> = opportunities.iter().map(|o| &o.id).collect();
-    for (i, id) in opportunity_ids.iter().enumerate() {
-        if !kernels.iter().any(|k| &k.kernel.id == *id) {
+    for (i, o) in opportunities.iter().enumerate() {
+        if !kernels.iter().any(|k| k.kernel.id == o.id) {
             return Err(Inconsistent {
                 field: format!("program.opportunities[{i}].id"),
-                value: id.chars().filter(|c| !c.is_control()).take(40).collect(),
+                value: o.id.chars().filter(|c| !c.is_control()).take(40).collect(),
                 problem: "names a kernel that is not in kernels[] (were kernels removed from the document?)".into(),
             });
         }
     }
-    check_derived(kernels, program_total_s)
-}
-
-fn check_derived(kernels: &[KernelAnalysis], program_total_s: Option<f64>) -> Result<(), Inconsistent> {
     for (i, k) in kernels.iter().enumerate() {
         check_kernel(k, &format!("kernels[{i}]"))?;
     }
-    check_shares(kernels, program_total_s)
+    check_shares(kernels, program)
 }
 
 fn check_kernel(k: &KernelAnalysis, at: &str) -> Result<(), Inconsistent> {
@@ -240,8 +249,9 @@ fn share_error(field: String, value: f64, problem: String) -> Inconsistent {
     Inconsistent { field, value: roofline_model::format_number(value), problem }
 }
 
-fn check_shares(kernels: &[KernelAnalysis], program_total_s: Option<f64>) -> Result<(), Inconsistent> {
+fn check_shares(kernels: &[KernelAnalysis], program: Option<&ProgramFigures>) -> Result<(), Inconsistent> {
     let timed = |k: &KernelAnalysis| k.kernel.duration_s.filter(|d| d.is_finite() && *d > 0.0);
+    let program_total_s = program.map(|p| p.total_s);
     let mut sum = 0.0;
     for (i, k) in kernels.iter().enumerate() {
         let Some(s) = k.time_share else { continue };
@@ -258,23 +268,26 @@ fn check_shares(kernels: &[KernelAnalysis], program_total_s: Option<f64>) -> Res
             "the shares of GPU time add up to more than 1".into(),
         ));
     }
-    // A share is of the program's GPU time: share x that time is the
-    // kernel's own duration, whatever else the program ran.
-    if let Some(t) = program_total_s.filter(|t| *t > 0.0 && t.is_finite()) {
+    if let Some(p) = program.filter(|p| p.total_s > 0.0 && p.total_s.is_finite()) {
         for (i, k) in kernels.iter().enumerate() {
-            if let (Some(s), Some(d)) = (k.time_share, timed(k)) {
-                same(
-                    || format!("kernels[{i}].time_share"),
-                    Some(s),
-                    Some(d / t),
-                    "kernel.duration_s / program.total_s",
-                )?;
+            let Some(s) = k.time_share else { continue };
+            let field = || format!("kernels[{i}].time_share");
+            if p.from_timeline {
+                // The timeline's own time for the kernel, where the view names it.
+                if let Some(o) = p.opportunities.iter().find(|o| o.id == k.kernel.id) {
+                    same(field, Some(s), Some(o.seconds / p.total_s), "its opportunity's seconds / program.total_s")?;
+                }
+            } else if let Some(d) = timed(k) {
+                // A share is of the program's GPU time: share x that time is
+                // the kernel's own duration, whatever else the program ran.
+                same(field, Some(s), Some(d / p.total_s), "kernel.duration_s / program.total_s")?;
             }
         }
     }
     // Shares of the kernels' own summed time: each is its duration over that sum.
     let total: f64 = kernels.iter().filter_map(timed).sum();
-    let own_time = program_total_s.is_some_and(|t| total > 0.0 && close(t, total));
+    let timeline = program.is_some_and(|p| p.from_timeline);
+    let own_time = !timeline && program_total_s.is_some_and(|t| total > 0.0 && close(t, total));
     if own_time {
         for (i, k) in kernels.iter().enumerate() {
             let expected = timed(k).map(|d| d / total);

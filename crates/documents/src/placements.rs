@@ -41,11 +41,10 @@ use roofline_model::{FlopKind, Machine, MemLevel, Origin};
 pub fn read_analysis_placements(text: &str, input: &str) -> Result<AnalysisDocument, DocumentError> {
     if schema_at_head(text) == Some(ANALYSIS_SCHEMA) {
         if let Ok(placed) = serde_json::from_str::<PlacedDocument>(text) {
-            let program_total_s = placed.program.as_ref().map(|p| p.total_s);
-            let ids = placed.program.as_ref().map(|p| p.opportunities.clone()).unwrap_or_default();
+            let program = placed.program.clone();
             let doc = placed.into_document();
             check_analysis(&doc, input).map_err(crate::schema::read_fix)?;
-            crate::schema::check_derived(&doc, program_total_s, &ids, input).map_err(crate::schema::read_fix)?;
+            crate::schema::check_derived(&doc, program.as_ref(), input).map_err(crate::schema::read_fix)?;
             return Ok(doc);
         }
     }
@@ -67,18 +66,10 @@ struct PlacedDocument {
     warnings: Vec<Warning>,
     #[serde(default)]
     rank: Option<RankInfo>,
-    /// Only the program's GPU time, which the shares of time are checked against.
+    /// Only what the shares of time are checked against, the rest of the
+    /// program view stepped over.
     #[serde(default)]
-    program: Option<ProgramTotal>,
-}
-
-/// The program view's GPU time and the kernels its opportunities name,
-/// the rest of it stepped over.
-#[derive(Deserialize)]
-struct ProgramTotal {
-    total_s: f64,
-    #[serde(default)]
-    opportunities: Vec<crate::consistency::OpportunityFigures>,
+    program: Option<crate::consistency::ProgramFigures>,
 }
 
 impl PlacedDocument {

@@ -404,14 +404,13 @@ pub fn check_analysis(doc: &AnalysisDocument, input: &str) -> Result<(), Documen
 }
 
 /// Checks an analysis's derived figures against what they derive from
-/// (`crate::consistency`); `program_total_s`: its program view's GPU time.
+/// (`crate::consistency`), and against what its program view says.
 pub(crate) fn check_derived(
     doc: &AnalysisDocument,
-    program_total_s: Option<f64>,
-    opportunities: &[crate::consistency::OpportunityFigures],
+    program: Option<&crate::consistency::ProgramFigures>,
     input: &str,
 ) -> Result<(), DocumentError> {
-    crate::consistency::check_derived_with(&doc.kernels, program_total_s, opportunities).map_err(|e| {
+    crate::consistency::check_derived_with(&doc.kernels, program).map_err(|e| {
         DocumentError::Value {
             input: input.into(),
             field: e.field,
@@ -515,21 +514,16 @@ pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, Docume
     let mut doc: AnalysisDocument = read(text, input, ANALYSIS_SCHEMA)?;
     check_analysis(&doc, input).map_err(read_fix)?;
     if !v1 {
-        let ids: Vec<crate::consistency::OpportunityFigures> = doc
-            .program
-            .as_ref()
-            .map(|p| {
-                p.opportunities
-                    .iter()
-                    .map(|o| crate::consistency::OpportunityFigures {
-                        id: o.id.clone(),
-                        seconds: o.seconds,
-                        saved_s: o.saved_s,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        check_derived(&doc, doc.program.as_ref().map(|p| p.total_s), &ids, input).map_err(read_fix)?;
+        let figures = doc.program.as_ref().map(|p| crate::consistency::ProgramFigures {
+            total_s: p.total_s,
+            from_timeline: p.from_timeline,
+            opportunities: p
+                .opportunities
+                .iter()
+                .map(|o| crate::consistency::OpportunityFigures { id: o.id.clone(), seconds: o.seconds, saved_s: o.saved_s })
+                .collect(),
+        });
+        check_derived(&doc, figures.as_ref(), input).map_err(read_fix)?;
     }
     if doc.program.is_none() {
         doc.set_program(&ProgramOptions::default());

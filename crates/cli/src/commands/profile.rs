@@ -658,6 +658,7 @@ fn two_pass_report(
         let mut view =
             ProgramView::from_launches(&doc.kernels, &rows, &ProgramOptions { group_by, ..ProgramOptions::default() });
         view.steady = steady;
+        view.from_timeline = true;
         let share = if view.total_s > 0.0 { view.placed_s / view.total_s } else { 0.0 };
         let profiled = {
             let ids: std::collections::HashSet<&str> = rows.iter().map(|r| r.kernel.as_str()).collect();

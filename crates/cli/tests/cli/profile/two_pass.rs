@@ -146,6 +146,30 @@ fn two_passes_profile_only_the_planned_kernels_and_weight_points_by_timeline_dur
     assert!(text.contains("no counters") && text.contains("of it with counters"), "{text}");
 }
 
+/// Found on the H200 (2026-12-02): every two-pass analysis was refused by
+/// `report`, because its shares are of the timeline's time while its
+/// profiled kernels' durations are the replayed launches' only.
+#[test]
+fn a_two_pass_analysis_reads_back_in_report_check_and_diff() {
+    let s = Setup::new();
+    let out = s.cmd(&[]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc = json_file(&s.path("a.json"));
+    assert_eq!(doc["program"]["from_timeline"], true, "{}", doc["program"]);
+    let vecadd = doc["kernels"].as_array().unwrap().iter().find(|k| k["kernel"]["launches"] == 1).cloned();
+    assert!(vecadd.is_some(), "the stand-in ncu profiled one vecadd launch of the timeline's four");
+    for args in [vec!["report", "a.json"], vec!["check", "a.json", "--min-pct-of-roof", "1"], vec!["diff", "a.json", "a.json"]] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"))
+            .current_dir(s.dir.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("does not match what it derives from"), "{args:?}: {err}");
+        assert!(o.status.code() != Some(2), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn a_planned_kernel_ncu_gave_no_counters_for_keeps_its_time_as_no_counters() {
     let s = Setup::new();
