@@ -32,12 +32,27 @@ pub struct Reps {
     pub runs: usize,
     /// Timed launches per run.
     pub reps: usize,
+    /// Idle time before each run, milliseconds; 0 runs them back to back.
+    /// With a gap, each run also starts with one untimed launch that
+    /// brings the clock back up after the idle time.
+    pub gap_ms: u32,
 }
 
 impl Reps {
-    /// `warmup` untimed launches, then `runs` runs of `reps`.
+    /// `warmup` untimed launches, then `runs` runs of `reps`, back to back.
     pub const fn new(warmup: usize, runs: usize, reps: usize) -> Reps {
-        Reps { warmup, runs, reps }
+        Reps { warmup, runs, reps, gap_ms: 0 }
+    }
+
+    /// `runs` short bursts of `reps` launches, each after `gap_ms` of idle
+    /// time and one untimed launch: the rate a kernel reaches before the
+    /// power cap's controller lowers the clock, as a GEMM of a real program
+    /// does between other work (the cap answers within tens of ms of
+    /// sustained full load; on the H200 a back-to-back BF16 GEMM loop fell
+    /// from 829 to 720 TFLOP/s at 1560 MHz, while bursts held 775+ at
+    /// 1980 MHz: results/h200-2026-12-02-tensor-roof).
+    pub const fn bursts(warmup: usize, runs: usize, reps: usize, gap_ms: u32) -> Reps {
+        Reps { warmup, runs, reps, gap_ms }
     }
 }
 
@@ -258,6 +273,11 @@ impl Session {
             || self.ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| GpuError::driver("event", e));
         let mut out = Timing::default();
         for _ in 0..reps.runs {
+            if reps.gap_ms > 0 {
+                self.sync()?;
+                std::thread::sleep(std::time::Duration::from_millis(reps.gap_ms.into()));
+                launch()?;
+            }
             let events: Vec<_> = (0..=reps.reps).map(|_| ev()).collect::<Result<_, _>>()?;
             let from = self.now();
             events[0].record(&self.stream).map_err(|e| GpuError::driver("event record", e))?;

@@ -277,7 +277,11 @@ fn measure(
     for (_, group) in &groups {
         let chosen = search(exec, spec, cfg, group, &mut log, warnings)?;
         let verified = exec.verify(&chosen)?;
-        let reps = if sweep { cfg.point_reps() } else { cfg.final_reps() };
+        let reps = match spec.what {
+            _ if sweep => cfg.point_reps(),
+            What::Tensor(_) => cfg.burst_reps(),
+            _ => cfg.final_reps(),
+        };
         let m = timed(exec, spec, &chosen, reps, warnings)?;
         points.push((chosen, m, verified));
     }
@@ -371,7 +375,7 @@ fn intensity_sweep(what: What, cfg: &SuiteConfig, points: &[(Candidate, Measurem
 mod tests {
     use super::*;
     use crate::bench::machine::{measured_machine, PLAUSIBLE_MARGIN};
-    use crate::bench::suite::{suite, LaunchShape};
+    use crate::bench::suite::{suite, LaunchShape, BURST_GAP_MS, BURST_LAUNCHES};
     use roofline_model::Unit;
     use roofline_model::{MemLevel, Origin, Pipe, Resource};
     use std::collections::HashMap;
@@ -528,6 +532,26 @@ mod tests {
         let finals = m.timings.iter().filter(|(_, reps)| reps.runs == 3).count();
         assert_eq!(finals, 2, "one retry");
         assert!(r.warnings.iter().any(|w| w.contains("differ by") && w.contains("dram.copy")), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn tensor_gemms_are_timed_in_bursts_after_idle_gaps_and_streams_back_to_back() {
+        // 2 TFLOP per launch in 2.5 ms: 800 TFLOP/s, under the H200's BF16 roof.
+        let mut m = Mock::new(|_, _, _| 2.5e-3)
+            .with("tensor.bf16", plan(Unit::FlopPerSecond, vec![cand("algorithm 1 of 1", 2e12, None, 0)], None))
+            .with("dram.copy", plan(Unit::BytePerSecond, vec![cand("a", 1e9, None, 0)], None));
+        let r = run(&mut m, &["tensor.bf16", "dram.copy"]);
+        assert_eq!(r.results.len(), 2, "{:?}", r.failures);
+        let cfg = SuiteConfig::new(false);
+        let last = |variant_of: &str| {
+            let skip = if variant_of == "tensor" { 0 } else { 1 };
+            m.timings.iter().filter(|(_, reps)| reps.runs > 1).nth(skip).map(|(_, reps)| *reps)
+        };
+        assert_eq!(last("tensor"), Some(cfg.burst_reps()), "{:?}", m.timings);
+        assert_eq!(cfg.burst_reps(), Reps::bursts(cfg.warmup, 7, BURST_LAUNCHES, BURST_GAP_MS));
+        assert_eq!((BURST_LAUNCHES, BURST_GAP_MS), (4, 200));
+        assert_eq!(last("dram"), Some(cfg.final_reps()), "{:?}", m.timings);
+        assert_eq!(cfg.final_reps().gap_ms, 0);
     }
 
     #[test]

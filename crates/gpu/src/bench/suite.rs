@@ -28,6 +28,13 @@ fn spec(id: &str, label: &str, what: What) -> BenchSpec {
     BenchSpec { id: id.into(), label: label.into(), what }
 }
 
+/// Timed launches per burst of [`SuiteConfig::burst_reps`]: an 8192^3 BF16
+/// GEMM takes about 1.3 ms, so a burst is a few ms of full load.
+pub const BURST_LAUNCHES: usize = 4;
+/// Idle time before each burst, ms: long enough for the power controller
+/// to settle back below the cap.
+pub const BURST_GAP_MS: u32 = 200;
+
 /// Sizes, repetitions and runs of a suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SuiteConfig {
@@ -105,6 +112,13 @@ impl SuiteConfig {
     /// The timing of a benchmark's final measurement.
     pub fn final_reps(&self) -> Reps {
         Reps::new(self.warmup, self.runs, self.reps)
+    }
+
+    /// The timing of a benchmark the power cap would otherwise bind (the
+    /// tensor-core GEMMs): bursts of 4 launches after 200 ms idle each
+    /// ([`Reps::bursts`]), 7 of them (4 with `--quick`).
+    pub fn burst_reps(&self) -> Reps {
+        Reps::bursts(self.warmup, if self.quick { 4 } else { 7 }, BURST_LAUNCHES, BURST_GAP_MS)
     }
 
     /// The timing of one point of a sweep.

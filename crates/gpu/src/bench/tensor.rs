@@ -2,7 +2,10 @@
 //!
 //! A square GEMM large enough to keep every tensor core busy (8192^3) runs
 //! in each precision the architecture has; cuBLASLt's heuristic proposes
-//! several algorithms and the fastest, by timing, is kept. Inputs are random
+//! several algorithms and the fastest, by timing, is kept. It is timed in
+//! short bursts after idle gaps (`Reps::bursts`): back to back, the
+//! software power cap pulls the clock down within tens of ms and the figure
+//! falls below what the GEMMs of real programs reach between other work. Inputs are random
 //! values exactly representable in the input type; the output is poisoned
 //! first and every element is compared with a reference GEMM summed in FP64
 //! on the GPU (kernels/tensor_check.cu).
@@ -184,8 +187,10 @@ pub(crate) fn gemm(st: &mut Setup<'_>, kind: FlopKind) -> Result<Built, GpuError
         axis: None,
         size: format!("M = N = K = {n}"),
         method: format!(
-            "cuBLASLt {version} (loaded at run time), TN GEMM, the fastest of {} proposed algorithms by timing",
-            algos.len()
+            "cuBLASLt {version} (loaded at run time), TN GEMM, the fastest of {} proposed algorithms by timing; timed in bursts of {} launches after {} ms idle each, the rate before the power cap lowers the clock",
+            algos.len(),
+            super::suite::BURST_LAUNCHES,
+            super::suite::BURST_GAP_MS
         ),
     };
     let w = Gemm { id: st.spec.id.clone(), kind, n, a, b, d, ws, hs, algos };
