@@ -410,14 +410,12 @@ pub(crate) fn check_derived(
     program: Option<&crate::consistency::ProgramFigures>,
     input: &str,
 ) -> Result<(), DocumentError> {
-    crate::consistency::check_derived_with(&doc.kernels, program).map_err(|e| {
-        DocumentError::Value {
-            input: input.into(),
-            field: e.field,
-            value: e.value,
-            problem: e.problem,
-            fix: String::new(),
-        }
+    crate::consistency::check_derived_with(&doc.kernels, program).map_err(|e| DocumentError::Value {
+        input: input.into(),
+        field: e.field,
+        value: e.value,
+        problem: e.problem,
+        fix: String::new(),
     })
 }
 
@@ -520,7 +518,11 @@ pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, Docume
             opportunities: p
                 .opportunities
                 .iter()
-                .map(|o| crate::consistency::OpportunityFigures { id: o.id.clone(), seconds: o.seconds, saved_s: o.saved_s })
+                .map(|o| crate::consistency::OpportunityFigures {
+                    id: o.id.clone(),
+                    seconds: o.seconds,
+                    saved_s: o.saved_s,
+                })
                 .collect(),
         });
         check_derived(&doc, figures.as_ref(), input).map_err(read_fix)?;

@@ -75,6 +75,9 @@ pub use select::{
     group_by_name, group_by_nvtx, ncu_nvtx_pattern, range_of, select_instance, windows, within_ranges, Group,
     GroupBasis, OpenRanges, Pattern, RangeWindow,
 };
-pub use steady::{find_steps, is_step_name, steady_timeline, Step, StepChoice, Steps, MIN_PERIODIC_SHARE, MIN_REPEATS};
+pub use steady::{
+    find_steps, is_step_name, launches_before, steady_timeline, Step, StepChoice, Steps, MIN_PERIODIC_SHARE,
+    MIN_REPEATS,
+};
 pub use summary::{busy, summarize, Busy, Gap, GpuKey, SummaryRow};
 pub use trace::{to_trace_string, write_trace, Annotations};

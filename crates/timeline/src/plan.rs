@@ -27,8 +27,11 @@ use crate::select::{range_of, OpenRanges};
 
 /// The default share of GPU time the profiled kernels cover.
 pub const DEFAULT_COVERAGE: f64 = 0.95;
-/// The default number of launches profiled per kernel (and launch shape).
-pub const DEFAULT_LAUNCHES_PER_KERNEL: u64 = 2;
+/// The default number of launches profiled per kernel (and launch shape):
+/// ncu replays each profiled launch until every counter is read, so one
+/// launch gives the whole point, and a ResNet-50 step's 151 steady-state
+/// launch shapes (95% of its GPU time) already cost over a minute.
+pub const DEFAULT_LAUNCHES_PER_KERNEL: u64 = 1;
 
 /// How to pick the kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -39,6 +42,12 @@ pub struct PlanOptions {
     pub launches_per_kernel: u64,
     /// Launches of each kernel and shape skipped first (warm-up).
     pub launch_skip: u64,
+    /// Launches of any kernel ncu lets pass before it starts matching
+    /// (`--launch-skip-before-match`): those before the steady state, so
+    /// that the shapes profiled are the steady state's, not the warm-up's
+    /// (`crate::launches_before`); 0 matches from the start.
+    #[serde(default)]
+    pub skip_before_match: u64,
     /// At most this many launches in all (`--budget`); kernels that would
     /// pass it are left out, the next ones by GPU time still considered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,6 +60,7 @@ impl Default for PlanOptions {
             coverage: DEFAULT_COVERAGE,
             launches_per_kernel: DEFAULT_LAUNCHES_PER_KERNEL,
             launch_skip: 0,
+            skip_before_match: 0,
             max_launches: None,
         }
     }
@@ -66,7 +76,9 @@ pub struct PlannedKernel {
     pub match_name: String,
     /// Its launches in the timeline.
     pub launches: u64,
-    /// Its distinct launch shapes (grid and block): ncu profiles K of each.
+    /// Its distinct launch configurations (grid, block, shared memory and
+    /// registers: a kernel of one name compiled twice differs in the last
+    /// two): ncu profiles K of each.
     pub shapes: u64,
     /// Its summed duration in the timeline, ns.
     pub total_ns: u64,
@@ -104,10 +116,12 @@ impl Plan {
     /// Picks the kernels with the most time until `coverage` of the
     /// kernel time is reached (ties by name, so the plan is stable).
     pub fn of(tl: &Timeline, options: PlanOptions) -> Plan {
+        type Config =
+            (Option<roofline_records::Dim3>, Option<roofline_records::Dim3>, Option<u32>, Option<u32>, Option<u16>);
         struct Acc {
             total: u64,
             launches: u64,
-            shapes: Vec<(Option<roofline_records::Dim3>, Option<roofline_records::Dim3>)>,
+            shapes: Vec<Config>,
         }
         // By the name ncu matches: one kernel loaded by two processes is one entry.
         let mut per_name: HashMap<(&str, &str), Acc> = HashMap::new();
@@ -118,7 +132,7 @@ impl Plan {
             let acc = per_name.entry(key).or_insert(Acc { total: 0, launches: 0, shapes: Vec::new() });
             acc.total = acc.total.saturating_add(a.duration_ns());
             acc.launches += 1;
-            let shape = (a.grid, a.block);
+            let shape = (a.grid, a.block, a.shared_static, a.shared_dynamic, a.registers);
             if !acc.shapes.contains(&shape) {
                 acc.shapes.push(shape);
             }
@@ -183,11 +197,18 @@ impl Plan {
             format!("regex:^({})$", alternatives.join("|")),
             "--filter-mode".to_string(),
             "per-launch-config".to_string(),
+            // Kernels of CUDA graphs one by one (ncu's default, said so that
+            // a user's ncu configuration cannot turn it into whole graphs).
+            "--graph-profiling".to_string(),
+            "node".to_string(),
             "--launch-count".to_string(),
             self.options.launches_per_kernel.max(1).to_string(),
         ];
         if self.options.launch_skip > 0 {
             args.extend(["--launch-skip".to_string(), self.options.launch_skip.to_string()]);
+        }
+        if self.options.skip_before_match > 0 {
+            args.extend(["--launch-skip-before-match".to_string(), self.options.skip_before_match.to_string()]);
         }
         args
     }
@@ -314,6 +335,7 @@ mod tests {
     #[test]
     fn the_plan_takes_the_kernels_with_the_most_time_until_the_coverage_is_reached() {
         let tl = timeline();
+        assert_eq!(PlanOptions::default().launches_per_kernel, 1, "one launch per kernel and shape by default");
         let plan = Plan::of(&tl, PlanOptions { coverage: 0.95, launches_per_kernel: 2, ..PlanOptions::default() });
         let names: Vec<&str> = plan.kernels.iter().map(|k| k.match_name.as_str()).collect();
         assert_eq!(names, ["_Z4gemmPf", "softmax", "_Z4copyi"], "70 + 20 + 6 = 96% >= 95%");
@@ -332,13 +354,19 @@ mod tests {
     fn a_launch_budget_keeps_the_kernels_with_the_most_time_that_fit() {
         let tl = timeline();
         // gemm costs 2 launches, softmax 2 (two shapes), copy 2, tiny 2.
-        let plan = Plan::of(&tl, PlanOptions { coverage: 1.0, max_launches: Some(5), ..PlanOptions::default() });
+        let k2 = |max| PlanOptions {
+            coverage: 1.0,
+            launches_per_kernel: 2,
+            max_launches: Some(max),
+            ..PlanOptions::default()
+        };
+        let plan = Plan::of(&tl, k2(5));
         let names: Vec<&str> = plan.kernels.iter().map(|k| k.match_name.as_str()).collect();
         assert_eq!(names, ["_Z4gemmPf", "softmax"], "copy and tiny would pass 5 launches");
         assert_eq!((plan.planned_launches, plan.over_budget, plan.left_out), (4, 2, 2));
         assert!((plan.covered_share - 0.9).abs() < 1e-12, "{}", plan.covered_share);
         // A budget below the largest kernel's cost still plans the smaller ones that fit.
-        let tight = Plan::of(&tl, PlanOptions { coverage: 1.0, max_launches: Some(1), ..PlanOptions::default() });
+        let tight = Plan::of(&tl, k2(1));
         assert!(tight.kernels.is_empty() && tight.over_budget == 4, "{tight:?}");
         let two =
             PlanOptions { coverage: 1.0, launches_per_kernel: 1, max_launches: Some(2), ..PlanOptions::default() };
@@ -352,7 +380,13 @@ mod tests {
     fn the_ncu_filters_name_the_planned_kernels_by_mangled_name_with_k_launches_per_shape() {
         let plan = Plan::of(
             &timeline(),
-            PlanOptions { coverage: 0.9, launches_per_kernel: 3, launch_skip: 1, max_launches: None },
+            PlanOptions {
+                coverage: 0.9,
+                launches_per_kernel: 3,
+                launch_skip: 1,
+                skip_before_match: 7,
+                max_launches: None,
+            },
         );
         assert_eq!(
             plan.ncu_filters(),
@@ -363,10 +397,14 @@ mod tests {
                 "regex:^(_Z4gemmPf|softmax)$",
                 "--filter-mode",
                 "per-launch-config",
+                "--graph-profiling",
+                "node",
                 "--launch-count",
                 "3",
                 "--launch-skip",
-                "1"
+                "1",
+                "--launch-skip-before-match",
+                "7"
             ]
         );
         assert!(Plan::of(&Timeline::default(), PlanOptions::default()).ncu_filters().is_empty());

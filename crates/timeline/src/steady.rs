@@ -11,8 +11,9 @@
 //!   `train_step 3`), the outermost of them, in time order. A program that
 //!   marks none may still repeat itself: when the kernel launches end in a
 //!   sequence that repeats at least [`MIN_REPEATS`] times, holds at least two
-//!   kernels and [`MIN_PERIODIC_SHARE`] of the launches, each repetition is
-//!   a step.
+//!   kernels and [`MIN_PERIODIC_SHARE`] of the launches of its own kernels
+//!   (autotuning and set-up kernels that never run in it do not count), each
+//!   repetition is a step.
 //! - **Warm-up steps** are found from what they ran: a step that launched a
 //!   kernel no later step launches (a trial kernel, a one-off set-up) is
 //!   warm-up, and so is every step before it; the last step is never judged
@@ -34,7 +35,8 @@ use crate::model::{ActivityKind, Span, Timeline};
 
 /// Repetitions a launch sequence needs to count as steps.
 pub const MIN_REPEATS: usize = 3;
-/// Share of the kernel launches a repeating sequence must hold to count as steps.
+/// Share of the launches of its own kernels (those it launches) a repeating
+/// sequence must hold to count as steps.
 pub const MIN_PERIODIC_SHARE: f64 = 0.3;
 
 /// Which steps a user asked for (`--steps`, `--skip`).
@@ -233,7 +235,12 @@ fn periodic_steps(tl: &Timeline) -> Option<(String, Vec<Step>)> {
     let (p, tail) = best?;
     let reps = tail / p;
     let distinct: HashSet<u32> = names[n - p..].iter().copied().collect();
-    if distinct.len() < 2 || ((reps * p) as f64) < MIN_PERIODIC_SHARE * n as f64 {
+    // The share is of the launches of the repeating block's own kernels:
+    // autotuning and set-up kernels that never run in it (XLA's redzone
+    // checks and trial GEMMs: 870 of a JAX step loop's 1,045 launches)
+    // do not make a real step loop too small to count.
+    let own = names.iter().filter(|n| distinct.contains(n)).count();
+    if distinct.len() < 2 || ((reps * p) as f64) < MIN_PERIODIC_SHARE * own as f64 {
         return None;
     }
     let start = n - reps * p;
@@ -272,6 +279,25 @@ fn warm_up_steps(tl: &Timeline, steps: &[Step]) -> usize {
         later.extend(per_step[i].iter().copied());
     }
     first
+}
+
+/// The kernel launches asked for before `at_ns`, when one process made
+/// every launch of the timeline: ncu's `--launch-skip-before-match` counts
+/// the launches of the process it profiles in the order they were made, so
+/// the second pass can start matching where the steady state starts
+/// (cuDNN's and XLA's autotuning launch the same kernels in other shapes
+/// first). A CUDA graph's kernel nodes count one by one, as ncu counts them
+/// with `--graph-profiling node` (on the H200, 2026-12-02: skipping 9 of 3
+/// fills, 5 adds and a graph of mul, sin, cos landed on the first replay's
+/// sin; results/h200-2026-12-02-steady). `None` when several processes
+/// launched kernels.
+pub fn launches_before(tl: &Timeline, at_ns: u64) -> Option<u64> {
+    let mut kernels = tl.activities.iter().filter(|a| a.kind == ActivityKind::Kernel);
+    let pid = kernels.next()?.pid;
+    if kernels.any(|a| a.pid != pid) {
+        return None;
+    }
+    Some(launch_order(tl).iter().filter(|(t, _)| *t < at_ns).count() as u64)
 }
 
 /// The timeline of the kept steps only (activities asked for in their

@@ -84,8 +84,9 @@ pub struct Args {
     #[arg(long, default_value_t = 95.0, value_name = "PCT")]
     pub coverage: f64,
 
-    /// Launches profiled per kernel and launch shape in the second pass.
-    #[arg(long, default_value_t = 2, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Launches profiled per kernel and launch shape in the second pass
+    /// (ncu replays each one until every counter is read).
+    #[arg(long, default_value_t = roofline_timeline::DEFAULT_LAUNCHES_PER_KERNEL, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
     pub launches_per_kernel: u64,
 
     /// One ncu pass over every launch, times from the replays (no timeline first).
@@ -305,8 +306,8 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         ));
         return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }
-    let (tl, steady) = if by_window {
-        (nvtx_window(&rec.timeline, &args.nvtx_include, out), None)
+    let (tl, steady, skip_before_match) = if by_window {
+        (nvtx_window(&rec.timeline, &args.nvtx_include, out), None, 0)
     } else {
         steady_state(&rec.timeline, &steps, out)
     };
@@ -331,7 +332,13 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let max_launches = args.budget.map(|b| budget_launches(b, pass1_wall));
     let plan = Plan::of(
         tl,
-        PlanOptions { coverage: args.coverage / 100.0, launches_per_kernel: k, launch_skip: 0, max_launches },
+        PlanOptions {
+            coverage: args.coverage / 100.0,
+            launches_per_kernel: k,
+            launch_skip: 0,
+            skip_before_match,
+            max_launches,
+        },
     );
     let what = if pass1.steady.is_some() { "steady-state kernels" } else { "kernels" };
     out.info(&format!(
@@ -408,20 +415,24 @@ struct Pass1<'a> {
 /// The steady state of the recorded run (`--steps`, `--skip`), said once;
 /// `None` for the whole run. A choice that fits no step of this run is a
 /// warning, not a loss: the whole run is analysed.
-fn steady_state(tl: &Timeline, choice: &StepChoice, out: &Output) -> (Option<Timeline>, Option<SteadyState>) {
+/// The steady state's timeline and what it left out, and the launches ncu
+/// lets pass before it starts matching (those before the steady state,
+/// when one process made them all; 0 otherwise).
+fn steady_state(tl: &Timeline, choice: &StepChoice, out: &Output) -> (Option<Timeline>, Option<SteadyState>, u64) {
     let steps = match find_steps(tl, choice) {
         Ok(Some(s)) => s,
-        Ok(None) => return (None, None),
+        Ok(None) => return (None, None, 0),
         Err(e) => {
             out.warn(&format!("{e}; the whole run is analysed"));
-            return (None, None);
+            return (None, None, 0);
         }
     };
     let (kept, state) = steady_timeline(tl, &steps);
     if state.left_out_launches == 0 {
         // The steps hold every launch: the steady state is the whole run.
-        return (None, None);
+        return (None, None, 0);
     }
+    let skip = roofline_timeline::launches_before(tl, steps.window().start_ns).unwrap_or(0);
     let total: f64 =
         tl.activities.iter().filter(|a| a.kind == ActivityKind::Kernel).map(|a| a.duration_ns() as f64).sum();
     let share = if total > 0.0 { 100.0 * state.left_out_s * 1e9 / total } else { 0.0 };
@@ -449,7 +460,7 @@ fn steady_state(tl: &Timeline, choice: &StepChoice, out: &Output) -> (Option<Tim
         state.left_out_launches,
         state.left_out_kernels,
     ));
-    (Some(kept), Some(state))
+    (Some(kept), Some(state), skip)
 }
 
 /// The launches inside the windows of the ranges `--nvtx-include` names,
@@ -563,8 +574,9 @@ fn missing_note(pass: &str, why: &Missing, program: &str, profiled: Option<usize
 
 /// Seconds ncu takes per profiled launch with the roofline's metric list
 /// (its replay passes, save and restore of memory): on the H200, ResNet-50
-/// took about 0.35 s a launch (issue 26). An estimate, said as one.
-const SECONDS_PER_PROFILED_LAUNCH: f64 = 0.4;
+/// took about 0.5 s a launch (2026-12-02, 36 launches in about 18 s). An
+/// estimate, said as one.
+const SECONDS_PER_PROFILED_LAUNCH: f64 = 0.5;
 
 /// ncu's start-up and the program's run under it (launches serialized),
 /// from pass 1's own wall time.

@@ -6,5 +6,6 @@
 
 mod children;
 mod ncu;
+mod recorded;
 mod steady;
 mod two_pass;

@@ -112,13 +112,14 @@ fn two_passes_profile_only_the_planned_kernels_and_weight_points_by_timeline_dur
     assert!(stderr.contains("pass 1/2: 5 kernel launches recorded"), "{stderr}");
     assert!(stderr.contains("pass 2/2: profiling 1 of 2 kernels"), "{stderr}");
     // Live progress from ncu's per-launch lines, against the plan.
-    assert!(stderr.contains("pass 2/2: profiled launch 1 of 2 planned: "), "{stderr}");
+    assert!(stderr.contains("pass 2/2: profiled launch 1 of 1 planned: "), "{stderr}");
     let args = s.ncu_args();
     let after = |flag: &str| args.iter().position(|a| a == flag).map(|i| args[i + 1].clone());
     assert_eq!(after("--kernel-name").as_deref(), Some("regex:^(_Z6vecaddPKfS0_Pfi)$"), "{args:?}");
     assert_eq!(after("--kernel-name-base").as_deref(), Some("mangled"));
     assert_eq!(after("--filter-mode").as_deref(), Some("per-launch-config"));
-    assert_eq!(after("--launch-count").as_deref(), Some("2"), "K = 2 by default");
+    assert_eq!(after("--launch-count").as_deref(), Some("1"), "K = 1 by default");
+    assert_eq!(after("--graph-profiling").as_deref(), Some("node"), "graph kernels one by one");
     // Mangled names, to match the timeline's, are a print option: ncu applies
     // it when the report is read back, not while profiling (the H200 run that
     // passed it to the profiling run matched 10 of 29 kernels).
@@ -158,7 +159,9 @@ fn a_two_pass_analysis_reads_back_in_report_check_and_diff() {
     assert_eq!(doc["program"]["from_timeline"], true, "{}", doc["program"]);
     let vecadd = doc["kernels"].as_array().unwrap().iter().find(|k| k["kernel"]["launches"] == 1).cloned();
     assert!(vecadd.is_some(), "the stand-in ncu profiled one vecadd launch of the timeline's four");
-    for args in [vec!["report", "a.json"], vec!["check", "a.json", "--min-pct-of-roof", "1"], vec!["diff", "a.json", "a.json"]] {
+    for args in
+        [vec!["report", "a.json"], vec!["check", "a.json", "--min-pct-of-roof", "1"], vec!["diff", "a.json", "a.json"]]
+    {
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"))
             .current_dir(s.dir.path())
             .args(&args)

@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
     --log-file) log="$2"; shift 2;;
     --export|-o) rep="$2"; shift 2;;
     --csv|--nvtx|--force-overwrite|-f) shift;;
-    --page|--print-units|--clock-control|--metrics|--kernel-name|--kernel-name-base|--print-kernel-base|--filter-mode|--kernel-id|--launch-count|--launch-skip|--nvtx-include|--nvtx-exclude|--target-processes) shift 2;;
+    --page|--print-units|--clock-control|--metrics|--kernel-name|--kernel-name-base|--print-kernel-base|--filter-mode|--kernel-id|--launch-count|--launch-skip|--nvtx-include|--nvtx-exclude|--target-processes|--graph-profiling|--launch-skip-before-match) shift 2;;
     --*) shift;;
     *) break;;
   esac
