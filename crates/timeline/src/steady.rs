@@ -281,23 +281,28 @@ fn warm_up_steps(tl: &Timeline, steps: &[Step]) -> usize {
     first
 }
 
-/// The kernel launches asked for before `at_ns`, when one process made
-/// every launch of the timeline: ncu's `--launch-skip-before-match` counts
-/// the launches of the process it profiles in the order they were made, so
-/// the second pass can start matching where the steady state starts
-/// (cuDNN's and XLA's autotuning launch the same kernels in other shapes
-/// first). A CUDA graph's kernel nodes count one by one, as ncu counts them
-/// with `--graph-profiling node` (on the H200, 2026-12-02: skipping 9 of 3
-/// fills, 5 adds and a graph of mul, sin, cos landed on the first replay's
-/// sin; results/h200-2026-12-02-steady). `None` when several processes
-/// launched kernels.
-pub fn launches_before(tl: &Timeline, at_ns: u64) -> Option<u64> {
+/// How many kernel launches ncu may let pass before it starts matching
+/// (`--launch-skip-before-match`): those up to the last launch, before the
+/// steady state `window`, of a kernel that never runs in it (cuDNN's and
+/// XLA's autotuning trials, a set-up kernel). The ordinary warm-up after it
+/// runs the steady state's kernels in the steady state's shapes and stays
+/// matchable, so a count a little off between the two runs of the program
+/// cannot skip past the steady state. ncu counts a CUDA graph's kernel
+/// nodes one by one with `--graph-profiling node`, as the timeline does
+/// (on the H200, 2026-12-02: skipping 9 of 3 fills, 5 adds and a graph of
+/// mul, sin, cos landed on the first replay's sin; results/h200-2026-12-02-steady).
+/// `None` when several processes launched kernels (ncu counts each apart).
+pub fn launches_before(tl: &Timeline, window: Span) -> Option<u64> {
     let mut kernels = tl.activities.iter().filter(|a| a.kind == ActivityKind::Kernel);
     let pid = kernels.next()?.pid;
     if kernels.any(|a| a.pid != pid) {
         return None;
     }
-    Some(launch_order(tl).iter().filter(|(t, _)| *t < at_ns).count() as u64)
+    let order = launch_order(tl);
+    let steady: HashSet<u32> = order.iter().filter(|(t, _)| window.contains(*t)).map(|&(_, n)| n).collect();
+    let before = order.partition_point(|(t, _)| *t < window.start_ns);
+    let last_trial = order[..before].iter().rposition(|(_, n)| !steady.contains(n));
+    Some(last_trial.map_or(0, |i| i as u64 + 1))
 }
 
 /// The timeline of the kept steps only (activities asked for in their
