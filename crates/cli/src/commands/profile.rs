@@ -374,9 +374,38 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         two_pass_report(args, out, &cap, &pass1, Some(&plan), "timeline only: --budget fits no kernel", Some(&note))?;
         return Ok(ExitCode::from(1));
     }
-    let mut extra = plan.ncu_filters();
-    extra.extend(args.ncu_args.iter().cloned());
-    let pass = ncu_pass(args, out, &ncu, &metrics, Filters::default(), extra, left(), Some(plan.planned_launches))?;
+    let mut plan = plan;
+    let filters = |plan: &Plan| {
+        let mut extra = plan.ncu_filters();
+        extra.extend(args.ncu_args.iter().cloned());
+        extra
+    };
+    let mut pass =
+        ncu_pass(args, out, &ncu, &metrics, Filters::default(), filters(&plan), left(), Some(plan.planned_launches))?;
+    let matched_none = pass.exit_note.is_none()
+        && !stopped_on_purpose(&pass.exit)
+        && pass.cap.as_ref().map_or(true, |c| c.launches.is_empty());
+    if matched_none && plan.options.skip_before_match > 0 {
+        // The warm-up ran shorter under ncu than in pass 1 (autotuning that
+        // times its trials, as Triton's does, runs fewer of them when every
+        // launch is slower), so the count skipped past the steady state.
+        out.warn(&format!(
+            "pass 2: ncu matched none of the {} planned kernels after letting the first {} launches pass (the warm-up ran shorter under ncu than in pass 1: autotuning that times its trials runs fewer of them there); profiling again from the program's first launch",
+            plan.kernels.len(),
+            plan.options.skip_before_match
+        ));
+        plan.options.skip_before_match = 0;
+        pass = ncu_pass(
+            args,
+            out,
+            &ncu,
+            &metrics,
+            Filters::default(),
+            filters(&plan),
+            left(),
+            Some(plan.planned_launches),
+        )?;
+    }
     let failed = pass.exit_note.is_some();
     let nothing_read = pass.cap.is_err() && !stopped_on_purpose(&pass.exit);
     let why = missing_reason(&pass.exit, pass.cap.as_ref().err());

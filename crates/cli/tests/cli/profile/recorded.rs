@@ -268,3 +268,31 @@ fn cuda_graph_kernels_are_profiled_and_counted_node_by_node() {
     let skip = expected_skip(&all, range_start(&recs, "step 0"));
     assert_eq!(after(&args, "--launch-skip-before-match"), Some(skip.to_string()), "{args:?}");
 }
+
+/// Found on the H200 (2026-12-02): under ncu, torch.compile's warm-up ran
+/// fewer autotuning trials than in pass 1, so skipping pass 1's count of
+/// warm-up launches skipped the whole steady state and ncu profiled nothing.
+#[test]
+fn when_the_skip_matches_nothing_pass_2_profiles_again_from_the_first_launch() {
+    let r = Recorded::new("compiled_graphs_train");
+    let d = r.dir.path();
+    std::fs::copy(repo("tests/fixtures/tour/examples.ncu.csv"), d.join("full.csv")).unwrap();
+    std::fs::rename(d.join("ncu"), d.join("ncu-empty")).unwrap();
+    stand_in_ncu(d, &d.join("full.csv"));
+    std::fs::rename(d.join("ncu"), d.join("ncu-full")).unwrap();
+    script(
+        d,
+        "ncu",
+        &format!(
+            "if [ \"$1\" = \"--query-metrics\" ]; then exit 1; fi\necho \"$*\" >> '{0}/ncu-runs'\ncase \"$*\" in *--launch-skip-before-match*) exec '{0}/ncu-empty' \"$@\";; *) exec '{0}/ncu-full' \"$@\";; esac",
+            d.display()
+        ),
+    );
+    let (_, stderr) = r.run(&[]);
+    let runs = std::fs::read_to_string(r.path("ncu-runs")).unwrap();
+    let runs: Vec<&str> = runs.lines().filter(|l| !l.starts_with("--import")).collect();
+    assert_eq!(runs.len(), 2, "two profiling runs: {}", stderr);
+    assert!(runs[0].contains("--launch-skip-before-match") && !runs[1].contains("--launch-skip-before-match"));
+    assert_eq!(stderr.matches("profiling again from the program's first launch").count(), 1, "{stderr}");
+    assert!(!stderr.contains("counters missing"), "the second run answered: {stderr}");
+}
