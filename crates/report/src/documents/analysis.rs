@@ -494,6 +494,7 @@ fn workings(doc: &AnalysisDocument, a: &KernelAnalysis) -> Vec<String> {
         match k.origin {
             roofline_model::Origin::Counter => ", from hardware counters",
             roofline_model::Origin::User => ", as given",
+            roofline_model::Origin::Estimated => ", estimated from the operator's shapes (not counted)",
             _ => "",
         }
     ));
