@@ -15,7 +15,9 @@ use roofline_model::{
     format_percent, format_seconds, Capture, CaptureSource, CapturedKernel, FlopKind, Kernel, MemLevel, Origin, Warning,
 };
 
+use crate::args::{Arg, Tensor};
 use crate::catalogue::{estimate, Estimate, OpClass};
+use crate::dtype::Dtype;
 use crate::trace::Trace;
 
 /// The estimate one launch got.
@@ -35,6 +37,9 @@ pub struct LaunchEstimate {
     pub issued_flops: f64,
     /// Compulsory DRAM bytes.
     pub bytes: f64,
+    /// The written share of `bytes`; 0 when the estimate cannot tell
+    /// outputs from inputs (an inductor kernel's arguments).
+    pub written_bytes: f64,
     /// How the operator's kernels shared its work.
     pub mapping: Mapping,
     /// The formula with its numbers.
@@ -98,6 +103,39 @@ const HELPERS: [&str; 6] = ["nchwtonhwc", "nhwctonchw", "compute_dot_do_o", "spl
 fn is_helper(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     HELPERS.iter().any(|h| n.contains(h))
+}
+
+/// Tensor lists carry no dtypes in a trace: take them from the launching
+/// kernel's template arguments (`CatArrayBatchedCopy<OpaqueType<2u>, ...>`
+/// moves 2-byte elements, `multi_tensor_apply_kernel<..., c10::BFloat16>`),
+/// FP32 when the name does not say.
+fn with_list_dtypes(args: &[Arg], kernel: &str) -> Vec<Arg> {
+    if !args.iter().any(|a| matches!(a, Arg::TensorList(l) if !l.is_empty())) {
+        return args.to_vec();
+    }
+    let d = if kernel.contains("OpaqueType<2") {
+        Dtype::Bf16
+    } else if kernel.contains("OpaqueType<4") {
+        Dtype::Fp32
+    } else if kernel.contains("OpaqueType<8") {
+        Dtype::Fp64
+    } else if kernel.contains("OpaqueType<1") {
+        Dtype::Int8
+    } else if kernel.contains("BFloat16") || kernel.contains("bfloat16") {
+        Dtype::Bf16
+    } else if kernel.contains("c10::Half") || kernel.contains("__half") {
+        Dtype::Fp16
+    } else if kernel.contains("double") {
+        Dtype::Fp64
+    } else {
+        Dtype::Fp32
+    };
+    args.iter()
+        .map(|a| match a {
+            Arg::TensorList(l) => Arg::TensorList(l.iter().map(|t| Tensor { dtype: d, ..t.clone() }).collect()),
+            a => a.clone(),
+        })
+        .collect()
 }
 
 /// Splits an operator's estimate over its kernels (indices into `names`
@@ -172,7 +210,8 @@ pub fn estimate_capture(trace: &Trace, input: &str) -> ShapesCapture {
     }
     for (o, ks) in &by_op {
         let op = &trace.ops[*o];
-        match estimate(&op.name, &op.args) {
+        let args = with_list_dtypes(&op.args, &trace.kernels[ks[0]].name);
+        match estimate(&op.name, &args) {
             Err(why) => {
                 for &i in ks {
                     launches[i].estimate = Err(why.to_string());
@@ -209,6 +248,7 @@ pub fn estimate_capture(trace: &Trace, input: &str) -> ShapesCapture {
                         useful_flops: sel.iter().map(|p| p.useful_flops).sum(),
                         issued_flops: sel.iter().map(|p| p.issued_flops).sum(),
                         bytes: sel.iter().map(|p| p.bytes).sum(),
+                        written_bytes: sel.iter().map(|p| p.written_bytes).sum(),
                         mapping,
                         formula: e.formula.clone(),
                     });
@@ -246,8 +286,9 @@ fn to_capture(launches: &[Launch], input: &str) -> Capture {
         k.launches += 1;
         k.duration_s = Some(k.duration_s.unwrap_or(0.0) + l.duration_s);
         if let Ok(e) = &l.estimate {
-            if e.useful_flops > 0.0 {
-                *k.flops.entry(e.kind).or_insert(0.0) += e.useful_flops;
+            // Issued FLOPs: what the hardware ran, as counters would count it.
+            if e.issued_flops > 0.0 {
+                *k.flops.entry(e.kind).or_insert(0.0) += e.issued_flops;
             }
             *k.bytes.entry(MemLevel::Dram).or_insert(0.0) += e.bytes;
         }

@@ -101,15 +101,22 @@ pub struct Part {
     pub useful_flops: f64,
     /// FLOPs a kernel that computes every element issues.
     pub issued_flops: f64,
-    /// Compulsory bytes.
+    /// Compulsory bytes, read and written.
     pub bytes: f64,
+    /// The written share of [`Part::bytes`] (the outputs).
+    pub written_bytes: f64,
     /// Substrings of the kernel name that do this part (case-insensitive).
     pub hints: &'static [&'static str],
 }
 
 impl Part {
     fn new(label: &'static str, flops: f64, bytes: f64) -> Part {
-        Part { label, useful_flops: flops, issued_flops: flops, bytes, hints: &[] }
+        Part { label, useful_flops: flops, issued_flops: flops, bytes, written_bytes: 0.0, hints: &[] }
+    }
+
+    fn writes(mut self, written: f64) -> Part {
+        self.written_bytes = written;
+        self
     }
 
     fn hinted(mut self, hints: &'static [&'static str]) -> Part {
@@ -149,6 +156,17 @@ impl Estimate {
     /// Bytes of all parts.
     pub fn bytes(&self) -> f64 {
         self.parts.iter().map(|p| p.bytes).sum()
+    }
+
+    /// Written bytes of all parts (the outputs).
+    pub fn written_bytes(&self) -> f64 {
+        self.parts.iter().map(|p| p.written_bytes).sum()
+    }
+
+    /// Sets the written share of a one-part estimate.
+    fn writes(mut self, written: f64) -> Estimate {
+        self.parts[0].written_bytes = written;
+        self
     }
 
     fn one(op: &str, class: OpClass, kind: FlopKind, flops: f64, bytes: f64, formula: String) -> Estimate {
@@ -301,7 +319,7 @@ fn matmul(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
         in_dtype.key(),
         if c.is_some() { " + bias" } else { "" }
     );
-    Ok(Estimate::one(op, OpClass::Matmul, kind, flops, bytes, formula))
+    Ok(Estimate::one(op, OpClass::Matmul, kind, flops, bytes, formula).writes(out))
 }
 
 // ---- convolution --------------------------------------------------------
@@ -374,7 +392,8 @@ fn conv_forward(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstima
         s.c / s.groups,
         s.kernel
     );
-    let mut e = Estimate::one(op, OpClass::Convolution, input.dtype.matmul_kind(), s.flops(), bytes, formula);
+    let mut e =
+        Estimate::one(op, OpClass::Convolution, input.dtype.matmul_kind(), s.flops(), bytes, formula).writes(out);
     e.parts[0].label = "forward";
     e.parts[0].hints = &["fprop", "conv", "gemm", "nvjet", "xmma", "cutlass"];
     Ok(e)
@@ -397,6 +416,7 @@ fn conv_backward(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
                 s.flops(),
                 grad_out.bytes() + weight.bytes() + input.numel() * input.dtype.size(),
             )
+            .writes(input.numel() * input.dtype.size())
             .hinted(&["dgrad"]),
         );
     }
@@ -407,11 +427,15 @@ fn conv_backward(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
                 s.flops(),
                 grad_out.bytes() + input.bytes() + weight.numel() * weight.dtype.size(),
             )
+            .writes(weight.numel() * weight.dtype.size())
             .hinted(&["wgrad"]),
         );
     }
     if want(2) {
-        parts.push(Part::new("bias gradient", grad_out.numel(), grad_out.bytes() + s.k * grad_out.dtype.size()));
+        parts.push(
+            Part::new("bias gradient", grad_out.numel(), grad_out.bytes() + s.k * grad_out.dtype.size())
+                .writes(s.k * grad_out.dtype.size()),
+        );
     }
     if parts.is_empty() {
         return Err(NoEstimate::Unrecorded("the output mask asks for no gradient".into()));
@@ -467,6 +491,23 @@ fn attention_signature(n: &str) -> (usize, Option<usize>, bool, bool) {
     }
 }
 
+/// The query and key tile of flash-style attention kernels (FlashAttention
+/// 2/3, cuDNN's fused SDPA and PyTorch's efficient attention on sm80+ all
+/// work in 64- or 128-row tiles; 128 x 128 on Hopper).
+pub const ATTENTION_TILE: f64 = 128.0;
+
+/// The score tiles a tiled kernel computes: L and S padded to whole tiles,
+/// and with a causal mask only the tiles that hold an unmasked score.
+pub fn attention_tiles(l: f64, s: f64, causal: bool) -> f64 {
+    let lt = (l / ATTENTION_TILE).ceil();
+    let st = (s / ATTENTION_TILE).ceil();
+    if !causal {
+        return lt * st;
+    }
+    // Query tile i holds queries i·T..(i+1)·T-1, which see keys up to (i+1)·T-1.
+    (0..lt as u64).map(|i| ((i + 1) as f64).min(st)).sum()
+}
+
 fn attention(op: &str, n: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
     let backward = n.ends_with("_backward");
     let (qi, causal_at, blhe, mask_type) = attention_signature(n);
@@ -485,11 +526,12 @@ fn attention(op: &str, n: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
         false => flag(args, i),
     });
     let (b, h, l, s, e, ev) = (b as f64, h as f64, l as f64, s as f64, e as f64, ev as f64);
-    let forward = 2.0 * b * h * l * s * (e + ev);
-    let issued = if backward { 2.5 * forward } else { forward };
+    let pass = if backward { 2.5 } else { 1.0 };
     // Causal, aligned to the top left: query i sees keys 0..=i (when S >= L).
     let kept = if causal { (l * s - l * (l - 1.0) / 2.0).max(0.0) / (l * s) } else { 1.0 };
-    let useful = issued * kept;
+    let useful = pass * 2.0 * b * h * l * s * (e + ev) * kept;
+    let tiles = attention_tiles(l, s, causal);
+    let issued = pass * 2.0 * b * h * ATTENTION_TILE * ATTENTION_TILE * tiles * (e + ev);
     let lse = b * h * l * 4.0;
     let out = b * h * l * ev * q.dtype.size();
     let bytes = if backward {
@@ -500,11 +542,13 @@ fn attention(op: &str, n: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
     } else {
         q.bytes() + k.bytes() + v.bytes() + out + lse
     };
+    let written = if backward { (q.numel() + k.numel() + v.numel()) * q.dtype.size() } else { out + lse };
     let part = Part {
         label: if backward { "backward" } else { "forward" },
         useful_flops: useful,
         issued_flops: issued,
         bytes,
+        written_bytes: written,
         hints: if backward {
             &["bprop", "bwd", "backward", "dq", "dkdv"]
         } else {
@@ -512,14 +556,11 @@ fn attention(op: &str, n: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
         },
     };
     let formula = format!(
-        "{}2·B·H·L·S·(E+Ev) = {}2·{b}·{h}·{l}·{s}·({e}+{ev}){}",
+        "useful {}2·B·H·L·S·(E+Ev) = {}2·{b}·{h}·{l}·{s}·({e}+{ev}){}; issued: {tiles} tiles of {ATTENTION_TILE}x{ATTENTION_TILE} (L and S padded to the tile{})",
         if backward { "2.5·" } else { "" },
         if backward { "2.5·" } else { "" },
-        if causal {
-            format!("; causal: useful = issued x {:.4} (masked scores skipped or wasted)", kept)
-        } else {
-            String::new()
-        }
+        if causal { format!(" x {kept:.4} (causal: the scores above the diagonal are masked)") } else { String::new() },
+        if causal { ", only the tiles on or below the diagonal" } else { "" }
     );
     Ok(Estimate {
         op: op.into(),
@@ -560,7 +601,8 @@ fn norm_forward(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstima
         x.numel()
     );
     let mut e =
-        Estimate::one(op, OpClass::Normalisation, x.dtype.vector_kind(), NORM_FWD_FLOPS * x.numel(), bytes, formula);
+        Estimate::one(op, OpClass::Normalisation, x.dtype.vector_kind(), NORM_FWD_FLOPS * x.numel(), bytes, formula)
+            .writes(x.numel() * x.dtype.size() + stats / 2.0);
     e.parts[0].label = "forward";
     Ok(e)
 }
@@ -584,16 +626,14 @@ fn norm_backward(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstim
         NORM_BWD_FLOPS * x.numel(),
         grad.bytes() + x.bytes() + stats + wb + x.numel() * x.dtype.size(),
     )
+    .writes(x.numel() * x.dtype.size())
     .hinted(&["grad_input", "backward_input", "cuComputeGradInput", "compute_internal_gradients"])];
     if mask.get(1).copied().unwrap_or(0) != 0 || mask.get(2).copied().unwrap_or(0) != 0 {
         let wgrads = 2.0 * wb;
         parts.push(
-            Part::new("weight gradients", 4.0 * x.numel(), grad.bytes() + x.bytes() + stats + wgrads).hinted(&[
-                "gammabeta",
-                "gamma_beta",
-                "cuComputePartGradGammaBeta",
-                "weight",
-            ]),
+            Part::new("weight gradients", 4.0 * x.numel(), grad.bytes() + x.bytes() + stats + wgrads)
+                .writes(wgrads)
+                .hinted(&["gammabeta", "gamma_beta", "cuComputePartGradGammaBeta", "weight"]),
         );
     }
     let formula =
@@ -618,15 +658,21 @@ fn batch_norm(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate
         "batch_norm" => flag(args, 5),
         _ => flag(args, 5),
     };
-    let transform =
-        Part::new("transform", 4.0 * x.numel(), 2.0 * x.bytes() + params).hinted(&["transform", "elementwise"]);
+    let c = x.dims.get(1).copied().unwrap_or(1) as f64;
+    let out = x.numel() * x.dtype.size();
+    let transform = Part::new("transform", 4.0 * x.numel(), x.bytes() + out + params)
+        .writes(out)
+        .hinted(&["transform_input", "transform"]);
     let parts = if training {
         vec![
-            Part::new("statistics", 4.0 * x.numel(), x.bytes() + params).hinted(&[
-                "collect_statistics",
-                "reduce_statistics",
-                "stat",
-            ]),
+            // Mean and inverse deviation per channel, FP32.
+            Part::new("statistics", 4.0 * x.numel(), x.bytes() + 2.0 * c * 4.0)
+                .writes(2.0 * c * 4.0)
+                .hinted(&["collect_statistics", "reduce_statistics"]),
+            // Running mean and variance: read, updated, written.
+            Part::new("running statistics", 6.0 * c, 6.0 * c * 4.0)
+                .writes(2.0 * c * 4.0)
+                .hinted(&["multi_output", "elementwise"]),
             transform,
         ]
     } else {
@@ -656,7 +702,8 @@ fn batch_norm_backward(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
     let bytes = grad.bytes() + x.bytes() + x.numel() * x.dtype.size() + params;
     let formula = format!("{NORM_BWD_FLOPS}·elements = {NORM_BWD_FLOPS}·{}; bytes = grad_out + x + grad_in", x.numel());
     let mut e =
-        Estimate::one(op, OpClass::Normalisation, x.dtype.vector_kind(), NORM_BWD_FLOPS * x.numel(), bytes, formula);
+        Estimate::one(op, OpClass::Normalisation, x.dtype.vector_kind(), NORM_BWD_FLOPS * x.numel(), bytes, formula)
+            .writes(x.numel() * x.dtype.size());
     e.parts[0].label = "backward";
     Ok(e)
 }
@@ -673,7 +720,8 @@ fn softmax(op: &str, args: &[Arg], backward: bool) -> Result<Estimate, NoEstimat
     };
     let half_to_float = !backward && flag(args, 2);
     let out_size = if half_to_float { 4.0 } else { x.dtype.size() };
-    let bytes = reads + x.numel() * out_size;
+    let written = x.numel() * out_size;
+    let bytes = reads + written;
     let formula = format!(
         "{}·elements = {}·{}; bytes = {} + output",
         if backward { 3 } else { 4 },
@@ -681,7 +729,7 @@ fn softmax(op: &str, args: &[Arg], backward: bool) -> Result<Estimate, NoEstimat
         x.numel(),
         if backward { "grad + output" } else { "input" }
     );
-    Ok(Estimate::one(op, OpClass::SoftmaxLoss, x.dtype.vector_kind(), flops, bytes, formula))
+    Ok(Estimate::one(op, OpClass::SoftmaxLoss, x.dtype.vector_kind(), flops, bytes, formula).writes(written))
 }
 
 fn nll(op: &str, args: &[Arg], backward: bool) -> Result<Estimate, NoEstimate> {
@@ -695,7 +743,8 @@ fn nll(op: &str, args: &[Arg], backward: bool) -> Result<Estimate, NoEstimate> {
     let rows = target.numel();
     let bytes = target.bytes() + rows * x.dtype.size() + if backward { 0.0 } else { 2.0 * x.dtype.size() };
     let formula = format!("one element per row of {rows} rows; bytes = targets + the picked (or written) elements");
-    Ok(Estimate::one(op, OpClass::SoftmaxLoss, x.dtype.vector_kind(), rows, bytes, formula))
+    let written = if backward { rows * x.dtype.size() } else { 2.0 * x.dtype.size() };
+    Ok(Estimate::one(op, OpClass::SoftmaxLoss, x.dtype.vector_kind(), rows, bytes, formula).writes(written))
 }
 
 fn cross_entropy(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
@@ -709,7 +758,8 @@ fn cross_entropy(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
         5.0 * x.numel(),
         bytes,
         "log_softmax + nll: 5·elements; bytes = 2·input + targets".into(),
-    ))
+    )
+    .writes(x.bytes()))
 }
 
 // ---- elementwise, casts, copies ------------------------------------------
@@ -793,7 +843,15 @@ fn elementwise(op: &str, name: &str, args: &[Arg], per_element: f64) -> Result<E
     } else if in_place {
         ins[0].dtype
     } else {
-        ins.iter().map(|t| t.dtype).filter(|d| *d != Dtype::Bool).reduce(Dtype::promote).unwrap_or(ins[0].dtype)
+        // A 0-dim tensor takes part in promotion like a scalar: not at all
+        // when a dimensioned tensor is there (`x * torch.tensor(2.0, dtype=float64)` stays x's type).
+        let dimensioned: Vec<&&Tensor> = ins.iter().filter(|t| !t.dims.is_empty()).collect();
+        let pool: Vec<Dtype> = if dimensioned.is_empty() {
+            ins.iter().map(|t| t.dtype).collect()
+        } else {
+            dimensioned.iter().map(|t| t.dtype).collect()
+        };
+        pool.into_iter().filter(|d| *d != Dtype::Bool).reduce(Dtype::promote).unwrap_or(ins[0].dtype)
     };
     let write_only = matches!(base, "fill" | "zero");
     let reads: f64 = if write_only { 0.0 } else { ins.iter().map(|t| t.bytes()).sum() };
@@ -802,6 +860,7 @@ fn elementwise(op: &str, name: &str, args: &[Arg], per_element: f64) -> Result<E
         writes += out_numel; // the boolean mask
     }
     let bytes = reads + writes;
+    let written = writes;
     let arity = ins.len();
     let class = OpClass::Elementwise;
     let formula = format!(
@@ -810,7 +869,7 @@ fn elementwise(op: &str, name: &str, args: &[Arg], per_element: f64) -> Result<E
         out_dtype.key(),
         if in_place { ", in place" } else { "" }
     );
-    Ok(Estimate::one(op, class, out_dtype.vector_kind(), per_element * out_numel, bytes, formula))
+    Ok(Estimate::one(op, class, out_dtype.vector_kind(), per_element * out_numel, bytes, formula).writes(written))
 }
 
 fn copy(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
@@ -832,7 +891,8 @@ fn copy(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
     let bytes = src.bytes() + src.numel() * dst_dtype.size();
     let formula =
         format!("0 FLOPs; bytes = source ({}, footprint) + destination ({})", src.dtype.key(), dst_dtype.key());
-    Ok(Estimate::one(op, OpClass::Copy, src.dtype.vector_kind(), 0.0, bytes, formula))
+    Ok(Estimate::one(op, OpClass::Copy, src.dtype.vector_kind(), 0.0, bytes, formula)
+        .writes(src.numel() * dst_dtype.size()))
 }
 
 /// A `dtype=` argument of `_to_copy`/`to`, recorded as a ScalarType code.
@@ -877,7 +937,7 @@ fn reduction(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
         x.numel(),
         x.numel() / reduced.max(1.0)
     );
-    Ok(Estimate::one(op, OpClass::Reduction, x.dtype.vector_kind(), x.numel(), bytes, formula))
+    Ok(Estimate::one(op, OpClass::Reduction, x.dtype.vector_kind(), x.numel(), bytes, formula).writes(out))
 }
 
 // ---- embedding, indexing --------------------------------------------------
@@ -888,7 +948,8 @@ fn embedding(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
     let row = w.dim(1) as f64;
     let moved = idx.numel() * row * w.dtype.size();
     let formula = format!("0 FLOPs; bytes = indices + 2·{}·{row} elements (rows read, output written)", idx.numel());
-    Ok(Estimate::one(op, OpClass::Indexing, w.dtype.vector_kind(), 0.0, idx.bytes() + 2.0 * moved, formula))
+    Ok(Estimate::one(op, OpClass::Indexing, w.dtype.vector_kind(), 0.0, idx.bytes() + 2.0 * moved, formula)
+        .writes(moved))
 }
 
 fn embedding_backward(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
@@ -909,7 +970,8 @@ fn embedding_backward(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
         grad.numel(),
         grad.bytes() + idx.bytes() + table,
         formula,
-    ))
+    )
+    .writes(table))
 }
 
 fn gather(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
@@ -941,7 +1003,7 @@ fn gather(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
     };
     let moved = out_numel * x.dtype.size();
     let formula = format!("0 FLOPs; bytes = indices + 2·{out_numel} elements (read, written)");
-    Ok(Estimate::one(op, OpClass::Indexing, x.dtype.vector_kind(), 0.0, idx + 2.0 * moved, formula))
+    Ok(Estimate::one(op, OpClass::Indexing, x.dtype.vector_kind(), 0.0, idx + 2.0 * moved, formula).writes(moved))
 }
 
 fn scatter(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
@@ -957,7 +1019,8 @@ fn scatter(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
         "{} FLOPs per element of {n}; bytes = indices + source + destination elements",
         if add { 1 } else { 0 }
     );
-    Ok(Estimate::one(op, OpClass::Indexing, x.dtype.vector_kind(), if add { n } else { 0.0 }, bytes, formula))
+    Ok(Estimate::one(op, OpClass::Indexing, x.dtype.vector_kind(), if add { n } else { 0.0 }, bytes, formula)
+        .writes(n * x.dtype.size()))
 }
 
 fn cat(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
@@ -968,7 +1031,7 @@ fn cat(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
     let read: f64 = ins.iter().map(|t| t.bytes()).sum();
     let out: f64 = ins.iter().map(|t| t.numel() * t.dtype.size()).sum();
     let formula = format!("0 FLOPs; bytes = {} inputs read + the output written", ins.len());
-    Ok(Estimate::one(op, OpClass::Cat, ins[0].dtype.vector_kind(), 0.0, read + out, formula))
+    Ok(Estimate::one(op, OpClass::Cat, ins[0].dtype.vector_kind(), 0.0, read + out, formula).writes(out))
 }
 
 fn pooling(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
@@ -977,19 +1040,19 @@ fn pooling(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
     let backward = op.ends_with("_backward");
     // Forward: input read, output (with indices) written, output from the
     // kernel size and stride; backward: grad (and indices) read, grad_in written.
-    let bytes = if backward {
+    let (bytes, written) = if backward {
         let grad_in = ins.get(1).map_or(0.0, |t| t.numel() * t.dtype.size());
-        ins.iter().map(|t| t.bytes()).sum::<f64>() - ins.get(1).map_or(0.0, |t| t.bytes()) + grad_in
+        (ins.iter().map(|t| t.bytes()).sum::<f64>() - ins.get(1).map_or(0.0, |t| t.bytes()) + grad_in, grad_in)
     } else {
         let k = args.get(1).and_then(Arg::ints).unwrap_or_default();
         let s = args.get(2).and_then(Arg::ints).filter(|s| !s.is_empty()).unwrap_or_else(|| k.clone());
         let shrink: f64 = s.iter().map(|&x| x.max(1) as f64).product::<f64>().max(1.0);
         let out = first.numel() / shrink;
         let indices = if op.contains("with_indices") { out * 8.0 } else { 0.0 };
-        first.bytes() + out * first.dtype.size() + indices
+        (first.bytes() + out * first.dtype.size() + indices, out * first.dtype.size() + indices)
     };
     let formula = "one per input element; bytes = input + output (+ indices)".to_string();
-    Ok(Estimate::one(op, OpClass::Pooling, first.dtype.vector_kind(), first.numel(), bytes, formula))
+    Ok(Estimate::one(op, OpClass::Pooling, first.dtype.vector_kind(), first.numel(), bytes, formula).writes(written))
 }
 
 // ---- optimizers -----------------------------------------------------------
@@ -1009,7 +1072,8 @@ fn foreach(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
     let writes: f64 = first.iter().map(|t| t.numel() * t.dtype.size()).sum();
     let formula =
         format!("{per}·{numel} elements over {} tensors; bytes = the lists read + the result written", first.len());
-    Ok(Estimate::one(op, OpClass::Optimizer, first[0].dtype.vector_kind(), per * numel, reads + writes, formula))
+    Ok(Estimate::one(op, OpClass::Optimizer, first[0].dtype.vector_kind(), per * numel, reads + writes, formula)
+        .writes(writes))
 }
 
 fn fused_optimizer(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
@@ -1028,7 +1092,9 @@ fn fused_optimizer(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEst
         (7.0, 16.0)
     };
     let formula = format!("{flops}·{numel} parameters; bytes = {moves}·params·{s}");
-    Ok(Estimate::one(op, OpClass::Optimizer, params[0].dtype.vector_kind(), flops * numel, moves * numel * s, formula))
+    let written = if name.contains("sgd") { numel * s } else { 3.0 * numel * s };
+    Ok(Estimate::one(op, OpClass::Optimizer, params[0].dtype.vector_kind(), flops * numel, moves * numel * s, formula)
+        .writes(written))
 }
 
 // ---- inductor fusions -------------------------------------------------------

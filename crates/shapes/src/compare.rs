@@ -15,6 +15,11 @@ use roofline_model::{Kernel, MemLevel};
 use crate::capture::Launch;
 use crate::catalogue::OpClass;
 
+/// Below this many counted DRAM bytes a kernel's byte error is not
+/// computed: the counters' fixed traffic (launch descriptors, a few sectors
+/// the flush left) is then most of what they count.
+pub const SMALL_BYTES: f64 = 1e6;
+
 /// One counter launch matched to a trace launch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pair {
@@ -36,19 +41,34 @@ pub struct Pair {
     pub counted_flops: f64,
     /// Counted DRAM bytes.
     pub counted_bytes: Option<f64>,
+    /// Estimated bytes read (`None` when the estimate cannot tell reads from writes).
+    pub est_read_bytes: Option<f64>,
+    /// Counted DRAM bytes read.
+    pub counted_read_bytes: Option<f64>,
 }
 
 impl Pair {
-    /// (estimate - counted) / counted for FLOPs; `None` when nothing was counted.
+    /// (issued estimate - counted) / counted for FLOPs (counters count what
+    /// was issued); `None` when nothing was counted.
     pub fn flops_error(&self) -> Option<f64> {
-        let e = self.est_flops?;
+        let e = self.est_issued_flops?;
         (self.counted_flops > 0.0).then(|| (e - self.counted_flops) / self.counted_flops)
     }
 
-    /// (estimate - counted) / counted for DRAM bytes.
+    /// (estimate - counted) / counted for DRAM bytes; `None` below
+    /// [`SMALL_BYTES`] counted.
     pub fn bytes_error(&self) -> Option<f64> {
         let (e, c) = (self.est_bytes?, self.counted_bytes?);
-        (c > 0.0).then(|| (e - c) / c)
+        (c >= SMALL_BYTES).then(|| (e - c) / c)
+    }
+
+    /// (estimate - counted) / counted for the bytes read: Nsight Compute
+    /// flushes the caches before each kernel, so reads come from DRAM, but
+    /// an output that fits in L2 is still there, dirty, when the kernel
+    /// ends, and its DRAM write is not counted.
+    pub fn read_error(&self) -> Option<f64> {
+        let (e, c) = (self.est_read_bytes?, self.counted_read_bytes?);
+        (c >= SMALL_BYTES).then(|| (e - c) / c)
     }
 }
 
@@ -65,6 +85,8 @@ pub struct ClassErrors {
     pub bytes: Option<(f64, f64, usize)>,
     /// Median signed bytes error (positive: the estimate is above the count).
     pub bytes_bias: Option<f64>,
+    /// |bytes read error|: median, max, and the launches it was computed on.
+    pub reads: Option<(f64, f64, usize)>,
 }
 
 /// The comparison of a trace's estimates with a counter capture.
@@ -155,6 +177,8 @@ pub fn compare(launches: &[Launch], counted: &[Kernel]) -> Comparison {
             est_bytes: est.map(|e| e.bytes),
             counted_flops: k.total_flops(),
             counted_bytes: k.bytes.get(&MemLevel::Dram).copied(),
+            est_read_bytes: est.filter(|e| e.written_bytes > 0.0).map(|e| e.bytes - e.written_bytes),
+            counted_read_bytes: k.evidence.dram_read_bytes,
         });
     }
     let mut by_class: BTreeMap<OpClass, Vec<&Pair>> = BTreeMap::new();
@@ -182,6 +206,7 @@ pub fn compare(launches: &[Launch], counted: &[Kernel]) -> Comparison {
                 flops: stats(ps.iter().filter_map(|p| p.flops_error()).collect()),
                 bytes: stats(std::mem::take(&mut bytes)),
                 bytes_bias: bias,
+                reads: stats(ps.iter().filter_map(|p| p.read_error()).collect()),
             }
         })
         .collect();
@@ -217,12 +242,17 @@ mod tests {
             op: None,
             est_flops: Some(110.0),
             est_issued_flops: Some(110.0),
-            est_bytes: Some(90.0),
+            est_bytes: Some(90e6),
             counted_flops: 100.0,
-            counted_bytes: Some(100.0),
+            counted_bytes: Some(100e6),
+            est_read_bytes: Some(50e6),
+            counted_read_bytes: Some(40e6),
         };
         assert!((p.flops_error().unwrap() - 0.1).abs() < 1e-12);
         assert!((p.bytes_error().unwrap() + 0.1).abs() < 1e-12);
+        assert!((p.read_error().unwrap() - 0.25).abs() < 1e-12);
+        let small = Pair { counted_bytes: Some(5e5), ..p.clone() };
+        assert_eq!(small.bytes_error(), None);
         assert_eq!(median(&mut [3.0, 1.0, 2.0, 10.0]), 2.5);
     }
 }

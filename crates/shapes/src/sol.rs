@@ -466,12 +466,32 @@ mod tests {
     fn causal_attention_halves_the_useful_work() {
         let (_, full, _) = speed_of_light("attention b=8 h=16 l=4096 e=128 bf16", &machine()).unwrap();
         let (_, causal, _) = speed_of_light("attention b=8 h=16 l=4096 e=128 bf16 causal", &machine()).unwrap();
-        // 4·B·H·L²·E issued either way.
+        // 4·B·H·L²·E without a mask; L = 4096 is 32 whole tiles of 128.
         assert_eq!(full.issued_flops(), 4.0 * 8.0 * 16.0 * 4096f64.powi(2) * 128.0);
-        assert_eq!(causal.issued_flops(), full.issued_flops());
+        assert_eq!(full.useful_flops(), full.issued_flops());
+        // Causal: the 32·33/2 = 528 tiles on or below the diagonal of 32·32 run.
+        assert_eq!(causal.issued_flops(), full.issued_flops() * 528.0 / 1024.0);
         // (L² - L(L-1)/2) / L² = (L+1)/(2L).
         let kept = 4097.0 / 8192.0;
         assert!((causal.useful_flops() / full.useful_flops() - kept).abs() < 1e-12);
+    }
+
+    #[test]
+    fn padded_attention_issues_whole_tiles() {
+        // ViT-B/16: L = S = 197 pads to 256 (two tiles): issued = 4·B·H·256²·E, useful 4·B·H·197²·E.
+        let (_, e, _) = speed_of_light("attention b=64 h=12 l=197 e=64 fp16", &machine_fp16()).unwrap();
+        assert_eq!(e.useful_flops(), 4.0 * 64.0 * 12.0 * 197.0 * 197.0 * 64.0);
+        assert_eq!(e.issued_flops(), 4.0 * 64.0 * 12.0 * 256.0 * 256.0 * 64.0);
+        // The backward pass: five matrix products to the forward's two.
+        let (_, b, _) = speed_of_light("attention b=64 h=12 l=197 e=64 fp16 backward", &machine_fp16()).unwrap();
+        assert_eq!(b.useful_flops(), 2.5 * e.useful_flops());
+    }
+
+    fn machine_fp16() -> Machine {
+        let mut m = machine();
+        let p = Provenance::new(Origin::Theoretical, "test");
+        m.ceilings.push(Ceiling::new(Resource::Compute(FlopKind::TensorFp16), "FP16 tensor", 1e15, p));
+        m
     }
 
     #[test]

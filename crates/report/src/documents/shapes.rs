@@ -189,6 +189,12 @@ pub struct ClassRow {
     pub bytes_max_pct: Option<f64>,
     /// Median signed bytes error, % (positive: the estimate above the count).
     pub bytes_bias_pct: Option<f64>,
+    /// Launches with counted DRAM reads and an estimate that tells reads apart.
+    pub read_kernels: usize,
+    /// Median |bytes read error|, %.
+    pub read_median_pct: Option<f64>,
+    /// Max |bytes read error|, %.
+    pub read_max_pct: Option<f64>,
 }
 
 /// One matched launch.
@@ -202,6 +208,8 @@ pub struct PairRow {
     pub class: Option<String>,
     /// Estimated useful FLOPs.
     pub est_flops: Option<f64>,
+    /// Estimated issued FLOPs (what the error is computed on).
+    pub est_issued_flops: Option<f64>,
     /// Counted FLOPs.
     pub counted_flops: f64,
     /// (estimate - count) / count, %.
@@ -212,6 +220,12 @@ pub struct PairRow {
     pub counted_bytes: Option<f64>,
     /// (estimate - count) / count, %.
     pub bytes_error_pct: Option<f64>,
+    /// Estimated bytes read.
+    pub est_read_bytes: Option<f64>,
+    /// Counted DRAM bytes read.
+    pub counted_read_bytes: Option<f64>,
+    /// (estimate - count) / count, %, for the bytes read.
+    pub read_error_pct: Option<f64>,
 }
 
 /// What `roofline import TRACE --with-counters CAPTURE` prints.
@@ -264,6 +278,9 @@ impl ComparisonDocument {
                     bytes_median_pct: pct(k.bytes.map(|f| f.0)),
                     bytes_max_pct: pct(k.bytes.map(|f| f.1)),
                     bytes_bias_pct: pct(k.bytes_bias),
+                    read_kernels: k.reads.map_or(0, |f| f.2),
+                    read_median_pct: pct(k.reads.map(|f| f.0)),
+                    read_max_pct: pct(k.reads.map(|f| f.1)),
                 })
                 .collect(),
             kernels: c
@@ -274,11 +291,15 @@ impl ComparisonDocument {
                     op: p.op.clone(),
                     class: p.class.map(|c| c.label().to_string()),
                     est_flops: p.est_flops,
+                    est_issued_flops: p.est_issued_flops,
                     counted_flops: p.counted_flops,
                     flops_error_pct: pct(p.flops_error()),
                     est_bytes: p.est_bytes,
                     counted_bytes: p.counted_bytes,
                     bytes_error_pct: pct(p.bytes_error()),
+                    est_read_bytes: p.est_read_bytes,
+                    counted_read_bytes: p.counted_read_bytes,
+                    read_error_pct: pct(p.read_error()),
                 })
                 .collect(),
             unmatched: c.unmatched.iter().map(|n| roofline_model::display_name(n)).collect(),
@@ -320,6 +341,9 @@ impl Describe for ComparisonDocument {
                 Column::value("bytes_median_pct", "DRAM bytes |error| median", Quantity::Percent),
                 Column::value("bytes_max_pct", "DRAM bytes |error| max", Quantity::Percent),
                 Column::value("bytes_bias_pct", "DRAM bytes error median (signed)", Quantity::Percent),
+                Column::value("read_kernels", "with DRAM reads", Quantity::Count),
+                Column::value("read_median_pct", "DRAM reads |error| median", Quantity::Percent),
+                Column::value("read_max_pct", "DRAM reads |error| max", Quantity::Percent),
             ],
         );
         for c in &self.classes {
@@ -333,6 +357,9 @@ impl Describe for ComparisonDocument {
                 pct_cell(c.bytes_median_pct),
                 pct_cell(c.bytes_max_pct),
                 pct_cell(c.bytes_bias_pct),
+                Cell::value(Some(c.read_kernels as f64), Quantity::Count),
+                pct_cell(c.read_median_pct),
+                pct_cell(c.read_max_pct),
             ]);
         }
         let mut kernels = Table::new(
@@ -341,12 +368,16 @@ impl Describe for ComparisonDocument {
                 Column::text("kernel", "kernel"),
                 Column::text("op", "operator"),
                 Column::text("class", "family"),
-                Column::with_provenance("est_flops", "FLOPs estimated", Some(Quantity::Si(Unit::Flop))),
+                Column::with_provenance("est_flops", "FLOPs estimated (useful)", Some(Quantity::Si(Unit::Flop))),
+                Column::with_provenance("est_issued_flops", "FLOPs estimated (issued)", Some(Quantity::Si(Unit::Flop))),
                 Column::with_provenance("counted_flops", "FLOPs counted", Some(Quantity::Si(Unit::Flop))),
                 Column::value("flops_error_pct", "FLOPs error", Quantity::Percent),
                 Column::with_provenance("est_bytes", "DRAM bytes estimated", Some(Quantity::Si(Unit::Byte))),
                 Column::with_provenance("counted_bytes", "DRAM bytes counted", Some(Quantity::Si(Unit::Byte))),
                 Column::value("bytes_error_pct", "DRAM bytes error", Quantity::Percent),
+                Column::with_provenance("est_read_bytes", "bytes read estimated", Some(Quantity::Si(Unit::Byte))),
+                Column::with_provenance("counted_read_bytes", "DRAM reads counted", Some(Quantity::Si(Unit::Byte))),
+                Column::value("read_error_pct", "DRAM reads error", Quantity::Percent),
             ],
         );
         for p in &self.kernels {
@@ -359,15 +390,19 @@ impl Describe for ComparisonDocument {
                 Cell::opt_text(p.op.clone()),
                 Cell::opt_text(p.class.clone().or(Some("no estimate".into()))),
                 est(p.est_flops, Unit::Flop),
+                est(p.est_issued_flops, Unit::Flop),
                 counted(Some(p.counted_flops), Unit::Flop),
                 pct_cell(p.flops_error_pct),
                 est(p.est_bytes, Unit::Byte),
                 counted(p.counted_bytes, Unit::Byte),
                 pct_cell(p.bytes_error_pct),
+                est(p.est_read_bytes, Unit::Byte),
+                counted(p.counted_read_bytes, Unit::Byte),
+                pct_cell(p.read_error_pct),
             ]);
         }
         let mut notes = vec![Note::info(
-            "error = (estimated - counted) / counted; FLOPs: useful FLOPs from shapes against the counters' FLOPs of every kind; bytes: compulsory bytes from shapes against DRAM bytes (dram__bytes). The trace and the counter capture are separate runs, matched by kernel name, grid and block in order.",
+            "error = (estimated - counted) / counted; FLOPs: issued FLOPs from shapes (attention: whole 128x128 tiles) against the counters' FLOPs of every kind; bytes: compulsory bytes from shapes against DRAM bytes (dram__bytes); reads: the estimate's inputs against dram__bytes_read (Nsight Compute flushes the caches before each kernel, and an output that fits in L2 is not yet written to DRAM when the kernel ends, so DRAM writes are undercounted). Byte errors leave out launches with under 1 MB counted. The trace and the counter capture are separate runs, matched by kernel name, grid and block in order.",
         )];
         if !self.unmatched.is_empty() {
             notes.push(Note::warning(format!(
