@@ -98,7 +98,20 @@ pub struct ShapesCapture {
     pub unestimated: Vec<Unestimated>,
 }
 
-const HELPERS: [&str; 6] = ["nchwtonhwc", "nhwctonchw", "compute_dot_do_o", "splitkreduce", "convert_", "dot_do_o"];
+/// Kernels that move an operator's data around its main kernel (layout
+/// transforms, workspace set-up, split-K and attention pre/post-processing).
+const HELPERS: [&str; 10] = [
+    "nchwtonhwc",
+    "nhwctonchw",
+    "compute_dot_do_o",
+    "dot_do_o",
+    "splitkreduce",
+    "convert_",
+    "reduce_wgrad",
+    "init_device_workspace",
+    "philox",
+    "_helper",
+];
 
 fn is_helper(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
@@ -149,11 +162,14 @@ fn assign(e: &Estimate, names: &[&str], durations: &[f64]) -> Vec<Vec<usize>> {
     let mut left = Vec::new();
     if e.parts.len() > 1 {
         for (p, part) in e.parts.iter().enumerate() {
-            let hit = (0..names.len()).find(|&i| {
-                !taken[i]
-                    && eligible(i)
-                    && part.hints.iter().any(|h| names[i].to_ascii_lowercase().contains(&h.to_ascii_lowercase()))
-            });
+            let hit = (0..names.len())
+                .filter(|&i| {
+                    !taken[i]
+                        && eligible(i)
+                        && part.hints.iter().any(|h| names[i].to_ascii_lowercase().contains(&h.to_ascii_lowercase()))
+                })
+                // The longest of the kernels that match: the one doing the work.
+                .max_by(|&a, &b| durations[a].total_cmp(&durations[b]));
             match hit {
                 Some(i) => {
                     taken[i] = true;

@@ -953,25 +953,29 @@ fn embedding(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
 }
 
 fn embedding_backward(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
-    // embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    // embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    // the table is zeroed by a fill of its own (an operator of its own in
+    // the trace); this operator sorts the indices and accumulates each
+    // token's gradient row into the table's row (read, added, written).
     let grad = t(args, 0, "grad_output")?;
     let idx = t(args, 1, "indices")?;
-    let rows = args.get(2).and_then(Arg::number).unwrap_or(0.0);
+    let rows = args.get(2).and_then(Arg::number).unwrap_or(f64::INFINITY);
     let d = grad.dim(1) as f64;
-    let table = rows * d * grad.dtype.size();
+    let touched = idx.numel().min(rows) * d * grad.dtype.size();
     let formula = format!(
-        "one add per gradient element ({}); bytes = grad + indices + the {rows}x{d} table written",
-        grad.numel()
+        "one add per gradient element ({}); bytes = grad + indices (sorted: read twice) + up to {} rows of {d} read and written",
+        grad.numel(),
+        idx.numel().min(rows)
     );
     Ok(Estimate::one(
         op,
         OpClass::Indexing,
         grad.dtype.vector_kind(),
         grad.numel(),
-        grad.bytes() + idx.bytes() + table,
+        grad.bytes() + 2.0 * idx.bytes() + 2.0 * touched,
         formula,
     )
-    .writes(table))
+    .writes(touched))
 }
 
 fn gather(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {

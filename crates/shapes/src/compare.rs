@@ -51,7 +51,9 @@ impl Pair {
     /// (issued estimate - counted) / counted for FLOPs (counters count what
     /// was issued); `None` when nothing was counted.
     pub fn flops_error(&self) -> Option<f64> {
-        let e = self.est_issued_flops?;
+        // A data move the catalogue gives no FLOPs (a copy, a cat) is not
+        // held to the address arithmetic the counters may see.
+        let e = self.est_issued_flops.filter(|e| *e > 0.0)?;
         (self.counted_flops > 0.0).then(|| (e - self.counted_flops) / self.counted_flops)
     }
 

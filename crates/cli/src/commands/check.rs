@@ -155,8 +155,13 @@ fn sol_outcomes(doc: &roofline_documents::AnalysisDocument, report: &mut rooflin
                         String::new()
                     } else {
                         format!(
-                            ": impossible, {:.2}x faster than physics allows (a broken benchmark or a wrong shape)",
-                            b.time_s / t
+                            ": impossible, {:.2}x faster than physics allows (a broken benchmark or a wrong shape){}",
+                            b.time_s / t,
+                            if k.origin == roofline_model::Origin::Estimated {
+                                "; with bytes estimated from shapes, inputs that are one tensor (x * x) count twice"
+                            } else {
+                                ""
+                            }
                         )
                     }
                 ),
