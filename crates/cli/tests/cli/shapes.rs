@@ -120,7 +120,7 @@ fn gemm_and_attention_flops_agree_with_the_counters_within_five_percent() {
     // mask skips the tiles above the diagonal.
     for p in ["vit_infer", "gpt2_train", "compiled_mlp_train"] {
         let doc = comparison(p);
-        assert_eq!(doc["schema"], "roofline.shapes-vs-counters/v1");
+        assert_eq!(doc["schema"], "roofline.shapes_vs_counters/v1");
         assert!(
             doc["matched"].as_u64().unwrap() * 10 >= doc["counter_launches"].as_u64().unwrap() * 9,
             "{p}: {}",

@@ -18,7 +18,7 @@ use crate::view::{Cell, Column, Describe, Fact, Note, Quantity, Section, Show, T
 pub const SOL_SCHEMA: &str = "roofline.sol/v1";
 
 /// The JSON schema name of an estimates-against-counters document.
-pub const SHAPES_VS_COUNTERS_SCHEMA: &str = "roofline.shapes-vs-counters/v1";
+pub const SHAPES_VS_COUNTERS_SCHEMA: &str = "roofline.shapes_vs_counters/v1";
 
 /// One roof's time for the work.
 #[derive(Debug, Clone, Serialize)]
