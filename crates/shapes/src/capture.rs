@@ -151,6 +151,54 @@ fn with_list_dtypes(args: &[Arg], kernel: &str) -> Vec<Arg> {
         .collect()
 }
 
+/// A layout transform an operator's kernels run (cuDNN's `nchwToNhwc` and
+/// `nhwcToNchw`): it reads one tensor in one layout and writes it in the
+/// other. Which tensor, its launch grid says: 32x32 tiles of a `[Z, C, HW]`
+/// tensor, grid `(ceil(HW/32), ceil(C/32), Z)`; the operator's tensor of that
+/// shape is the one moved.
+struct Transform {
+    bytes: f64,
+    which: usize,
+    dims: Vec<u64>,
+}
+
+impl Transform {
+    fn on(&self, op: &str) -> LaunchEstimate {
+        LaunchEstimate {
+            class: OpClass::Copy,
+            op: op.to_string(),
+            parts: vec!["layout transform"],
+            kind: roofline_model::FlopKind::Fp32,
+            useful_flops: 0.0,
+            issued_flops: 0.0,
+            bytes: 2.0 * self.bytes,
+            written_bytes: self.bytes,
+            mapping: Mapping::SeveralKernels,
+            formula: format!(
+                "layout transform of input {} {:?} (matched by its launch grid): read once, written once",
+                self.which, self.dims
+            ),
+        }
+    }
+}
+
+fn layout_transform(k: &crate::trace::TraceKernel, args: &[Arg]) -> Option<Transform> {
+    let n = k.name.to_ascii_lowercase();
+    if !(n.contains("nchwtonhwc") || n.contains("nhwctonchw")) {
+        return None;
+    }
+    let [gx, gy, gz] = k.grid?;
+    args.iter().enumerate().find_map(|(i, a)| {
+        let t = a.tensor()?;
+        if t.dims.len() < 3 {
+            return None;
+        }
+        let hw: u64 = t.dims[2..].iter().product();
+        let fits = t.dims[0] == gz && t.dims[1].div_ceil(32) == gy && hw.div_ceil(32) == gx;
+        fits.then(|| Transform { bytes: t.numel() * t.dtype.size(), which: i, dims: t.dims.clone() })
+    })
+}
+
 /// Splits an operator's estimate over its kernels (indices into `names`
 /// with `durations`): for each kernel, the part indices it does.
 fn assign(e: &Estimate, names: &[&str], durations: &[f64]) -> Vec<Vec<usize>> {
@@ -240,6 +288,10 @@ pub fn estimate_capture(trace: &Trace, input: &str) -> ShapesCapture {
                 let worker = parts.iter().position(|p| !p.is_empty());
                 for (j, &i) in ks.iter().enumerate() {
                     if parts[j].is_empty() {
+                        if let Some(t) = layout_transform(&trace.kernels[i], &args) {
+                            launches[i].estimate = Ok(t.on(&op.name));
+                            continue;
+                        }
                         let on = worker.map(|w| names[w]).unwrap_or("another kernel");
                         launches[i].estimate = Err(format!(
                             "helper kernel of {} (its work is counted on {})",
@@ -402,6 +454,28 @@ mod tests {
         format!(
             r#"{{"ph":"X","cat":"kernel","name":"{name}","pid":0,"tid":7,"ts":{ts},"dur":{dur},"args":{{"External id":{ext}}}}}"#
         )
+    }
+
+    #[test]
+    fn a_layout_transform_moves_the_tensor_its_grid_names() {
+        // cudnn_convolution(x[8,4,10,10], w[16,4,3,3]): nchwToNhwc of x runs
+        // 32x32 tiles of [Z=8, C=4, HW=100]: grid (4, 1, 8).
+        let conv = op(
+            1,
+            "aten::cudnn_convolution",
+            "[[8,4,10,10],[16,4,3,3],[],[],[],[]]",
+            r#"["c10::BFloat16","c10::BFloat16","ScalarList","ScalarList","ScalarList","Scalar"]"#,
+            r#"["","","[1, 1]","[1, 1]","[1, 1]","1"]"#,
+        );
+        let transform = r#"{"ph":"X","cat":"kernel","name":"void cudnn::engines_precompiled::nchwToNhwcKernel<__nv_bfloat16>","pid":0,"tid":7,"ts":5,"dur":1,"args":{"External id":1,"grid":[4,1,8],"block":[256,1,1]}}"#;
+        let text =
+            format!(r#"{{"traceEvents":[{conv},{transform},{}]}}"#, kernel(1, "sm90_xmma_fprop_kernel", 6.0, 3.0));
+        let sc = estimate_capture(&read_trace(text.as_bytes(), "t.json").unwrap(), "t.json");
+        let t = sc.launches[0].estimate.as_ref().unwrap();
+        assert_eq!((t.class, t.parts.as_slice()), (OpClass::Copy, &["layout transform"][..]));
+        // x: 8·4·100 elements of 2 bytes, read and written.
+        assert_eq!((t.bytes, t.written_bytes), (12_800.0, 6_400.0));
+        assert_eq!(sc.launches[1].estimate.as_ref().unwrap().parts, vec!["forward"]);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use roofline_model::{Kernel, MemLevel};
+use roofline_model::{FlopKind, Kernel, Machine, MemLevel};
 
 use crate::capture::Launch;
 use crate::catalogue::OpClass;
@@ -45,6 +45,42 @@ pub struct Pair {
     pub est_read_bytes: Option<f64>,
     /// Counted DRAM bytes read.
     pub counted_read_bytes: Option<f64>,
+    /// The trace launch's duration, seconds.
+    pub duration_s: f64,
+    /// The estimate's FLOP kind.
+    pub est_kind: Option<FlopKind>,
+    /// The counters' dominant FLOP kind.
+    pub counted_kind: Option<FlopKind>,
+}
+
+/// Which side of the ridge a point lies on: under the slanted (memory) roof
+/// or under the flat (compute) one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Intensity below the ridge: under the DRAM roof.
+    Memory,
+    /// At or above the ridge: under the compute roof.
+    Compute,
+}
+
+fn side(flops: f64, bytes: f64, kind: Option<FlopKind>, machine: &Machine) -> Option<Side> {
+    if bytes <= 0.0 {
+        return None;
+    }
+    if flops <= 0.0 {
+        return Some(Side::Memory);
+    }
+    let ridge = machine.ridge(kind?, MemLevel::Dram)?;
+    Some(if flops / bytes >= ridge { Side::Compute } else { Side::Memory })
+}
+
+impl Pair {
+    /// The sides of the ridge the estimate and the counters put the launch on.
+    pub fn sides(&self, machine: &Machine) -> Option<(Side, Side)> {
+        let est = side(self.est_issued_flops?, self.est_bytes?, self.est_kind, machine)?;
+        let counted = side(self.counted_flops, self.counted_bytes?, self.counted_kind, machine)?;
+        Some((est, counted))
+    }
 }
 
 impl Pair {
@@ -104,6 +140,10 @@ pub struct Comparison {
     pub unmatched: Vec<String>,
     /// Per family, in [`OpClass`] order.
     pub classes: Vec<ClassErrors>,
+    /// GPU time (trace durations, seconds) of the matched launches with an
+    /// estimate whose estimate and counters put on the same side of the
+    /// DRAM ridge, and of all those that could be judged.
+    pub position: (f64, f64),
 }
 
 /// The base of a kernel name both spellings share: "void at::native::(anonymous
@@ -142,7 +182,7 @@ fn median(v: &mut [f64]) -> f64 {
 
 /// Matches `counted` (a counter capture read one kernel per launch) to the
 /// trace's `launches` and computes the errors.
-pub fn compare(launches: &[Launch], counted: &[Kernel]) -> Comparison {
+pub fn compare(launches: &[Launch], counted: &[Kernel], machine: &Machine) -> Comparison {
     let keys: Vec<(String, Option<u64>, Option<u64>)> =
         launches.iter().map(|l| (match_key(&l.name), l.grid_blocks, l.block_threads)).collect();
     let mut used = vec![false; launches.len()];
@@ -181,6 +221,9 @@ pub fn compare(launches: &[Launch], counted: &[Kernel]) -> Comparison {
             counted_bytes: k.bytes.get(&MemLevel::Dram).copied(),
             est_read_bytes: est.filter(|e| e.written_bytes > 0.0).map(|e| e.bytes - e.written_bytes),
             counted_read_bytes: k.evidence.dram_read_bytes,
+            duration_s: l.duration_s,
+            est_kind: est.map(|e| e.kind),
+            counted_kind: k.dominant_kind(),
         });
     }
     let mut by_class: BTreeMap<OpClass, Vec<&Pair>> = BTreeMap::new();
@@ -212,7 +255,16 @@ pub fn compare(launches: &[Launch], counted: &[Kernel]) -> Comparison {
             }
         })
         .collect();
-    Comparison { counter_launches: counted.len(), trace_launches: launches.len(), pairs, unmatched, classes }
+    let mut position = (0.0, 0.0);
+    for p in &pairs {
+        if let Some((e, c)) = p.sides(machine) {
+            position.1 += p.duration_s;
+            if e == c {
+                position.0 += p.duration_s;
+            }
+        }
+    }
+    Comparison { counter_launches: counted.len(), trace_launches: launches.len(), pairs, unmatched, classes, position }
 }
 
 #[cfg(test)]
@@ -249,6 +301,9 @@ mod tests {
             counted_bytes: Some(100e6),
             est_read_bytes: Some(50e6),
             counted_read_bytes: Some(40e6),
+            duration_s: 1e-6,
+            est_kind: Some(FlopKind::TensorBf16),
+            counted_kind: Some(FlopKind::TensorBf16),
         };
         assert!((p.flops_error().unwrap() - 0.1).abs() < 1e-12);
         assert!((p.bytes_error().unwrap() + 0.1).abs() < 1e-12);

@@ -76,6 +76,8 @@ pub struct TraceKernel {
     pub grid_blocks: Option<u64>,
     /// Threads per block, when recorded.
     pub block_threads: Option<u64>,
+    /// The grid's x, y and z, when recorded.
+    pub grid: Option<[u64; 3]>,
     /// Index into [`Trace::ops`] of the operator that launched it.
     pub op: Option<usize>,
 }
@@ -194,6 +196,10 @@ pub fn read_trace(bytes: &[u8], input: &str) -> Result<Trace, TraceError> {
             duration_s: dur_us.max(0.0) * 1e-6,
             grid_blocks: dims("grid"),
             block_threads: dims("block"),
+            grid: args.and_then(|a| a.get("grid")).and_then(Value::as_array).and_then(|g| {
+                let v: Vec<u64> = g.iter().filter_map(Value::as_u64).collect();
+                (v.len() == 3).then(|| [v[0], v[1], v[2]])
+            }),
             op,
         });
     }
@@ -282,6 +288,7 @@ mod tests {
         assert_eq!(t.kernels.len(), 2);
         let k = &t.kernels[0];
         assert_eq!(k.grid_blocks, Some(8));
+        assert_eq!(k.grid, Some([4, 2, 1]));
         assert_eq!(k.block_threads, Some(128));
         assert!((k.duration_s - 12.5e-6).abs() < 1e-15);
         let op = &t.ops[k.op.unwrap()];

@@ -143,7 +143,13 @@ fn read_trace(path: &Path) -> anyhow::Result<roofline_shapes::ShapesCapture> {
 }
 
 /// `import TRACE --with-counters CAPTURE`: the estimates against the counters.
-fn compare_with_counters(trace: &Path, counters: &Path, opts: &Options, out: &Output) -> anyhow::Result<()> {
+fn compare_with_counters(
+    trace: &Path,
+    counters: &Path,
+    opts: &Options,
+    args_machine: Option<roofline_model::Machine>,
+    out: &Output,
+) -> anyhow::Result<()> {
     if SourceKind::of(counters) != SourceKind::NcuCsv {
         return Err(bad_input(format!(
             "--with-counters {}: expected a raw CSV written by `ncu --csv --page raw` (export a .ncu-rep with `ncu --import FILE --csv --page raw --print-units base`)",
@@ -154,7 +160,13 @@ fn compare_with_counters(trace: &Path, counters: &Path, opts: &Options, out: &Ou
     let per_launch = Options { per_launch: true, ..opts.clone() };
     let counted = capture(&read_csv(counters)?, &per_launch);
     let kernels: Vec<roofline_model::Kernel> = counted.kernels.into_iter().map(|k| k.kernel).collect();
-    let c = roofline_shapes::compare::compare(&sc.launches, &kernels);
+    // The side of the ridge is judged against the machine given, else the
+    // theoretical roofs of the trace's GPU.
+    let machine = match args_machine {
+        Some(m) => m,
+        None => sc.capture.roofs.clone().unwrap_or_default(),
+    };
+    let c = roofline_shapes::compare::compare(&sc.launches, &kernels, &machine);
     out.info(&format!(
         "{} of {} counter launch(es) matched a trace launch ({} with an estimate)",
         c.pairs.len(),
@@ -266,7 +278,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     inputs.extend(args.with_counters.iter().map(|n| ("--with-counters", n.as_path())));
     out.protect_inputs(&[], &inputs)?;
     if let Some(counters) = &args.with_counters {
-        compare_with_counters(&args.file, counters, &args.analysis.options(), out)?;
+        compare_with_counters(&args.file, counters, &args.analysis.options(), args.analysis.machine.resolve()?, out)?;
         return Ok(ExitCode::SUCCESS);
     }
     let cap = read_source(&args.file, args.ncu.as_deref(), &args.analysis.options())?;

@@ -251,6 +251,12 @@ pub struct ComparisonDocument {
     pub kernels: Vec<PairRow>,
     /// Counter launches no trace launch matched.
     pub unmatched: Vec<String>,
+    /// Share of the judged GPU time (matched launches with an estimate)
+    /// that the estimate and the counters put on the same side of the DRAM
+    /// ridge, %.
+    pub position_agreement_pct: Option<f64>,
+    /// The GPU time judged, seconds (trace durations).
+    pub position_time_s: f64,
 }
 
 impl ComparisonDocument {
@@ -303,6 +309,8 @@ impl ComparisonDocument {
                 })
                 .collect(),
             unmatched: c.unmatched.iter().map(|n| roofline_model::display_name(n)).collect(),
+            position_agreement_pct: (c.position.1 > 0.0).then(|| 100.0 * c.position.0 / c.position.1),
+            position_time_s: c.position.1,
         }
     }
 }
@@ -327,6 +335,16 @@ impl Describe for ComparisonDocument {
                     "{} of {} counter launches ({} with an estimate); the trace has {}",
                     self.matched, self.counter_launches, self.estimated, self.trace_launches
                 )),
+            ),
+            Fact::new(
+                "position",
+                "same side of the ridge",
+                match self.position_agreement_pct {
+                    Some(p) => Value::new(p, Quantity::Percent)
+                        .note(format!("of {} judged", roofline_model::format_seconds(self.position_time_s)))
+                        .cell(),
+                    None => Cell::Empty,
+                },
             ),
         ];
         let mut classes = Table::new(
