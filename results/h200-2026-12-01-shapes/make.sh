@@ -33,4 +33,8 @@ for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"]:
     print(f"{p}: {d['matched']} of {d['counter_launches']} counter launches matched ({d['estimated']} with an estimate), "
           f"trace {d['trace_launches']} launches; same side of the DRAM ridge for {f(d['position_agreement_pct'])} "
           f"of {d['position_time_s']*1e6:.1f} us judged")
+same = sum(json.load(open(f"{here}/{p}.json"))["position_agreement_pct"] / 100 * json.load(open(f"{here}/{p}.json"))["position_time_s"]
+           for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"])
+judged = sum(json.load(open(f"{here}/{p}.json"))["position_time_s"] for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"])
+print(f"all four: same side of the DRAM ridge for {100 * same / judged:.1f}% of {judged * 1e6:.1f} us judged")
 PY
