@@ -53,7 +53,7 @@ pub enum Mapping {
     OneKernel,
     /// The operator ran several kernels; this one did the parts named.
     SeveralKernels,
-    /// The kernel fuses several operators (an inductor kernel).
+    /// The kernel fuses several operators (an inductor kernel whose name lists more than one).
     Fused,
 }
 
@@ -301,7 +301,7 @@ pub fn estimate_capture(trace: &Trace, input: &str) -> ShapesCapture {
                         continue;
                     }
                     let sel: Vec<_> = parts[j].iter().map(|&p| &e.parts[p]).collect();
-                    let mapping = if !e.fused.is_empty() {
+                    let mapping = if e.fused.len() > 1 {
                         Mapping::Fused
                     } else if ks.len() == 1 {
                         Mapping::OneKernel
@@ -407,6 +407,26 @@ fn warnings(sc: &ShapesCapture, trace: &Trace, input: &str) -> Vec<Warning> {
             "{input}: FLOPs and bytes are estimated from the operators' recorded shapes, dtypes and strides, not counted (bytes: each input read and each output written once, at DRAM); durations are the trace's"
         ),
     }];
+    let count = |m: Mapping| sc.launches.iter().filter(|l| l.estimate.as_ref().is_ok_and(|e| e.mapping == m)).count();
+    let fused: Vec<String> = {
+        let mut v: Vec<String> = sc
+            .launches
+            .iter()
+            .filter_map(|l| l.estimate.as_ref().ok().filter(|e| e.mapping == Mapping::Fused).map(|e| e.op.clone()))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    w.push(Warning::Capture {
+        message: format!(
+            "{input}: how operators met kernels: {} launch(es) did a whole operator each; {} were one of several kernels of an operator (its parts placed by kernel name, the rest on its longest kernels); {} fused several operators each{}",
+            count(Mapping::OneKernel),
+            count(Mapping::SeveralKernels),
+            count(Mapping::Fused),
+            if fused.is_empty() { String::new() } else { format!(" ({} inductor kernels)", fused.len()) }
+        ),
+    });
     if trace.unlinked > 0 {
         w.push(Warning::Capture {
             message: format!(
@@ -520,5 +540,13 @@ mod tests {
         assert!((total - 15e-6).abs() < 1e-12);
         assert!(sc.capture.kernels.iter().all(|k| k.kernel.origin == Origin::Estimated));
         assert!(sc.capture.warnings.iter().any(|w| w.to_string().contains("have no estimate")));
+        let how = sc
+            .capture
+            .warnings
+            .iter()
+            .map(|w| w.to_string())
+            .find(|w| w.contains("how operators met kernels"))
+            .unwrap();
+        assert!(how.contains("1 launch(es) did a whole operator each; 2 were one of several kernels"), "{how}");
     }
 }

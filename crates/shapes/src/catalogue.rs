@@ -1155,12 +1155,11 @@ fn split_fused(body: &str) -> Vec<String> {
         if rest.is_empty() {
             break;
         }
-        if let Some(k) =
-            KNOWN.iter().find(|k| rest.starts_with(&k.trim_start_matches('_')[..]) || rest.starts_with(**k))
-        {
-            let k = k.trim_start_matches('_');
-            out.push(if k == "to_copy" { "_to_copy".to_string() } else { k.to_string() });
-            rest = &rest[k.len().min(rest.len())..];
+        // The aten name as it is spelt ("_to_copy"), matched without its
+        // leading underscore (the separator ate it).
+        if let Some(k) = KNOWN.iter().find(|k| rest.starts_with(k.trim_start_matches('_'))) {
+            out.push(k.to_string());
+            rest = &rest[k.trim_start_matches('_').len()..];
         } else {
             let (w, r) = rest.split_once('_').unwrap_or((rest, ""));
             out.push(w.to_string());
