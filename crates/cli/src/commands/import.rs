@@ -283,6 +283,10 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     }
     let cap = read_source(&args.file, args.ncu.as_deref(), &args.analysis.options())?;
     let input = args.file.display().to_string();
-    report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, None, out)?;
+    let detail = match kind {
+        SourceKind::PytorchTrace => format!("{input} (FLOPs and bytes estimated from shapes, not counted)"),
+        _ => input.clone(),
+    };
+    report(&cap, &args.analysis, &format!("roofline import {input}"), &detail, None, None, out)?;
     Ok(ExitCode::SUCCESS)
 }

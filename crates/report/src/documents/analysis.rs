@@ -384,7 +384,14 @@ pub(crate) fn kernel_rows(doc: &AnalysisDocument, row: &mut dyn FnMut(Row)) {
         }
         cells.extend([
             match k.duration_s.filter(|d| d.is_finite()) {
-                Some(d) => Value::new(d, Quantity::Si(Unit::Second)).origin(k.origin).cell(),
+                // A trace's durations were measured; only its FLOPs and bytes are estimated.
+                Some(d) => Value::new(d, Quantity::Si(Unit::Second))
+                    .origin(if k.origin == roofline_model::Origin::Estimated {
+                        roofline_model::Origin::Measured
+                    } else {
+                        k.origin
+                    })
+                    .cell(),
                 None => Cell::Empty,
             },
             Cell::value(a.time_share.map(|s| 100.0 * s), Quantity::Percent),
