@@ -427,6 +427,36 @@ fn warnings(sc: &ShapesCapture, trace: &Trace, input: &str) -> Vec<Warning> {
             if fused.is_empty() { String::new() } else { format!(" ({} inductor kernels)", fused.len()) }
         ),
     });
+    // Useful against issued FLOPs, per kernel name, where they differ.
+    let mut differ: BTreeMap<String, (f64, f64, String)> = BTreeMap::new();
+    for l in &sc.launches {
+        if let Ok(e) = &l.estimate {
+            if e.issued_flops > 0.0 && (e.issued_flops - e.useful_flops).abs() > 1e-9 * e.issued_flops {
+                let d = differ.entry(roofline_model::display_name(&l.name)).or_insert((0.0, 0.0, e.op.clone()));
+                d.0 += e.useful_flops;
+                d.1 += e.issued_flops;
+            }
+        }
+    }
+    if !differ.is_empty() {
+        let list: Vec<String> = differ
+            .iter()
+            .map(|(name, (useful, issued, op))| {
+                format!(
+                    "{name} ({op}): {} useful of {} issued ({})",
+                    roofline_model::format_si(*useful, roofline_model::Unit::Flop),
+                    roofline_model::format_si(*issued, roofline_model::Unit::Flop),
+                    format_percent(100.0 * useful / issued)
+                )
+            })
+            .collect();
+        w.push(Warning::Capture {
+            message: format!(
+                "{input}: kernels are placed by their issued FLOPs; where a causal mask or padding to whole tiles makes the useful ones fewer: {}",
+                list.join("; ")
+            ),
+        });
+    }
     if trace.unlinked > 0 {
         w.push(Warning::Capture {
             message: format!(

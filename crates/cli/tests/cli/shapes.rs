@@ -73,6 +73,18 @@ fn the_terminal_view_says_the_numbers_are_estimated() {
 }
 
 #[test]
+fn useful_flops_are_told_apart_from_issued_ones() {
+    // GPT-2's causal attention: 10 of 16 tiles of 128 run, and half the
+    // scores of those are masked; 513/1024 of the square is useful.
+    let doc = stdout_json(&["import", &trace("gpt2_train"), "--format", "json"]);
+    let warnings = doc["warnings"].to_string();
+    assert!(warnings.contains("placed by their issued FLOPs"), "{warnings}");
+    assert!(warnings.contains("aten::_cudnn_attention_forward"), "{warnings}");
+    // 513/1024 useful of the square, 10/16 of it issued: 80.2%.
+    assert!(warnings.contains("(80%)"), "{warnings}");
+}
+
+#[test]
 fn vit_gemm_flops_are_the_hand_count_of_its_linear_layers() {
     // ViT-B/16 at batch 64: 64·197 = 12,608 tokens; per layer the qkv
     // (768→2304), proj (768→768), fc1 (768→3072) and fc2 (3072→768) GEMMs,
