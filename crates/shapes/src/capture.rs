@@ -367,7 +367,15 @@ fn to_capture(launches: &[Launch], input: &str) -> Capture {
             kind: "pytorch_trace".into(),
             byte_convention: Some("estimated from shapes: compulsory DRAM bytes".into()),
         },
-        kernels: order.iter().map(|key| CapturedKernel { kernel: kernels[key].clone(), roofs: None }).collect(),
+        kernels: order
+            .iter()
+            .map(|key| {
+                let mut kernel = kernels[key].clone();
+                // A trace that gives no positive duration gives no time, not a zero one.
+                kernel.duration_s = kernel.duration_s.filter(|d| *d > 0.0);
+                CapturedKernel { kernel, roofs: None }
+            })
+            .collect(),
         roofs: None,
         warnings: Vec::new(),
         launches: launches.len() as u64,

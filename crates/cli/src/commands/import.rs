@@ -121,23 +121,32 @@ impl SourceKind {
 }
 
 /// The capture in `path`, read by the source its kind names.
-fn read_source(path: &Path, ncu: Option<&Path>, opts: &Options) -> anyhow::Result<Capture> {
+fn read_source(path: &Path, ncu: Option<&Path>, opts: &Options, machine_given: bool) -> anyhow::Result<Capture> {
     match SourceKind::of(path) {
         SourceKind::NcuReport => Ok(capture(&read_report(path, ncu)?, opts)),
         SourceKind::NcuCsv => Ok(capture(&read_csv(path)?, opts)),
-        SourceKind::PytorchTrace => Ok(read_trace(path)?.capture),
+        SourceKind::PytorchTrace => Ok(read_trace(path, machine_given)?.capture),
     }
 }
 
 /// Reads a PyTorch trace and estimates its kernels (roofline_shapes); the
 /// roofs are the theoretical ones of the GPU the trace names, unless a
 /// machine is given.
-fn read_trace(path: &Path) -> anyhow::Result<roofline_shapes::ShapesCapture> {
+fn read_trace(path: &Path, machine_given: bool) -> anyhow::Result<roofline_shapes::ShapesCapture> {
     let trace = roofline_shapes::read_trace_file(path).map_err(bad_input)?;
     let input = path.display().to_string();
     let mut sc = roofline_shapes::estimate_capture(&trace, &input);
-    if let Some(g) = trace.device_name.as_deref().and_then(roofline_hw::find_by_device_name) {
-        sc.capture.roofs = Some(roofline_hw::theoretical_machine(&g.attributes())?);
+    match trace.device_name.as_deref().map(|n| (n, roofline_hw::find_by_device_name(n))) {
+        Some((_, Some(g))) => sc.capture.roofs = Some(roofline_hw::theoretical_machine(&g.attributes())?),
+        _ if machine_given => {}
+        Some((name, None)) => sc.capture.warnings.push(roofline_model::Warning::Capture {
+            message: format!(
+                "{input}: the trace's GPU, {name:?}, is not in the built-in table; judge it with --gpu NAME or --machine FILE (`roofline bench -o`)"
+            ),
+        }),
+        None => sc.capture.warnings.push(roofline_model::Warning::Capture {
+            message: format!("{input}: the trace names no GPU (no deviceProperties); judge it with --gpu NAME or --machine FILE"),
+        }),
     }
     Ok(sc)
 }
@@ -156,7 +165,7 @@ fn compare_with_counters(
             counters.display()
         )));
     }
-    let sc = read_trace(trace)?;
+    let sc = read_trace(trace, args_machine.is_some())?;
     let per_launch = Options { per_launch: true, ..opts.clone() };
     let counted = capture(&read_csv(counters)?, &per_launch);
     let kernels: Vec<roofline_model::Kernel> = counted.kernels.into_iter().map(|k| k.kernel).collect();
@@ -281,7 +290,8 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         compare_with_counters(&args.file, counters, &args.analysis.options(), args.analysis.machine.resolve()?, out)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let cap = read_source(&args.file, args.ncu.as_deref(), &args.analysis.options())?;
+    let machine_given = args.analysis.machine.resolve()?.is_some();
+    let cap = read_source(&args.file, args.ncu.as_deref(), &args.analysis.options(), machine_given)?;
     let input = args.file.display().to_string();
     let detail = match kind {
         SourceKind::PytorchTrace => format!("{input} (FLOPs and bytes estimated from shapes, not counted)"),
