@@ -29,6 +29,7 @@ LAYERS = [
     "roofline-analysis",
     "roofline-documents",
     "roofline-ncu",
+    "roofline-shapes",
     "roofline-timeline",
     "roofline-gpu",
     "roofline-report",

@@ -38,6 +38,7 @@ from .commands import (
     profile,
     report,
     run,
+    sol,
     timeline,
     tour,
     version,
@@ -70,7 +71,7 @@ except _metadata.PackageNotFoundError:  # running from a source checkout
 __all__ = [
     "load", "loads", "from_dict",
     "run", "profile", "import_", "import_capture", "model", "report", "check", "diff", "bench", "peaks",
-    "tour", "timeline", "merge", "version", "binary", "inject_library",
+    "sol", "tour", "timeline", "merge", "version", "binary", "inject_library",
     "Document", "Analysis", "MachineDocument", "Machine", "Roof", "Kernel", "Point", "Diff", "CheckResult",
     "Timeline", "Merged", "Record",
     "RooflineError", "RooflineUsageError", "RooflineFailure", "BinaryNotFoundError", "DocumentError",

@@ -198,11 +198,16 @@ def profile(command: Union[str, Sequence[PathLike]], *, output: Optional[PathLik
 
 def import_(capture: PathLike, *, output: Optional[PathLike] = None, **flags: Any) -> Analysis:
     """``roofline import FILE``: the :class:`Analysis` of a capture Nsight
-    Compute already wrote (raw CSV, or a ``.ncu-rep`` where ncu is installed).
-    Flags: ``machine=``, ``gpu=``, ``bytes="nersc"``, ``per_launch=True``."""
+    Compute already wrote (raw CSV, or a ``.ncu-rep`` where ncu is installed),
+    or of a PyTorch profiler trace (``.json``/``.json.gz`` recorded with
+    ``record_shapes=True``: FLOPs and bytes estimated from shapes).
+    Flags: ``machine=``, ``gpu=``, ``bytes="nersc"``, ``per_launch=True``.
+    With ``with_counters="capture.csv"`` (a trace only) the result is the
+    comparison of the estimates with the counters (a ``shapes_vs_counters``
+    :class:`Document`)."""
     flags, runner = _split(dict(flags))
     args = ["import", os.fspath(capture)] + flag_args(flags) + (["-o", os.fspath(output)] if output else [])
-    return _expect(run(args, **runner), Analysis, "import")
+    return _expect(run(args, **runner), Document if flags.get("with_counters") else Analysis, "import")
 
 
 #: The same as :func:`import_` (``import`` is a Python keyword).
@@ -349,6 +354,18 @@ def merge(*documents: Documentish, output: Optional[PathLike] = None, **flags: A
     return result
 
 
+def sol(operation: str, gpu: Optional[str] = None, **flags: Any) -> Document:
+    """``roofline sol OPERATION``: the speed of light of an operation on a
+    GPU (``gpu="h200"``, or ``machine=PATH``): the least time its FLOPs and
+    compulsory bytes take (``.bound_s``, seconds), the roof that sets it
+    (``.bound_by``), and the FLOPs and bytes estimated from its shapes
+    (``.useful_flops``, ``.issued_flops``, ``.dram_bytes``). For example
+    ``roofline.sol("gemm m=4096 n=4096 k=4096 bf16", gpu="h200")``."""
+    flags, runner = _split(dict(flags))
+    args = ["sol", operation] + flag_args({"gpu": gpu, **flags})
+    return _expect(run(args, **runner), Document, "sol")
+
+
 def version() -> str:
     """The binary's version (``roofline --version``)."""
     done = _binary.execute(["--version"])
@@ -358,4 +375,4 @@ def version() -> str:
 
 
 __all__ = ["run", "profile", "import_", "import_capture", "model", "report", "check", "diff", "bench", "peaks",
-           "tour", "timeline", "merge", "version", "flag_args", "Merged"]
+           "sol", "tour", "timeline", "merge", "version", "flag_args", "Merged"]

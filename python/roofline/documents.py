@@ -30,6 +30,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 #: The versions of each kind this package was written against.
 KNOWN_VERSIONS: Dict[str, int] = {
     "machine": 2, "analysis": 2, "timeline": 1, "diff": 1, "check": 1, "merged": 1, "occupancy": 1,
+    "sol": 1, "shapes_vs_counters": 1,
 }
 
 _SCHEMA = re.compile(r"^roofline\.([a-z_]+)/v([0-9]+)$")
@@ -687,6 +688,8 @@ _CLASSES: Dict[str, Type[Document]] = {
     # Kinds with no fields of their own here: every field is still an attribute.
     "occupancy": Document,  # `roofline occupancy -o`
     "tour": Document,  # `roofline tour -o`: banner, machine, analysis, method, files
+    "sol": Document,  # `roofline sol`: bound_s, bound_by, useful_flops, dram_bytes, terms
+    "shapes_vs_counters": Document,  # `roofline import TRACE --with-counters CSV`: classes, kernels
 }
 _KIND_OF = {MachineDocument: "machine", Analysis: "analysis", Diff: "diff", CheckResult: "check",
             Timeline: "timeline", Merged: "merged"}

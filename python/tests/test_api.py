@@ -383,6 +383,18 @@ def test_import_and_import_capture():
     assert len(per_launch.kernels) > len(roofline.import_(SEED000).kernels)
 
 
+def test_sol_and_a_pytorch_trace():
+    s = roofline.sol("gemm m=4096 n=4096 k=4096 bf16", gpu="h200")
+    assert s.kind == "sol" and s.useful_flops == 2 * 4096 ** 3
+    peak = [r.rate for r in roofline.peaks("h200").roofs if r.resource["which"] == "tensor_bf16"][0]
+    assert s.bound_s == pytest.approx(2 * 4096 ** 3 / peak)
+    trace = FIXTURES / "external" / "h200-2026-12-01" / "traces" / "vit_infer.trace.json.gz"
+    a = roofline.import_(trace)
+    assert a.source.kind == "pytorch_trace" and all(k.origin == "estimated" for k in a.kernels)
+    c = roofline.import_(trace, with_counters=FIXTURES / "external" / "h200-2026-12-01" / "vit_infer.full.csv")
+    assert c.kind == "shapes_vs_counters" and c.matched == c.counter_launches
+
+
 def test_model():
     a = roofline.model(kernel="saxpy: flops=2 bytes=12 time=1ms", peak="1000 GFLOP/s", bandwidth="100 GB/s")
     k = a.kernel("saxpy")

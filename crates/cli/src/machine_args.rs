@@ -36,7 +36,7 @@ pub struct MachineArgs {
     pub bandwidth: Option<String>,
 
     /// The FLOP kind of --peak: fp64, fp32, fp16, tensor_bf16, ...
-    #[arg(long, value_name = "KIND", default_value = "fp32")]
+    #[arg(long, value_name = "KIND", default_value = "fp32", requires = "peak")]
     pub peak_kind: String,
 }
 

@@ -66,9 +66,11 @@ enum Command {
     Bench(commands::bench::Args),
     /// Paper estimates: kernels described by FLOPs and bytes, placed under a machine's roofs.
     Model(commands::model::Args),
+    /// The speed of light of an operation ("gemm m=4096 n=4096 k=4096 bf16") on a GPU: the least time and the roof that sets it.
+    Sol(commands::sol::Args),
     /// Runs a program under Nsight Compute and places every kernel under its roofs, with a diagnosis.
     Profile(Box<commands::profile::Args>),
-    /// The same analysis from a CSV (or .ncu-rep) that Nsight Compute already wrote.
+    /// The same analysis from a CSV (or .ncu-rep) that Nsight Compute already wrote, or from a PyTorch profiler trace (FLOPs and bytes estimated from shapes).
     Import(Box<commands::import::Args>),
     /// SVG/HTML/Markdown from an analysis: charts, sortable kernel table, roofs.
     Report(commands::report::Args),
@@ -125,6 +127,7 @@ fn main() -> ExitCode {
         Command::Tour(a) => commands::tour::run(a, &out),
         Command::Peaks(a) => commands::peaks::run(a, &out),
         Command::Model(a) => commands::model::run(a, &out),
+        Command::Sol(a) => commands::sol::run(a, &out),
         Command::Bench(a) => commands::bench::run(a, &out),
         Command::Profile(a) => commands::profile::run(a, &out),
         Command::Import(a) => commands::import::run(a, &out),

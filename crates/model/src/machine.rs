@@ -194,11 +194,14 @@ pub enum Origin {
     /// Derived from another ceiling by a rule (for example "no FMA" = half
     /// of the FMA peak).
     Derived,
+    /// Estimated from the shapes, dtypes and strides of the operator that
+    /// launched the kernel (a PyTorch profiler trace), not counted.
+    Estimated,
 }
 
 impl Origin {
-    /// The word the tool prints: "theoretical", "measured", "counter", "user"
-    /// or "derived".
+    /// The word the tool prints: "theoretical", "measured", "counter", "user",
+    /// "derived" or "estimated from shapes".
     pub fn label(self) -> &'static str {
         match self {
             Origin::Theoretical => "theoretical",
@@ -206,6 +209,7 @@ impl Origin {
             Origin::Counter => "counter",
             Origin::User => "user",
             Origin::Derived => "derived",
+            Origin::Estimated => "estimated from shapes",
         }
     }
 }
@@ -738,6 +742,7 @@ where
         Origin::Counter => 2,
         Origin::Theoretical => 1,
         Origin::Derived => 0,
+        Origin::Estimated => 0,
     };
     items.max_by(|a, b| {
         let (oa, va) = key(a);

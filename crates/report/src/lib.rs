@@ -63,6 +63,7 @@ pub use documents::diff::{page_diff, DiffDocument};
 pub use documents::gpus::KnownGpus;
 pub use documents::instructions::{AnalysisView, InstructionView, NoInstructionData, INSTRUCTION_COUNTERS};
 pub use documents::occupancy::{OccupancyDocument, OCCUPANCY_SCHEMA};
+pub use documents::shapes::{ComparisonDocument, SolDocument, SHAPES_VS_COUNTERS_SCHEMA, SOL_SCHEMA};
 pub use documents::timeline::{TimelineView, DEFAULT_TOP as TIMELINE_TOP};
 pub use documents::tour::{Fusion, IntensityStep, TourDocument, TOUR_SCHEMA};
 pub use occupancy_chart::sweep_svg;

@@ -71,6 +71,12 @@ pub struct Args {
     #[arg(long, value_name = "PCT")]
     pub max_regression: Option<f64>,
 
+    /// Also hold every timed kernel to its speed of light: its FLOPs and
+    /// DRAM bytes at the analysis's roofs take at least this long, so a
+    /// shorter time is impossible (a broken benchmark or a wrong shape).
+    #[arg(long)]
+    pub sol: bool,
+
     /// Pass a check whose rules applied to no kernel at all (by default that
     /// fails: a gate that compared nothing, against a stale baseline or with
     /// renamed kernels, must not pass unseen).
@@ -116,8 +122,53 @@ fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
             "{input}: --min-time-share (min_time_share_pct) only chooses the kernels --min-pct-of-roof holds; give --min-pct-of-roof (min_pct_of_roof) too"
         )));
     }
-    rules.validate(&input).map_err(bad_input)?;
+    match rules.validate(&input) {
+        // --sol alone is a rule.
+        Err(roofline_documents::CheckConfigError::Nothing { .. }) if args.sol => {}
+        r => r.map_err(bad_input)?,
+    }
     Ok((rules, baseline))
+}
+
+/// `--sol`: each timed kernel against the least time its FLOPs and DRAM
+/// bytes take at the analysis's roofs (roofline_shapes::sol::bound).
+fn sol_outcomes(doc: &roofline_documents::AnalysisDocument, report: &mut roofline_documents::CheckReport) {
+    use roofline_model::{format_seconds, MemLevel};
+    for a in &doc.kernels {
+        let k = &a.kernel;
+        let Some(t) = k.duration_s.filter(|t| *t > 0.0) else { continue };
+        let dram = k.bytes.get(&MemLevel::Dram).copied().unwrap_or(0.0);
+        match roofline_shapes::sol::bound(&k.flops, dram, &doc.machine) {
+            Ok(b) => report.outcomes.push(roofline_documents::Outcome {
+                kernel: k.display_name.clone(),
+                rule: "sol".into(),
+                passed: t >= b.time_s,
+                detail: format!(
+                    "{} {} the speed of light {} ({} roof, {}; {} FLOPs and DRAM bytes){}",
+                    format_seconds(t),
+                    if t >= b.time_s { ">=" } else { "<" },
+                    format_seconds(b.time_s),
+                    b.roof,
+                    b.provenance.origin.label(),
+                    k.origin.label(),
+                    if t >= b.time_s {
+                        String::new()
+                    } else {
+                        format!(
+                            ": impossible, {:.2}x faster than physics allows (a broken benchmark or a wrong shape){}",
+                            b.time_s / t,
+                            if k.origin == roofline_model::Origin::Estimated {
+                                "; with bytes estimated from shapes, inputs that are one tensor (x * x) count twice"
+                            } else {
+                                ""
+                            }
+                        )
+                    }
+                ),
+            }),
+            Err(why) => report.notes.push(format!("{}: no speed of light: {why}", k.display_name)),
+        }
+    }
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
@@ -138,7 +189,10 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             return Err(bad_input(format!("the baseline {}: {why}", path.display())));
         }
     }
-    let report = check(&doc, &rules, baseline.as_ref());
+    let mut report = check(&doc, &rules, baseline.as_ref());
+    if args.sol {
+        sol_outcomes(&doc, &mut report);
+    }
     // A gate that compared nothing fails (unless allowed), in the document too.
     let judged_nothing = report.outcomes.is_empty() && !args.allow_empty;
     let mut document = CheckDocument::new(&report);

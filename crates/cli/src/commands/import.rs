@@ -1,7 +1,11 @@
 //! `roofline import FILE`: the roofline analysis of a capture Nsight
 //! Compute already wrote: a raw CSV (`ncu --csv --page raw`, any metric set
 //! with the needed counters, `--set full` included) or a `.ncu-rep` report
-//! (exported through `ncu --import` when ncu is installed).
+//! (exported through `ncu --import` when ncu is installed), or a PyTorch
+//! profiler trace recorded with `record_shapes=True` (`.json`, `.json.gz`),
+//! whose kernels' FLOPs and bytes are estimated from their operators'
+//! shapes (roofline_shapes), optionally checked against a counter capture
+//! of the same program (`--with-counters`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -65,11 +69,22 @@ impl AnalysisArgs {
   ncu --csv --page raw --print-units base --clock-control none ./app > app.csv
   roofline import app.csv
   roofline import app.csv --machine h200.json --format json -o app-analysis.json
-  roofline import report.ncu-rep            (needs ncu to read the report)")]
+  roofline import report.ncu-rep            (needs ncu to read the report)
+  roofline import step.trace.json.gz        (a torch.profiler trace with record_shapes=True:
+                                             FLOPs and bytes estimated from shapes, no counters)
+  roofline import step.trace.json.gz --with-counters step.csv
+                                            (the estimates against an ncu capture of the same program)")]
 pub struct Args {
-    /// A raw CSV written by `ncu --csv --page raw` (\"-\" for stdin), or a .ncu-rep report.
+    /// A raw CSV written by `ncu --csv --page raw` (\"-\" for stdin), a .ncu-rep report, or a
+    /// PyTorch profiler trace (.json or .json.gz, recorded with record_shapes=True).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+
+    /// With a PyTorch trace: compare its estimated FLOPs and bytes with the
+    /// counters of an ncu capture (raw CSV) of the same program, per kernel
+    /// and per operator family, instead of printing the analysis.
+    #[arg(long, value_name = "CAPTURE")]
+    pub with_counters: Option<PathBuf>,
 
     /// Nsight Compute to read a .ncu-rep with (default: PATH, $CUDA_HOME/bin).
     #[arg(long, value_name = "PATH")]
@@ -87,12 +102,18 @@ enum SourceKind {
     NcuCsv,
     /// An Nsight Compute report, read back through `ncu --import`.
     NcuReport,
+    /// A PyTorch profiler Chrome trace (`.json`, `.json.gz`): FLOPs and
+    /// bytes estimated from shapes.
+    PytorchTrace,
 }
 
 impl SourceKind {
     fn of(path: &Path) -> SourceKind {
+        let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
         if path.extension().is_some_and(|e| e == "ncu-rep") {
             SourceKind::NcuReport
+        } else if name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".gz") {
+            SourceKind::PytorchTrace
         } else {
             SourceKind::NcuCsv
         }
@@ -100,11 +121,70 @@ impl SourceKind {
 }
 
 /// The capture in `path`, read by the source its kind names.
-fn read_source(path: &Path, ncu: Option<&Path>, opts: &Options) -> anyhow::Result<Capture> {
+fn read_source(path: &Path, ncu: Option<&Path>, opts: &Options, machine_given: bool) -> anyhow::Result<Capture> {
     match SourceKind::of(path) {
         SourceKind::NcuReport => Ok(capture(&read_report(path, ncu)?, opts)),
         SourceKind::NcuCsv => Ok(capture(&read_csv(path)?, opts)),
+        SourceKind::PytorchTrace => Ok(read_trace(path, machine_given)?.capture),
     }
+}
+
+/// Reads a PyTorch trace and estimates its kernels (roofline_shapes); the
+/// roofs are the theoretical ones of the GPU the trace names, unless a
+/// machine is given.
+fn read_trace(path: &Path, machine_given: bool) -> anyhow::Result<roofline_shapes::ShapesCapture> {
+    let trace = roofline_shapes::read_trace_file(path).map_err(bad_input)?;
+    let input = path.display().to_string();
+    let mut sc = roofline_shapes::estimate_capture(&trace, &input);
+    match trace.device_name.as_deref().map(|n| (n, roofline_hw::find_by_device_name(n))) {
+        Some((_, Some(g))) => sc.capture.roofs = Some(roofline_hw::theoretical_machine(&g.attributes())?),
+        _ if machine_given => {}
+        Some((name, None)) => sc.capture.warnings.push(roofline_model::Warning::Capture {
+            message: format!(
+                "{input}: the trace's GPU, {name:?}, is not in the built-in table; judge it with --gpu NAME or --machine FILE (`roofline bench -o`)"
+            ),
+        }),
+        None => sc.capture.warnings.push(roofline_model::Warning::Capture {
+            message: format!("{input}: the trace names no GPU (no deviceProperties); judge it with --gpu NAME or --machine FILE"),
+        }),
+    }
+    Ok(sc)
+}
+
+/// `import TRACE --with-counters CAPTURE`: the estimates against the counters.
+fn compare_with_counters(
+    trace: &Path,
+    counters: &Path,
+    opts: &Options,
+    args_machine: Option<roofline_model::Machine>,
+    out: &Output,
+) -> anyhow::Result<()> {
+    if SourceKind::of(counters) != SourceKind::NcuCsv {
+        return Err(bad_input(format!(
+            "--with-counters {}: expected a raw CSV written by `ncu --csv --page raw` (export a .ncu-rep with `ncu --import FILE --csv --page raw --print-units base`)",
+            counters.display()
+        )));
+    }
+    let sc = read_trace(trace, args_machine.is_some())?;
+    let per_launch = Options { per_launch: true, ..opts.clone() };
+    let counted = capture(&read_csv(counters)?, &per_launch);
+    let kernels: Vec<roofline_model::Kernel> = counted.kernels.into_iter().map(|k| k.kernel).collect();
+    // The side of the ridge is judged against the machine given, else the
+    // theoretical roofs of the trace's GPU.
+    let machine = match args_machine {
+        Some(m) => m,
+        None => sc.capture.roofs.clone().unwrap_or_default(),
+    };
+    let c = roofline_shapes::compare::compare(&sc.launches, &kernels, &machine);
+    out.info(&format!(
+        "{} of {} counter launch(es) matched a trace launch ({} with an estimate)",
+        c.pairs.len(),
+        c.counter_launches,
+        c.pairs.iter().filter(|p| p.class.is_some()).count()
+    ));
+    let doc =
+        roofline_report::ComparisonDocument::new(&trace.display().to_string(), &counters.display().to_string(), &c);
+    out.document(&doc)
 }
 
 /// Reads a .ncu-rep through `ncu --import` (roofline_ncu::read_report);
@@ -180,19 +260,43 @@ pub fn report_with(
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
-    if let (Some(ncu), SourceKind::NcuCsv) = (&args.ncu, SourceKind::of(&args.file)) {
+    let kind = SourceKind::of(&args.file);
+    if let (Some(ncu), SourceKind::NcuCsv | SourceKind::PytorchTrace) = (&args.ncu, kind) {
         return Err(bad_input(format!(
-            "--ncu {}: ncu is only needed to read a .ncu-rep report, and {} is a CSV; leave --ncu out",
+            "--ncu {}: ncu is only needed to read a .ncu-rep report, and {} is not one; leave --ncu out",
             ncu.display(),
+            args.file.display()
+        )));
+    }
+    if kind == SourceKind::PytorchTrace && args.analysis.per_launch {
+        return Err(bad_input(format!(
+            "--per-launch: the kernels of a PyTorch trace ({}) are analysed one per kernel name; leave --per-launch out",
+            args.file.display()
+        )));
+    }
+    if let (Some(c), false) = (&args.with_counters, kind == SourceKind::PytorchTrace) {
+        return Err(bad_input(format!(
+            "--with-counters {}: compares a PyTorch trace's estimates with counters, and {} is not a trace (.json or .json.gz); import the trace with --with-counters CAPTURE",
+            c.display(),
             args.file.display()
         )));
     }
     let mut inputs = vec![("FILE", args.file.as_path())];
     inputs.extend(args.analysis.machine.machine.iter().map(|m| ("--machine", m.as_path())));
     inputs.extend(args.ncu.iter().map(|n| ("--ncu", n.as_path())));
+    inputs.extend(args.with_counters.iter().map(|n| ("--with-counters", n.as_path())));
     out.protect_inputs(&[], &inputs)?;
-    let cap = read_source(&args.file, args.ncu.as_deref(), &args.analysis.options())?;
+    if let Some(counters) = &args.with_counters {
+        compare_with_counters(&args.file, counters, &args.analysis.options(), args.analysis.machine.resolve()?, out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let machine_given = args.analysis.machine.resolve()?.is_some();
+    let cap = read_source(&args.file, args.ncu.as_deref(), &args.analysis.options(), machine_given)?;
     let input = args.file.display().to_string();
-    report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, None, out)?;
+    let detail = match kind {
+        SourceKind::PytorchTrace => format!("{input} (FLOPs and bytes estimated from shapes, not counted)"),
+        _ => input.clone(),
+    };
+    report(&cap, &args.analysis, &format!("roofline import {input}"), &detail, None, None, out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -10,5 +10,6 @@ pub mod occupancy;
 pub mod peaks;
 pub mod profile;
 pub mod report;
+pub mod sol;
 pub mod timeline;
 pub mod tour;

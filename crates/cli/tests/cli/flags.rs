@@ -111,6 +111,7 @@ fn base(sub: &str, dir: &Path) -> (Vec<String>, bool) {
         "check" => (s(&["check", "a.json", "--kernel", "vecadd=1"]), false),
         "diff" => (s(&["diff", "a.json", "a.json"]), false),
         "occupancy" => (s(&["occupancy", "--gpu", "h200", "--threads", "256", "--regs", "40"]), false),
+        "sol" => (s(&["sol", "gemm m=64 n=64 k=64 bf16", "--gpu", "h200"]), false),
         "timeline" => (s(&["timeline", "--", "./fake-cuda-app"]), false),
         "merge" => (s(&["merge", "a.json"]), false),
         other => panic!("no base run for `roofline {other}`: add one"),
@@ -170,6 +171,14 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
         ("import" | "profile", "--bytes") => (vec!["--bytes", "nersc", "--wide"], has("lts__t_bytes")),
         ("import" | "profile", "--per-launch") => (vec!["--per-launch", "--wide"], has("fma_loop_x1 #")),
         ("import", "--ncu") => (vec!["--ncu", "/usr/bin/true"], Expect::Refused),
+        // A CSV is no trace to compare (shown working in `shapes::`).
+        ("import", "--with-counters") => (vec!["--with-counters", "capture.csv"], Expect::Refused),
+        // sol: the base names --gpu h200; another machine on top is refused.
+        ("sol", "--gpu") => (vec![], has("NVIDIA H200")),
+        ("sol", "--machine") => (vec!["--machine", "machine.json"], Expect::Refused),
+        ("sol", "--peak" | "--bandwidth") => (vec!["--peak", "7 TFLOP/s", "--bandwidth", "700 GB/s"], Expect::Refused),
+        // --peak-kind without --peak would do nothing: refused.
+        ("sol", "--peak-kind") => (vec!["--peak-kind", "fp64"], Expect::Refused),
         // profile: what reaches ncu
         ("profile", "--ncu") => (vec![], works(|_, d| !ncu_args(d).is_empty())),
         ("profile", "--kernel-name") => (vec!["-k", "regex:gemm"], ncu_got("regex:gemm")),
@@ -244,6 +253,7 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
         // Accepted; what it changes (a check that judged nothing passes) is
         // `a_check_that_judged_nothing_fails_unless_allowed`'s.
         ("check", "--allow-empty") => (vec!["--allow-empty"], has("vecadd")),
+        ("check", "--sol") => (vec!["--sol", "--wide"], has("the speed of light")),
         ("check", "--baseline" | "--max-regression") => {
             (vec!["--baseline", "a.json", "--max-regression", "10"], has("regression"))
         }

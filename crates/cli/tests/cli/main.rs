@@ -23,6 +23,7 @@ mod ranks;
 mod regression;
 mod report_check_diff;
 mod seeds;
+mod shapes;
 mod terminal;
 mod timeline;
 mod tour;

@@ -58,6 +58,7 @@ pub fn origin_word(o: Origin) -> &'static str {
         Origin::Counter => "counter",
         Origin::User => "given",
         Origin::Derived => "derived",
+        Origin::Estimated => "estimated from shapes",
     }
 }
 

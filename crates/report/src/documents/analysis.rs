@@ -384,7 +384,14 @@ pub(crate) fn kernel_rows(doc: &AnalysisDocument, row: &mut dyn FnMut(Row)) {
         }
         cells.extend([
             match k.duration_s.filter(|d| d.is_finite()) {
-                Some(d) => Value::new(d, Quantity::Si(Unit::Second)).origin(k.origin).cell(),
+                // A trace's durations were measured; only its FLOPs and bytes are estimated.
+                Some(d) => Value::new(d, Quantity::Si(Unit::Second))
+                    .origin(if k.origin == roofline_model::Origin::Estimated {
+                        roofline_model::Origin::Measured
+                    } else {
+                        k.origin
+                    })
+                    .cell(),
                 None => Cell::Empty,
             },
             Cell::value(a.time_share.map(|s| 100.0 * s), Quantity::Percent),
@@ -494,6 +501,7 @@ fn workings(doc: &AnalysisDocument, a: &KernelAnalysis) -> Vec<String> {
         match k.origin {
             roofline_model::Origin::Counter => ", from hardware counters",
             roofline_model::Origin::User => ", as given",
+            roofline_model::Origin::Estimated => ", estimated from the operator's shapes (not counted)",
             _ => "",
         }
     ));

@@ -16,5 +16,6 @@ pub(crate) mod machine;
 pub(crate) mod merged;
 pub(crate) mod occupancy;
 pub(crate) mod program;
+pub(crate) mod shapes;
 pub(crate) mod timeline;
 pub(crate) mod tour;

@@ -1,0 +1,315 @@
+//! Estimates against counters: the launches of a trace matched to the
+//! launches of a counter capture of the same program (a separate run), and
+//! the estimate's error per kernel and per operator family.
+//!
+//! Two runs do not share ids, so launches are matched by what both record:
+//! the kernel's base name (namespaces and demangler spellings removed, the
+//! first template argument kept), its grid and its block. Each counter
+//! launch takes the first unmatched trace launch with that key after the
+//! previous match, or, failing that, the first unmatched one anywhere.
+
+use std::collections::BTreeMap;
+
+use roofline_model::{FlopKind, Kernel, Machine, MemLevel};
+
+use crate::capture::Launch;
+use crate::catalogue::OpClass;
+
+/// Below this many counted DRAM bytes a kernel's byte error is not
+/// computed: the counters' fixed traffic (launch descriptors, a few sectors
+/// the flush left) is then most of what they count.
+pub const SMALL_BYTES: f64 = 1e6;
+
+/// One counter launch matched to a trace launch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pair {
+    /// The kernel's name (the counter capture's spelling).
+    pub name: String,
+    /// The index of the trace launch.
+    pub launch: usize,
+    /// Its operator family, when it has an estimate.
+    pub class: Option<OpClass>,
+    /// Its operator.
+    pub op: Option<String>,
+    /// Estimated useful FLOPs.
+    pub est_flops: Option<f64>,
+    /// Estimated issued FLOPs.
+    pub est_issued_flops: Option<f64>,
+    /// Estimated DRAM bytes.
+    pub est_bytes: Option<f64>,
+    /// Counted FLOPs (all kinds).
+    pub counted_flops: f64,
+    /// Counted DRAM bytes.
+    pub counted_bytes: Option<f64>,
+    /// Estimated bytes read (`None` when the estimate cannot tell reads from writes).
+    pub est_read_bytes: Option<f64>,
+    /// Counted DRAM bytes read.
+    pub counted_read_bytes: Option<f64>,
+    /// The trace launch's duration, seconds.
+    pub duration_s: f64,
+    /// The estimate's FLOP kind.
+    pub est_kind: Option<FlopKind>,
+    /// The counters' dominant FLOP kind.
+    pub counted_kind: Option<FlopKind>,
+}
+
+/// Which side of the ridge a point lies on: under the slanted (memory) roof
+/// or under the flat (compute) one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Intensity below the ridge: under the DRAM roof.
+    Memory,
+    /// At or above the ridge: under the compute roof.
+    Compute,
+}
+
+fn side(flops: f64, bytes: f64, kind: Option<FlopKind>, machine: &Machine) -> Option<Side> {
+    if bytes <= 0.0 {
+        return None;
+    }
+    if flops <= 0.0 {
+        return Some(Side::Memory);
+    }
+    let ridge = machine.ridge(kind?, MemLevel::Dram)?;
+    Some(if flops / bytes >= ridge { Side::Compute } else { Side::Memory })
+}
+
+impl Pair {
+    /// The sides of the ridge the estimate and the counters put the launch on.
+    pub fn sides(&self, machine: &Machine) -> Option<(Side, Side)> {
+        let est = side(self.est_issued_flops?, self.est_bytes?, self.est_kind, machine)?;
+        let counted = side(self.counted_flops, self.counted_bytes?, self.counted_kind, machine)?;
+        Some((est, counted))
+    }
+}
+
+impl Pair {
+    /// (issued estimate - counted) / counted for FLOPs (counters count what
+    /// was issued); `None` when nothing was counted.
+    pub fn flops_error(&self) -> Option<f64> {
+        // A data move the catalogue gives no FLOPs (a copy, a cat) is not
+        // held to the address arithmetic the counters may see.
+        let e = self.est_issued_flops.filter(|e| *e > 0.0)?;
+        (self.counted_flops > 0.0).then(|| (e - self.counted_flops) / self.counted_flops)
+    }
+
+    /// (estimate - counted) / counted for DRAM bytes; `None` below
+    /// [`SMALL_BYTES`] counted.
+    pub fn bytes_error(&self) -> Option<f64> {
+        let (e, c) = (self.est_bytes?, self.counted_bytes?);
+        (c >= SMALL_BYTES).then(|| (e - c) / c)
+    }
+
+    /// (estimate - counted) / counted for the bytes read: Nsight Compute
+    /// flushes the caches before each kernel, so reads come from DRAM, but
+    /// an output that fits in L2 is still there, dirty, when the kernel
+    /// ends, and its DRAM write is not counted.
+    pub fn read_error(&self) -> Option<f64> {
+        let (e, c) = (self.est_read_bytes?, self.counted_read_bytes?);
+        (c >= SMALL_BYTES).then(|| (e - c) / c)
+    }
+}
+
+/// Errors of one operator family.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassErrors {
+    /// The family.
+    pub class: OpClass,
+    /// Matched launches with an estimate.
+    pub kernels: usize,
+    /// |FLOPs error|: median, max, and the launches it was computed on.
+    pub flops: Option<(f64, f64, usize)>,
+    /// |bytes error|: median, max, and the launches it was computed on.
+    pub bytes: Option<(f64, f64, usize)>,
+    /// Median signed bytes error (positive: the estimate is above the count).
+    pub bytes_bias: Option<f64>,
+    /// |bytes read error|: median, max, and the launches it was computed on.
+    pub reads: Option<(f64, f64, usize)>,
+}
+
+/// The comparison of a trace's estimates with a counter capture.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// Launches in the counter capture.
+    pub counter_launches: usize,
+    /// Launches in the trace.
+    pub trace_launches: usize,
+    /// The matched launches, in the counter capture's order.
+    pub pairs: Vec<Pair>,
+    /// Counter launches no trace launch matched.
+    pub unmatched: Vec<String>,
+    /// Per family, in [`OpClass`] order.
+    pub classes: Vec<ClassErrors>,
+    /// GPU time (trace durations, seconds) of the matched launches with an
+    /// estimate whose estimate and counters put on the same side of the
+    /// DRAM ridge, and of all those that could be judged.
+    pub position: (f64, f64),
+}
+
+/// The base of a kernel name both spellings share: "void at::native::(anonymous
+/// namespace)::foo<8, bar>(...)" and "void at::<unnamed>::foo<8, bar>" both
+/// give "foo<8".
+pub fn match_key(name: &str) -> String {
+    let cleaned = name.replace("(anonymous namespace)::", "").replace("<unnamed>::", "").replace("{anonymous}::", "");
+    let n = cleaned.trim().trim_start_matches("void ");
+    let cut = n.find(['<', '(']).unwrap_or(n.len());
+    let head = &n[..cut];
+    let base = head.rsplit("::").next().unwrap_or(head).trim();
+    let first_arg = if n[cut..].starts_with('<') {
+        let rest = &n[cut + 1..];
+        let end = rest.find([',', '<', '>', '(']).unwrap_or(rest.len());
+        let arg = rest[..end].trim();
+        arg.rsplit("::").next().unwrap_or(arg).trim().to_string()
+    } else {
+        String::new()
+    };
+    if first_arg.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}<{first_arg}")
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+/// Matches `counted` (a counter capture read one kernel per launch) to the
+/// trace's `launches` and computes the errors.
+pub fn compare(launches: &[Launch], counted: &[Kernel], machine: &Machine) -> Comparison {
+    let keys: Vec<(String, Option<u64>, Option<u64>)> =
+        launches.iter().map(|l| (match_key(&l.name), l.grid_blocks, l.block_threads)).collect();
+    let mut used = vec![false; launches.len()];
+    let mut pairs = Vec::new();
+    let mut unmatched = Vec::new();
+    let mut cursor = 0usize;
+    for k in counted {
+        let key = match_key(&k.name);
+        let grid = k.evidence.grid_size.map(|g| g as u64);
+        let block = k.evidence.block_size.map(|b| b as u64);
+        let fits = |i: usize| {
+            let (kk, g, b) = &keys[i];
+            !used[i]
+                && *kk == key
+                && (grid.is_none() || g.is_none() || *g == grid)
+                && (block.is_none() || b.is_none() || *b == block)
+        };
+        let hit = (cursor..launches.len()).find(|&i| fits(i)).or_else(|| (0..launches.len()).find(|&i| fits(i)));
+        let Some(i) = hit else {
+            unmatched.push(k.name.clone());
+            continue;
+        };
+        used[i] = true;
+        cursor = i + 1;
+        let l = &launches[i];
+        let est = l.estimate.as_ref().ok();
+        pairs.push(Pair {
+            name: k.name.clone(),
+            launch: i,
+            class: est.map(|e| e.class),
+            op: l.op.clone(),
+            est_flops: est.map(|e| e.useful_flops),
+            est_issued_flops: est.map(|e| e.issued_flops),
+            est_bytes: est.map(|e| e.bytes),
+            counted_flops: k.total_flops(),
+            counted_bytes: k.bytes.get(&MemLevel::Dram).copied(),
+            est_read_bytes: est.filter(|e| e.written_bytes > 0.0).map(|e| e.bytes - e.written_bytes),
+            counted_read_bytes: k.evidence.dram_read_bytes,
+            duration_s: l.duration_s,
+            est_kind: est.map(|e| e.kind),
+            counted_kind: k.dominant_kind(),
+        });
+    }
+    let mut by_class: BTreeMap<OpClass, Vec<&Pair>> = BTreeMap::new();
+    for p in &pairs {
+        if let Some(c) = p.class {
+            by_class.entry(c).or_default().push(p);
+        }
+    }
+    let classes = by_class
+        .into_iter()
+        .map(|(class, ps)| {
+            let stats = |errs: Vec<f64>| -> Option<(f64, f64, usize)> {
+                if errs.is_empty() {
+                    return None;
+                }
+                let mut abs: Vec<f64> = errs.iter().map(|e| e.abs()).collect();
+                let max = abs.iter().copied().fold(0.0, f64::max);
+                Some((median(&mut abs), max, errs.len()))
+            };
+            let mut bytes: Vec<f64> = ps.iter().filter_map(|p| p.bytes_error()).collect();
+            let bias = (!bytes.is_empty()).then(|| median(&mut bytes.clone()));
+            ClassErrors {
+                class,
+                kernels: ps.len(),
+                flops: stats(ps.iter().filter_map(|p| p.flops_error()).collect()),
+                bytes: stats(std::mem::take(&mut bytes)),
+                bytes_bias: bias,
+                reads: stats(ps.iter().filter_map(|p| p.read_error()).collect()),
+            }
+        })
+        .collect();
+    let mut position = (0.0, 0.0);
+    for p in &pairs {
+        if let Some((e, c)) = p.sides(machine) {
+            position.1 += p.duration_s;
+            if e == c {
+                position.0 += p.duration_s;
+            }
+        }
+    }
+    Comparison { counter_launches: counted.len(), trace_launches: launches.len(), pairs, unmatched, classes, position }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_spellings_of_a_kernel_share_a_key() {
+        let ncu = "void at::<unnamed>::vectorized_layer_norm_kernel<c10::BFloat16, float, true>(int, float)";
+        let cupti = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float, true>(int, float, c10::BFloat16 const*)";
+        assert_eq!(match_key(ncu), match_key(cupti));
+        assert_eq!(match_key(ncu), "vectorized_layer_norm_kernel<BFloat16");
+        assert_eq!(
+            match_key("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT"),
+            "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT"
+        );
+        assert_ne!(
+            match_key("void cutlass::Kernel2<cutlass_80_a>(P)"),
+            match_key("void cutlass::Kernel2<cutlass_80_b>(P)")
+        );
+    }
+
+    #[test]
+    fn errors_are_relative_to_the_count() {
+        let p = Pair {
+            name: "k".into(),
+            launch: 0,
+            class: Some(OpClass::Matmul),
+            op: None,
+            est_flops: Some(110.0),
+            est_issued_flops: Some(110.0),
+            est_bytes: Some(90e6),
+            counted_flops: 100.0,
+            counted_bytes: Some(100e6),
+            est_read_bytes: Some(50e6),
+            counted_read_bytes: Some(40e6),
+            duration_s: 1e-6,
+            est_kind: Some(FlopKind::TensorBf16),
+            counted_kind: Some(FlopKind::TensorBf16),
+        };
+        assert!((p.flops_error().unwrap() - 0.1).abs() < 1e-12);
+        assert!((p.bytes_error().unwrap() + 0.1).abs() < 1e-12);
+        assert!((p.read_error().unwrap() - 0.25).abs() < 1e-12);
+        let small = Pair { counted_bytes: Some(5e5), ..p.clone() };
+        assert_eq!(small.bytes_error(), None);
+        assert_eq!(median(&mut [3.0, 1.0, 2.0, 10.0]), 2.5);
+    }
+}

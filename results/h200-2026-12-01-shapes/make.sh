@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Issue 29 on the H200 data of 2026-12-01: the FLOPs and bytes the catalogue
+# estimates from each torch.profiler trace against the ncu --set full capture
+# of the same program (a separate run), per kernel and per operator family.
+# Runs on the CPU. Writes <program>.json (roofline.shapes_vs_counters/v1) here
+# and prints the per-family table and the import times.
+#   results/h200-2026-12-01-shapes/make.sh [ROOFLINE_BINARY]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin=${1:-$root/target/debug/roofline}
+data=$root/tests/fixtures/external/h200-2026-12-01
+for p in vit_infer gpt2_train resnet50_train compiled_mlp_train; do
+  "$bin" import "$data/traces/$p.trace.json.gz" --with-counters "$data/$p.full.csv" --format json -q > "$here/$p.json"
+  start=$(date +%s.%N)
+  "$bin" import "$data/traces/$p.trace.json.gz" --format json -q > /dev/null
+  echo "import $p: $(echo "$(date +%s.%N) - $start" | bc) s"
+done
+python3 - "$here" <<'PY'
+import json, sys
+here = sys.argv[1]
+f = lambda x: "-" if x is None else f"{x:.1f}%"
+print("| program | family | launches | FLOPs err median | FLOPs err max | DRAM bytes err median | max | DRAM reads err median | max |")
+print("|---|---|---|---|---|---|---|---|---|")
+for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"]:
+    d = json.load(open(f"{here}/{p}.json"))
+    for c in d["classes"]:
+        print(f"| {p} | {c['class']} | {c['kernels']} | {f(c['flops_median_pct'])} | {f(c['flops_max_pct'])} | "
+              f"{f(c['bytes_median_pct'])} | {f(c['bytes_max_pct'])} | {f(c['read_median_pct'])} | {f(c['read_max_pct'])} |")
+print()
+for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"]:
+    d = json.load(open(f"{here}/{p}.json"))
+    print(f"{p}: {d['matched']} of {d['counter_launches']} counter launches matched ({d['estimated']} with an estimate), "
+          f"trace {d['trace_launches']} launches; same side of the DRAM ridge for {f(d['position_agreement_pct'])} "
+          f"of {d['position_time_s']*1e6:.1f} us judged")
+same = sum(json.load(open(f"{here}/{p}.json"))["position_agreement_pct"] / 100 * json.load(open(f"{here}/{p}.json"))["position_time_s"]
+           for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"])
+judged = sum(json.load(open(f"{here}/{p}.json"))["position_time_s"] for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"])
+print(f"all four: same side of the DRAM ridge for {100 * same / judged:.1f}% of {judged * 1e6:.1f} us judged")
+PY
