@@ -2,12 +2,14 @@
 # Issue 29 on the H200 data of 2026-12-01: the FLOPs and bytes the catalogue
 # estimates from each torch.profiler trace against the ncu --set full capture
 # of the same program (a separate run), per kernel and per operator family.
-# Runs on the CPU. Writes <program>.json (roofline.shapes_vs_counters/v1) here
-# and prints the per-family table and the import times.
+# Runs on the CPU. Writes <program>.json (roofline.shapes_vs_counters/v1) in a
+# temporary folder (or $SHAPES_OUT) and prints the per-family table and the
+# import times; the README quotes that table.
 #   results/h200-2026-12-01-shapes/make.sh [ROOFLINE_BINARY]
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here=${SHAPES_OUT:-$(mktemp -d)}
+mkdir -p "$here"
 bin=${1:-$root/target/debug/roofline}
 data=$root/tests/fixtures/external/h200-2026-12-01
 for p in vit_infer gpt2_train resnet50_train compiled_mlp_train; do
