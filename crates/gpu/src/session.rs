@@ -48,9 +48,10 @@ impl Reps {
     /// time and one untimed launch: the rate a kernel reaches before the
     /// power cap's controller lowers the clock, as a GEMM of a real program
     /// does between other work (the cap answers within tens of ms of
-    /// sustained full load; on the H200 a back-to-back BF16 GEMM loop fell
-    /// from 829 to 720 TFLOP/s at 1560 MHz, while bursts held 775+ at
-    /// 1980 MHz: results/h200-2026-12-02-tensor-roof).
+    /// sustained full load; on the H200 the BF16 GEMM timed back to back
+    /// gave 721 TFLOP/s at 1560 MHz, where its short search timings reached
+    /// 829; in bursts it gave 850 at 1980 MHz, twice within 0.1%:
+    /// results/h200-2026-12-02-tensor-roof).
     pub const fn bursts(warmup: usize, runs: usize, reps: usize, gap_ms: u32) -> Reps {
         Reps { warmup, runs, reps, gap_ms }
     }
