@@ -25,7 +25,7 @@ from conftest import DATA, FIXTURES, REPO, gpu_missing_reason, ncu_missing_reaso
 
 GEMMS = DATA / "ncu_gemms.csv"
 SEED000 = DATA / "ncu_seed000.csv"
-BUNDLED_MACHINE_V1 = DATA / "tour" / "machine.json"
+BUNDLED_MACHINE_V1 = FIXTURES / "tour" / "machine-v1.json"
 
 
 def raw(path: Path) -> dict:

@@ -78,8 +78,9 @@ fn streaming_kernels_are_judged_against_the_mix_they_stream() {
         let sum = |c: &str| rows.iter().map(|&r| t.num(r, c)).sum::<f64>();
         let (r, w) = (sum("dram__sectors_read.sum"), sum("dram__sectors_write.sum"));
         let expect = mix_roof(&machine, r / (r + w)).unwrap();
-        // Between add/triad (2:1) and read-only, as the mixes are.
-        assert_eq!((expect.lower.benchmark.as_str(), expect.upper.benchmark.as_str()), ("dram.add", "dram.read"));
+        // Between add/triad (2:1, whichever streamed faster) and read-only, as the mixes are.
+        assert!(["dram.add", "dram.triad"].contains(&expect.lower.benchmark.as_str()), "{name}: {expect:?}");
+        assert_eq!(expect.upper.benchmark, "dram.read", "{name}");
         let dram = k.level(MemLevel::Dram).unwrap();
         let want = 100.0 * dram.achieved_bytes_per_s.unwrap() / expect.bytes_per_s;
         assert!(close(k.pct_of_mix_roof.unwrap(), want, 1e-12), "{name}");

@@ -240,9 +240,9 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
         ("report", "--svg") => (vec!["--svg", "chart.svg"], file("chart.svg")),
         ("report", "--title") => (vec!["--title", "My chart title"], has("My chart title")),
         ("report", "--width") => (vec!["--width", "640"], has("width=\"640\"")),
-        // The bundled capture has no instruction counters: the instruction view is refused
-        // (shown working on a capture with them in `view_instructions_shows_the_binding_pipes`).
-        ("import" | "profile" | "report", "--view") => (vec!["--view", "instructions"], Expect::Refused),
+        // The bundled capture (2026-12-02) has instruction counters: the instruction view
+        // (its refusal without them is in `view_instructions_shows_the_binding_pipes`).
+        ("import" | "profile" | "report", "--view") => (vec!["--view", "instructions"], has("binding pipe")),
         // check
         ("check", "--config") => (vec!["--config", "rules.toml"], has("fused")),
         ("check", "--min-pct-of-roof") => (vec!["--min-pct-of-roof", "2"], has("min_pct_of_roof")),
@@ -476,4 +476,8 @@ fn view_instructions_shows_the_binding_pipes() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let html = std::fs::read_to_string(d.join("i.html")).unwrap();
     assert!(html.contains("Instruction roofline chart") && html.contains("warp instructions per 32-byte transaction"));
+    // A capture without instruction counters: the view is refused.
+    let bare = repo("tests/fixtures/ncu/h200_seed000_metrics.csv");
+    let r = run(d, &["import".into(), bare, "--view".into(), "instructions".into()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
 }

@@ -108,6 +108,16 @@ impl Recorded {
         std::fs::write(d.join("libroofline_inject.so"), b"").unwrap();
         std::fs::write(d.join("capture.csv"), "==PROF== Connected to process 4102 (/usr/bin/python3)\n").unwrap();
         stand_in_ncu(d, &d.join("capture.csv"));
+        // Every profiling run's arguments, one block each (pass 2 may run twice).
+        std::fs::rename(d.join("ncu"), d.join("ncu-stand-in")).unwrap();
+        script(
+            d,
+            "ncu",
+            &format!(
+                "case \"$1\" in --query-metrics|--import) ;; *) printf '%s\\n' \"$@\" -- >> '{0}/ncu-runs';; esac\nexec '{0}/ncu-stand-in' \"$@\"",
+                d.display()
+            ),
+        );
         Recorded { dir }
     }
     fn path(&self, name: &str) -> PathBuf {
@@ -130,8 +140,10 @@ impl Recorded {
             .unwrap();
         (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
     }
+    /// The first profiling run's arguments.
     fn ncu_args(&self) -> Vec<String> {
-        std::fs::read_to_string(self.path("ncu-args")).unwrap_or_default().lines().map(str::to_string).collect()
+        let all = std::fs::read_to_string(self.path("ncu-runs")).unwrap_or_default();
+        all.lines().take_while(|l| *l != "--").map(str::to_string).collect()
     }
 }
 
@@ -191,6 +203,7 @@ fn resnet_ncu_starts_matching_where_the_steady_steps_start_and_sees_no_trial_ker
 fn a_budget_caps_the_plan_on_a_real_training_step() {
     let r = Recorded::new("resnet50_train");
     let (_, full) = r.run(&[]);
+    std::fs::remove_file(r.path("ncu-runs")).unwrap();
     let (code, stderr) = r.run(&["--budget", "30s"]);
     assert_eq!(code, Some(1), "{stderr}");
     let eta = |s: &str| -> u64 {
@@ -284,12 +297,12 @@ fn when_the_skip_matches_nothing_pass_2_profiles_again_from_the_first_launch() {
         d,
         "ncu",
         &format!(
-            "if [ \"$1\" = \"--query-metrics\" ]; then exit 1; fi\necho \"$*\" >> '{0}/ncu-runs'\ncase \"$*\" in *--launch-skip-before-match*) exec '{0}/ncu-empty' \"$@\";; *) exec '{0}/ncu-full' \"$@\";; esac",
+            "if [ \"$1\" = \"--query-metrics\" ]; then exit 1; fi\necho \"$*\" >> '{0}/dispatched'\ncase \"$*\" in *--launch-skip-before-match*) exec '{0}/ncu-empty' \"$@\";; *) exec '{0}/ncu-full' \"$@\";; esac",
             d.display()
         ),
     );
     let (_, stderr) = r.run(&[]);
-    let runs = std::fs::read_to_string(r.path("ncu-runs")).unwrap();
+    let runs = std::fs::read_to_string(r.path("dispatched")).unwrap();
     let runs: Vec<&str> = runs.lines().filter(|l| !l.starts_with("--import")).collect();
     assert_eq!(runs.len(), 2, "two profiling runs: {}", stderr);
     assert!(runs[0].contains("--launch-skip-before-match") && !runs[1].contains("--launch-skip-before-match"));
