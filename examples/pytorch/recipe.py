@@ -10,13 +10,12 @@ thing, compare, and gate the change.
 1. `roofline profile --nvtx-include "step N/"` runs the training script
    (examples/pytorch/train_gpt.py, which marks each step with
    `torch.cuda.nvtx.range(f"step {i}")` after its warm-up steps) under
-   Nsight Compute and keeps only the kernels launched inside that range.
-   NVTX push/pop ranges belong to the thread that pushed them: the range
-   holds the forward pass and the optimizer, which the main thread
-   launches, but not the backward kernels PyTorch launches from its
-   autograd thread. `--select profiler-range` takes the whole step instead
-   (`--profile-range`: cudaProfilerStart/Stop around it, ncu
-   `--profile-from-start off`), every thread included.
+   Nsight Compute and keeps only the kernels launched inside that range,
+   by the range's time window and from every thread: the backward kernels
+   PyTorch launches from its autograd thread are in (two passes: the
+   timeline finds the window, ncu profiles its kernels).
+   `--select profiler-range` takes the step by cudaProfilerStart/Stop
+   instead (`--profile-range`, ncu `--profile-from-start off`).
 2. The program view: every kernel of the step with its share of the step's
    GPU time, its place under the roofs and its verdict (the binary's table),
    and the HTML report.

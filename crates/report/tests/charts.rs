@@ -436,8 +436,12 @@ fn the_terminal_chart_has_a_key_and_fits_its_width() {
         assert!(plot_lines.iter().all(|l| l.chars().count() <= width), "wider than {width}:\n{text}");
         assert!(text.contains('⠀') || text.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)), "no braille");
         assert!(text.contains("  A  elementwise_kernel<gpu_kernel_imp"), "{text}");
-        let bf16 = doc.machine.ceilings.iter().find(|c| c.name == "BF16 tensor (measured)").expect("measured BF16 roof");
-        let key = format!("BF16 tensor (measured) {}", roofline_model::format_si(bf16.rate, roofline_model::Unit::FlopPerSecond));
+        let bf16 =
+            doc.machine.ceilings.iter().find(|c| c.name == "BF16 tensor (measured)").expect("measured BF16 roof");
+        let key = format!(
+            "BF16 tensor (measured) {}",
+            roofline_model::format_si(bf16.rate, roofline_model::Unit::FlopPerSecond)
+        );
         assert!(text.contains("roofs:\n") && text.contains(&key), "{key}:\n{text}");
     }
     let colour = roofline_report::terminal_chart(&doc, &roofline_report::chart_model(&doc, None), 100, true);

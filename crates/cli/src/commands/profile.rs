@@ -258,6 +258,11 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         || args.launch_skip.is_some()
         || !args.nvtx_include.is_empty() && !by_window
         || !args.nvtx_exclude.is_empty();
+    if !args.nvtx_include.is_empty() && (args.one_pass || !by_window) {
+        out.warn(
+            "--nvtx-include with -k/-c/-s/--nvtx-exclude/--one-pass is ncu's own push/pop filter: it sees only the thread that pushed the range, so kernels other threads launch inside it (PyTorch's backward, from its autograd thread) are left out; without those flags the range's time window selects launches from every thread",
+        );
+    }
     if args.one_pass {
         return one_pass(args, out, &ncu, &metrics, left(), &coll, rank);
     }

@@ -174,6 +174,19 @@ fn a_two_pass_analysis_reads_back_in_report_check_and_diff() {
 }
 
 #[test]
+fn ncus_own_nvtx_filter_is_said_to_see_only_the_pushing_thread() {
+    let s = Setup::new();
+    let out = s.cmd(&["--nvtx-include", "step 0/", "--one-pass"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("sees only the thread that pushed the range").count(), 1, "{stderr}");
+    // Alone, --nvtx-include selects by the range's time window: no such warning.
+    let out = s.cmd(&["--nvtx-include", "step 0/"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("sees only the thread"), "{stderr}");
+    assert!(stderr.contains("from every thread"), "{stderr}");
+}
+
+#[test]
 fn a_planned_kernel_ncu_gave_no_counters_for_keeps_its_time_as_no_counters() {
     let s = Setup::new();
     let out = s.cmd(&["--coverage", "100", "--launches-per-kernel", "3"]).output().unwrap();
