@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::support::{json_file, repo, script, stand_in_ncu};
+use crate::support::{json_file, profile_in, repo, script, stand_in_ncu};
 
 fn fixture_dir(program: &str) -> PathBuf {
     repo(&format!("tests/fixtures/timeline/h200-2026-12-02/{program}")).into()
@@ -124,15 +124,7 @@ impl Recorded {
         self.dir.path().join(name)
     }
     fn run(&self, extra: &[&str]) -> (Option<i32>, String) {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"))
-            .current_dir(self.dir.path())
-            .env("NO_COLOR", "1")
-            .env("ROOFLINE_INJECT_LIB", self.path("libroofline_inject.so"))
-            .env_remove("CUDA_INJECTION64_PATH")
-            .env_remove("NVTX_INJECTION64_PATH")
-            .arg("profile")
-            .arg("--ncu")
-            .arg(self.path("ncu"))
+        let out = profile_in(self.dir.path())
             .args(["--gpu", "h200", "-o", "a.json"])
             .args(extra)
             .args(["--", "./train"])

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{json_file, repo, script, stand_in_ncu};
+use crate::support::{json_file, profile_in, repo, script, stand_in_ncu};
 
 /// The steady state of measured.jsonl: 7 kernels, 57 launches.
 const STEADY_KERNELS: usize = 7;
@@ -57,18 +57,8 @@ impl Loop {
     }
 
     fn cmd(&self, extra: &[&str]) -> std::process::Command {
-        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"));
-        c.current_dir(self.dir.path())
-            .env("NO_COLOR", "1")
-            .env("ROOFLINE_INJECT_LIB", self.path("libroofline_inject.so"))
-            .env_remove("CUDA_INJECTION64_PATH")
-            .env_remove("NVTX_INJECTION64_PATH")
-            .arg("profile")
-            .arg("--ncu")
-            .arg(self.path("ncu"))
-            .args(["-o", "a.json"])
-            .args(extra)
-            .args(["--", "./train"]);
+        let mut c = profile_in(self.dir.path());
+        c.args(["-o", "a.json"]).args(extra).args(["--", "./train"]);
         c
     }
 

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::support::{json_file, repo, stand_in_ncu};
+use crate::support::{json_file, profile_in, repo, stand_in_ncu};
 
 /// vecadd: 4 launches of 1, 2, 3, 4 us (10 us) on two streams inside NVTX
 /// `step 0`; scale: 1 launch of 0.5 us. Does nothing outside a recording.
@@ -69,18 +69,8 @@ impl Setup {
         self.dir.path().join(name)
     }
     fn cmd(&self, extra: &[&str]) -> std::process::Command {
-        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"));
-        c.current_dir(self.dir.path())
-            .env("NO_COLOR", "1")
-            .env("ROOFLINE_INJECT_LIB", self.path("libroofline_inject.so"))
-            .env_remove("CUDA_INJECTION64_PATH")
-            .env_remove("NVTX_INJECTION64_PATH")
-            .arg("profile")
-            .arg("--ncu")
-            .arg(self.path("ncu"))
-            .args(["--gpu", "h200", "-o", "a.json"])
-            .args(extra)
-            .args(["--", "./fake-cuda-app"]);
+        let mut c = profile_in(self.dir.path());
+        c.args(["--gpu", "h200", "-o", "a.json"]).args(extra).args(["--", "./fake-cuda-app"]);
         c
     }
     fn ncu_args(&self) -> Vec<String> {

@@ -156,6 +156,23 @@ pub fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     path
 }
 
+/// `roofline profile` in `dir` with the stand-ins there: `dir/ncu` for Nsight
+/// Compute and an empty `dir/libroofline_inject.so` (the program writes the
+/// records itself), no colour and no injection variables inherited. The
+/// caller adds its flags, `--` and the program.
+pub fn profile_in(dir: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"));
+    c.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("ROOFLINE_INJECT_LIB", dir.join("libroofline_inject.so"))
+        .env_remove("CUDA_INJECTION64_PATH")
+        .env_remove("NVTX_INJECTION64_PATH")
+        .arg("profile")
+        .arg("--ncu")
+        .arg(dir.join("ncu"));
+    c
+}
+
 /// Two analyses (the seed capture and the GEMM capture) in `dir`.
 pub fn two_analyses(dir: &Path) -> (PathBuf, PathBuf) {
     let a = dir.join("a.json");
