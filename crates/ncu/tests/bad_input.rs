@@ -119,7 +119,7 @@ fn a_missing_metric_is_named_with_what_it_blocks_and_the_rest_is_analysed() {
 }
 
 #[test]
-fn a_file_cut_short_keeps_the_launches_before_the_cut() {
+fn a_file_cut_short_keeps_the_skip_before_match_the_cut() {
     let text = fixture_text("h200_seed000_metrics.csv");
     let cut = &text.as_bytes()[..text.len() * 6 / 10];
     let cap = read_capture(cut, "cut.csv").unwrap();

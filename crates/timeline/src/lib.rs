@@ -76,7 +76,7 @@ pub use select::{
     GroupBasis, OpenRanges, Pattern, RangeWindow,
 };
 pub use steady::{
-    find_steps, is_step_name, launches_before, steady_timeline, Step, StepChoice, Steps, MIN_PERIODIC_SHARE,
+    find_steps, is_step_name, skip_before_match, steady_timeline, Step, StepChoice, Steps, MIN_PERIODIC_SHARE,
     MIN_REPEATS,
 };
 pub use summary::{busy, summarize, Busy, Gap, GpuKey, SummaryRow};

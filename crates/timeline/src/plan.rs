@@ -45,7 +45,7 @@ pub struct PlanOptions {
     /// Launches of any kernel ncu lets pass before it starts matching
     /// (`--launch-skip-before-match`): those before the steady state, so
     /// that the shapes profiled are the steady state's, not the warm-up's
-    /// (`crate::launches_before`); 0 matches from the start.
+    /// (`crate::skip_before_match`); 0 matches from the start.
     #[serde(default)]
     pub skip_before_match: u64,
     /// At most this many launches in all (`--budget`); kernels that would

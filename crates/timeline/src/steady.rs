@@ -291,8 +291,9 @@ fn warm_up_steps(tl: &Timeline, steps: &[Step]) -> usize {
 /// nodes one by one with `--graph-profiling node`, as the timeline does
 /// (on the H200, 2026-12-02: skipping 9 of 3 fills, 5 adds and a graph of
 /// mul, sin, cos landed on the first replay's sin; results/h200-2026-12-02-steady).
-/// `None` when several processes launched kernels (ncu counts each apart).
-pub fn launches_before(tl: &Timeline, window: Span) -> Option<u64> {
+/// `None` when several processes launched kernels (whose count ncu would
+/// apply is not known).
+pub fn skip_before_match(tl: &Timeline, window: Span) -> Option<u64> {
     let mut kernels = tl.activities.iter().filter(|a| a.kind == ActivityKind::Kernel);
     let pid = kernels.next()?.pid;
     if kernels.any(|a| a.pid != pid) {

@@ -466,7 +466,7 @@ fn steady_state(tl: &Timeline, choice: &StepChoice, out: &Output) -> (Option<Tim
         // The steps hold every launch: the steady state is the whole run.
         return (None, None, 0);
     }
-    let skip = roofline_timeline::launches_before(tl, steps.window()).unwrap_or(0);
+    let skip = roofline_timeline::skip_before_match(tl, steps.window()).unwrap_or(0);
     let total: f64 =
         tl.activities.iter().filter(|a| a.kind == ActivityKind::Kernel).map(|a| a.duration_ns() as f64).sum();
     let share = if total > 0.0 { 100.0 * state.left_out_s * 1e9 / total } else { 0.0 };
