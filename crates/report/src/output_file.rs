@@ -697,14 +697,27 @@ mod tests {
             let target = dir.path().join("big.html");
             std::fs::write(&target, "old").unwrap();
             let marker = dir.path().join("held");
-            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--exact", "output_file::tests::a_signal_during_an_output_write_removes_the_temp_file"])
+            let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+            cmd.args(["--exact", "output_file::tests::a_signal_during_an_output_write_removes_the_temp_file"])
                 .env("ROOFLINE_TEST_WRITER", &target)
                 .env("ROOFLINE_TEST_HOLD_TEMP_FILE", &marker)
                 .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn()
-                .unwrap();
+                .stderr(std::process::Stdio::null());
+            // The writer starts with the signals' default dispositions: a
+            // shell's background job inherits SIGINT ignored, and an ignored
+            // signal is left ignored (and this test would see no death by it).
+            use std::os::unix::process::CommandExt;
+            // SAFETY: pre_exec runs in the forked child before exec; signal()
+            // is async-signal-safe.
+            unsafe {
+                cmd.pre_exec(|| {
+                    for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                        libc::signal(s, libc::SIG_DFL);
+                    }
+                    Ok(())
+                });
+            }
+            let mut child = cmd.spawn().unwrap();
             let t = std::time::Instant::now();
             while !marker.exists() {
                 assert!(t.elapsed().as_secs() < 30, "the writer never reached the rename");
