@@ -284,14 +284,11 @@ pub fn kernel_name(a: &KernelAnalysis) -> String {
     }
 }
 
-/// Shortens a name to `max` characters with an ellipsis.
+/// Shortens a name to `max` characters with an ellipsis in the middle,
+/// keeping its head and its tail, where siblings differ
+/// ([`roofline_model::cut_middle`]).
 pub fn shorten(name: &str, max: usize) -> String {
-    let n: Vec<char> = name.chars().collect();
-    if n.len() <= max {
-        name.to_string()
-    } else {
-        format!("{}…", n[..max.saturating_sub(1)].iter().collect::<String>())
-    }
+    roofline_model::cut_middle(name, max)
 }
 
 /// Chart labels for every kernel of a document, no two alike: the display

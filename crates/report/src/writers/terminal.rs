@@ -275,7 +275,7 @@ fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>
                     let n = n.strip_suffix(&format!(" [{id}]")).unwrap_or(n);
                     let id = clean(id, false);
                     let room = keep.saturating_sub(len(&id) + 3).max(4);
-                    format!("{} [{id}]", shorten(&clean(n, false), room))
+                    format!("{} [{id}]", roofline_model::cut_middle(&clean(n, false), room))
                 }
                 _ => shorten(cell, keep),
             };
