@@ -291,8 +291,40 @@ fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>
     Some(())
 }
 
+/// The columns the narrow layout leaves out when even a shortened name
+/// cannot make the table fit: the basis columns first, then from the
+/// right, never the first (the row's name). Their headers, to name them.
+fn drop_columns(t: &Table, slots: &mut Vec<Slot>, header: &mut Vec<String>, rows: &mut [Vec<String>], width: usize) -> Vec<String> {
+    const GAP: usize = 2;
+    let len = |s: &str| s.chars().count();
+    let needed = |slots: &[Slot], header: &[String], rows: &[Vec<String>]| {
+        (0..slots.len())
+            .map(|j| {
+                let word = header[j].split(' ').map(len).max().unwrap_or(0);
+                rows.iter().map(|r| len(&r[j])).max().unwrap_or(0).max(word)
+            })
+            .sum::<usize>()
+            + GAP * slots.len().saturating_sub(1)
+    };
+    let names = |s: &Slot| t.rows.iter().any(|r| matches!(r.cells[s.column()], Cell::Name { .. }));
+    let mut dropped = Vec::new();
+    while slots.len() > 2 && needed(slots, header, rows) > width {
+        let j = (1..slots.len())
+            .rev()
+            .find(|&j| matches!(slots[j], Slot::Origin(_) | Slot::Spread(_) | Slot::Clock(_)))
+            .or_else(|| (1..slots.len()).rev().find(|&j| !names(&slots[j])));
+        let Some(j) = j else { break };
+        dropped.push(header.remove(j));
+        slots.remove(j);
+        for r in rows.iter_mut() {
+            r.remove(j);
+        }
+    }
+    dropped
+}
+
 fn table(t: &Table, opts: &TerminalOptions) -> String {
-    let slots = terminal_slots(t, opts);
+    let mut slots = terminal_slots(t, opts);
     let mut header: Vec<String> = slots
         .iter()
         .map(|s| match s {
@@ -302,7 +334,132 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
         .collect();
     let mut rows: Vec<Vec<String>> =
         t.rows.iter().map(|r| slots.iter().map(|&s| slot_cell_text(s, &r.cells[s.column()], opts)).collect()).collect();
-    let narrow = !opts.wide && fit(t, &slots, &mut header, &mut rows, usize::from(opts.width)).is_some();
+    let width = usize::from(opts.width);
+    let mut narrow = !opts.wide && fit(t, &slots, &mut header, &mut rows, width).is_some();
+    let mut dropped = Vec::new();
+    if !opts.wide && !narrow {
+        // Shortened names still leave no room: columns give way, named
+        // under the table, rather than words broken across lines.
+        header = slots
+            .iter()
+            .map(|s| match s {
+                Slot::Origin(_) => "basis".to_string(),
+                s => clean(&s.label(&t.columns), false),
+            })
+            .collect();
+        rows = t
+            .rows
+            .iter()
+            .map(|r| slots.iter().map(|&s| slot_cell_text(s, &r.cells[s.column()], opts)).collect())
+            .collect();
+        let name_room = 24.min(width / 3);
+        let fitted: Vec<Vec<String>> = rows
+            .iter()
+            .zip(&t.rows)
+            .map(|(r, row)| {
+                r.iter()
+                    .zip(&slots)
+                    .map(|(text, s)| match &row.cells[s.column()] {
+                        Cell::Name { name: n, id, .. } if text.chars().count() > name_room => {
+                            let n = n.strip_suffix(&format!(" [{id}]")).unwrap_or(n);
+                            let id = clean(id, false);
+                            let room = name_room.saturating_sub(id.chars().count() + 3).max(6);
+                            if id.is_empty() {
+                                roofline_model::cut_middle(&clean(n, false), name_room)
+                            } else {
+                                format!("{} [{id}]", roofline_model::cut_middle(&clean(n, false), room))
+                            }
+                        }
+                        _ => text.clone(),
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut fitted = fitted;
+        let mut kept = slots.clone();
+        dropped = drop_columns(t, &mut kept, &mut header, &mut fitted, width);
+        // The columns kept, laid out afresh: the name takes the room left.
+        slots = kept;
+        header = slots
+            .iter()
+            .map(|s| match s {
+                Slot::Origin(_) => "basis".to_string(),
+                s => clean(&s.label(&t.columns), false),
+            })
+            .collect();
+        rows = t
+            .rows
+            .iter()
+            .map(|r| slots.iter().map(|&s| slot_cell_text(s, &r.cells[s.column()], opts)).collect())
+            .collect();
+        narrow = fit(t, &slots, &mut header, &mut rows, width).is_some();
+    }
+    if opts.wide {
+        // Each column needs its longest word (and its border and padding):
+        // a table that cannot give them all that becomes one block per row.
+        // A kernel's name is one identifier: it is cut in the middle to the
+        // room the other columns leave it, never broken across lines.
+        let word = |s: &str| s.split([' ', '\n']).map(|w| w.chars().count()).max().unwrap_or(0);
+        let is_name = |j: usize| t.rows.iter().any(|r| matches!(r.cells[slots[j].column()], Cell::Name { .. }));
+        let name_col = (0..slots.len()).find(|&j| is_name(j));
+        let mut lower: Vec<usize> = (0..slots.len())
+            .map(|j| rows.iter().map(|r| word(&r[j])).max().unwrap_or(0).max(word(&header[j])).max(1))
+            .collect();
+        let others = (0..slots.len()).filter(|&j| Some(j) != name_col).map(|j| lower[j] + 3).sum::<usize>() + 1;
+        if let Some(j) = name_col {
+            let room = width.saturating_sub(others + 3);
+            if room < 16 {
+                return records(&header, &rows, name_col, opts);
+            }
+            let full = rows.iter().map(|r| r[j].chars().count()).max().unwrap_or(0).max(word(&header[j]));
+            lower[j] = full.min(room);
+            for (r, row) in rows.iter_mut().zip(&t.rows) {
+                if r[j].chars().count() <= room {
+                    continue;
+                }
+                r[j] = match &row.cells[slots[j].column()] {
+                    Cell::Name { name: n, id, .. } if !id.is_empty() => {
+                        let n = n.strip_suffix(&format!(" [{id}]")).unwrap_or(n);
+                        let id = clean(id, false);
+                        let keep = room.saturating_sub(id.chars().count() + 1).max(8);
+                        format!("{}\n[{id}]", roofline_model::cut_middle(&clean(n, false), keep))
+                    }
+                    _ => roofline_model::cut_middle(&r[j], room),
+                };
+            }
+        } else if others > width {
+            return records(&header, &rows, None, opts);
+        }
+        let mut out = comfy_table::Table::new();
+        out.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(opts.width);
+        if opts.color {
+            out.enforce_styling();
+        } else {
+            out.force_no_tty();
+        }
+        out.set_header(header.iter().map(comfy_table::Cell::new));
+        for (row, texts) in t.rows.iter().zip(rows) {
+            out.add_row(slots.iter().zip(texts).map(|(&slot, text)| {
+                let cell = &row.cells[slot.column()];
+                let main = matches!(slot, Slot::Main(_));
+                let mut c = comfy_table::Cell::new(text);
+                if main && t.columns[slot.column()].numeric() {
+                    c = c.set_alignment(CellAlignment::Right);
+                }
+                match cell.tone().filter(|_| main && opts.color) {
+                    Some(tone) => c.fg(colour(tone)).add_attribute(Attribute::Bold),
+                    None => c,
+                }
+            }));
+        }
+        for (column, w) in out.column_iter_mut().zip(&lower) {
+            let w = u16::try_from(*w + 2).unwrap_or(u16::MAX);
+            column.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(comfy_table::Width::Fixed(w)));
+        }
+        let mut text = out.trim_fmt();
+        text.push('\n');
+        return text;
+    }
     let mut out = comfy_table::Table::new();
     out.load_preset(if opts.wide { UTF8_FULL_CONDENSED } else { GLANCE })
         .set_content_arrangement(if narrow { ContentArrangement::Disabled } else { ContentArrangement::Dynamic })
@@ -343,7 +500,39 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
     }
     let mut text = out.trim_fmt();
     text.push('\n');
+    if !dropped.is_empty() {
+        let names: Vec<String> = dropped.iter().map(|h| h.replace('\n', " ")).collect();
+        let note = format!(
+            "columns left out at {} columns: {} (a wider terminal, --wide or --format csv shows them)",
+            opts.width,
+            names.join(", ")
+        );
+        text.push_str(&wrap("", 0, &note, "  ", opts.width));
+    }
     text
+}
+
+/// A table too wide for the terminal as one block per row: the first
+/// cell as its heading, then `column: value` lines wrapped at spaces.
+fn records(header: &[String], rows: &[Vec<String>], heading: Option<usize>, opts: &TerminalOptions) -> String {
+    let heading = heading.unwrap_or(0);
+    let mut out = String::new();
+    for (n, row) in rows.iter().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        let Some(first) = row.get(heading) else { continue };
+        out.push_str(&wrap("", 0, first, "  ", opts.width));
+        for (j, (h, v)) in header.iter().zip(row).enumerate() {
+            if v.is_empty() || j == heading {
+                continue;
+            }
+            let head = format!("  {}:", h.replace('\n', " "));
+            let body = v.replace('\n', " ");
+            out.push_str(&wrap(&head, head.chars().count(), &body, "      ", opts.width));
+        }
+    }
+    out
 }
 
 /// `head` then `body`, wrapped at word boundaries to `width` columns, the
