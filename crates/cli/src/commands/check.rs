@@ -139,6 +139,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     }
     let report = check(&doc, &rules, baseline.as_ref());
+    if let (Some(why), false) = (&report.baseline_replaced, out.table_on_stdout()) {
+        out.warn(why);
+    }
     // A gate that compared nothing fails (unless allowed), in the document too.
     let judged_nothing = report.outcomes.is_empty() && !args.allow_empty;
     let mut document = CheckDocument::new(&report);

@@ -165,8 +165,12 @@ pub fn report_with(
 ) -> anyhow::Result<()> {
     let machine = args.machine.resolve()?;
     let a = analyze_capture(captured, machine.as_ref());
-    for w in &a.warnings {
-        out.warn(&w.to_string());
+    // The terminal table lists the warnings itself; other formats carry
+    // them in the document, and stderr says them once.
+    if !out.table_on_stdout() {
+        for w in &a.warnings {
+            out.warn(&w.to_string());
+        }
     }
     let mut producer = Producer::new(command);
     producer.created = created;

@@ -69,11 +69,13 @@ pub struct TerminalOptions {
     /// Show everything, as a page would (columns and sections marked
     /// [`Show::Wide`](crate::Show::Wide)).
     pub wide: bool,
+    /// Leave out the document's warnings (`-q`); the JSON keeps them.
+    pub quiet: bool,
 }
 
 impl Default for TerminalOptions {
     fn default() -> Self {
-        TerminalOptions { width: PIPE_WIDTH, color: false, wide: false }
+        TerminalOptions { width: PIPE_WIDTH, color: false, wide: false, quiet: false }
     }
 }
 
@@ -88,7 +90,7 @@ impl TerminalOptions {
         let width = columns
             .or_else(|| terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0).filter(|w| *w > 0))
             .unwrap_or(PIPE_WIDTH);
-        TerminalOptions { width: width.max(MIN_WIDTH), color: color.enabled(tty), wide: false }
+        TerminalOptions { width: width.max(MIN_WIDTH), color: color.enabled(tty), wide: false, quiet: false }
     }
 }
 
@@ -263,7 +265,8 @@ fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>
         // The kernel name (or the widest text) gives way; a kernel keeps its ID.
         let names = |j: &usize| t.rows.iter().any(|r| matches!(r.cells[slots[*j].column()], Cell::Name { .. }));
         let text = |j: &usize| matches!(slots[*j], Slot::Main(i) if !t.columns[i].numeric());
-        let flexible = (0..n).find(names).or_else(|| (0..n).filter(text).max_by_key(|&j| widths[j]))?;
+        // The widest text column, a kernel's name before others as wide.
+        let flexible = (0..n).filter(|j| names(j) || text(j)).max_by_key(|&j| (widths[j], names(&j)))?;
         let keep = widths[flexible].saturating_sub(total - width).max(12);
         for (r, row) in rows.iter_mut().zip(&t.rows) {
             let cell = &mut r[flexible];
@@ -583,6 +586,7 @@ fn facts(facts: &[Fact], indent: &str, opts: &TerminalOptions) -> String {
 fn notes(notes: &[Note], indent: &str, opts: &TerminalOptions) -> String {
     notes
         .iter()
+        .filter(|n| !(opts.quiet && n.kind == NoteKind::Warning))
         .map(|n| {
             let t = clean(&n.text, false);
             match n.kind {
