@@ -67,7 +67,7 @@ impl AnalysisArgs {
   roofline import app.csv --machine h200.json --format json -o app-analysis.json
   roofline import report.ncu-rep            (needs ncu to read the report)")]
 pub struct Args {
-    /// A raw CSV written by `ncu --csv --page raw` (\"-\" for stdin), or a .ncu-rep report.
+    /// A raw CSV written by `ncu --csv --page raw` ("-" for stdin), or a .ncu-rep report.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 

@@ -215,6 +215,66 @@ fn shorten(s: &str, width: usize) -> String {
     out
 }
 
+/// Per row, how many characters of its name's end no other name of the
+/// column shares (the shortest unique suffix), so that a name cut to fit
+/// still tells two GEMMs apart (`..._128x128_tn_align1`, `..._256x128_nn_align1`).
+/// Zero for rows without a name, and for columns of many names (the
+/// search grows with their square).
+fn unique_tails(t: &Table, column: usize) -> Vec<usize> {
+    const MAX_ROWS: usize = 200;
+    let names: Vec<Option<Vec<char>>> = t
+        .rows
+        .iter()
+        .map(|r| match &r.cells[column] {
+            Cell::Name { name, id, .. } => {
+                let n = name.strip_suffix(&format!(" [{id}]")).unwrap_or(name);
+                Some(clean(n, false).chars().collect())
+            }
+            _ => None,
+        })
+        .collect();
+    if names.len() > MAX_ROWS {
+        return vec![0; names.len()];
+    }
+    names
+        .iter()
+        .map(|me| {
+            let Some(me) = me else { return 0 };
+            let shared = names
+                .iter()
+                .flatten()
+                .filter(|o| *o != me)
+                .map(|o| me.iter().rev().zip(o.iter().rev()).take_while(|(a, b)| a == b).count())
+                .max()
+                .unwrap_or(0);
+            if shared == 0 {
+                0
+            } else {
+                (shared + 1).min(me.len())
+            }
+        })
+        .collect()
+}
+
+/// `s` cut in the middle to `max` characters, keeping at least `tail`
+/// characters of its end when the room allows.
+fn cut_keeping(s: &str, max: usize, tail: usize) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= max {
+        return s.to_string();
+    }
+    let default = roofline_model::cut_middle(s, max);
+    let kept = default.chars().rev().take_while(|&c| c != '…').count();
+    if tail <= kept || tail + 4 > max {
+        return default;
+    }
+    let head = max - 1 - tail;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
 /// Words of `text` in lines of at most `width` characters (a longer word
 /// keeps a line of its own).
 fn word_lines(text: &str, width: usize) -> String {
@@ -268,7 +328,8 @@ fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>
         // The widest text column, a kernel's name before others as wide.
         let flexible = (0..n).filter(|j| names(j) || text(j)).max_by_key(|&j| (widths[j], names(&j)))?;
         let keep = widths[flexible].saturating_sub(total - width).max(12);
-        for (r, row) in rows.iter_mut().zip(&t.rows) {
+        let tails = unique_tails(t, slots[flexible].column());
+        for ((r, row), tail) in rows.iter_mut().zip(&t.rows).zip(&tails) {
             let cell = &mut r[flexible];
             if len(cell) <= keep {
                 continue;
@@ -278,8 +339,10 @@ fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>
                     let n = n.strip_suffix(&format!(" [{id}]")).unwrap_or(n);
                     let id = clean(id, false);
                     let room = keep.saturating_sub(len(&id) + 3).max(4);
-                    format!("{} [{id}]", roofline_model::cut_middle(&clean(n, false), room))
+                    format!("{} [{id}]", cut_keeping(&clean(n, false), room, *tail))
                 }
+                // A name keeps its head and its tail, where siblings differ.
+                Cell::Name { .. } => cut_keeping(cell, keep, *tail),
                 _ => shorten(cell, keep),
             };
         }
