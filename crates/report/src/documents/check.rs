@@ -99,9 +99,6 @@ impl Describe for CheckDocument<'_> {
                 }
             )));
         }
-        if let Some(why) = &self.report.baseline_replaced {
-            glance_notes.insert(0, Note::warning(why.clone()));
-        }
         let mut notes: Vec<Note> = self.report.notes.iter().map(|n| Note::remark(n.to_string())).collect();
         if let Some(why) = &self.report.baseline_replaced {
             notes.insert(0, Note::warning(why.clone()));
@@ -115,6 +112,12 @@ impl Describe for CheckDocument<'_> {
         } else {
             glance_notes.into_iter().chain(notes.iter().cloned()).collect()
         };
+        let mut glance_notes = glance_notes;
+        if let Some(why) = &self.report.baseline_replaced {
+            if !glance_notes.iter().any(|n| &n.text == why) {
+                glance_notes.insert(0, Note::warning(why.clone()));
+            }
+        }
         let mut all = Table::new("check", columns());
         for o in &self.report.outcomes {
             row(&mut all, o);

@@ -1,0 +1,166 @@
+//! Views that agree with themselves (issue 28), on captures nobody here
+//! wrote (`tests/fixtures/external/h200-2026-12-01/`), through the binary.
+//! Each test's doc comment names the item of the issue it holds.
+
+use crate::support::{repo, roofline, run, run_in};
+
+fn external(name: &str) -> String {
+    repo(&format!("tests/fixtures/external/h200-2026-12-01/{name}"))
+}
+
+/// stdout of `roofline ARGS` at `columns` columns.
+fn at_width(columns: u16, args: &[&str]) -> (i32, String, String) {
+    let out = roofline().env("COLUMNS", columns.to_string()).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Item 1: ResNet-50's foreach optimizer kernels showed only hash IDs
+/// (`at::<…>::multi_tensor_apply_kernel<unnamed> [ke97d01]`).
+#[test]
+fn foreach_kernels_show_their_functor_and_operation() {
+    let (code, out, err) = run(&["import", &external("resnet50_train.full.csv"), "--format", "csv", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("multi_tensor_apply_kernel<BinaryOpScalarFunctor, multiplies>"), "{out}");
+    assert!(out.contains("multi_tensor_apply_kernel<BinaryOpListAlphaFunctor, plus>"), "{out}");
+    assert!(!out.contains("<unnamed>::multi_tensor_apply_kernel<unnamed>"), "{out}");
+}
+
+/// Item 1: gpt2's three CUTLASS GEMMs differ only at the end of their
+/// names; import, diff and the instruction view all keep that end.
+#[test]
+fn gemms_that_differ_at_the_end_of_their_names_are_told_apart_in_every_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "-q", "-o", "g.json"]);
+    assert_eq!(code, 0, "{err}");
+    for (args, what) in [
+        (vec!["diff", "g.json", "g.json"], "diff"),
+        (vec!["report", "g.json", "--format", "table"], "report"),
+        (vec!["report", "g.json", "--view", "instructions", "--format", "table"], "instructions"),
+    ] {
+        let out = roofline().current_dir(dir.path()).env("COLUMNS", "100").args(&args).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+        let gemms: Vec<&str> = text.lines().filter(|l| l.contains("_align1>")).take(3).collect();
+        assert_eq!(gemms.len(), 3, "{what}: {text}");
+        for tail in ["tn_align1", "nn_align1", "t_align1"] {
+            assert!(gemms.iter().any(|l| l.contains(tail)), "{what}: no {tail} in {gemms:#?}");
+        }
+        // The instruction view once cut every name to 8 characters.
+        let name = |l: &str| l.split("  ").find(|c| c.contains("_align1>")).unwrap_or("").chars().count();
+        assert!(gemms.iter().all(|l| name(l) > 12), "{what}: {gemms:#?}");
+    }
+}
+
+/// Item 2: the same capture judged against H100 and H200 roofs failed
+/// every memory-bound kernel's regression.pct_of_roof, and said nothing.
+#[test]
+fn check_against_a_baseline_on_other_roofs_compares_on_the_runs_roofs_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = external("gpt2_train.full.csv");
+    assert_eq!(run_in(dir.path(), &["import", &csv, "-q", "-o", "run.json"]).0, 0);
+    assert_eq!(run_in(dir.path(), &["import", &csv, "--gpu", "h100", "-q", "-o", "base.json"]).0, 0);
+    let args = ["check", "run.json", "--baseline", "base.json", "--max-regression", "10"];
+    let (code, out, err) = run_in(dir.path(), &args);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(format!("{out}{err}").matches("were placed again on this analysis's roofs").count(), 1, "once: {out}{err}");
+    let mut json = args.to_vec();
+    json.extend(["--format", "json"]);
+    let (_, out, err) = run_in(dir.path(), &json);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["baseline_replaced"].as_str().unwrap().contains("H100"), "{out}");
+    assert!(err.contains("placed again"), "stderr says it when the table does not: {err}");
+}
+
+/// Item 2: outcomes carried only free text, and a CI log cut the limit off.
+#[test]
+fn check_outcomes_carry_kernel_id_value_and_limit_in_the_json_and_first_in_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "-q", "-o", "g.json"]).0, 0);
+    let rules = ["check", "g.json", "--min-pct-of-roof", "60", "--min-time-share", "5"];
+    let mut json = rules.to_vec();
+    json.extend(["--format", "json"]);
+    let (code, out, _) = run_in(dir.path(), &json);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema"], "roofline.check/v1");
+    let o = &v["outcomes"][0];
+    assert_eq!(o["kernel_id"], "k57e152", "{o}");
+    assert_eq!(o["limit"], 60.0, "{o}");
+    assert_eq!(o["unit"], "pct_of_roof", "{o}");
+    assert!((o["value"].as_f64().unwrap() - 30.68).abs() < 0.01, "{o}");
+    // In a 100-column pipe, each failure's value and limit are shown.
+    let (_, out, _) = run_in(dir.path(), &rules);
+    let fails: Vec<&str> = out.lines().filter(|l| l.starts_with("FAIL")).collect();
+    assert_eq!(fails.len(), 3, "{out}");
+    assert!(fails.iter().all(|l| l.contains("min_pct_of_roof") && l.contains(">= 60%") && l.contains('[')), "{out}");
+}
+
+/// Item 3: `--wide` at 120 columns broke words mid-word (six kernels in 548 lines).
+#[test]
+fn wide_tables_at_120_columns_never_break_a_word() {
+    let (code, out, err) = at_width(120, &["import", &external("gpt2_train.full.csv"), "--wide", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.lines().all(|l| l.chars().count() <= 120), "too wide");
+    // Words of the diagnoses and headers come whole.
+    for broken in ["diagn ", "opera ", "libra ", "memory-boun ", "sav "] {
+        assert!(!out.contains(broken), "{broken:?} broken in\n{out}");
+    }
+}
+
+/// Item 3: narrow tables that did not fit wrapped cells; now columns give
+/// way, and are named.
+#[test]
+fn a_table_that_cannot_fit_names_the_columns_it_leaves_out() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "-q", "-o", "g.json"]).0, 0);
+    let out = roofline()
+        .current_dir(dir.path())
+        .env("COLUMNS", "80")
+        .args(["report", "g.json", "--view", "instructions", "--format", "table"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    assert!(text.contains("columns left out at 80 columns:"), "{text}");
+}
+
+/// Item 3: every warning was printed twice on a terminal (stderr, then the
+/// table), and `-q` removed neither.
+#[test]
+fn each_warning_is_printed_once_and_quiet_silences_them() {
+    let csv = external("gpt2_train.full.csv");
+    let (code, out, err) = run(&["import", &csv]);
+    assert_eq!(code, 0);
+    let needle = "are not measured at that level";
+    assert_eq!(format!("{out}{err}").matches(needle).count(), 2, "once for L2, once for L1: {out}{err}");
+    assert!(!err.contains(needle), "the table shows them: {err}");
+    // Into JSON, stderr says them (once).
+    let (_, _, err) = run(&["import", &csv, "--format", "json"]);
+    assert_eq!(err.matches(needle).count(), 2, "{err}");
+    let (_, out, err) = run(&["import", &csv, "-q"]);
+    assert!(!out.contains("warning:") && !err.contains("warning:"), "{out}{err}");
+}
+
+/// Item 7: `diff` said "1.00x faster" for identical runs.
+#[test]
+fn diff_of_identical_runs_says_same() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "-q", "-o", "g.json"]).0, 0);
+    let (code, out, err) = run_in(dir.path(), &["diff", "g.json", "g.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("1.00x faster"), "{out}");
+    assert!(out.contains("same (within 1.0%)"), "{out}");
+}
+
+/// Item 7: `import -h` printed `(\"-\" for stdin)`; `peaks -h` spoke of torchrun.
+#[test]
+fn help_texts_have_no_escapes_and_no_other_commands_matters() {
+    let (_, out, _) = run(&["import", "-h"]);
+    assert!(out.contains("(\"-\" for stdin)") && !out.contains('\\'), "{out}");
+    let (_, out, _) = run(&["peaks", "-h"]);
+    assert!(!out.contains("torchrun"), "{out}");
+}
