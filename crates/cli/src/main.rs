@@ -10,6 +10,7 @@ mod analysis_file;
 mod commands;
 mod error;
 mod input_file;
+mod kernel_filter;
 mod machine_args;
 mod output;
 mod ranks;

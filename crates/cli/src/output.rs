@@ -278,10 +278,12 @@ impl Output {
         }
     }
 
-    /// Whether stdout gets the terminal table, which shows a document's
-    /// warnings and notes itself: those are then not printed on stderr too.
+    /// Whether stdout is a terminal that gets the terminal table, which
+    /// shows a document's warnings itself: those are then not printed on
+    /// stderr too, on the same screen. Into a pipe or a file, stderr still
+    /// says them (it is then what the user sees).
     pub fn table_on_stdout(&self) -> bool {
-        self.format == Format::Table
+        self.format == Format::Table && std::io::stdout().is_terminal()
     }
 
     /// A warning on stderr, unless `-q`.

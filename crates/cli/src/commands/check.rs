@@ -76,6 +76,9 @@ pub struct Args {
     /// renamed kernels, must not pass unseen).
     #[arg(long)]
     pub allow_empty: bool,
+
+    #[command(flatten)]
+    pub filter: crate::kernel_filter::KernelFilterArgs,
 }
 
 fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
@@ -126,11 +129,18 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     inputs.extend(args.config.iter().map(|c| ("--config", c.as_path())));
     inputs.extend(baseline_path.iter().map(|b| ("the baseline", b.as_path())));
     out.protect_inputs(&[], &inputs)?;
-    let doc = read_placements_file(&args.analysis)?;
+    let filter = args.filter.filter()?;
+    let mut doc = read_placements_file(&args.analysis)?;
+    if let Some(f) = &filter {
+        f.document(&mut doc, &args.analysis.display().to_string())?;
+    }
     if let Some(why) = nothing_to_judge(&doc) {
         return Err(bad_input(format!("{}: {why}", args.analysis.display())));
     }
-    let baseline = baseline_path.as_deref().map(read_placements_file).transpose()?;
+    let mut baseline = baseline_path.as_deref().map(read_placements_file).transpose()?;
+    if let (Some(f), Some(b), Some(path)) = (&filter, baseline.as_mut(), &baseline_path) {
+        f.document(b, &format!("the baseline {}", path.display()))?;
+    }
     // A baseline without durations has nothing to compare against: passing
     // with "0 rule(s) held" would let any regression through the gate.
     if let (Some(b), Some(path)) = (&baseline, &baseline_path) {

@@ -77,6 +77,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+
+    #[command(flatten)]
+    pub filter: crate::kernel_filter::KernelFilterArgs,
 }
 
 /// The kinds of file `import` reads. A profiler's data is one source
@@ -120,16 +123,17 @@ fn read_report(path: &Path, ncu: Option<&Path>) -> anyhow::Result<RawCapture> {
     exported.capture.map_err(bad_input)
 }
 
-/// Reads a CSV capture from a file or stdin.
+/// Reads a CSV capture from a file or stdin, gzipped or not (`app.csv.gz`,
+/// told by its first bytes, not its name).
 pub fn read_csv(path: &Path) -> anyhow::Result<RawCapture> {
     let input = path.display().to_string();
     let result = if input == "-" {
-        read_capture(std::io::stdin().lock(), "stdin")
+        read_capture(crate::input_file::maybe_gunzip(std::io::stdin().lock()), "stdin")
     } else {
         let f = std::fs::File::open(path).map_err(|e| {
             bad_input(format!("{input}: cannot open it ({e}); expected a CSV written by `ncu --csv --page raw`"))
         })?;
-        read_capture(f, &input)
+        read_capture(crate::input_file::maybe_gunzip(f), &input)
     };
     result.map_err(|e: CsvError| bad_input(e))
 }
@@ -195,8 +199,12 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     inputs.extend(args.analysis.machine.machine.iter().map(|m| ("--machine", m.as_path())));
     inputs.extend(args.ncu.iter().map(|n| ("--ncu", n.as_path())));
     out.protect_inputs(&[], &inputs)?;
-    let cap = read_source(&args.file, args.ncu.as_deref(), &args.analysis.options())?;
+    let filter = args.filter.filter()?;
+    let mut cap = read_source(&args.file, args.ncu.as_deref(), &args.analysis.options())?;
     let input = args.file.display().to_string();
+    if let Some(f) = &filter {
+        f.capture(&mut cap, &input)?;
+    }
     report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, None, out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -289,6 +289,23 @@ impl Describe for TourDocument {
         }
         facts.push(Fact::new("seconds", "done in", Cell::value(Some(self.seconds), Quantity::Si(Unit::Second))));
         s.push(Section::new("files", "").with(facts));
+        // At a terminal the last screen is the answer: the top
+        // opportunities again, after the warnings, roofs and examples.
+        if let Some(view) = a.program.as_ref().filter(|v| !v.opportunities.is_empty()) {
+            let top = &view.opportunities[..view.opportunities.len().min(super::program::GLANCE_OPPORTUNITIES)];
+            s.push(
+                Section::new(
+                    "summary-end",
+                    format!(
+                        "In short: the top {} opportunities, GPU time saved {}",
+                        top.len(),
+                        super::program::target_words(view)
+                    ),
+                )
+                .show(Show::Glance)
+                .with(super::program::opportunity_table(top)),
+            );
+        }
         s
     }
 

@@ -66,7 +66,9 @@ fn check_against_a_baseline_on_other_roofs_compares_on_the_runs_roofs_and_says_s
     let args = ["check", "run.json", "--baseline", "base.json", "--max-regression", "10"];
     let (code, out, err) = run_in(dir.path(), &args);
     assert_eq!(code, 0, "{out}{err}");
-    assert_eq!(format!("{out}{err}").matches("were placed again on this analysis's roofs").count(), 1, "once: {out}{err}");
+    // Once in the table, once on stderr (a pipe is not on the screen).
+    let said = |t: &str| t.replace("\n    ", " ").matches("were placed again on this analysis's roofs").count();
+    assert_eq!((said(&out), said(&err)), (1, 1), "{out}{err}");
     let mut json = args.to_vec();
     json.extend(["--format", "json"]);
     let (_, out, err) = run_in(dir.path(), &json);
@@ -129,17 +131,30 @@ fn a_table_that_cannot_fit_names_the_columns_it_leaves_out() {
 }
 
 /// Item 3: every warning was printed twice on a terminal (stderr, then the
-/// table), and `-q` removed neither.
+/// table), and `-q` removed neither. On a terminal (util-linux `script`
+/// gives the binary one), each is printed once.
 #[test]
 fn each_warning_is_printed_once_and_quiet_silences_them() {
     let csv = external("gpt2_train.full.csv");
+    let needle = "are not measured at that level";
+    let script = std::process::Command::new("script").arg("--version").output();
+    if script.is_ok_and(|o| o.status.success()) {
+        let bin = assert_cmd::cargo::cargo_bin("roofline");
+        let line = format!("COLUMNS=100 NO_COLOR=1 {} import {csv}", bin.display());
+        let out = std::process::Command::new("script").args(["-qec", &line, "/dev/null"]).output().unwrap();
+        let screen = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{screen}");
+        assert_eq!(screen.matches(needle).count(), 2, "once for L2, once for L1, on one screen: {screen}");
+    } else {
+        println!("SKIPPED: the terminal half needs util-linux `script`");
+    }
+    // Into a pipe, the table has them and stderr too (the pipe is not on screen).
     let (code, out, err) = run(&["import", &csv]);
     assert_eq!(code, 0);
-    let needle = "are not measured at that level";
-    assert_eq!(format!("{out}{err}").matches(needle).count(), 2, "once for L2, once for L1: {out}{err}");
-    assert!(!err.contains(needle), "the table shows them: {err}");
-    // Into JSON, stderr says them (once).
-    let (_, _, err) = run(&["import", &csv, "--format", "json"]);
+    assert_eq!(out.matches(needle).count(), 2, "{out}");
+    // Into JSON, stderr says them once.
+    let (_, _, err2) = run(&["import", &csv, "--format", "json"]);
+    assert_eq!(err2.matches(needle).count(), 2, "{err2}");
     assert_eq!(err.matches(needle).count(), 2, "{err}");
     let (_, out, err) = run(&["import", &csv, "-q"]);
     assert!(!out.contains("warning:") && !err.contains("warning:"), "{out}{err}");
@@ -163,4 +178,54 @@ fn help_texts_have_no_escapes_and_no_other_commands_matters() {
     assert!(out.contains("(\"-\" for stdin)") && !out.contains('\\'), "{out}");
     let (_, out, _) = run(&["peaks", "-h"]);
     assert!(!out.contains("torchrun"), "{out}");
+}
+
+/// Item 6: `import`, `report` and `check` had no kernel filter (rocprof-compute's `analyze -k`).
+#[test]
+fn kernels_regex_filters_import_report_and_check_and_shares_are_of_those_kernels() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = external("gpt2_train.full.csv");
+    let (code, out, err) = run_in(dir.path(), &["import", &csv, "-k", "nvjet|Kernel2", "--format", "json", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let kernels = v["kernels"].as_array().unwrap();
+    assert_eq!(kernels.len(), 11, "8 nvjet GEMMs and 3 CUTLASS ones");
+    let share: f64 = kernels.iter().map(|k| k["time_share"].as_f64().unwrap()).sum();
+    assert!((share - 1.0).abs() < 1e-9, "{share}");
+    assert_eq!(run_in(dir.path(), &["import", &csv, "-q", "-o", "g.json"]).0, 0);
+    let (code, out, _) = run_in(dir.path(), &["report", "g.json", "--kernels", "^k57e152$", "--format", "csv"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 2, "a header and one kernel: {out}");
+    let (code, out, _) = run_in(dir.path(), &["check", "g.json", "-k", "nvjet", "--min-pct-of-roof", "60"]);
+    assert_eq!(code, 1, "one nvjet GEMM is under 60%: {out}");
+    assert!(out.lines().filter(|l| l.starts_with("pass") || l.starts_with("FAIL")).all(|l| l.contains("nvjet")), "{out}");
+    let (code, _, err) = run_in(dir.path(), &["import", &csv, "-k", "no such kernel"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no kernel of") && err.contains("[k57e152]"), "{err}");
+    let (code, _, err) = run_in(dir.path(), &["import", &csv, "-k", "("]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a regular expression"), "{err}");
+}
+
+/// Item 6: a gzipped capture was refused as binary; so was a gzipped analysis.
+#[test]
+fn gzipped_captures_and_documents_are_read_as_the_text_they_hold() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let csv = std::fs::read(external("gpt2_train.full.csv")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&csv).unwrap();
+    std::fs::write(dir.path().join("g.csv.gz"), gz.finish().unwrap()).unwrap();
+    let (code, plain, err) = run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "--format", "csv", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, zipped, err) = run_in(dir.path(), &["import", "g.csv.gz", "--format", "csv", "-q", "-o", "g.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(plain, zipped);
+    let json = std::fs::read(dir.path().join("g.json")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&json).unwrap();
+    std::fs::write(dir.path().join("g.json.gz"), gz.finish().unwrap()).unwrap();
+    let (code, out, err) = run_in(dir.path(), &["report", "g.json.gz", "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 38, "{out}");
 }
