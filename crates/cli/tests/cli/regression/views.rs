@@ -229,3 +229,29 @@ fn gzipped_captures_and_documents_are_read_as_the_text_they_hold() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().count(), 38, "{out}");
 }
+
+/// Item 3: the terminal chart's key and notes ran past 80 columns.
+#[test]
+fn the_terminal_chart_and_its_key_fit_80_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "-q", "-o", "g.json"]).0, 0);
+    let out = roofline().current_dir(dir.path()).env("COLUMNS", "80").args(["report", "g.json", "--format", "chart"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    for l in text.lines() {
+        assert!(l.chars().count() <= 80, "{} columns: {l}", l.chars().count());
+    }
+    assert!(text.contains("  A  Kernel2<"), "{text}");
+}
+
+/// Item 3: after `tour`, the last screen was warnings, not the answer.
+#[test]
+fn tour_ends_with_its_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = at_width(80, &["tour", "--bundled", "--out-dir", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let last: Vec<&str> = out.lines().rev().take(6).collect();
+    assert!(last.iter().any(|l| l.starts_with("In short: the top 3 opportunities")), "{last:#?}");
+    assert!(last[0].starts_with("3  "), "{last:#?}");
+    assert!(!last.iter().any(|l| l.contains("warning")), "{last:#?}");
+}
