@@ -48,8 +48,10 @@ impl Describe for AnalysisDocument {
     }
 
     fn sections(&self) -> Vec<Section> {
+        // The chart right after the GPU time by verdict: on a page it is
+        // in the first screen, before the long tables.
         let mut s = lead_sections(self, None);
-        s.push(chart_section(self));
+        s.insert(1.min(s.len()), chart_section(self));
         s.extend(kernel_sections(self));
         s.extend(super::collectives::communication_section(&self.kernels));
         s.extend(diagnosis_sections(self));

@@ -259,7 +259,8 @@ impl Describe for TourDocument {
         // judged against (once), the measured ridge, and the examples.
         let mut s = vec![Section::new("banner", "").show(Show::Pages).with(vec![Note::info(self.banner.clone())])];
         s.extend(lead_sections(a, Some(self.data.clone())));
-        s.push(chart_section(a));
+        // The chart after the GPU time by verdict, before the long tables.
+        s.insert(2.min(s.len()), chart_section(a));
         s.extend(kernel_sections(a));
         s.extend(diagnosis_sections(a));
         s.push(

@@ -83,7 +83,30 @@ fn id_html(n: &str, id: &str) -> String {
 }
 
 fn name_html(n: &str, id: &str) -> String {
-    format!("{}{}", escape(n), id_html(n, id))
+    format!("{}{}", breakable(n), id_html(n, id))
+}
+
+/// A kernel name, escaped, with `<wbr>` where an identifier may break
+/// (after `_`, `::`, `<`, `,`, before `>`): a narrow column wraps a name
+/// at those, never inside a word.
+fn breakable(n: &str) -> String {
+    let mut out = String::with_capacity(n.len() + 16);
+    let mut chars = n.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '>' {
+            out.push_str("<wbr>");
+        }
+        out.push_str(&escape(&c.to_string()));
+        let after = match c {
+            '_' | '<' | ',' => true,
+            ':' => chars.peek() != Some(&':'),
+            _ => false,
+        };
+        if after && chars.peek().is_some() {
+            out.push_str("<wbr>");
+        }
+    }
+    out
 }
 
 /// A cell's content as HTML (escaped).
@@ -126,7 +149,7 @@ fn td(slot: Slot, cell: &Cell, numeric: bool, panel: Option<&str>) -> String {
     }
     let body = match (slot, cell, panel) {
         (Slot::Main(_), Cell::Name { name, id, .. }, Some(panel)) => {
-            format!("<a href=\"#{panel}\">{}</a>{}", escape(name), id_html(name, id))
+            format!("<a href=\"#{panel}\">{}</a>{}", breakable(name), id_html(name, id))
         }
         (Slot::Main(_), _, _) => content(cell),
         (other, _, _) => escape(&slot_text(other, cell, &|n, _| n.to_string())),

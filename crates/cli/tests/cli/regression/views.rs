@@ -255,3 +255,53 @@ fn tour_ends_with_its_answer() {
     assert!(last[0].starts_with("3  "), "{last:#?}");
     assert!(!last.iter().any(|l| l.contains("warning")), "{last:#?}");
 }
+
+/// Item 4: points the warnings call "kept off the chart" were drawn as
+/// ordinary points, and a bf16 copy's constant moves (3.7e-6 FLOP/B)
+/// stretched the x axis to 1e-6.
+#[test]
+fn the_chart_draws_only_measured_points_above_the_noise_floor() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "-q", "-o", "g.json"]).0, 0);
+    assert_eq!(run_in(dir.path(), &["report", "g.json", "-q", "-o", "g.svg"]).0, 0);
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("g.json")).unwrap()).unwrap();
+    let svg = std::fs::read_to_string(dir.path().join("g.svg")).unwrap();
+    let attr = |tag: &str, name: &str| -> String {
+        let at = tag.find(&format!("{name}=\"")).map(|i| i + name.len() + 2).unwrap();
+        tag[at..at + tag[at..].find('"').unwrap()].to_string()
+    };
+    let points: Vec<&str> = svg.split("class=\"pt\"").skip(1).map(|t| &t[..t.find('>').unwrap()]).collect();
+    assert!(points.len() > 20, "{}", points.len());
+    for p in points {
+        let k: usize = attr(p, "data-k").parse().unwrap();
+        let level = attr(p, "data-level");
+        let x: f64 = attr(p, "data-x").parse().unwrap();
+        let l = doc["kernels"][k]["levels"].as_array().unwrap().iter().find(|l| l["level"] == level.as_str()).unwrap();
+        assert!(l.get("caveat").is_none(), "kernel {k} drawn at {level}, which is not measured: {l}");
+        assert!(x >= 1e-3, "kernel {k} at {x} FLOP/B: below the noise floor");
+    }
+    let (_, chart, _) = at_width(100, &["report", s_path(&dir.path().join("g.json")), "--format", "chart"]);
+    let axis = chart.lines().find(|l| l.trim_start().starts_with("0.1")).unwrap_or("");
+    assert!(!chart.contains("1e-6"), "{chart}");
+    assert!(!axis.is_empty(), "the x axis starts at 0.1 FLOP/B: {chart}");
+}
+
+fn s_path(p: &std::path::Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Item 4: the chart started below the first screen (after the long
+/// tables) and was taller than a screen; the name column wrapped
+/// identifiers mid-word.
+#[test]
+fn the_page_puts_the_chart_first_within_a_screen_and_breaks_names_between_identifiers() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "-q", "-o", "g.json"]).0, 0);
+    assert_eq!(run_in(dir.path(), &["report", "g.json", "-q", "-o", "g.html"]).0, 0);
+    let page = std::fs::read_to_string(dir.path().join("g.html")).unwrap();
+    let at = |id: &str| page.find(&format!("<section id=\"{id}\"")).unwrap_or_else(|| panic!("no {id}"));
+    assert!(at("chart") < at("opportunities") && at("chart") < at("kernels"), "the chart before the tables");
+    assert!(page.contains("max-height: calc(100vh"), "the chart is never taller than the window");
+    assert!(!page.contains("overflow-wrap: anywhere; min-width"), "names no longer break anywhere");
+    assert!(page.contains("Kernel2&lt;<wbr>cutlass_<wbr>"), "break points between identifiers");
+}
