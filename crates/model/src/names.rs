@@ -429,30 +429,45 @@ fn candidates(name: &str) -> Vec<String> {
 /// MeanOps<...>>` -> `MeanOps<float>`). Plain numbers, types without
 /// arguments (`c10::BFloat16`) and `std::` containers name no code.
 fn naming_arg(name: &str) -> Option<String> {
-    fn walk(arg: &str, depth: usize, d: Depths, owner: &mut Option<String>, innermost: &mut Option<String>) {
+    struct Found {
+        owner: Option<String>,
+        innermost: Option<String>,
+        /// The last qualified class without arguments that is not a number
+        /// type (`native::ReduceAdd`): a functor, when no template names one.
+        plain: Option<String>,
+    }
+    fn walk(arg: &str, depth: usize, d: Depths, found: &mut Found) {
         if let Some(o) = lambda_owner(arg) {
-            owner.get_or_insert(o);
+            found.owner.get_or_insert(o);
             return;
         }
         let args = template_args(arg);
         let t = arg.trim();
-        if !args.is_empty() && !t.starts_with("std::") && !t.starts_with("cuda::std::") {
-            *innermost = Some(short_arg_within(arg, d.short));
+        let std = t.starts_with("std::") || t.starts_with("cuda::std::");
+        if !args.is_empty() && !std {
+            found.innermost = Some(short_arg_within(arg, d.short));
+        } else if args.is_empty() && !std && t.contains("::") && !t.contains('(') {
+            let base = last_component(t);
+            let lower = base.to_ascii_lowercase();
+            let number = ["float", "half", "int", "bool", "complex", "double", "tf32", "fp8", "e4m3", "e5m2"];
+            if !base.is_empty() && !number.iter().any(|n| lower.contains(n)) {
+                found.plain = Some(base);
+            }
         }
         if depth == 0 {
             return;
         }
         for a in args {
-            walk(&a, depth - 1, d, owner, innermost);
+            walk(&a, depth - 1, d, found);
         }
     }
-    let (mut owner, mut innermost) = (None, None);
+    let mut found = Found { owner: None, innermost: None, plain: None };
     let stripped = strip_signature(name);
     let d = Depths::of(&stripped);
     for a in template_args(&stripped) {
-        walk(&a, d.labels, d, &mut owner, &mut innermost);
+        walk(&a, d.labels, d, &mut found);
     }
-    owner.or(innermost)
+    found.owner.or(found.innermost).or(found.plain)
 }
 
 /// A name up to its parameter list: the first `(` outside template brackets.
@@ -808,6 +823,17 @@ mod tests {
         let d = display_names(&names);
         assert!(d[0].contains("128x128_tn_align1") && d[1].contains("256x128_nn_align1"), "{d:?}");
         assert!(d.iter().all(|n| n.chars().count() <= DISPLAY_MAX), "{d:?}");
+    }
+
+    /// A functor in an anonymous namespace, with no arguments of its own
+    /// (`native::<unnamed>::ReduceAdd`), still names its kernel.
+    #[test]
+    fn a_plain_functor_names_its_kernel() {
+        let n = "void at::native::indexFuncLargeIndex<float, long, unsigned int, 2, 2, (int)-2, 1, at::native::<unnamed>::ReduceAdd>(cuda::TensorInfo<T1, T3>, int, T1)";
+        assert_eq!(display_names(&[n]), ["indexFuncLargeIndex<ReduceAdd>"]);
+        // A number type is no functor.
+        let m = "void k<float, c10::BFloat16, 4, 4, 4>(int)";
+        assert_eq!(display_names(&[m]), ["k<…>"]);
     }
 
     /// Views (issue 28), item 1: PyTorch's foreach optimizer kernels (as
