@@ -4,6 +4,7 @@
 //! says which, and whether the rules held); 2 on bad input (unreadable
 //! analysis, unknown config keys, an analysis with nothing to judge).
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -81,6 +82,9 @@ pub struct Args {
     pub filter: crate::kernel_filter::KernelFilterArgs,
 }
 
+/// The width of the check's table into a pipe: wide enough for any outcome.
+const CI_LOG_WIDTH: u16 = 2000;
+
 fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
     let (mut rules, base_dir) = match &args.config {
         Some(path) => {
@@ -124,6 +128,13 @@ fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    // A CI log is not 100 columns wide: into a pipe or a file (and no
+    // COLUMNS), each outcome is one whole line, never cut.
+    let mut out = out.clone();
+    if !std::io::stdout().is_terminal() && std::env::var_os("COLUMNS").is_none() {
+        out.render.terminal.width = CI_LOG_WIDTH;
+    }
+    let out = &out;
     let (rules, baseline_path) = rules(args)?;
     let mut inputs = vec![("ANALYSIS", args.analysis.as_path())];
     inputs.extend(args.config.iter().map(|c| ("--config", c.as_path())));

@@ -234,7 +234,16 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
         // The bundled capture has no instruction counters: the instruction view is refused
         // (shown working on a capture with them in `view_instructions_shows_the_binding_pipes`).
         ("import" | "profile" | "report", "--view") => (vec!["--view", "instructions"], Expect::Refused),
+        // Only the kernels the pattern matches (issue 28, item 6).
+        ("import" | "report", "--kernels") => (
+            vec!["--kernels", "^vecadd$", "--format", "csv"],
+            works(|r, _| r.stdout.contains("vecadd") && !r.stdout.contains("saxpy")),
+        ),
         // check
+        ("check", "--kernels") => (
+            vec!["--kernels", "^saxpy$"],
+            Expect::Stops(Box::new(|r: &Run, _: &Path| r.stdout.contains("kernel.present") && r.stdout.contains("vecadd"))),
+        ),
         ("check", "--config") => (vec!["--config", "rules.toml"], has("fused")),
         ("check", "--min-pct-of-roof") => (vec!["--min-pct-of-roof", "2"], has("min_pct_of_roof")),
         ("check", "--min-time-share") => {

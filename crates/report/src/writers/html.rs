@@ -27,7 +27,7 @@ use super::visible::visible;
 use crate::chart::svg::escape;
 use crate::chart::ChartOptions;
 use crate::view::text::{provenance_line, quantity_text, values_text};
-use crate::view::{Audience, Block, Cell, ChartRef, Describe, Fact, Item, Note, PointDetail, Row, Table};
+use crate::view::{Audience, Block, Cell, ChartRef, Describe, Fact, Item, Note, PointDetail, Row, Show, Table};
 use crate::ExportError;
 
 const TEMPLATE: &str = include_str!("../../templates/report.html");
@@ -138,10 +138,19 @@ fn panel_id(link: &(&'static str, String)) -> String {
     format!("detail-{}-{}", link.0.trim_start_matches("data-"), link.1)
 }
 
-fn td(slot: Slot, cell: &Cell, numeric: bool, panel: Option<&str>) -> String {
+/// Whether a column is one the narrow terminal view leaves out (the wide
+/// view's extras, a value's origin, spread and clock): a narrow window
+/// (under 1100 px) hides it too, so the table keeps within its box.
+fn secondary(slot: Slot, t: &Table) -> bool {
+    !matches!(slot, Slot::Main(_)) || t.columns[slot.column()].show == Show::Wide
+}
+
+fn td(slot: Slot, cell: &Cell, numeric: bool, panel: Option<&str>, extra: bool) -> String {
     let mut attrs = String::new();
-    if numeric && matches!(slot, Slot::Main(_)) {
-        attrs.push_str(" class=\"num\"");
+    let class: Vec<&str> =
+        [(numeric && matches!(slot, Slot::Main(_)), "num"), (extra, "extra")].iter().filter(|c| c.0).map(|c| c.1).collect();
+    if !class.is_empty() {
+        let _ = write!(attrs, " class=\"{}\"", class.join(" "));
     }
     let tone = cell.tone().filter(|_| matches!(slot, Slot::Main(_)));
     if let Some(t) = tone {
@@ -191,7 +200,12 @@ fn table(t: &Table, panels: &BTreeSet<String>) -> String {
         let _ = write!(
             s,
             "<th{} data-type=\"{}\"{}>{}</th>",
-            if numeric { " class=\"num\"" } else { "" },
+            match (numeric, secondary(slot, t)) {
+                (true, true) => " class=\"num extra\"",
+                (true, false) => " class=\"num\"",
+                (false, true) => " class=\"extra\"",
+                (false, false) => "",
+            },
             if numeric { "num" } else { "text" },
             if matches!(slot, Slot::Main(_)) && !c.help.is_empty() {
                 format!(" title=\"{}\"", escape(&c.help))
@@ -221,7 +235,8 @@ fn table(t: &Table, panels: &BTreeSet<String>) -> String {
         }
         s.push('>');
         for &slot in &main {
-            s.push_str(&td(slot, &row.cells[slot.column()], t.columns[slot.column()].numeric(), panel.as_deref()));
+            let extra = secondary(slot, t);
+            s.push_str(&td(slot, &row.cells[slot.column()], t.columns[slot.column()].numeric(), panel.as_deref(), extra));
         }
         s.push_str("</tr>\n");
         let under_text: Vec<String> = under
@@ -465,9 +480,16 @@ mod tests {
         assert!(!s.contains('<') && !s.contains('>'), "{s}");
     }
 
+    /// Views (issue 28), item 4: names wrapped mid-word in a narrow column.
+    #[test]
+    fn names_break_between_identifiers_only() {
+        assert_eq!(breakable("a::b_c<d, e>"), "a::<wbr>b_<wbr>c&lt;<wbr>d,<wbr> e<wbr>&gt;");
+        assert_eq!(breakable("x_"), "x_");
+    }
+
     #[test]
     fn a_name_that_carries_its_id_is_not_given_it_twice_in_html() {
-        assert_eq!(name_html("k<unnamed> [kac5a66]", "kac5a66"), "k&lt;unnamed&gt; [kac5a66]");
+        assert_eq!(name_html("k<unnamed> [kac5a66]", "kac5a66"), "k&lt;<wbr>unnamed<wbr>&gt; [kac5a66]");
         assert_eq!(name_html("vecadd", "k1"), "vecadd <code>k1</code>");
         assert_eq!(name_html("vecadd", ""), "vecadd");
     }

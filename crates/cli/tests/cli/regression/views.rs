@@ -99,6 +99,12 @@ fn check_outcomes_carry_kernel_id_value_and_limit_in_the_json_and_first_in_the_l
     let fails: Vec<&str> = out.lines().filter(|l| l.starts_with("FAIL")).collect();
     assert_eq!(fails.len(), 3, "{out}");
     assert!(fails.iter().all(|l| l.contains("min_pct_of_roof") && l.contains(">= 60%") && l.contains('[')), "{out}");
+    // Into a pipe with no COLUMNS (a CI log), no outcome is cut.
+    let piped = roofline().current_dir(dir.path()).env_remove("COLUMNS").args(rules).output().unwrap();
+    let text = String::from_utf8_lossy(&piped.stdout);
+    let fails: Vec<&str> = text.lines().filter(|l| l.starts_with("FAIL")).collect();
+    assert_eq!(fails.len(), 3, "{text}");
+    assert!(fails.iter().all(|l| l.ends_with("bandwidth roof, < 60%")), "{text}");
 }
 
 /// Item 3: `--wide` at 120 columns broke words mid-word (six kernels in 548 lines).
