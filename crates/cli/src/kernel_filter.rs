@@ -4,8 +4,8 @@
 //! name or its ID (`k6cbd29`); the time shares are then of the kept kernels.
 
 use roofline_analysis::KernelAnalysis;
-use roofline_documents::AnalysisDocument;
 use roofline_analysis::ProgramOptions;
+use roofline_documents::AnalysisDocument;
 use roofline_model::{Capture, Kernel};
 
 use crate::error::bad_input;
@@ -79,6 +79,9 @@ impl KernelFilter {
 fn shares(kernels: &mut [KernelAnalysis]) {
     let total: f64 = kernels.iter().filter_map(|k| k.kernel.duration_s).filter(|d| d.is_finite() && *d > 0.0).sum();
     for k in kernels {
-        k.time_share = (total > 0.0).then_some(()).and(k.kernel.duration_s.filter(|d| d.is_finite() && *d > 0.0)).map(|d| d / total);
+        k.time_share = (total > 0.0)
+            .then_some(())
+            .and(k.kernel.duration_s.filter(|d| d.is_finite() && *d > 0.0))
+            .map(|d| d / total);
     }
 }

@@ -253,10 +253,27 @@ pub struct Outcome {
 impl Outcome {
     /// An outcome with no numbers (a kernel the rules name that is absent).
     fn bare(kernel: String, rule: &str, passed: bool, detail: String) -> Outcome {
-        Outcome { kernel, rule: rule.into(), passed, detail, kernel_id: String::new(), value: None, limit: None, unit: String::new() }
+        Outcome {
+            kernel,
+            rule: rule.into(),
+            passed,
+            detail,
+            kernel_id: String::new(),
+            value: None,
+            limit: None,
+            unit: String::new(),
+        }
     }
     /// An outcome for `k` with its numbers.
-    fn of(k: &KernelAnalysis, rule: &str, passed: bool, detail: String, value: Option<f64>, limit: f64, unit: &str) -> Outcome {
+    fn of(
+        k: &KernelAnalysis,
+        rule: &str,
+        passed: bool,
+        detail: String,
+        value: Option<f64>,
+        limit: f64,
+        unit: &str,
+    ) -> Outcome {
         Outcome {
             kernel: label(k),
             rule: rule.into(),
@@ -522,7 +539,15 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
                         signed(change, 1),
                         format_percent(max)
                     );
-                    outcomes.push(Outcome::of(k, "regression.time", change <= max, detail, Some(change), max, "pct_change"));
+                    outcomes.push(Outcome::of(
+                        k,
+                        "regression.time",
+                        change <= max,
+                        detail,
+                        Some(change),
+                        max,
+                        "pct_change",
+                    ));
                 }
             }
             if let (Some(p), Some(pb)) = (k.pct_of_roof, b.pct_of_roof) {
@@ -536,7 +561,15 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
                         format_percent(max)
                     );
                     let passed = change >= -max;
-                    outcomes.push(Outcome::of(k, "regression.pct_of_roof", passed, detail, Some(change), -max, "pct_change"));
+                    outcomes.push(Outcome::of(
+                        k,
+                        "regression.pct_of_roof",
+                        passed,
+                        detail,
+                        Some(change),
+                        -max,
+                        "pct_change",
+                    ));
                 }
             }
         }
@@ -556,7 +589,10 @@ pub fn roofs_differ(before: &roofline_model::Machine, after: &roofline_model::Ma
         return None;
     }
     if before.name != after.name {
-        return Some(format!("the baseline was judged against {:?}, this analysis against {:?}", before.name, after.name));
+        return Some(format!(
+            "the baseline was judged against {:?}, this analysis against {:?}",
+            before.name, after.name
+        ));
     }
     let text = |m: &roofline_model::Machine| serde_json::to_value(m).ok();
     let (b, a) = (text(before), text(after));

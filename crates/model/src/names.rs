@@ -517,9 +517,26 @@ fn labelled(base: &str, label: &str) -> String {
 /// `std::` function objects that are the operation of a kernel they
 /// instantiate (PyTorch's foreach kernels take `std::plus<float>`).
 const STD_OPS: [&str; 20] = [
-    "plus", "minus", "multiplies", "divides", "modulus", "negate", "equal_to", "not_equal_to", "greater", "less",
-    "greater_equal", "less_equal", "logical_and", "logical_or", "logical_not", "bit_and", "bit_or", "bit_xor",
-    "bit_not", "identity",
+    "plus",
+    "minus",
+    "multiplies",
+    "divides",
+    "modulus",
+    "negate",
+    "equal_to",
+    "not_equal_to",
+    "greater",
+    "less",
+    "greater_equal",
+    "less_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "bit_and",
+    "bit_or",
+    "bit_xor",
+    "bit_not",
+    "identity",
 ];
 
 /// For a kernel that takes a functor and the operation it applies as two

@@ -100,11 +100,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     if let Some(f) = &filter {
         match &mut input {
             AnalysisInput::One(doc) => f.document(doc, &args.analysis.display().to_string())?,
-            AnalysisInput::Job(_) => {
-                return Err(bad_input(
-                    "--kernels: a merged job's ranks are shown whole; filter one rank's analysis (or its import) instead",
-                ))
-            }
+            AnalysisInput::Job(_) => return Err(bad_input(
+                "--kernels: a merged job's ranks are shown whole; filter one rank's analysis (or its import) instead",
+            )),
         }
     }
     match &input {

@@ -242,7 +242,9 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
         // check
         ("check", "--kernels") => (
             vec!["--kernels", "^saxpy$"],
-            Expect::Stops(Box::new(|r: &Run, _: &Path| r.stdout.contains("kernel.present") && r.stdout.contains("vecadd"))),
+            Expect::Stops(Box::new(|r: &Run, _: &Path| {
+                r.stdout.contains("kernel.present") && r.stdout.contains("vecadd")
+            })),
         ),
         ("check", "--config") => (vec!["--config", "rules.toml"], has("fused")),
         ("check", "--min-pct-of-roof") => (vec!["--min-pct-of-roof", "2"], has("min_pct_of_roof")),

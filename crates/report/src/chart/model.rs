@@ -925,7 +925,10 @@ fn notes_with(doc: &AnalysisDocument, labels: &[String]) -> Vec<String> {
     }
     match no_flops.len() {
         0 => {}
-        1 => notes.push(format!("{}: no FLOPs (or fewer than 1 per KB moved), so no intensity: not on the chart", no_flops[0])),
+        1 => notes.push(format!(
+            "{}: no FLOPs (or fewer than 1 per KB moved), so no intensity: not on the chart",
+            no_flops[0]
+        )),
         n => {
             let shown: Vec<String> = no_flops.iter().take(4).cloned().collect();
             notes.push(format!(

@@ -147,8 +147,11 @@ fn secondary(slot: Slot, t: &Table) -> bool {
 
 fn td(slot: Slot, cell: &Cell, numeric: bool, panel: Option<&str>, extra: bool) -> String {
     let mut attrs = String::new();
-    let class: Vec<&str> =
-        [(numeric && matches!(slot, Slot::Main(_)), "num"), (extra, "extra")].iter().filter(|c| c.0).map(|c| c.1).collect();
+    let class: Vec<&str> = [(numeric && matches!(slot, Slot::Main(_)), "num"), (extra, "extra")]
+        .iter()
+        .filter(|c| c.0)
+        .map(|c| c.1)
+        .collect();
     if !class.is_empty() {
         let _ = write!(attrs, " class=\"{}\"", class.join(" "));
     }
@@ -236,7 +239,13 @@ fn table(t: &Table, panels: &BTreeSet<String>) -> String {
         s.push('>');
         for &slot in &main {
             let extra = secondary(slot, t);
-            s.push_str(&td(slot, &row.cells[slot.column()], t.columns[slot.column()].numeric(), panel.as_deref(), extra));
+            s.push_str(&td(
+                slot,
+                &row.cells[slot.column()],
+                t.columns[slot.column()].numeric(),
+                panel.as_deref(),
+                extra,
+            ));
         }
         s.push_str("</tr>\n");
         let under_text: Vec<String> = under

@@ -357,10 +357,17 @@ fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>
     Some(())
 }
 
-/// The columns the narrow layout leaves out when even a shortened name
-/// cannot make the table fit: the basis columns first, then from the
-/// right, never the first (the row's name). Their headers, to name them.
-fn drop_columns(t: &Table, slots: &mut Vec<Slot>, header: &mut Vec<String>, rows: &mut [Vec<String>], width: usize) -> Vec<String> {
+/// The columns the narrow layout leaves out when even a shortened name and
+/// cells wrapped at spaces cannot make the table fit: from the right, a
+/// value's basis last, never the first (the row's name). Their headers, to
+/// name them.
+fn drop_columns(
+    t: &Table,
+    slots: &mut Vec<Slot>,
+    header: &mut Vec<String>,
+    rows: &mut [Vec<String>],
+    width: usize,
+) -> Vec<String> {
     const GAP: usize = 2;
     let len = |s: &str| s.chars().count();
     let needed = |slots: &[Slot], header: &[String], rows: &[Vec<String>]| {
@@ -375,9 +382,11 @@ fn drop_columns(t: &Table, slots: &mut Vec<Slot>, header: &mut Vec<String>, rows
     let names = |s: &Slot| t.rows.iter().any(|r| matches!(r.cells[s.column()], Cell::Name { .. }));
     let mut dropped = Vec::new();
     while slots.len() > 2 && needed(slots, header, rows) > width {
+        // From the right; a value's basis (its provenance) last.
+        let basis = |j: usize| matches!(slots[j], Slot::Origin(_) | Slot::Spread(_) | Slot::Clock(_));
         let j = (1..slots.len())
             .rev()
-            .find(|&j| matches!(slots[j], Slot::Origin(_) | Slot::Spread(_) | Slot::Clock(_)))
+            .find(|&j| !names(&slots[j]) && !basis(j))
             .or_else(|| (1..slots.len()).rev().find(|&j| !names(&slots[j])));
         let Some(j) = j else { break };
         dropped.push(header.remove(j));
@@ -403,20 +412,17 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
     let width = usize::from(opts.width);
     let mut narrow = !opts.wide && fit(t, &slots, &mut header, &mut rows, width).is_some();
     let mut dropped = Vec::new();
+    let mut word_bounds: Option<Vec<usize>> = None;
     if !opts.wide && !narrow {
-        // Shortened names still leave no room: columns give way, named
-        // under the table, rather than words broken across lines.
+        // Shortened names still leave no room: cells wrap at spaces, or
+        // columns give way, named under the table; no word is broken. The
+        // rows keep the shortening `fit` made (its widest text column).
         header = slots
             .iter()
             .map(|s| match s {
                 Slot::Origin(_) => "basis".to_string(),
                 s => clean(&s.label(&t.columns), false),
             })
-            .collect();
-        rows = t
-            .rows
-            .iter()
-            .map(|r| slots.iter().map(|&s| slot_cell_text(s, &r.cells[s.column()], opts)).collect())
             .collect();
         let name_room = 24.min(width / 3);
         let fitted: Vec<Vec<String>> = rows
@@ -426,7 +432,13 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
                 r.iter()
                     .zip(&slots)
                     .map(|(text, s)| match &row.cells[s.column()] {
-                        Cell::Name { name: n, id, .. } if text.chars().count() > name_room => {
+                        // A name gets `name_room` back, whatever `fit` cut it to.
+                        Cell::Name { name: n, id, .. }
+                            if clean(&crate::view::text::cell_text(&row.cells[s.column()], &name), false)
+                                .chars()
+                                .count()
+                                > name_room =>
+                        {
                             let n = n.strip_suffix(&format!(" [{id}]")).unwrap_or(n);
                             let id = clean(id, false);
                             let room = name_room.saturating_sub(id.chars().count() + 3).max(6);
@@ -436,29 +448,51 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
                                 format!("{} [{id}]", roofline_model::cut_middle(&clean(n, false), room))
                             }
                         }
+                        c @ Cell::Name { .. } => clean(&crate::view::text::cell_text(c, &name), false),
                         _ => text.clone(),
                     })
                     .collect()
             })
             .collect();
-        let mut fitted = fitted;
-        let mut kept = slots.clone();
-        dropped = drop_columns(t, &mut kept, &mut header, &mut fitted, width);
-        // The columns kept, laid out afresh: the name takes the room left.
-        slots = kept;
-        header = slots
-            .iter()
-            .map(|s| match s {
-                Slot::Origin(_) => "basis".to_string(),
-                s => clean(&s.label(&t.columns), false),
-            })
-            .collect();
-        rows = t
-            .rows
-            .iter()
-            .map(|r| slots.iter().map(|&s| slot_cell_text(s, &r.cells[s.column()], opts)).collect())
-            .collect();
-        narrow = fit(t, &slots, &mut header, &mut rows, width).is_some();
+        // Cells wrap at spaces when every column can have its longest word;
+        // only when even that does not fit do columns give way.
+        let word = |s: &str| s.split([' ', '\n']).map(|w| w.chars().count()).max().unwrap_or(0);
+        let words_fit = |header: &[String], rows: &[Vec<String>]| -> Option<Vec<usize>> {
+            let lower: Vec<usize> = (0..header.len())
+                .map(|j| rows.iter().map(|r| word(&r[j])).max().unwrap_or(0).max(word(&header[j])).max(1))
+                .collect();
+            (lower.iter().sum::<usize>() + 2 * header.len().saturating_sub(1) <= width).then_some(lower)
+        };
+        // A table of kernels keeps one line per kernel (columns give way
+        // first); other tables wrap their cells at spaces.
+        let has_names = t.rows.iter().any(|r| r.cells.iter().any(|c| matches!(c, Cell::Name { .. })));
+        if let Some(lower) = words_fit(&header, &fitted).filter(|_| !has_names) {
+            rows = fitted;
+            word_bounds = Some(lower);
+        } else {
+            let mut fitted = fitted;
+            let mut kept = slots.clone();
+            dropped = drop_columns(t, &mut kept, &mut header, &mut fitted, width);
+            // The columns kept, laid out afresh: the name takes the room left.
+            slots = kept;
+            header = slots
+                .iter()
+                .map(|s| match s {
+                    Slot::Origin(_) => "basis".to_string(),
+                    s => clean(&s.label(&t.columns), false),
+                })
+                .collect();
+            rows = t
+                .rows
+                .iter()
+                .map(|r| slots.iter().map(|&s| slot_cell_text(s, &r.cells[s.column()], opts)).collect())
+                .collect();
+            narrow = fit(t, &slots, &mut header, &mut rows, width).is_some();
+            if !narrow {
+                rows = fitted;
+                word_bounds = words_fit(&header, &rows);
+            }
+        }
     }
     if opts.wide {
         // Each column needs its longest word (and its border and padding):
@@ -468,10 +502,19 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
         let word = |s: &str| s.split([' ', '\n']).map(|w| w.chars().count()).max().unwrap_or(0);
         let is_name = |j: usize| t.rows.iter().any(|r| matches!(r.cells[slots[j].column()], Cell::Name { .. }));
         let name_col = (0..slots.len()).find(|&j| is_name(j));
-        let mut lower: Vec<usize> = (0..slots.len())
+        let by_words: Vec<usize> = (0..slots.len())
             .map(|j| rows.iter().map(|r| word(&r[j])).max().unwrap_or(0).max(word(&header[j])).max(1))
             .collect();
-        let others = (0..slots.len()).filter(|&j| Some(j) != name_col).map(|j| lower[j] + 3).sum::<usize>() + 1;
+        // The other columns whole on one line when that leaves the name its
+        // room; else each at its longest word.
+        let whole: Vec<usize> = (0..slots.len())
+            .map(|j| rows.iter().map(|r| r[j].chars().count()).max().unwrap_or(0).max(by_words[j]))
+            .collect();
+        let sum_others =
+            |w: &[usize]| (0..slots.len()).filter(|&j| Some(j) != name_col).map(|j| w[j] + 3).sum::<usize>() + 1;
+        let name_need = name_col.map_or(0, |j| whole[j].min(40) + 3);
+        let mut lower = if sum_others(&whole) + name_need <= width { whole } else { by_words };
+        let others = sum_others(&lower);
         if let Some(j) = name_col {
             let room = width.saturating_sub(others + 3);
             if room < 16 {
@@ -562,6 +605,10 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
         for (j, column) in out.column_iter_mut().enumerate() {
             // With the (blank) vertical line, two spaces between columns.
             column.set_padding((0, if j == last { 0 } else { 1 }));
+            if let Some(w) = word_bounds.as_ref().and_then(|b| b.get(j)) {
+                let w = u16::try_from(*w + usize::from(j != last)).unwrap_or(u16::MAX);
+                column.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(comfy_table::Width::Fixed(w)));
+            }
         }
     }
     let mut text = out.trim_fmt();
