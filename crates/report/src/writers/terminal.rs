@@ -357,10 +357,9 @@ fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>
     Some(())
 }
 
-/// The columns the narrow layout leaves out when even a shortened name and
-/// cells wrapped at spaces cannot make the table fit: from the right, a
-/// value's basis last, never the first (the row's name). Their headers, to
-/// name them.
+/// The columns the narrow layout leaves out when even a shortened name
+/// cannot make a kernel table fit: the widest first, never the first (the
+/// row's name). Their headers, to name them.
 fn drop_columns(
     t: &Table,
     slots: &mut Vec<Slot>,
@@ -382,12 +381,11 @@ fn drop_columns(
     let names = |s: &Slot| t.rows.iter().any(|r| matches!(r.cells[s.column()], Cell::Name { .. }));
     let mut dropped = Vec::new();
     while slots.len() > 2 && needed(slots, header, rows) > width {
-        // From the right; a value's basis (its provenance) last.
-        let basis = |j: usize| matches!(slots[j], Slot::Origin(_) | Slot::Spread(_) | Slot::Clock(_));
-        let j = (1..slots.len())
-            .rev()
-            .find(|&j| !names(&slots[j]) && !basis(j))
-            .or_else(|| (1..slots.len()).rev().find(|&j| !names(&slots[j])));
+        // The widest column first (the one that frees the most room; in a
+        // kernel table the basis words, whose origin every page and the
+        // CSV keep), the rightmost of equals.
+        let width_of = |j: usize| rows.iter().map(|r| len(&r[j])).max().unwrap_or(0).max(len(&header[j]));
+        let j = (1..slots.len()).filter(|&j| !names(&slots[j])).max_by_key(|&j| (width_of(j), j));
         let Some(j) = j else { break };
         dropped.push(header.remove(j));
         slots.remove(j);
