@@ -563,7 +563,8 @@ fn functor_and_op(name: &str) -> Option<String> {
     // or a class template of its own (`Sqrt<float>`, `LerpFunctor<float>`).
     let op = functor + 1;
     let t = args.get(op)?.trim();
-    if !(bases[op].1 || (t.contains('<') && !t.starts_with("std::") && !t.starts_with("cuda::std::"))) {
+    let class_template = t.contains('<') && !t.starts_with("std::") && !t.starts_with("cuda::std::");
+    if !bases[op].1 && !class_template {
         return None;
     }
     Some(format!("{}, {}", bases[functor].0, bases[op].0))

@@ -337,7 +337,6 @@ pub fn render(doc: &AnalysisDocument, model: &Model, width: usize, color: bool) 
     let tail = 27;
     let fixed = 5 + 2 + widths[1].max(4) + 2 + widths[2].max(9) + 2;
     let room = width.saturating_sub(fixed + tail).max(12);
-    let mut key_lines = key_lines;
     if widths[0] > room {
         for (_, _, t) in key_lines.iter_mut() {
             t[0] = roofline_model::cut_middle(&t[0], room);
