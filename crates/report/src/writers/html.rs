@@ -138,11 +138,20 @@ fn panel_id(link: &(&'static str, String)) -> String {
     format!("detail-{}-{}", link.0.trim_start_matches("data-"), link.1)
 }
 
+/// Columns of the kernel table a narrow window does without (the other
+/// levels' intensities, the achieved rate, the roof's share of its peak,
+/// the bound the diagnosis also names):
+/// with them an 800 px window cannot hold the table.
+const NARROW_EXTRAS: [&str; 6] =
+    ["intensity_l2", "intensity_l1", "achieved", "roof_pct_of_peak", "capture_order", "bound"];
+
 /// Whether a column is one the narrow terminal view leaves out (the wide
-/// view's extras, a value's origin, spread and clock): a narrow window
-/// (under 1100 px) hides it too, so the table keeps within its box.
+/// view's extras, a value's origin, spread and clock, [`NARROW_EXTRAS`]): a
+/// narrow window (under 1100 px) hides it too, so the table keeps within
+/// its box.
 fn secondary(slot: Slot, t: &Table) -> bool {
-    !matches!(slot, Slot::Main(_)) || t.columns[slot.column()].show == Show::Wide
+    let c = &t.columns[slot.column()];
+    !matches!(slot, Slot::Main(_)) || c.show == Show::Wide || NARROW_EXTRAS.contains(&c.key.as_str())
 }
 
 fn td(slot: Slot, cell: &Cell, numeric: bool, panel: Option<&str>, extra: bool) -> String {
