@@ -47,7 +47,7 @@ pub use capability::{cc_fields, ComputeCapability};
 pub use capture::{Capture, CaptureSource, CapturedKernel};
 pub use kernel::{
     one_launch, short_id, BypassPath, ConstantMoves, Evidence, EvidenceBox, Fp16Accounting, Fp16Packing, Kernel,
-    LevelCaveat, MoveDetection, PipeUse,
+    LevelCaveat, MoveDetection, PipeUse, NCU_IDS_KEPT,
 };
 pub use link::{CollectiveOp, Engine, Link};
 pub use machine::{

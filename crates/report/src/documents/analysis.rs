@@ -476,7 +476,21 @@ fn kernel_item(doc: &AnalysisDocument, i: usize, label: &str, with_workings: boo
     Item {
         head: name_cell(a, label),
         verdict: Cell::toned(verdict, tone),
-        lines: a.diagnosis.as_ref().map(Diagnosis::evidence_lines).unwrap_or_default(),
+        lines: {
+            let mut lines = a.diagnosis.as_ref().map(Diagnosis::evidence_lines).unwrap_or_default();
+            // Where to find it in the capture: [k...] is a hash of its name.
+            let ids = &a.kernel.evidence.ncu_launch_ids;
+            if !ids.is_empty() {
+                let more = a.kernel.launches.saturating_sub(ids.len() as u64);
+                lines.push(format!(
+                    "in Nsight Compute: launch ID{} {}{}",
+                    if ids.len() == 1 { "" } else { "s" },
+                    ids.join(", "),
+                    if more > 0 { format!(" and {more} more") } else { String::new() }
+                ));
+            }
+            lines
+        },
         action: next,
         link: Some(("data-k", i.to_string())),
         workings: if with_workings { workings(doc, a) } else { Vec::new() },

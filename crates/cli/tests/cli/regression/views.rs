@@ -324,3 +324,19 @@ fn the_page_puts_the_chart_first_within_a_screen_and_breaks_names_between_identi
         "extra columns"
     );
 }
+
+/// Item 1: the `[k6cbd29]` IDs matched nothing in ncu; each kernel now
+/// carries the ncu launch IDs (the capture's `ID` column) behind it.
+#[test]
+fn each_kernel_names_its_ncu_launch_ids() {
+    let (code, out, err) = run(&["import", &external("gpt2_train.full.csv"), "--format", "json", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let k = v["kernels"].as_array().unwrap().iter().find(|k| k["kernel"]["id"] == "k57e152").unwrap();
+    assert_eq!(k["kernel"]["evidence"]["ncu_launch_ids"], serde_json::json!(["36"]), "{}", k["kernel"]["evidence"]);
+    let csv = std::fs::read_to_string(external("gpt2_train.full.csv")).unwrap();
+    let row = csv.lines().find(|l| l.starts_with("\"36\"")).unwrap_or("");
+    assert!(row.contains("128x128_tn_align1"), "ncu's launch 36 is that GEMM: {row:.200}");
+    let (_, out, _) = at_width(120, &["import", &external("gpt2_train.full.csv"), "--wide", "-q"]);
+    assert!(out.contains("in Nsight Compute: launch ID 36"), "{out}");
+}
