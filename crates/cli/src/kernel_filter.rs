@@ -1,5 +1,6 @@
-//! `-k/--kernels REGEX` on `import`, `report` and `check`: the kernels to
-//! look at after the capture, as rocprof-compute's `analyze -k` picks them.
+//! After the capture: `-k/--kernels REGEX` on `import`, `report` and
+//! `check` (the kernels to look at, as rocprof-compute's `analyze -k` picks
+//! them) and `--group-by` on `import` and `report`.
 //! A kernel is kept when the pattern matches its full name, its display
 //! name or its ID (`k6cbd29`); the time shares are then of the kept kernels.
 
@@ -16,6 +17,39 @@ pub struct KernelFilterArgs {
     /// expression ("gemm|nvjet", "^k6cbd29$"); time shares are of those kernels.
     #[arg(id = "kernel_regex", short = 'k', long = "kernels", value_name = "REGEX")]
     pub kernels: Option<String>,
+}
+
+/// `--group-by` on `import` and `report`: how the program view sums the
+/// GPU time (`profile` has its own, with NVTX ranges).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct GroupByArgs {
+    /// Sum the GPU time by kernel name, by library (cuBLAS, cuDNN, PyTorch,
+    /// Triton, NCCL, your code), or by origin (library and role: "cuBLAS GEMM").
+    #[arg(long, value_enum, value_name = "BY")]
+    pub group_by: Option<GroupByArg>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GroupByArg {
+    /// Launches of one kernel together (the default).
+    Name,
+    /// The library each kernel comes from.
+    Library,
+    /// The library and the kernel's role there.
+    Origin,
+}
+
+impl GroupByArgs {
+    /// The program view derived again with this grouping, when one was asked.
+    pub fn apply(&self, doc: &mut AnalysisDocument) {
+        let Some(by) = self.group_by else { return };
+        let group_by = match by {
+            GroupByArg::Name => roofline_analysis::GroupBy::Name,
+            GroupByArg::Library => roofline_analysis::GroupBy::Library,
+            GroupByArg::Origin => roofline_analysis::GroupBy::Origin,
+        };
+        doc.set_program(&ProgramOptions { group_by, ..ProgramOptions::default() });
+    }
 }
 
 /// A validated `--kernels` pattern.

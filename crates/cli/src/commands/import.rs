@@ -80,6 +80,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub filter: crate::kernel_filter::KernelFilterArgs,
+
+    #[command(flatten)]
+    pub group: crate::kernel_filter::GroupByArgs,
 }
 
 /// The kinds of file `import` reads. A profiler's data is one source
@@ -205,6 +208,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     if let Some(f) = &filter {
         f.capture(&mut cap, &input)?;
     }
-    report(&cap, &args.analysis, &format!("roofline import {input}"), &input, None, None, out)?;
+    let command = format!("roofline import {input}");
+    report_with(&cap, &args.analysis, &command, &input, None, None, out, |doc| args.group.apply(doc))?;
     Ok(ExitCode::SUCCESS)
 }

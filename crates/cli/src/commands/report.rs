@@ -56,6 +56,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub filter: crate::kernel_filter::KernelFilterArgs,
+
+    #[command(flatten)]
+    pub group: crate::kernel_filter::GroupByArgs,
 }
 
 impl Args {
@@ -97,9 +100,22 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             None => return Err(e),
         },
     };
+    if args.group.group_by.is_some() {
+        match &mut input {
+            AnalysisInput::One(doc) => args.group.apply(doc),
+            AnalysisInput::Job(_) => {
+                return Err(bad_input(
+                    "--group-by: a merged job's program view is the job's; group one rank's analysis",
+                ))
+            }
+        }
+    }
     if let Some(f) = &filter {
         match &mut input {
-            AnalysisInput::One(doc) => f.document(doc, &args.analysis.display().to_string())?,
+            AnalysisInput::One(doc) => {
+                f.document(doc, &args.analysis.display().to_string())?;
+                args.group.apply(doc);
+            }
             AnalysisInput::Job(_) => return Err(bad_input(
                 "--kernels: a merged job's ranks are shown whole; filter one rank's analysis (or its import) instead",
             )),

@@ -239,6 +239,7 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
             vec!["--kernels", "^vecadd$", "--format", "csv"],
             works(|r, _| r.stdout.contains("vecadd") && !r.stdout.contains("saxpy")),
         ),
+        ("import" | "report", "--group-by") => (vec!["--group-by", "library"], has("GPU time by library")),
         // check
         ("check", "--kernels") => (
             vec!["--kernels", "^saxpy$"],

@@ -340,3 +340,21 @@ fn each_kernel_names_its_ncu_launch_ids() {
     let (_, out, _) = at_width(120, &["import", &external("gpt2_train.full.csv"), "--wide", "-q"]);
     assert!(out.contains("in Nsight Compute: launch ID 36"), "{out}");
 }
+
+/// Item 6: `import` and `report` had no `--group-by` after the capture.
+#[test]
+fn group_by_library_or_origin_sums_the_gpu_time() {
+    let (code, out, err) =
+        run(&["import", &external("gpt2_train.full.csv"), "--group-by", "library", "--format", "json", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["program"]["group_by"], "library");
+    let groups: Vec<&str> =
+        v["program"]["groups"].as_array().unwrap().iter().map(|g| g["label"].as_str().unwrap_or("")).collect();
+    assert_eq!(groups, ["cuBLAS", "PyTorch", "cuDNN"], "{}", v["program"]["groups"]);
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "-q", "-o", "g.json"]).0, 0);
+    let (code, out, _) = run_in(dir.path(), &["report", "g.json", "--group-by", "origin", "--format", "markdown"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("GPU time by library and role") && out.contains("cuBLAS GEMM"), "{out}");
+}
