@@ -31,6 +31,11 @@ for name in babelstream pytorch; do
     $roofline report "$pages/$name.json" --format chart >"$pages/$name-chart.txt" 2>/dev/null
 done
 $roofline tour --bundled --out-dir "$pages/tour" -q >/dev/null
+# A capture of a program nobody here wrote (GPT-2 training on the H200), as a
+# first screen at 1400x900 and at 800 px (issue 28: the chart in the first
+# screen, tables within their box).
+$roofline import tests/fixtures/external/h200-2026-12-01/gpt2_train.full.csv -q -o "$pages/gpt2.json"
+$roofline report "$pages/gpt2.json" -q -o "$pages/gpt2.html"
 # The same page as a browser without JavaScript shows it.
 sed -e '/^<script>$/,/^<\/script>$/d' "$pages/pytorch.html" >"$pages/pytorch-nojs.html"
 # Headless Chromium screenshots the top of a page, whatever its fragment:
@@ -47,11 +52,13 @@ variant "$pages/tour/report.html" "$pages/tour-extras.html" \
 variant "$pages/tour/report.html" "$pages/tour-details.html" "main>section:not(#diagnosis){display:none}" \
     's|<details class="detail" id="detail-k-16"|<details open class="detail" id="detail-k-16"|'
 
-shot() { # shot NAME HEIGHT URL
+variant "$pages/gpt2.html" "$pages/gpt2-kernels.html" "main>section:not(#kernels){display:none}"
+
+shot() { # shot NAME HEIGHT URL [WIDTH]
     profile=$(mktemp -d)
     "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
-        --user-data-dir="$profile" --window-size=1400,"$2" --screenshot="$out/$1.png" "$3" 2>/dev/null
+        --user-data-dir="$profile" --window-size="${4:-1400}","$2" --screenshot="$out/$1.png" "$3" 2>/dev/null
     rm -rf "$profile"
 }
 shot babelstream-1400 1500 "file://$pages/babelstream.html"
@@ -64,4 +71,7 @@ shot tour-1400 1000 "file://$pages/tour/report.html"
 shot tour-chart-1400 1400 "file://$pages/tour-chart.html"
 shot tour-extras-1400 900 "file://$pages/tour-extras.html"
 shot tour-details-1400 1100 "file://$pages/tour-details.html"
+shot gpt2-1400x900 900 "file://$pages/gpt2.html"
+shot gpt2-800x900 900 "file://$pages/gpt2.html" 800
+shot gpt2-kernels-800x900 900 "file://$pages/gpt2-kernels.html" 800
 ls "$out"/*.png

@@ -194,7 +194,7 @@ fn draw(whole: &AnalysisDocument, choice: Choice) {
     };
     let width = choice.columns();
     let opts = RenderOptions {
-        terminal: TerminalOptions { width, color: choice.colour(), wide: false },
+        terminal: TerminalOptions { width, color: choice.colour(), wide: false, quiet: false },
         chart: ChartOptions { width: choice.svg_width(), ..ChartOptions::default() },
     };
     let text = render(&v, Format::Chart, &opts).expect("an analysis has a chart");

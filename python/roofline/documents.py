@@ -469,6 +469,11 @@ class Document(Record):
         return f"<{type(self).__name__} {self.schema or '(no schema)'}{'' if self.path is None else f' from {self.path}'}>"
 
 
+#: The most a notebook display of an analysis may weigh (the chart and the
+#: summary); the whole page is ``.html()``.
+NOTEBOOK_DISPLAY_MAX_BYTES = 200_000
+
+
 class MachineDocument(Document):
     """``roofline.machine/v2``: roofs from ``peaks`` or ``bench``."""
 
@@ -501,6 +506,40 @@ class Analysis(Document):
     @property
     def machine(self) -> Machine:
         return Machine(self.raw.get("machine", {}))
+
+    def _repr_html_(self) -> str:
+        """Jupyter: compact, the summary then the chart (SVG drawn by the
+        binary), under NOTEBOOK_DISPLAY_MAX_BYTES; ``.html()`` is the whole
+        interactive page, ``.markdown()`` the tables."""
+        try:
+            svg = self.chart()
+        except RooflineError as e:
+            return (
+                f"<pre>{_html.escape(repr(self))}</pre>"
+                f"<p><i>roofline could not draw this document: {_html.escape(e.message)}</i></p>"
+            )
+        esc = _html.escape
+        lines = [f"<b>{esc(self.machine.name or 'analysis')}</b>: {len(self.raw.get('kernels', []))} kernels"]
+        program = self.raw.get("program") or {}
+        if program.get("total_s"):
+            lines[0] += f", GPU time {program['total_s'] * 1e3:.4g} ms"
+        rows = []
+        names = {k.get("kernel", {}).get("id"): k.get("kernel", {}).get("display_name") for k in self.raw.get("kernels", [])}
+        for o in (program.get("opportunities") or [])[:3]:
+            name = o.get("name") or names.get(o.get("kernel")) or o.get("kernel", "")
+            saves = o.get("saved_s")
+            rows.append(
+                f"<li>{esc(str(name))}"
+                + (f": could save {saves * 1e6:.4g} us" if isinstance(saves, (int, float)) else "")
+                + "</li>"
+            )
+        summary = f"<p>{lines[0]}</p>" + (f"<p>Top opportunities:</p><ol>{''.join(rows)}</ol>" if rows else "")
+        hint = "<p><small>The whole page: <code>.html()</code>; tables: <code>.to_pandas()</code>.</small></p>"
+        if len(svg) + len(summary) > NOTEBOOK_DISPLAY_MAX_BYTES:
+            svg = "<p><i>(the chart is larger than a notebook display: <code>.html()</code> has it)</i></p>"
+        # Scaled to the cell, at most a screen tall.
+        svg = svg.replace("<svg ", '<svg style="width:100%;height:auto;max-height:640px" ', 1)
+        return f'<div class="roofline-analysis" style="max-width:980px">{summary}<div>{svg}</div>{hint}</div>'
 
     @property
     def source(self) -> Optional[Record]:
@@ -603,11 +642,11 @@ class CheckResult(Document):
         return bool(self.raw.get("passed"))
 
     @property
-    def outcomes(self) -> List[Record]:
-        return [Record(o) for o in self.raw.get("outcomes", [])]
+    def outcomes(self) -> List["Outcome"]:
+        return [Outcome(o) for o in self.raw.get("outcomes", [])]
 
     @property
-    def failures(self) -> List[Record]:
+    def failures(self) -> List["Outcome"]:
         return [o for o in self.outcomes if not o.get("passed")]
 
     @property
@@ -627,7 +666,32 @@ class CheckResult(Document):
 
     def __repr__(self) -> str:
         n = len(self.raw.get("outcomes", []))
-        return f"<CheckResult: {'passed' if self.passed else f'{len(self.failures)} of {n} failed'}>"
+        if self.passed:
+            return f"<CheckResult: passed, {n} rule(s) held>"
+        fails = self.failures
+        shown = "".join(f"\n  {o!r}" for o in fails[:5])
+        more = f"\n  ... and {len(fails) - 5} more" if len(fails) > 5 else ""
+        return f"<CheckResult: {len(fails)} of {n} failed:{shown}{more}>"
+
+
+class Outcome(Record):
+    """One rule on one kernel (``roofline.check/v1``): ``rule``, ``kernel``,
+    ``kernel_id``, ``passed``, ``value`` and ``limit`` in ``unit``, ``detail``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        r = self.raw
+        kernel = r.get("kernel", "")
+        if r.get("kernel_id"):
+            kernel = f"{kernel} [{r['kernel_id']}]"
+        numbers = ""
+        if r.get("value") is not None or r.get("limit") is not None:
+            value = "-" if r.get("value") is None else f"{r['value']:.4g}"
+            limit = "-" if r.get("limit") is None else f"{r['limit']:.4g}"
+            numbers = f", value {value}, limit {limit} ({r.get('unit', '')})"
+        verdict = "pass" if r.get("passed") else "FAIL"
+        return f"Outcome({verdict} {r.get('rule', '')} {kernel}: {r.get('detail', '')}{numbers})"
 
 
 class Timeline(Document):

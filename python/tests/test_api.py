@@ -528,12 +528,26 @@ def _has_command(name: str) -> bool:
 # --- notebooks ----------------------------------------------------------------
 
 
-def test_repr_html_is_the_binarys_page_in_a_sandboxed_frame(tour_analysis):
+def test_repr_html_of_an_analysis_is_compact_summary_then_chart(tour_analysis):
+    # Views (issue 28), item 5: an analysis displayed as the whole page
+    # (about 730 KB) in a 760 px frame, tables first and the chart below.
     a = roofline.load(tour_analysis)
     html = a._repr_html_()
-    assert html.startswith("<iframe") and 'sandbox="allow-scripts"' in html
-    assert "&lt;svg" in html  # the page, escaped into srcdoc
+    assert len(html.encode()) < 200_000, len(html)
+    assert "<iframe" not in html and "<svg" in html
+    assert html.index("Top opportunities") < html.index("<svg")
     assert a.kernels[0].display_name in html
+    assert ".html()" in html  # the whole page, a method call away
+
+
+def test_a_failed_check_prints_its_values(tour_analysis):
+    # Views (issue 28), item 7: a CheckResult failure printed field names, no values.
+    c = roofline.check(tour_analysis, min_pct_of_roof=99)
+    assert not c.passed
+    text = repr(c)
+    f = c.failures[0]
+    assert f.kernel in text and f.rule in text and "limit 99" in text, text
+    assert f"value {f.value:.4g}" in text and f"[{f.kernel_id}]" in text, text
 
 
 def test_chart_is_svg_and_markdown_is_the_binarys(tour_analysis):

@@ -111,6 +111,12 @@ pub enum GroupBy {
     /// The labels each launch carries (NVTX ranges, outermost first),
     /// joined by " > "; launches with none go under "(no range)".
     Labels,
+    /// The library a kernel comes from (cuBLAS, cuDNN, PyTorch, Triton,
+    /// NCCL, ...; "your code" for the rest), from its name.
+    Library,
+    /// The library and what the kernel does there ("cuBLAS GEMM",
+    /// "PyTorch elementwise"), from its name.
+    Origin,
 }
 
 /// How to build a program view.
@@ -366,6 +372,12 @@ impl ProgramView {
                 GroupBy::Name => a.map(|a| short_name(a).to_string()).unwrap_or_else(|| r.kernel.clone()),
                 GroupBy::Labels if r.labels.is_empty() => "(no range)".to_string(),
                 GroupBy::Labels => r.labels.join(" > "),
+                GroupBy::Library => a
+                    .map(|a| crate::origin(&a.kernel.name).library.label().to_string())
+                    .unwrap_or_else(|| "(unknown)".into()),
+                GroupBy::Origin => {
+                    a.map(|a| crate::origin(&a.kernel.name).label()).unwrap_or_else(|| "(unknown)".into())
+                }
             };
             let g = groups.entry(label).or_insert(GroupAcc {
                 seconds: 0.0,

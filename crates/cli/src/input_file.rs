@@ -3,7 +3,8 @@
 //! `std::fs::read_to_string` on `/dev/zero` or a FIFO that never ends
 //! grows memory until the process aborts. Inputs are read in chunks here:
 //! a NUL byte (binary data) or more than [`MAX_TEXT_BYTES`] stops the read
-//! with a message naming the input and what was expected.
+//! with a message naming the input and what was expected. A gzipped
+//! input is read as the text it holds ([`maybe_gunzip`]).
 
 use std::io::Read;
 use std::path::Path;
@@ -13,6 +14,20 @@ use crate::error::bad_input;
 /// The largest text input, bytes: an analysis of 100,000 kernels is a few
 /// hundred megabytes of JSON.
 pub const MAX_TEXT_BYTES: u64 = 2 << 30;
+
+/// `reader` as it is, or decompressed when it starts as gzip does
+/// (`1f 8b`): a `.json.gz` or `.csv.gz` reads like the file it holds, and
+/// the bounds on text apply to what it holds.
+pub fn maybe_gunzip<R: Read + 'static>(reader: R) -> Box<dyn Read> {
+    use std::io::BufRead;
+    let mut buffered = std::io::BufReader::new(reader);
+    let gzip = matches!(buffered.fill_buf(), Ok(head) if head.starts_with(&[0x1f, 0x8b]));
+    if gzip {
+        Box::new(flate2::bufread::MultiGzDecoder::new(buffered))
+    } else {
+        Box::new(buffered)
+    }
+}
 
 /// Reads a text file; `expected` says what it should be ("a
 /// roofline.analysis/v1 JSON file, as written by ..."). Every failure is
@@ -33,7 +48,7 @@ pub fn read_bytes(path: &Path, expected: &str) -> anyhow::Result<Vec<u8>> {
 /// read), with the bounds of [`read_bytes`]: a NUL byte or more than
 /// [`MAX_TEXT_BYTES`] is a read error that names the input.
 pub struct TextStream {
-    reader: std::io::Take<std::fs::File>,
+    reader: std::io::Take<Box<dyn Read>>,
     size: u64,
     read: u64,
     input: String,
@@ -50,8 +65,9 @@ pub fn open_text(path: &Path, expected: &str) -> anyhow::Result<TextStream> {
     if meta.is_dir() {
         return Err(bad_input(format!("{input}: is a folder; expected {expected}")));
     }
+    let reader: Box<dyn Read> = Box::new(maybe_gunzip(file));
     Ok(TextStream {
-        reader: file.take(MAX_TEXT_BYTES + 1),
+        reader: reader.take(MAX_TEXT_BYTES + 1),
         size: meta.len(),
         read: 0,
         input,

@@ -10,6 +10,7 @@ mod analysis_file;
 mod commands;
 mod error;
 mod input_file;
+mod kernel_filter;
 mod machine_args;
 mod output;
 mod ranks;
@@ -36,13 +37,16 @@ struct Cli {
 
     /// Also write the result to FILE, in the format its extension names
     /// (.json, .csv, .md, .html, .svg, .txt; otherwise --format, and JSON
-    /// for the table); written whole or not at all. Under torchrun, mpirun
-    /// or srun, `{rank}` in FILE becomes this process's rank (without it,
-    /// each rank of several writes FILE-stem.rankN.ext).
+    /// for the table); written whole or not at all.
+    ///
+    /// Under torchrun, mpirun or srun (profile, import), `{rank}` in FILE
+    /// becomes this process's rank (without it, each rank of several writes
+    /// FILE-stem.rankN.ext).
     #[arg(short = 'o', long = "output", global = true, value_name = "FILE")]
     output: Option<std::path::PathBuf>,
 
-    /// Print less on stderr.
+    /// Print less: no progress or warnings on stderr, and no warnings in
+    /// the terminal table (the JSON keeps them).
     #[arg(short, long, global = true)]
     quiet: bool,
 

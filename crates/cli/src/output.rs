@@ -196,7 +196,7 @@ impl Output {
     /// the command's page), `-o` and `--quiet`.
     pub fn new(format: Option<FormatArg>, file: Option<PathBuf>, quiet: bool) -> Output {
         let color = ColorChoice::Auto.enabled(std::io::stderr().is_terminal());
-        let terminal = TerminalOptions::detect(ColorChoice::Auto);
+        let terminal = TerminalOptions { quiet, ..TerminalOptions::detect(ColorChoice::Auto) };
         Output {
             format: format.unwrap_or(FormatArg::Table).into(),
             format_given: format.is_some(),
@@ -278,8 +278,19 @@ impl Output {
         }
     }
 
-    /// A warning on stderr, always shown.
+    /// Whether stdout is a terminal that gets the terminal table, which
+    /// shows a document's warnings itself: those are then not printed on
+    /// stderr too, on the same screen. Into a pipe or a file, stderr still
+    /// says them (it is then what the user sees).
+    pub fn table_on_stdout(&self) -> bool {
+        self.format == Format::Table && std::io::stdout().is_terminal()
+    }
+
+    /// A warning on stderr, unless `-q`.
     pub fn warn(&self, msg: &str) {
+        if self.quiet {
+            return;
+        }
         if self.color {
             streams::styled("\x1b[33mwarning:\x1b[0m ", msg);
         } else {
@@ -340,7 +351,7 @@ impl Output {
 
     /// Files get plain text at the pipe width (wide when asked).
     fn file_terminal(&self) -> TerminalOptions {
-        TerminalOptions { wide: self.render.terminal.wide, ..TerminalOptions::default() }
+        TerminalOptions { wide: self.render.terminal.wide, quiet: self.quiet, ..TerminalOptions::default() }
     }
 
     fn render_with<D: Describe + Serialize>(

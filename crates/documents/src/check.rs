@@ -226,12 +226,66 @@ pub struct Outcome {
     /// The kernel's display name (the limit's name for a kernel not found).
     pub kernel: String,
     /// "min_pct_of_roof", "kernel.min_pct_of_roof", "kernel.max_time",
-    /// "regression.time", "regression.pct_of_roof", "kernel.present".
+    /// "regression.time", "regression.pct_of_roof", "kernel.present", "sol".
     pub rule: String,
     /// Whether the kernel kept to the rule.
     pub passed: bool,
     /// What was measured and the limit, with units: "41% of roof < 60%".
     pub detail: String,
+    /// The kernel's stable ID (`k6cbd29`, as every view shows it); empty
+    /// for a kernel the rules name that the analysis lacks.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kernel_id: String,
+    /// What was measured, in `unit`: a % of roof, a time in seconds, or a
+    /// change in percent; absent when there was nothing to measure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
+    /// The limit in `unit`: a minimum for the `min_pct_of_roof` rules, for
+    /// `regression.pct_of_roof` (a negative change, `-max_regression_pct`)
+    /// and for `sol` (the speed of light), a maximum for `kernel.max_time`
+    /// and `regression.time`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<f64>,
+    /// `value` and `limit`'s unit: "pct_of_roof", "s" or "pct_change".
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub unit: String,
+}
+
+impl Outcome {
+    /// An outcome with no numbers (a kernel the rules name that is absent).
+    fn bare(kernel: String, rule: &str, passed: bool, detail: String) -> Outcome {
+        Outcome {
+            kernel,
+            rule: rule.into(),
+            passed,
+            detail,
+            kernel_id: String::new(),
+            value: None,
+            limit: None,
+            unit: String::new(),
+        }
+    }
+    /// An outcome for `k` with its numbers.
+    fn of(
+        k: &KernelAnalysis,
+        rule: &str,
+        passed: bool,
+        detail: String,
+        value: Option<f64>,
+        limit: f64,
+        unit: &str,
+    ) -> Outcome {
+        Outcome {
+            kernel: label(k),
+            rule: rule.into(),
+            passed,
+            detail,
+            kernel_id: k.kernel.id.clone(),
+            value,
+            limit: Some(limit),
+            unit: unit.into(),
+        }
+    }
 }
 
 /// All outcomes of a check.
@@ -239,6 +293,11 @@ pub struct Outcome {
 pub struct CheckReport {
     /// One per rule and kernel it applied to.
     pub outcomes: Vec<Outcome>,
+    /// When the baseline was judged against other roofs than the analysis:
+    /// what differed. The baseline's kernels were then placed again on the
+    /// analysis's roofs, so that % of roof compares like with like.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_replaced: Option<String>,
     /// Kernels no rule applied to, and why.
     pub notes: Vec<String>,
 }
@@ -360,7 +419,7 @@ fn pct_rule(out: &mut Vec<Outcome>, k: &KernelAnalysis, rule: &str, min: f64) {
             (false, format!("no % of roof (no duration or no roof for it), so it cannot reach {}", format_percent(min)))
         }
     };
-    out.push(Outcome { kernel: label(k), rule: rule.into(), passed, detail });
+    out.push(Outcome::of(k, rule, passed, detail, k.pct_of_roof, min, "pct_of_roof"));
 }
 
 /// Applies the rules to `doc`, and the regression rule to `baseline`.
@@ -398,15 +457,15 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
     for limit in &rules.kernels {
         let found = names.named(&limit.name);
         if found.is_empty() {
-            outcomes.push(Outcome {
-                kernel: limit.name.clone(),
-                rule: "kernel.present".into(),
-                passed: false,
-                detail: format!(
+            outcomes.push(Outcome::bare(
+                limit.name.clone(),
+                "kernel.present",
+                false,
+                format!(
                     "named in the rules but not in the analysis (kernels: {})",
                     roofline_model::bounded(&doc.kernels.iter().map(label).collect::<Vec<_>>(), ", ")
                 ),
-            });
+            ));
             continue;
         }
         for k in found {
@@ -421,11 +480,38 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
                     ),
                     None => (false, format!("no duration, so it cannot be held to {}", format_seconds(max))),
                 };
-                outcomes.push(Outcome { kernel: label(k), rule: "kernel.max_time".into(), passed, detail });
+                outcomes.push(Outcome::of(k, "kernel.max_time", passed, detail, k.kernel.duration_s, max, "s"));
             }
         }
     }
 
+    // A baseline judged against other roofs is placed again on this
+    // analysis's: a % of roof against other roofs is not a regression.
+    // Both sides are placed again, alike, on this analysis's machine (a
+    // kernel's own counter roofs, at its own clock, are left aside on both).
+    let mut baseline_replaced = None;
+    let placed_again = |d: &AnalysisDocument| {
+        let kernels: Vec<roofline_model::Kernel> = d.kernels.iter().map(|k| k.kernel.clone()).collect();
+        let mut again = d.clone();
+        again.kernels = roofline_analysis::analyze(&doc.machine, &kernels);
+        again.machine = doc.machine.clone();
+        again
+    };
+    let replaced;
+    let (baseline, doc) = match baseline {
+        Some(b) if rules.max_regression_pct.is_some() => match roofs_differ(&b.machine, &doc.machine) {
+            Some(why) => {
+                replaced = (placed_again(b), placed_again(doc));
+                baseline_replaced = Some(format!(
+                    "{why}: for the regression rules both were placed again on this analysis's roofs, so that % of roof compares like with like"
+                ));
+                (Some(&replaced.0), &replaced.1)
+            }
+            None => (Some(b), doc),
+        },
+        b => (b, doc),
+    };
+    let names = Names::new(doc);
     if let (Some(base), Some(max)) = (baseline, rules.max_regression_pct) {
         let base_names = Names::new(base);
         for k in &doc.kernels {
@@ -447,35 +533,44 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
             if let (Some(t), Some(tb)) = (k.kernel.duration_s, b.kernel.duration_s) {
                 if tb > 0.0 {
                     let change = 100.0 * (t - tb) / tb;
-                    outcomes.push(Outcome {
-                        kernel: label(k),
-                        rule: "regression.time".into(),
-                        passed: change <= max,
-                        detail: format!(
-                            "time {} -> {} ({}%, limit +{})",
-                            format_seconds(tb),
-                            format_seconds(t),
-                            signed(change, 1),
-                            format_percent(max)
-                        ),
-                    });
+                    let detail = format!(
+                        "time {} -> {} ({}%, limit +{})",
+                        format_seconds(tb),
+                        format_seconds(t),
+                        signed(change, 1),
+                        format_percent(max)
+                    );
+                    outcomes.push(Outcome::of(
+                        k,
+                        "regression.time",
+                        change <= max,
+                        detail,
+                        Some(change),
+                        max,
+                        "pct_change",
+                    ));
                 }
             }
             if let (Some(p), Some(pb)) = (k.pct_of_roof, b.pct_of_roof) {
                 if pb > 0.0 {
                     let change = 100.0 * (p - pb) / pb;
-                    outcomes.push(Outcome {
-                        kernel: label(k),
-                        rule: "regression.pct_of_roof".into(),
-                        passed: change >= -max,
-                        detail: format!(
-                            "% of roof {} -> {} ({}% relative, limit -{})",
-                            format_percent(pb),
-                            format_percent(p),
-                            signed(change, 1),
-                            format_percent(max)
-                        ),
-                    });
+                    let detail = format!(
+                        "% of roof {} -> {} ({}% relative, limit -{})",
+                        format_percent(pb),
+                        format_percent(p),
+                        signed(change, 1),
+                        format_percent(max)
+                    );
+                    let passed = change >= -max;
+                    outcomes.push(Outcome::of(
+                        k,
+                        "regression.pct_of_roof",
+                        passed,
+                        detail,
+                        Some(change),
+                        -max,
+                        "pct_change",
+                    ));
                 }
             }
         }
@@ -485,7 +580,34 @@ pub fn check(doc: &AnalysisDocument, rules: &Rules, baseline: Option<&AnalysisDo
             }
         }
     }
-    CheckReport { outcomes, notes }
+    CheckReport { outcomes, baseline_replaced, notes }
+}
+
+/// What differs between the roofs two analyses were judged against, if
+/// anything: the machine's name, else which roofs.
+pub fn roofs_differ(before: &roofline_model::Machine, after: &roofline_model::Machine) -> Option<String> {
+    if before == after {
+        return None;
+    }
+    if before.name != after.name {
+        return Some(format!(
+            "the baseline was judged against {:?}, this analysis against {:?}",
+            before.name, after.name
+        ));
+    }
+    let text = |m: &roofline_model::Machine| serde_json::to_value(m).ok();
+    let (b, a) = (text(before), text(after));
+    let fields: Vec<String> = match (b, a) {
+        (Some(serde_json::Value::Object(b)), Some(serde_json::Value::Object(a))) => {
+            a.iter().filter(|(k, v)| b.get(*k) != Some(v)).map(|(k, _)| k.clone()).collect()
+        }
+        _ => Vec::new(),
+    };
+    Some(format!(
+        "the baseline and this analysis were judged against different roofs of {:?} (they differ in: {})",
+        after.name,
+        if fields.is_empty() { "their values".to_string() } else { fields.join(", ") }
+    ))
 }
 
 #[cfg(test)]

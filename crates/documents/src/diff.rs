@@ -163,7 +163,18 @@ pub struct DiffRow {
     pub after: Option<Side>,
 }
 
+/// A change in time smaller than this (percent, either way) reads "same":
+/// two ncu captures of one unchanged program differ by up to about 1% in a
+/// kernel's duration (with `--clock-control none`), so a smaller change is
+/// no evidence of a speed-up. Identical runs are "same", never "1.00x faster".
+pub const SAME_WITHIN_PCT: f64 = 1.0;
+
 impl DiffRow {
+    /// Whether the time changed by less than [`SAME_WITHIN_PCT`].
+    pub fn same_time(&self) -> bool {
+        self.time_change_pct().is_some_and(|p| p.abs() < SAME_WITHIN_PCT)
+    }
+
     /// before / after duration: 1.5 means 1.5x faster.
     pub fn speedup(&self) -> Option<f64> {
         let (b, a) = (self.before.as_ref()?.duration_s?, self.after.as_ref()?.duration_s?);

@@ -28,8 +28,10 @@ pub use bench::{
     rate_unit, AccessPattern, AtomicSpace, BenchRecords, BenchResult, ClockSummary, Curve, CurvePoint, Failure, IntOp,
     LaunchShape, LinkBench, MufuOp, Ridge, SmemOp, Sweep, SweepPoint, What,
 };
-pub use check::{check, nothing_to_judge, pct, CheckConfigError, CheckReport, KernelLimit, Outcome, Rules};
-pub use diff::{diff, Diff, DiffError, DiffRow, Pairing, RowKind, Side};
+pub use check::{
+    check, nothing_to_judge, pct, roofs_differ, CheckConfigError, CheckReport, KernelLimit, Outcome, Rules,
+};
+pub use diff::{diff, Diff, DiffError, DiffRow, Pairing, RowKind, Side, SAME_WITHIN_PCT};
 pub use estimate::{parse_kernel_spec, parse_kernels_file, EstimateError, KernelsFile, MachineSpec};
 pub use merge::{
     parse_in_order, parse_threads, read_merged, read_rank, skim_rank_bytes, MergeError, MergedDocument, MergedKernel,

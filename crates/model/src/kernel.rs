@@ -376,7 +376,16 @@ pub struct Evidence {
     /// Share of the kernel's time in launches of that dominant shape (0..1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dominant_shape_share: Option<f64>,
+    /// Nsight Compute's IDs of the launches behind this kernel (its `ID`
+    /// column, what `ncu --launch-skip`/`--print-details` and the ncu UI
+    /// show), the first [`NCU_IDS_KEPT`]: where a user finds the kernel
+    /// named by its `[k6cbd29]` ID (a hash of its name) in the capture.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ncu_launch_ids: Vec<String>,
 }
+
+/// How many of a kernel's ncu launch IDs its evidence keeps.
+pub const NCU_IDS_KEPT: usize = 16;
 
 /// One pipe's use by a kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]

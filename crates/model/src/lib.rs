@@ -47,13 +47,13 @@ pub use capability::{cc_fields, ComputeCapability};
 pub use capture::{Capture, CaptureSource, CapturedKernel};
 pub use kernel::{
     one_launch, short_id, BypassPath, ConstantMoves, Evidence, EvidenceBox, Fp16Accounting, Fp16Packing, Kernel,
-    LevelCaveat, MoveDetection, PipeUse,
+    LevelCaveat, MoveDetection, PipeUse, NCU_IDS_KEPT,
 };
 pub use link::{CollectiveOp, Engine, Link};
 pub use machine::{
     Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Pipe, Provenance, Resource, StreamPattern,
 };
-pub use names::{demangle, display_name, display_names, is_bidi_control};
+pub use names::{cut_middle, demangle, display_name, display_names, is_bidi_control};
 pub use roof::{attainable, ridge_point};
 pub use stats::{Spread, StatsError};
 pub use units::{

@@ -66,7 +66,7 @@ pub const DISPLAY_MAX: usize = 64;
 /// arguments folded to `<…>`, cut at [`DISPLAY_MAX`] characters.
 pub fn display_name(name: &str) -> String {
     scanning(name);
-    let full = demangle(name);
+    let full = without_anonymous(&demangle(name));
     let s = without_parameters(&full);
     // Fold template arguments.
     let mut out = String::with_capacity(s.len());
@@ -91,13 +91,57 @@ pub fn display_name(name: &str) -> String {
         _ => trimmed,
     };
     let short = if short.is_empty() { full.trim() } else { short };
-    if short.chars().count() > DISPLAY_MAX {
-        let mut s: String = short.chars().take(DISPLAY_MAX - 1).collect();
-        s.push('…');
-        s
-    } else {
-        short.to_string()
+    cut_middle(short, DISPLAY_MAX)
+}
+
+/// `s` in at most `max` characters: a longer one keeps its head and its
+/// tail with an ellipsis between, since library kernels differ at their end
+/// (`..._128x128_tn_align1`, `..._bias_NNT`) more often than at their start.
+///
+/// A template sibling's name (`base<label>`, as [`display_names`] makes them)
+/// keeps its label whole where it can, the base giving way first.
+pub fn cut_middle(s: &str, max: usize) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= max {
+        return s.to_string();
     }
+    if let (Some(open), Some('>')) = (chars.iter().position(|&c| c == '<'), chars.last()) {
+        let (base, label) = (&chars[..open], &chars[open + 1..chars.len() - 1]);
+        let base_min = base.len().min(8);
+        if open > 0 && max >= base_min + 2 + 6 {
+            let label_room = max - 2 - base_min;
+            let (base, label) = if label.len() <= label_room {
+                (cut_end(base, max - 2 - label.len()), label.iter().collect())
+            } else {
+                (cut_end(base, base_min), cut_middle(&label.iter().collect::<String>(), label_room))
+            };
+            return format!("{base}<{label}>");
+        }
+    }
+    let keep = max.saturating_sub(1);
+    let tail = keep * 2 / 5;
+    let head = keep - tail;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
+/// `chars` in at most `max` characters, the last an ellipsis when cut.
+fn cut_end(chars: &[char], max: usize) -> String {
+    if chars.len() <= max {
+        return chars.iter().collect();
+    }
+    let mut out: String = chars[..max.saturating_sub(1)].iter().collect();
+    out.push('…');
+    out
+}
+
+/// A name without its anonymous namespaces (`at::<unnamed>::f<...>` ->
+/// `at::f<...>`): Nsight Compute's `<unnamed>` reads as template arguments
+/// to the scans below, and it names nothing a reader can tell apart.
+fn without_anonymous(s: &str) -> String {
+    s.replace("<unnamed>::", "").replace("(anonymous namespace)::", "")
 }
 
 /// Splits `s` at top-level commas (outside `<>`, `()`, `[]`, `{}`).
@@ -385,30 +429,45 @@ fn candidates(name: &str) -> Vec<String> {
 /// MeanOps<...>>` -> `MeanOps<float>`). Plain numbers, types without
 /// arguments (`c10::BFloat16`) and `std::` containers name no code.
 fn naming_arg(name: &str) -> Option<String> {
-    fn walk(arg: &str, depth: usize, d: Depths, owner: &mut Option<String>, innermost: &mut Option<String>) {
+    struct Found {
+        owner: Option<String>,
+        innermost: Option<String>,
+        /// The last qualified class without arguments that is not a number
+        /// type (`native::ReduceAdd`): a functor, when no template names one.
+        plain: Option<String>,
+    }
+    fn walk(arg: &str, depth: usize, d: Depths, found: &mut Found) {
         if let Some(o) = lambda_owner(arg) {
-            owner.get_or_insert(o);
+            found.owner.get_or_insert(o);
             return;
         }
         let args = template_args(arg);
         let t = arg.trim();
-        if !args.is_empty() && !t.starts_with("std::") && !t.starts_with("cuda::std::") {
-            *innermost = Some(short_arg_within(arg, d.short));
+        let std = t.starts_with("std::") || t.starts_with("cuda::std::");
+        if !args.is_empty() && !std {
+            found.innermost = Some(short_arg_within(arg, d.short));
+        } else if args.is_empty() && !std && t.contains("::") && !t.contains('(') {
+            let base = last_component(t);
+            let lower = base.to_ascii_lowercase();
+            let number = ["float", "half", "int", "bool", "complex", "double", "tf32", "fp8", "e4m3", "e5m2"];
+            if !base.is_empty() && !number.iter().any(|n| lower.contains(n)) {
+                found.plain = Some(base);
+            }
         }
         if depth == 0 {
             return;
         }
         for a in args {
-            walk(&a, depth - 1, d, owner, innermost);
+            walk(&a, depth - 1, d, found);
         }
     }
-    let (mut owner, mut innermost) = (None, None);
+    let mut found = Found { owner: None, innermost: None, plain: None };
     let stripped = strip_signature(name);
     let d = Depths::of(&stripped);
     for a in template_args(&stripped) {
-        walk(&a, d.labels, d, &mut owner, &mut innermost);
+        walk(&a, d.labels, d, &mut found);
     }
-    owner.or(innermost)
+    found.owner.or(found.innermost).or(found.plain)
 }
 
 /// A name up to its parameter list: the first `(` outside template brackets.
@@ -429,7 +488,7 @@ fn without_parameters(s: &str) -> &str {
 /// A demangled name without its return type and parameter list.
 fn strip_signature(name: &str) -> String {
     scanning(name);
-    let full = demangle(name);
+    let full = without_anonymous(&demangle(name));
     let s = without_parameters(&full).trim();
     // The return type: everything before the last top-level space.
     let mut depth = 0i32;
@@ -452,14 +511,63 @@ fn strip_signature(name: &str) -> String {
 /// them) and the label that sets it apart, cut at [`DISPLAY_MAX`]
 /// characters with an ellipsis.
 fn labelled(base: &str, label: &str) -> String {
-    let s = format!("{}<{label}>", last_component(base));
-    if s.chars().count() > DISPLAY_MAX {
-        let mut t: String = s.chars().take(DISPLAY_MAX - 1).collect();
-        t.push('…');
-        t
-    } else {
-        s
+    cut_middle(&format!("{}<{label}>", last_component(base)), DISPLAY_MAX)
+}
+
+/// `std::` function objects that are the operation of a kernel they
+/// instantiate (PyTorch's foreach kernels take `std::plus<float>`).
+const STD_OPS: [&str; 20] = [
+    "plus",
+    "minus",
+    "multiplies",
+    "divides",
+    "modulus",
+    "negate",
+    "equal_to",
+    "not_equal_to",
+    "greater",
+    "less",
+    "greater_equal",
+    "less_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "bit_and",
+    "bit_or",
+    "bit_xor",
+    "bit_not",
+    "identity",
+];
+
+/// For a kernel that takes a functor and the operation it applies as two
+/// template arguments (PyTorch's `multi_tensor_apply_kernel<TensorListMetadata<2>,
+/// BinaryOpScalarFunctor<float, 1, 1, 0>, std::multiplies<float>, float>`,
+/// the foreach optimizer kernels), both names: `BinaryOpScalarFunctor, multiplies`.
+/// The operation is the part siblings differ in; the functor says how it
+/// is applied (to a scalar, a list, a pointwise pair).
+fn functor_and_op(name: &str) -> Option<String> {
+    let stripped = strip_signature(name);
+    let args = template_args(&stripped);
+    let bases: Vec<(String, bool)> = args
+        .iter()
+        .map(|a| {
+            let t = a.trim();
+            let base = last_component(t);
+            let std_op = (t.starts_with("std::") || t.starts_with("cuda::std::")) && STD_OPS.contains(&base.as_str());
+            (base, std_op)
+        })
+        .collect();
+    let functor = bases.iter().position(|(b, op)| !op && b.ends_with("Functor"))?;
+    // The operation: the next argument that names a class (`float` does not).
+    // The operation: the argument right after the functor, a `std::` one
+    // or a class template of its own (`Sqrt<float>`, `LerpFunctor<float>`).
+    let op = functor + 1;
+    let t = args.get(op)?.trim();
+    let class_template = t.contains('<') && !t.starts_with("std::") && !t.starts_with("cuda::std::");
+    if !bases[op].1 && !class_template {
+        return None;
     }
+    Some(format!("{}, {}", bases[functor].0, bases[op].0))
 }
 
 /// Display names for a set of kernel names (ncu's, demangled or not), in
@@ -486,7 +594,7 @@ pub fn display_names(names: &[&str]) -> Vec<String> {
                 d.clone()
             } else if whole.chars().count() <= SHORT_ARGS_MAX {
                 format!("{}<{whole}>", d.trim_end_matches("<…>"))
-            } else if let Some(code) = naming_arg(n) {
+            } else if let Some(code) = functor_and_op(n).or_else(|| naming_arg(n)) {
                 let base = &stripped[..top_level(&stripped, '<').unwrap_or(stripped.len())];
                 labelled(base, &code)
             } else {
@@ -505,6 +613,7 @@ pub fn display_names(names: &[&str]) -> Vec<String> {
     }
     for members in groups.values().filter(|m| m.len() > 1) {
         let cands: Vec<Vec<String>> = members.iter().map(|&i| candidates(distinct[i])).collect();
+
         // Per label, the members that offer it (each member once); per
         // (position, label), the members with that label there.
         let mut offered: HashMap<&str, usize> = HashMap::new();
@@ -534,8 +643,10 @@ pub fn display_names(names: &[&str]) -> Vec<String> {
             };
             // What names the code (the innermost functor or lambda owner) first,
             // then any argument that names a class, then numbers and plain types.
-            let label = naming_arg(name)
-                .filter(|c| unique(c))
+            // A functor and its operation name it even when a sibling has
+            // both (the ID then tells the two apart, below).
+            let label = functor_and_op(name)
+                .or_else(|| naming_arg(name).filter(|c| unique(c)))
                 .or_else(|| mine.iter().filter(|c| c.contains('<')).find(|c| unique(c)).cloned())
                 .or_else(|| mine.iter().find(|c| unique(c)).cloned())
                 .or_else(|| {
@@ -697,7 +808,7 @@ mod tests {
     #[test]
     fn equal_names_share_a_display_name_and_different_ones_never_do() {
         let n = "a".repeat(100);
-        let m = format!("{}b", "a".repeat(99));
+        let m = format!("{}b{}", "a".repeat(50), "a".repeat(49));
         let names = ["vecadd", "vecadd", n.as_str(), m.as_str()];
         let d = display_names(&names);
         assert_eq!(d[0], d[1]);
@@ -712,11 +823,68 @@ mod tests {
     }
 
     #[test]
-    fn long_names_are_cut() {
-        let n = "a".repeat(100);
+    fn long_names_are_cut_in_the_middle() {
+        let n = format!("{}{}", "a".repeat(100), "_tail");
         let d = display_name(&n);
         assert_eq!(d.chars().count(), DISPLAY_MAX);
-        assert!(d.ends_with('…'));
+        assert!(d.contains('…') && d.ends_with("a_tail"), "{d}");
+    }
+
+    /// Views (issue 28), item 1: CUTLASS GEMMs that differ in their tile
+    /// shape at the end of a long name kept only their common start.
+    #[test]
+    fn gemms_that_differ_at_the_end_keep_their_tile_shape() {
+        let names = [
+            "void cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_tn_align1>(T1::Params)",
+            "void cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1>(T1::Params)",
+        ];
+        let d = display_names(&names);
+        assert!(d[0].contains("128x128_tn_align1") && d[1].contains("256x128_nn_align1"), "{d:?}");
+        assert!(d.iter().all(|n| n.chars().count() <= DISPLAY_MAX), "{d:?}");
+    }
+
+    /// A functor in an anonymous namespace, with no arguments of its own
+    /// (`native::<unnamed>::ReduceAdd`), still names its kernel.
+    #[test]
+    fn a_plain_functor_names_its_kernel() {
+        let n = "void at::native::indexFuncLargeIndex<float, long, unsigned int, 2, 2, (int)-2, 1, at::native::<unnamed>::ReduceAdd>(cuda::TensorInfo<T1, T3>, int, T1)";
+        assert_eq!(display_names(&[n]), ["indexFuncLargeIndex<ReduceAdd>"]);
+        // A number type is no functor.
+        let m = "void k<float, c10::BFloat16, 4, 4, 4>(int)";
+        assert_eq!(display_names(&[m]), ["k<…>"]);
+    }
+
+    /// Views (issue 28), item 1: PyTorch's foreach optimizer kernels (as
+    /// Nsight Compute prints them, in an anonymous namespace) showed hash
+    /// IDs only; their operation is what tells them apart.
+    #[test]
+    fn foreach_kernels_are_named_by_their_functor_and_operation() {
+        let k = |args: &str| format!("void at::<unnamed>::multi_tensor_apply_kernel<{args}>(T1, T2, T3...)");
+        let names = [
+            k("at::<unnamed>::TensorListMetadata<1>, at::<unnamed>::BinaryOpScalarFunctor<float, 1, 1, 0>, std::multiplies<float>, float"),
+            k("at::<unnamed>::TensorListScalarListMetadata<float, 3>, at::<unnamed>::PointwiseOpScalarListFunctor<float, 3, 3, 0>, std::divides<float>"),
+            k("at::<unnamed>::TensorListScalarListMetadata<float, 1>, at::<unnamed>::BinaryOpScalarListFunctor<float, 1, 1, 0>, std::divides<float>"),
+            k("at::<unnamed>::TensorListMetadata<3>, at::<unnamed>::PointwiseOpScalarFunctor<float, 3, 3, 0>, std::multiplies<float>, float"),
+            k("at::<unnamed>::TensorListMetadata<2>, at::<unnamed>::UnaryOpFunctor<float, 2, 1, 1>, at::<unnamed>::Sqrt<float>"),
+            k("at::<unnamed>::TensorListMetadata<2>, at::<unnamed>::TernaryOpScalarFunctor<float, 2, 2, 0>, at::<unnamed>::LerpFunctor<float>, float"),
+            k("at::<unnamed>::TensorListMetadata<1>, at::<unnamed>::BinaryOpScalarFunctor<float, 1, 1, 0>, std::plus<float>, float"),
+        ];
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let d = display_names(&refs);
+        assert_eq!(
+            d,
+            [
+                "multi_tensor_apply_kernel<BinaryOpScalarFunctor, multiplies>",
+                "multi_tensor_apply_kernel<PointwiseOpScalarListFunctor, divides>",
+                "multi_tensor_apply_kernel<BinaryOpScalarListFunctor, divides>",
+                "multi_tensor_apply_kernel<PointwiseOpScalarFunctor, multiplies>",
+                "multi_tensor_apply_kernel<UnaryOpFunctor, Sqrt>",
+                "multi_tensor_apply_kernel<TernaryOpScalarFunctor, LerpFunctor>",
+                "multi_tensor_apply_kernel<BinaryOpScalarFunctor, plus>",
+            ]
+        );
+        // Alone, one is named alike.
+        assert_eq!(display_names(&refs[..1]), ["multi_tensor_apply_kernel<BinaryOpScalarFunctor, multiplies>"]);
     }
 
     /// Characters scanned while `f` runs.

@@ -288,6 +288,12 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
         shared_atomic_wavefronts: total(launches, Slot::SharedAtomicWavefronts),
         launch_shapes: (launch_shapes > 1).then_some(launch_shapes),
         dominant_shape_share: (launch_shapes > 1).then_some(shape_share),
+        ncu_launch_ids: launches
+            .iter()
+            .map(|l| l.id.clone())
+            .filter(|id| !id.is_empty())
+            .take(roofline_model::NCU_IDS_KEPT)
+            .collect(),
     };
     // The occupancy calculator turns the launch shape into the advice ncu
     // does not give: how many registers or bytes fewer fit another block.

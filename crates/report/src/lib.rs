@@ -58,7 +58,7 @@ pub use chart::ChartOptions;
 pub use diff::{diff_chart, diff_svg};
 pub use documents::analysis::{page_view, PAGE_KERNELS};
 pub use documents::bench::{BenchDocument, BenchResults, BenchRow, IntensitySweep, MeasuredRidge, SweepStep};
-pub use documents::check::CheckDocument;
+pub use documents::check::{CheckDocument, CHECK_SCHEMA};
 pub use documents::diff::{page_diff, DiffDocument};
 pub use documents::gpus::KnownGpus;
 pub use documents::instructions::{AnalysisView, InstructionView, NoInstructionData, INSTRUCTION_COUNTERS};

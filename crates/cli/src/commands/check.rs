@@ -4,6 +4,7 @@
 //! says which, and whether the rules held); 2 on bad input (unreadable
 //! analysis, unknown config keys, an analysis with nothing to judge).
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -82,7 +83,13 @@ pub struct Args {
     /// renamed kernels, must not pass unseen).
     #[arg(long)]
     pub allow_empty: bool,
+
+    #[command(flatten)]
+    pub filter: crate::kernel_filter::KernelFilterArgs,
 }
+
+/// The width of the check's table into a pipe: wide enough for any outcome.
+const CI_LOG_WIDTH: u16 = 2000;
 
 fn rules(args: &Args) -> anyhow::Result<(Rules, Option<PathBuf>)> {
     let (mut rules, base_dir) = match &args.config {
@@ -165,6 +172,10 @@ fn sol_outcomes(doc: &roofline_documents::AnalysisDocument, report: &mut rooflin
                         )
                     }
                 ),
+                kernel_id: k.id.clone(),
+                value: Some(t),
+                limit: Some(b.time_s),
+                unit: "s".into(),
             }),
             Err(why) => report.notes.push(format!("{}: no speed of light: {why}", k.display_name)),
         }
@@ -172,16 +183,30 @@ fn sol_outcomes(doc: &roofline_documents::AnalysisDocument, report: &mut rooflin
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
+    // A CI log is not 100 columns wide: into a pipe or a file (and no
+    // COLUMNS), each outcome is one whole line, never cut.
+    let mut out = out.clone();
+    if !std::io::stdout().is_terminal() && std::env::var_os("COLUMNS").is_none() {
+        out.render.terminal.width = CI_LOG_WIDTH;
+    }
+    let out = &out;
     let (rules, baseline_path) = rules(args)?;
     let mut inputs = vec![("ANALYSIS", args.analysis.as_path())];
     inputs.extend(args.config.iter().map(|c| ("--config", c.as_path())));
     inputs.extend(baseline_path.iter().map(|b| ("the baseline", b.as_path())));
     out.protect_inputs(&[], &inputs)?;
-    let doc = read_placements_file(&args.analysis)?;
+    let filter = args.filter.filter()?;
+    let mut doc = read_placements_file(&args.analysis)?;
+    if let Some(f) = &filter {
+        f.document(&mut doc, &args.analysis.display().to_string())?;
+    }
     if let Some(why) = nothing_to_judge(&doc) {
         return Err(bad_input(format!("{}: {why}", args.analysis.display())));
     }
-    let baseline = baseline_path.as_deref().map(read_placements_file).transpose()?;
+    let mut baseline = baseline_path.as_deref().map(read_placements_file).transpose()?;
+    if let (Some(f), Some(b), Some(path)) = (&filter, baseline.as_mut(), &baseline_path) {
+        f.document(b, &format!("the baseline {}", path.display()))?;
+    }
     // A baseline without durations has nothing to compare against: passing
     // with "0 rule(s) held" would let any regression through the gate.
     if let (Some(b), Some(path)) = (&baseline, &baseline_path) {
@@ -192,6 +217,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     let mut report = check(&doc, &rules, baseline.as_ref());
     if args.sol {
         sol_outcomes(&doc, &mut report);
+    }
+    if let (Some(why), false) = (&report.baseline_replaced, out.table_on_stdout()) {
+        out.warn(why);
     }
     // A gate that compared nothing fails (unless allowed), in the document too.
     let judged_nothing = report.outcomes.is_empty() && !args.allow_empty;

@@ -75,7 +75,7 @@ impl AnalysisArgs {
   roofline import step.trace.json.gz --with-counters step.csv
                                             (the estimates against an ncu capture of the same program)")]
 pub struct Args {
-    /// A raw CSV written by `ncu --csv --page raw` (\"-\" for stdin), a .ncu-rep report, or a
+    /// A raw CSV written by `ncu --csv --page raw` ("-" for stdin), a .ncu-rep report, or a
     /// PyTorch profiler trace (.json or .json.gz, recorded with record_shapes=True).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
@@ -92,6 +92,12 @@ pub struct Args {
 
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+
+    #[command(flatten)]
+    pub filter: crate::kernel_filter::KernelFilterArgs,
+
+    #[command(flatten)]
+    pub group: crate::kernel_filter::GroupByArgs,
 }
 
 /// The kinds of file `import` reads. A profiler's data is one source
@@ -112,12 +118,26 @@ impl SourceKind {
         let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
         if path.extension().is_some_and(|e| e == "ncu-rep") {
             SourceKind::NcuReport
-        } else if name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".gz") {
+        } else if name.ends_with(".json")
+            || name.ends_with(".json.gz")
+            || name.ends_with(".gz") && !name.ends_with(".csv.gz") && gzipped_json(path)
+        {
             SourceKind::PytorchTrace
         } else {
             SourceKind::NcuCsv
         }
     }
+}
+
+/// Whether a gzipped file of no telling name holds JSON (a trace) rather
+/// than a CSV: its first character that is not white space opens an object
+/// or an array. Unreadable: no (the CSV reader says what is wrong).
+fn gzipped_json(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else { return false };
+    let mut head = [0u8; 256];
+    let n = flate2::read::GzDecoder::new(file).read(&mut head).unwrap_or(0);
+    head[..n].iter().find(|b| !b.is_ascii_whitespace()).is_some_and(|b| *b == b'{' || *b == b'[')
 }
 
 /// The capture in `path`, read by the source its kind names.
@@ -200,16 +220,17 @@ fn read_report(path: &Path, ncu: Option<&Path>) -> anyhow::Result<RawCapture> {
     exported.capture.map_err(bad_input)
 }
 
-/// Reads a CSV capture from a file or stdin.
+/// Reads a CSV capture from a file or stdin, gzipped or not (`app.csv.gz`,
+/// told by its first bytes, not its name).
 pub fn read_csv(path: &Path) -> anyhow::Result<RawCapture> {
     let input = path.display().to_string();
     let result = if input == "-" {
-        read_capture(std::io::stdin().lock(), "stdin")
+        read_capture(crate::input_file::maybe_gunzip(std::io::stdin().lock()), "stdin")
     } else {
         let f = std::fs::File::open(path).map_err(|e| {
             bad_input(format!("{input}: cannot open it ({e}); expected a CSV written by `ncu --csv --page raw`"))
         })?;
-        read_capture(f, &input)
+        read_capture(crate::input_file::maybe_gunzip(f), &input)
     };
     result.map_err(|e: CsvError| bad_input(e))
 }
@@ -245,8 +266,12 @@ pub fn report_with(
 ) -> anyhow::Result<()> {
     let machine = args.machine.resolve()?;
     let a = analyze_capture(captured, machine.as_ref());
-    for w in &a.warnings {
-        out.warn(&w.to_string());
+    // The terminal table lists the warnings itself; other formats carry
+    // them in the document, and stderr says them once.
+    if !out.table_on_stdout() {
+        for w in &a.warnings {
+            out.warn(&w.to_string());
+        }
     }
     let mut producer = Producer::new(command);
     producer.created = created;
@@ -290,13 +315,18 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         compare_with_counters(&args.file, counters, &args.analysis.options(), args.analysis.machine.resolve()?, out)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let filter = args.filter.filter()?;
     let machine_given = args.analysis.machine.resolve()?.is_some();
-    let cap = read_source(&args.file, args.ncu.as_deref(), &args.analysis.options(), machine_given)?;
+    let mut cap = read_source(&args.file, args.ncu.as_deref(), &args.analysis.options(), machine_given)?;
     let input = args.file.display().to_string();
+    if let Some(f) = &filter {
+        f.capture(&mut cap, &input)?;
+    }
     let detail = match kind {
         SourceKind::PytorchTrace => format!("{input} (FLOPs and bytes estimated from shapes, not counted)"),
         _ => input.clone(),
     };
-    report(&cap, &args.analysis, &format!("roofline import {input}"), &detail, None, None, out)?;
+    let command = format!("roofline import {input}");
+    report_with(&cap, &args.analysis, &command, &detail, None, None, out, |doc| args.group.apply(doc))?;
     Ok(ExitCode::SUCCESS)
 }

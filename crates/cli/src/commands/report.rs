@@ -53,6 +53,12 @@ pub struct Args {
     /// Width of the chart in pixels [default: 960].
     #[arg(long, value_parser = clap::value_parser!(u32).range(480..=4000))]
     pub width: Option<u32>,
+
+    #[command(flatten)]
+    pub filter: crate::kernel_filter::KernelFilterArgs,
+
+    #[command(flatten)]
+    pub group: crate::kernel_filter::GroupByArgs,
 }
 
 impl Args {
@@ -85,13 +91,36 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             )));
         }
     }
-    let input = match read_input(&args.analysis) {
+    let filter = args.filter.filter()?;
+    let mut input = match read_input(&args.analysis) {
         Ok(i) => i,
         Err(e) => match machine_document(&args.analysis)? {
-            Some(m) => return emit(&m, &m, args, out),
+            Some(m) if filter.is_none() => return emit(&m, &m, args, out),
+            Some(_) => return Err(bad_input("--kernels: a machine document has no kernels to choose from")),
             None => return Err(e),
         },
     };
+    if args.group.group_by.is_some() {
+        match &mut input {
+            AnalysisInput::One(doc) => args.group.apply(doc),
+            AnalysisInput::Job(_) => {
+                return Err(bad_input(
+                    "--group-by: a merged job's program view is the job's; group one rank's analysis",
+                ))
+            }
+        }
+    }
+    if let Some(f) = &filter {
+        match &mut input {
+            AnalysisInput::One(doc) => {
+                f.document(doc, &args.analysis.display().to_string())?;
+                args.group.apply(doc);
+            }
+            AnalysisInput::Job(_) => return Err(bad_input(
+                "--kernels: a merged job's ranks are shown whole; filter one rank's analysis (or its import) instead",
+            )),
+        }
+    }
     match &input {
         AnalysisInput::One(whole) => {
             // A page shows the kernels with the most time of a huge analysis; JSON and CSV all of them.

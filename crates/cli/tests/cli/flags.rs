@@ -243,7 +243,19 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
         // The bundled capture (2026-12-02) has instruction counters: the instruction view
         // (its refusal without them is in `view_instructions_shows_the_binding_pipes`).
         ("import" | "profile" | "report", "--view") => (vec!["--view", "instructions"], has("binding pipe")),
+        // Only the kernels the pattern matches (issue 28, item 6).
+        ("import" | "report", "--kernels") => (
+            vec!["--kernels", "^vecadd$", "--format", "csv"],
+            works(|r, _| r.stdout.contains("vecadd") && !r.stdout.contains("saxpy")),
+        ),
+        ("import" | "report", "--group-by") => (vec!["--group-by", "library"], has("GPU time by library")),
         // check
+        ("check", "--kernels") => (
+            vec!["--kernels", "^saxpy$"],
+            Expect::Stops(Box::new(|r: &Run, _: &Path| {
+                r.stdout.contains("kernel.present") && r.stdout.contains("vecadd")
+            })),
+        ),
         ("check", "--config") => (vec!["--config", "rules.toml"], has("fused")),
         ("check", "--min-pct-of-roof") => (vec!["--min-pct-of-roof", "2"], has("min_pct_of_roof")),
         ("check", "--min-time-share") => {
@@ -253,7 +265,7 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
         // Accepted; what it changes (a check that judged nothing passes) is
         // `a_check_that_judged_nothing_fails_unless_allowed`'s.
         ("check", "--allow-empty") => (vec!["--allow-empty"], has("vecadd")),
-        ("check", "--sol") => (vec!["--sol", "--wide"], has("the speed of light")),
+        ("check", "--sol") => (vec!["--sol", "--format", "csv"], has("the speed of light")),
         ("check", "--baseline" | "--max-regression") => {
             (vec!["--baseline", "a.json", "--max-regression", "10"], has("regression"))
         }

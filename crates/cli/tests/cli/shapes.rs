@@ -249,6 +249,18 @@ fn check_sol_fails_a_time_twice_as_fast_as_physics_allows() {
         .code(1)
         .stdout(predicates::str::contains("impossible, 2.01x faster than physics allows"));
     roofline().args(["check", "--sol"]).arg(&slow).assert().success();
+    // The bound is a least time: the table says ">=", the JSON carries it with its unit.
+    roofline()
+        .args(["check", "--sol", "--format", "csv"])
+        .arg(&fast)
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(">= 13"));
+    let out = roofline().args(["check", "--sol", "--format", "json"]).arg(&fast).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sol = doc["outcomes"].as_array().unwrap().iter().find(|o| o["rule"] == "sol").unwrap().clone();
+    assert_eq!((sol["unit"].as_str(), sol["value"].as_f64()), (Some("s"), Some(69e-6)), "{sol}");
+    assert!(sol["limit"].as_f64().unwrap() > 1.3e-4 && !sol["kernel_id"].as_str().unwrap().is_empty(), "{sol}");
 }
 
 #[test]

@@ -284,14 +284,11 @@ pub fn kernel_name(a: &KernelAnalysis) -> String {
     }
 }
 
-/// Shortens a name to `max` characters with an ellipsis.
+/// Shortens a name to `max` characters with an ellipsis in the middle,
+/// keeping its head and its tail, where siblings differ
+/// ([`roofline_model::cut_middle`]).
 pub fn shorten(name: &str, max: usize) -> String {
-    let n: Vec<char> = name.chars().collect();
-    if n.len() <= max {
-        name.to_string()
-    } else {
-        format!("{}…", n[..max.saturating_sub(1)].iter().collect::<String>())
-    }
+    roofline_model::cut_middle(name, max)
 }
 
 /// Chart labels for every kernel of a document, no two alike: the display
@@ -647,7 +644,13 @@ fn build_labelled(doc: &AnalysisDocument, title: Option<&str>, labels: &[String]
 
     let placed = place_marks(doc, labels, |_, a| {
         let (y, timed) = plotted_y(a)?;
-        let points: Vec<(MemLevel, f64)> = a.levels.iter().filter_map(|p| p.intensity.map(|x| (p.level, x))).collect();
+        if below_noise(a) {
+            return None;
+        }
+        // Only the points that measure their level's traffic: the warnings
+        // say the others are kept off the chart.
+        let points: Vec<(MemLevel, f64)> =
+            a.levels.iter().filter(|p| p.measured()).filter_map(|p| p.intensity.map(|x| (p.level, x))).collect();
         (!points.is_empty()).then(|| Placement {
             y,
             timed,
@@ -868,6 +871,20 @@ pub fn chart_notes(doc: &AnalysisDocument) -> Vec<String> {
     notes_with(doc, &unique_labels(&doc.kernels))
 }
 
+/// An intensity below this many FLOP per byte at every level is noise:
+/// the constant moves a copy kernel's compiler emits (a bf16 copy's 9.7
+/// kFLOP over hundreds of MB is 2.7e-5 FLOP/B), not arithmetic. Such a
+/// kernel is charted as one with no FLOPs (listed under the chart, judged
+/// by its bandwidth), so that it does not stretch the axes five decades
+/// below the kernels that compute.
+pub const NOISE_INTENSITY: f64 = 1e-3;
+
+/// Whether every intensity of `a` is below [`NOISE_INTENSITY`].
+fn below_noise(a: &KernelAnalysis) -> bool {
+    let mut xs = a.levels.iter().filter_map(|p| p.intensity).peekable();
+    xs.peek().is_some() && xs.all(|x| x < NOISE_INTENSITY)
+}
+
 fn notes_with(doc: &AnalysisDocument, labels: &[String]) -> Vec<String> {
     let mut notes = Vec::new();
     let m = &doc.machine;
@@ -897,7 +914,7 @@ fn notes_with(doc: &AnalysisDocument, labels: &[String]) -> Vec<String> {
                 "{label}: a collective, judged against the interconnect, not this chart: see Communication{}",
                 c.pct_of_roof.map(|p| format!(" ({} of its link roof)", format_percent(p))).unwrap_or_default()
             ));
-        } else if a.total_flops <= 0.0 {
+        } else if a.total_flops <= 0.0 || below_noise(a) {
             no_flops.push(match a.pct_of_roof {
                 Some(p) => format!("{label} ({} of its bandwidth roof)", format_percent(p)),
                 None => label.clone(),
@@ -908,11 +925,14 @@ fn notes_with(doc: &AnalysisDocument, labels: &[String]) -> Vec<String> {
     }
     match no_flops.len() {
         0 => {}
-        1 => notes.push(format!("{}: no FLOPs, so no intensity: not on the chart", no_flops[0])),
+        1 => notes.push(format!(
+            "{}: no FLOPs (or fewer than 1 per KB moved), so no intensity: not on the chart",
+            no_flops[0]
+        )),
         n => {
             let shown: Vec<String> = no_flops.iter().take(4).cloned().collect();
             notes.push(format!(
-                "{n} kernels with no FLOPs have no intensity and are not on the chart (see the table): {}{}",
+                "{n} kernels with no FLOPs (or fewer than 1 per KB moved) have no intensity and are not on the chart (see the table): {}{}",
                 shown.join(", "),
                 if n > 4 { format!(" and {} more", n - 4) } else { String::new() }
             ));

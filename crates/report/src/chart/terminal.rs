@@ -328,8 +328,22 @@ pub fn render(doc: &AnalysisDocument, model: &Model, width: usize, color: bool) 
             "kernels (by GPU time; each at its DRAM point, else its first level; % of its binding pipe's roof):\n"
         }
     });
-    let widths: Vec<usize> =
+    let mut widths: Vec<usize> =
         (0..4).map(|c| key_lines.iter().map(|(_, _, t)| t[c].chars().count()).max().unwrap_or(0)).collect();
+    // The key fits the width: the names give way first (cut in the middle,
+    // keeping the end where siblings differ), then a verdict wraps.
+    // Room for the common verdicts ("under the diagonal [DRAM]"); longer ones wrap.
+    // (and the header's "verdict, level of the point").
+    let tail = 27;
+    let fixed = 5 + 2 + widths[1].max(4) + 2 + widths[2].max(9) + 2;
+    let room = width.saturating_sub(fixed + tail).max(12);
+    if widths[0] > room {
+        for (_, _, t) in key_lines.iter_mut() {
+            t[0] = roofline_model::cut_middle(&t[0], room);
+        }
+        widths[0] = room;
+    }
+    let hang = " ".repeat(fixed + widths[0]);
     if !key_lines.is_empty() {
         out.push_str(&format!(
             "     {:<w0$}  {:>w1$}  {:<w2$}  {}, level of the point\n",
@@ -347,19 +361,22 @@ pub fn render(doc: &AnalysisDocument, model: &Model, width: usize, color: bool) 
     }
     for (letter, colour, t) in &key_lines {
         let l = if color { format!("\x1b[1;{colour}m{letter}\x1b[0m") } else { letter.to_string() };
-        let line = format!(
-            "  {l}  {:<w0$}  {:>w1$}  {:<w2$}  {} [{}]",
+        let head = format!(
+            "  {l}  {:<w0$}  {:>w1$}  {:<w2$}  ",
             t[0],
             t[1],
             t[2],
-            t[3],
-            t[4],
             w0 = widths[0],
             w1 = widths[1].max(4),
             w2 = widths[2].max(9)
         );
-        out.push_str(line.trim_end());
-        out.push('\n');
+        // The verdict and level wrap under the verdict column.
+        let verdict = format!("{} [{}]", t[3], t[4]);
+        for (i, part) in super::svg::wrap_chars(&verdict, width.saturating_sub(hang.len()).max(12)).iter().enumerate() {
+            let line = if i == 0 { format!("{head}{part}") } else { format!("{hang}{part}") };
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
     }
     if model.marks.len() > key_lines.len() {
         out.push_str(&format!("  and {} more kernels (see the table)\n", model.marks.len() - key_lines.len()));
@@ -374,7 +391,9 @@ pub fn render(doc: &AnalysisDocument, model: &Model, width: usize, color: bool) 
         out.push_str(&format!("  {mark} {}{kind}\n", clean(&format!("{} {}", r.name, r.value), false)));
     }
     for note in &model.notes {
-        out.push_str(&format!("note: {}\n", clean(note, false)));
+        for (i, l) in super::svg::wrap_chars(&format!("note: {}", clean(note, false)), width - 4).iter().enumerate() {
+            out.push_str(&format!("{}{l}\n", if i == 0 { "" } else { "    " }));
+        }
     }
     out
 }

@@ -48,8 +48,10 @@ impl Describe for AnalysisDocument {
     }
 
     fn sections(&self) -> Vec<Section> {
+        // The chart right after the GPU time by verdict: on a page it is
+        // in the first screen, before the long tables.
         let mut s = lead_sections(self, None);
-        s.push(chart_section(self));
+        s.insert(1.min(s.len()), chart_section(self));
         s.extend(kernel_sections(self));
         s.extend(super::collectives::communication_section(&self.kernels));
         s.extend(diagnosis_sections(self));
@@ -481,7 +483,21 @@ fn kernel_item(doc: &AnalysisDocument, i: usize, label: &str, with_workings: boo
     Item {
         head: name_cell(a, label),
         verdict: Cell::toned(verdict, tone),
-        lines: a.diagnosis.as_ref().map(Diagnosis::evidence_lines).unwrap_or_default(),
+        lines: {
+            let mut lines = a.diagnosis.as_ref().map(Diagnosis::evidence_lines).unwrap_or_default();
+            // Where to find it in the capture: [k...] is a hash of its name.
+            let ids = &a.kernel.evidence.ncu_launch_ids;
+            if !ids.is_empty() {
+                let more = a.kernel.launches.saturating_sub(ids.len() as u64);
+                lines.push(format!(
+                    "in Nsight Compute: launch ID{} {}{}",
+                    if ids.len() == 1 { "" } else { "s" },
+                    ids.join(", "),
+                    if more > 0 { format!(" and {more} more") } else { String::new() }
+                ));
+            }
+            lines
+        },
         action: next,
         link: Some(("data-k", i.to_string())),
         workings: if with_workings { workings(doc, a) } else { Vec::new() },

@@ -56,6 +56,10 @@ fn change_cell(r: &DiffRow) -> Cell {
     match (r.kind, r.speedup()) {
         (RowKind::Removed, _) => Cell::text("only before"),
         (RowKind::Added, _) => Cell::text("only after"),
+        (_, Some(_)) if r.same_time() => Cell::text(format!(
+            "same (within {})",
+            crate::view::text::quantity_text(roofline_documents::SAME_WITHIN_PCT, Quantity::Percent)
+        )),
         (_, Some(s)) => Cell::Value(Value::new(s, Quantity::Speedup)),
         (_, None) => Cell::text("no time to compare"),
     }
@@ -91,7 +95,9 @@ fn diff_table(diff: &Diff) -> Table {
         let intensity = |s: &Side| s.headline_intensity().map(|x| x.1);
         let bound = |s: Option<&Side>| Box::new(Cell::opt_text(s.and_then(|s| s.bound).map(|b| b.label())));
         t.push(vec![
-            Cell::text(&r.name),
+            // A name, so that every view shortens it alike (keeping the part
+            // that tells two GEMMs apart).
+            Cell::Name { name: r.name.clone(), id: String::new(), full: r.name.clone() },
             Cell::text(kind),
             change_cell(r),
             Cell::Change {

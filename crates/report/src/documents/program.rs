@@ -107,6 +107,8 @@ pub(crate) fn group_table(view: &ProgramView) -> Table {
     let what = match view.group_by {
         GroupBy::Name => "kernel name",
         GroupBy::Labels => "range",
+        GroupBy::Library => "library",
+        GroupBy::Origin => "origin",
     };
     let mut t = Table::new(
         "groups",
@@ -212,11 +214,13 @@ pub(crate) fn program_sections(view: &ProgramView, facts: Vec<Fact>, placed_word
             .with(vec![saved]),
         );
     }
-    let joins = view.group_by == GroupBy::Labels || view.groups.iter().any(|g| g.kernels > 1);
+    let joins = view.group_by != GroupBy::Name || view.groups.iter().any(|g| g.kernels > 1);
     if joins && !view.groups.is_empty() {
         let title = match view.group_by {
             GroupBy::Name => "GPU time by kernel name",
             GroupBy::Labels => "GPU time by range",
+            GroupBy::Library => "GPU time by library",
+            GroupBy::Origin => "GPU time by library and role",
         };
         let more = view.group_count.saturating_sub(view.groups.len());
         let notes: Vec<Note> = (more > 0)

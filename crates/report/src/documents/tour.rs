@@ -259,7 +259,8 @@ impl Describe for TourDocument {
         // judged against (once), the measured ridge, and the examples.
         let mut s = vec![Section::new("banner", "").show(Show::Pages).with(vec![Note::info(self.banner.clone())])];
         s.extend(lead_sections(a, Some(self.data.clone())));
-        s.push(chart_section(a));
+        // The chart after the GPU time by verdict, before the long tables.
+        s.insert(2.min(s.len()), chart_section(a));
         s.extend(kernel_sections(a));
         s.extend(diagnosis_sections(a));
         s.push(
@@ -289,6 +290,23 @@ impl Describe for TourDocument {
         }
         facts.push(Fact::new("seconds", "done in", Cell::value(Some(self.seconds), Quantity::Si(Unit::Second))));
         s.push(Section::new("files", "").with(facts));
+        // At a terminal the last screen is the answer: the top
+        // opportunities again, after the warnings, roofs and examples.
+        if let Some(view) = a.program.as_ref().filter(|v| !v.opportunities.is_empty()) {
+            let top = &view.opportunities[..view.opportunities.len().min(super::program::GLANCE_OPPORTUNITIES)];
+            s.push(
+                Section::new(
+                    "summary-end",
+                    format!(
+                        "In short: the top {} opportunities, GPU time saved {}",
+                        top.len(),
+                        super::program::target_words(view)
+                    ),
+                )
+                .show(Show::Glance)
+                .with(super::program::opportunity_table(top)),
+            );
+        }
         s
     }
 

@@ -27,7 +27,7 @@ use super::visible::visible;
 use crate::chart::svg::escape;
 use crate::chart::ChartOptions;
 use crate::view::text::{provenance_line, quantity_text, values_text};
-use crate::view::{Audience, Block, Cell, ChartRef, Describe, Fact, Item, Note, PointDetail, Row, Table};
+use crate::view::{Audience, Block, Cell, ChartRef, Describe, Fact, Item, Note, PointDetail, Row, Show, Table};
 use crate::ExportError;
 
 const TEMPLATE: &str = include_str!("../../templates/report.html");
@@ -83,7 +83,30 @@ fn id_html(n: &str, id: &str) -> String {
 }
 
 fn name_html(n: &str, id: &str) -> String {
-    format!("{}{}", escape(n), id_html(n, id))
+    format!("{}{}", breakable(n), id_html(n, id))
+}
+
+/// A kernel name, escaped, with `<wbr>` where an identifier may break
+/// (after `_`, `::`, `<`, `,`, before `>`): a narrow column wraps a name
+/// at those, never inside a word.
+fn breakable(n: &str) -> String {
+    let mut out = String::with_capacity(n.len() + 16);
+    let mut chars = n.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '>' {
+            out.push_str("<wbr>");
+        }
+        out.push_str(&escape(&c.to_string()));
+        let after = match c {
+            '_' | '<' | ',' => true,
+            ':' => chars.peek() != Some(&':'),
+            _ => false,
+        };
+        if after && chars.peek().is_some() {
+            out.push_str("<wbr>");
+        }
+    }
+    out
 }
 
 /// A cell's content as HTML (escaped).
@@ -115,10 +138,31 @@ fn panel_id(link: &(&'static str, String)) -> String {
     format!("detail-{}-{}", link.0.trim_start_matches("data-"), link.1)
 }
 
-fn td(slot: Slot, cell: &Cell, numeric: bool, panel: Option<&str>) -> String {
+/// Columns of the kernel table a narrow window does without (the other
+/// levels' intensities, the achieved rate, the roof's share of its peak,
+/// the bound the diagnosis also names):
+/// with them an 800 px window cannot hold the table.
+const NARROW_EXTRAS: [&str; 6] =
+    ["intensity_l2", "intensity_l1", "achieved", "roof_pct_of_peak", "capture_order", "bound"];
+
+/// Whether a column is one the narrow terminal view leaves out (the wide
+/// view's extras, a value's origin, spread and clock, [`NARROW_EXTRAS`]): a
+/// narrow window (under 1100 px) hides it too, so the table keeps within
+/// its box.
+fn secondary(slot: Slot, t: &Table) -> bool {
+    let c = &t.columns[slot.column()];
+    !matches!(slot, Slot::Main(_)) || c.show == Show::Wide || NARROW_EXTRAS.contains(&c.key.as_str())
+}
+
+fn td(slot: Slot, cell: &Cell, numeric: bool, panel: Option<&str>, extra: bool) -> String {
     let mut attrs = String::new();
-    if numeric && matches!(slot, Slot::Main(_)) {
-        attrs.push_str(" class=\"num\"");
+    let class: Vec<&str> = [(numeric && matches!(slot, Slot::Main(_)), "num"), (extra, "extra")]
+        .iter()
+        .filter(|c| c.0)
+        .map(|c| c.1)
+        .collect();
+    if !class.is_empty() {
+        let _ = write!(attrs, " class=\"{}\"", class.join(" "));
     }
     let tone = cell.tone().filter(|_| matches!(slot, Slot::Main(_)));
     if let Some(t) = tone {
@@ -126,7 +170,7 @@ fn td(slot: Slot, cell: &Cell, numeric: bool, panel: Option<&str>) -> String {
     }
     let body = match (slot, cell, panel) {
         (Slot::Main(_), Cell::Name { name, id, .. }, Some(panel)) => {
-            format!("<a href=\"#{panel}\">{}</a>{}", escape(name), id_html(name, id))
+            format!("<a href=\"#{panel}\">{}</a>{}", breakable(name), id_html(name, id))
         }
         (Slot::Main(_), _, _) => content(cell),
         (other, _, _) => escape(&slot_text(other, cell, &|n, _| n.to_string())),
@@ -168,7 +212,12 @@ fn table(t: &Table, panels: &BTreeSet<String>) -> String {
         let _ = write!(
             s,
             "<th{} data-type=\"{}\"{}>{}</th>",
-            if numeric { " class=\"num\"" } else { "" },
+            match (numeric, secondary(slot, t)) {
+                (true, true) => " class=\"num extra\"",
+                (true, false) => " class=\"num\"",
+                (false, true) => " class=\"extra\"",
+                (false, false) => "",
+            },
             if numeric { "num" } else { "text" },
             if matches!(slot, Slot::Main(_)) && !c.help.is_empty() {
                 format!(" title=\"{}\"", escape(&c.help))
@@ -198,7 +247,14 @@ fn table(t: &Table, panels: &BTreeSet<String>) -> String {
         }
         s.push('>');
         for &slot in &main {
-            s.push_str(&td(slot, &row.cells[slot.column()], t.columns[slot.column()].numeric(), panel.as_deref()));
+            let extra = secondary(slot, t);
+            s.push_str(&td(
+                slot,
+                &row.cells[slot.column()],
+                t.columns[slot.column()].numeric(),
+                panel.as_deref(),
+                extra,
+            ));
         }
         s.push_str("</tr>\n");
         let under_text: Vec<String> = under
@@ -442,9 +498,16 @@ mod tests {
         assert!(!s.contains('<') && !s.contains('>'), "{s}");
     }
 
+    /// Views (issue 28), item 4: names wrapped mid-word in a narrow column.
+    #[test]
+    fn names_break_between_identifiers_only() {
+        assert_eq!(breakable("a::b_c<d, e>"), "a::<wbr>b_<wbr>c&lt;<wbr>d,<wbr> e<wbr>&gt;");
+        assert_eq!(breakable("x_"), "x_");
+    }
+
     #[test]
     fn a_name_that_carries_its_id_is_not_given_it_twice_in_html() {
-        assert_eq!(name_html("k<unnamed> [kac5a66]", "kac5a66"), "k&lt;unnamed&gt; [kac5a66]");
+        assert_eq!(name_html("k<unnamed> [kac5a66]", "kac5a66"), "k&lt;<wbr>unnamed<wbr>&gt; [kac5a66]");
         assert_eq!(name_html("vecadd", "k1"), "vecadd <code>k1</code>");
         assert_eq!(name_html("vecadd", ""), "vecadd");
     }

@@ -69,11 +69,13 @@ pub struct TerminalOptions {
     /// Show everything, as a page would (columns and sections marked
     /// [`Show::Wide`](crate::Show::Wide)).
     pub wide: bool,
+    /// Leave out the document's warnings (`-q`); the JSON keeps them.
+    pub quiet: bool,
 }
 
 impl Default for TerminalOptions {
     fn default() -> Self {
-        TerminalOptions { width: PIPE_WIDTH, color: false, wide: false }
+        TerminalOptions { width: PIPE_WIDTH, color: false, wide: false, quiet: false }
     }
 }
 
@@ -88,7 +90,7 @@ impl TerminalOptions {
         let width = columns
             .or_else(|| terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0).filter(|w| *w > 0))
             .unwrap_or(PIPE_WIDTH);
-        TerminalOptions { width: width.max(MIN_WIDTH), color: color.enabled(tty), wide: false }
+        TerminalOptions { width: width.max(MIN_WIDTH), color: color.enabled(tty), wide: false, quiet: false }
     }
 }
 
@@ -213,6 +215,66 @@ fn shorten(s: &str, width: usize) -> String {
     out
 }
 
+/// Per row, how many characters of its name's end no other name of the
+/// column shares (the shortest unique suffix), so that a name cut to fit
+/// still tells two GEMMs apart (`..._128x128_tn_align1`, `..._256x128_nn_align1`).
+/// Zero for rows without a name, and for columns of many names (the
+/// search grows with their square).
+fn unique_tails(t: &Table, column: usize) -> Vec<usize> {
+    const MAX_ROWS: usize = 200;
+    let names: Vec<Option<Vec<char>>> = t
+        .rows
+        .iter()
+        .map(|r| match &r.cells[column] {
+            Cell::Name { name, id, .. } => {
+                let n = name.strip_suffix(&format!(" [{id}]")).unwrap_or(name);
+                Some(clean(n, false).chars().collect())
+            }
+            _ => None,
+        })
+        .collect();
+    if names.len() > MAX_ROWS {
+        return vec![0; names.len()];
+    }
+    names
+        .iter()
+        .map(|me| {
+            let Some(me) = me else { return 0 };
+            let shared = names
+                .iter()
+                .flatten()
+                .filter(|o| *o != me)
+                .map(|o| me.iter().rev().zip(o.iter().rev()).take_while(|(a, b)| a == b).count())
+                .max()
+                .unwrap_or(0);
+            if shared == 0 {
+                0
+            } else {
+                (shared + 1).min(me.len())
+            }
+        })
+        .collect()
+}
+
+/// `s` cut in the middle to `max` characters, keeping at least `tail`
+/// characters of its end when the room allows.
+fn cut_keeping(s: &str, max: usize, tail: usize) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= max {
+        return s.to_string();
+    }
+    let default = roofline_model::cut_middle(s, max);
+    let kept = default.chars().rev().take_while(|&c| c != '…').count();
+    if tail <= kept || tail + 4 > max {
+        return default;
+    }
+    let head = max - 1 - tail;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
 /// Words of `text` in lines of at most `width` characters (a longer word
 /// keeps a line of its own).
 fn word_lines(text: &str, width: usize) -> String {
@@ -263,9 +325,11 @@ fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>
         // The kernel name (or the widest text) gives way; a kernel keeps its ID.
         let names = |j: &usize| t.rows.iter().any(|r| matches!(r.cells[slots[*j].column()], Cell::Name { .. }));
         let text = |j: &usize| matches!(slots[*j], Slot::Main(i) if !t.columns[i].numeric());
-        let flexible = (0..n).find(names).or_else(|| (0..n).filter(text).max_by_key(|&j| widths[j]))?;
+        // The widest text column, a kernel's name before others as wide.
+        let flexible = (0..n).filter(|j| names(j) || text(j)).max_by_key(|&j| (widths[j], names(&j)))?;
         let keep = widths[flexible].saturating_sub(total - width).max(12);
-        for (r, row) in rows.iter_mut().zip(&t.rows) {
+        let tails = unique_tails(t, slots[flexible].column());
+        for ((r, row), tail) in rows.iter_mut().zip(&t.rows).zip(&tails) {
             let cell = &mut r[flexible];
             if len(cell) <= keep {
                 continue;
@@ -275,8 +339,10 @@ fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>
                     let n = n.strip_suffix(&format!(" [{id}]")).unwrap_or(n);
                     let id = clean(id, false);
                     let room = keep.saturating_sub(len(&id) + 3).max(4);
-                    format!("{} [{id}]", shorten(&clean(n, false), room))
+                    format!("{} [{id}]", cut_keeping(&clean(n, false), room, *tail))
                 }
+                // A name keeps its head and its tail, where siblings differ.
+                Cell::Name { .. } => cut_keeping(cell, keep, *tail),
                 _ => shorten(cell, keep),
             };
         }
@@ -291,8 +357,47 @@ fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>
     Some(())
 }
 
+/// The columns the narrow layout leaves out when even a shortened name
+/// cannot make a kernel table fit: the widest first, never the first (the
+/// row's name). Their headers, to name them.
+fn drop_columns(
+    t: &Table,
+    slots: &mut Vec<Slot>,
+    header: &mut Vec<String>,
+    rows: &mut [Vec<String>],
+    width: usize,
+) -> Vec<String> {
+    const GAP: usize = 2;
+    let len = |s: &str| s.chars().count();
+    let needed = |slots: &[Slot], header: &[String], rows: &[Vec<String>]| {
+        (0..slots.len())
+            .map(|j| {
+                let word = header[j].split(' ').map(len).max().unwrap_or(0);
+                rows.iter().map(|r| len(&r[j])).max().unwrap_or(0).max(word)
+            })
+            .sum::<usize>()
+            + GAP * slots.len().saturating_sub(1)
+    };
+    let names = |s: &Slot| t.rows.iter().any(|r| matches!(r.cells[s.column()], Cell::Name { .. }));
+    let mut dropped = Vec::new();
+    while slots.len() > 2 && needed(slots, header, rows) > width {
+        // The widest column first (the one that frees the most room; in a
+        // kernel table the basis words, whose origin every page and the
+        // CSV keep), the rightmost of equals.
+        let width_of = |j: usize| rows.iter().map(|r| len(&r[j])).max().unwrap_or(0).max(len(&header[j]));
+        let j = (1..slots.len()).filter(|&j| !names(&slots[j])).max_by_key(|&j| (width_of(j), j));
+        let Some(j) = j else { break };
+        dropped.push(header.remove(j));
+        slots.remove(j);
+        for r in rows.iter_mut() {
+            r.remove(j);
+        }
+    }
+    dropped
+}
+
 fn table(t: &Table, opts: &TerminalOptions) -> String {
-    let slots = terminal_slots(t, opts);
+    let mut slots = terminal_slots(t, opts);
     let mut header: Vec<String> = slots
         .iter()
         .map(|s| match s {
@@ -302,7 +407,166 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
         .collect();
     let mut rows: Vec<Vec<String>> =
         t.rows.iter().map(|r| slots.iter().map(|&s| slot_cell_text(s, &r.cells[s.column()], opts)).collect()).collect();
-    let narrow = !opts.wide && fit(t, &slots, &mut header, &mut rows, usize::from(opts.width)).is_some();
+    let width = usize::from(opts.width);
+    let mut narrow = !opts.wide && fit(t, &slots, &mut header, &mut rows, width).is_some();
+    let mut dropped = Vec::new();
+    let mut word_bounds: Option<Vec<usize>> = None;
+    if !opts.wide && !narrow {
+        // Shortened names still leave no room: cells wrap at spaces, or
+        // columns give way, named under the table; no word is broken. The
+        // rows keep the shortening `fit` made (its widest text column).
+        header = slots
+            .iter()
+            .map(|s| match s {
+                Slot::Origin(_) => "basis".to_string(),
+                s => clean(&s.label(&t.columns), false),
+            })
+            .collect();
+        let name_room = 24.min(width / 3);
+        let fitted: Vec<Vec<String>> = rows
+            .iter()
+            .zip(&t.rows)
+            .map(|(r, row)| {
+                r.iter()
+                    .zip(&slots)
+                    .map(|(text, s)| match &row.cells[s.column()] {
+                        // A name gets `name_room` back, whatever `fit` cut it to.
+                        Cell::Name { name: n, id, .. }
+                            if clean(&crate::view::text::cell_text(&row.cells[s.column()], &name), false)
+                                .chars()
+                                .count()
+                                > name_room =>
+                        {
+                            let n = n.strip_suffix(&format!(" [{id}]")).unwrap_or(n);
+                            let id = clean(id, false);
+                            let room = name_room.saturating_sub(id.chars().count() + 3).max(6);
+                            if id.is_empty() {
+                                roofline_model::cut_middle(&clean(n, false), name_room)
+                            } else {
+                                format!("{} [{id}]", roofline_model::cut_middle(&clean(n, false), room))
+                            }
+                        }
+                        c @ Cell::Name { .. } => clean(&crate::view::text::cell_text(c, &name), false),
+                        _ => text.clone(),
+                    })
+                    .collect()
+            })
+            .collect();
+        // Cells wrap at spaces when every column can have its longest word;
+        // only when even that does not fit do columns give way.
+        let word = |s: &str| s.split([' ', '\n']).map(|w| w.chars().count()).max().unwrap_or(0);
+        let words_fit = |header: &[String], rows: &[Vec<String>]| -> Option<Vec<usize>> {
+            let lower: Vec<usize> = (0..header.len())
+                .map(|j| rows.iter().map(|r| word(&r[j])).max().unwrap_or(0).max(word(&header[j])).max(1))
+                .collect();
+            (lower.iter().sum::<usize>() + 2 * header.len().saturating_sub(1) <= width).then_some(lower)
+        };
+        // A table of kernels keeps one line per kernel (columns give way
+        // first); other tables wrap their cells at spaces.
+        let has_names = t.rows.iter().any(|r| r.cells.iter().any(|c| matches!(c, Cell::Name { .. })));
+        if let Some(lower) = words_fit(&header, &fitted).filter(|_| !has_names) {
+            rows = fitted;
+            word_bounds = Some(lower);
+        } else {
+            let mut fitted = fitted;
+            let mut kept = slots.clone();
+            dropped = drop_columns(t, &mut kept, &mut header, &mut fitted, width);
+            // The columns kept, laid out afresh: the name takes the room left.
+            slots = kept;
+            header = slots
+                .iter()
+                .map(|s| match s {
+                    Slot::Origin(_) => "basis".to_string(),
+                    s => clean(&s.label(&t.columns), false),
+                })
+                .collect();
+            rows = t
+                .rows
+                .iter()
+                .map(|r| slots.iter().map(|&s| slot_cell_text(s, &r.cells[s.column()], opts)).collect())
+                .collect();
+            narrow = fit(t, &slots, &mut header, &mut rows, width).is_some();
+            if !narrow {
+                rows = fitted;
+                word_bounds = words_fit(&header, &rows);
+            }
+        }
+    }
+    if opts.wide {
+        // Each column needs its longest word (and its border and padding):
+        // a table that cannot give them all that becomes one block per row.
+        // A kernel's name is one identifier: it is cut in the middle to the
+        // room the other columns leave it, never broken across lines.
+        let word = |s: &str| s.split([' ', '\n']).map(|w| w.chars().count()).max().unwrap_or(0);
+        let is_name = |j: usize| t.rows.iter().any(|r| matches!(r.cells[slots[j].column()], Cell::Name { .. }));
+        let name_col = (0..slots.len()).find(|&j| is_name(j));
+        let by_words: Vec<usize> = (0..slots.len())
+            .map(|j| rows.iter().map(|r| word(&r[j])).max().unwrap_or(0).max(word(&header[j])).max(1))
+            .collect();
+        // The other columns whole on one line when that leaves the name its
+        // room; else each at its longest word.
+        let whole: Vec<usize> = (0..slots.len())
+            .map(|j| rows.iter().map(|r| r[j].chars().count()).max().unwrap_or(0).max(by_words[j]))
+            .collect();
+        let sum_others =
+            |w: &[usize]| (0..slots.len()).filter(|&j| Some(j) != name_col).map(|j| w[j] + 3).sum::<usize>() + 1;
+        let name_need = name_col.map_or(0, |j| whole[j].min(40) + 3);
+        let mut lower = if sum_others(&whole) + name_need <= width { whole } else { by_words };
+        let others = sum_others(&lower);
+        if let Some(j) = name_col {
+            let room = width.saturating_sub(others + 3);
+            if room < 16 {
+                return records(&header, &rows, name_col, opts);
+            }
+            let full = rows.iter().map(|r| r[j].chars().count()).max().unwrap_or(0).max(word(&header[j]));
+            lower[j] = full.min(room);
+            for (r, row) in rows.iter_mut().zip(&t.rows) {
+                if r[j].chars().count() <= room {
+                    continue;
+                }
+                r[j] = match &row.cells[slots[j].column()] {
+                    Cell::Name { name: n, id, .. } if !id.is_empty() => {
+                        let n = n.strip_suffix(&format!(" [{id}]")).unwrap_or(n);
+                        let id = clean(id, false);
+                        let keep = room.saturating_sub(id.chars().count() + 1).max(8);
+                        format!("{}\n[{id}]", roofline_model::cut_middle(&clean(n, false), keep))
+                    }
+                    _ => roofline_model::cut_middle(&r[j], room),
+                };
+            }
+        } else if others > width {
+            return records(&header, &rows, None, opts);
+        }
+        let mut out = comfy_table::Table::new();
+        out.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(opts.width);
+        if opts.color {
+            out.enforce_styling();
+        } else {
+            out.force_no_tty();
+        }
+        out.set_header(header.iter().map(comfy_table::Cell::new));
+        for (row, texts) in t.rows.iter().zip(rows) {
+            out.add_row(slots.iter().zip(texts).map(|(&slot, text)| {
+                let cell = &row.cells[slot.column()];
+                let main = matches!(slot, Slot::Main(_));
+                let mut c = comfy_table::Cell::new(text);
+                if main && t.columns[slot.column()].numeric() {
+                    c = c.set_alignment(CellAlignment::Right);
+                }
+                match cell.tone().filter(|_| main && opts.color) {
+                    Some(tone) => c.fg(colour(tone)).add_attribute(Attribute::Bold),
+                    None => c,
+                }
+            }));
+        }
+        for (column, w) in out.column_iter_mut().zip(&lower) {
+            let w = u16::try_from(*w + 2).unwrap_or(u16::MAX);
+            column.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(comfy_table::Width::Fixed(w)));
+        }
+        let mut text = out.trim_fmt();
+        text.push('\n');
+        return text;
+    }
     let mut out = comfy_table::Table::new();
     out.load_preset(if opts.wide { UTF8_FULL_CONDENSED } else { GLANCE })
         .set_content_arrangement(if narrow { ContentArrangement::Disabled } else { ContentArrangement::Dynamic })
@@ -339,11 +603,47 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
         for (j, column) in out.column_iter_mut().enumerate() {
             // With the (blank) vertical line, two spaces between columns.
             column.set_padding((0, if j == last { 0 } else { 1 }));
+            if let Some(w) = word_bounds.as_ref().and_then(|b| b.get(j)) {
+                let w = u16::try_from(*w + usize::from(j != last)).unwrap_or(u16::MAX);
+                column.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(comfy_table::Width::Fixed(w)));
+            }
         }
     }
     let mut text = out.trim_fmt();
     text.push('\n');
+    if !dropped.is_empty() {
+        let names: Vec<String> = dropped.iter().map(|h| h.replace('\n', " ")).collect();
+        let note = format!(
+            "columns left out at {} columns: {} (a wider terminal, --wide or --format csv shows them)",
+            opts.width,
+            names.join(", ")
+        );
+        text.push_str(&wrap("", 0, &note, "  ", opts.width));
+    }
     text
+}
+
+/// A table too wide for the terminal as one block per row: the first
+/// cell as its heading, then `column: value` lines wrapped at spaces.
+fn records(header: &[String], rows: &[Vec<String>], heading: Option<usize>, opts: &TerminalOptions) -> String {
+    let heading = heading.unwrap_or(0);
+    let mut out = String::new();
+    for (n, row) in rows.iter().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        let Some(first) = row.get(heading) else { continue };
+        out.push_str(&wrap("", 0, first, "  ", opts.width));
+        for (j, (h, v)) in header.iter().zip(row).enumerate() {
+            if v.is_empty() || j == heading {
+                continue;
+            }
+            let head = format!("  {}:", h.replace('\n', " "));
+            let body = v.replace('\n', " ");
+            out.push_str(&wrap(&head, head.chars().count(), &body, "      ", opts.width));
+        }
+    }
+    out
 }
 
 /// `head` then `body`, wrapped at word boundaries to `width` columns, the
@@ -394,6 +694,7 @@ fn facts(facts: &[Fact], indent: &str, opts: &TerminalOptions) -> String {
 fn notes(notes: &[Note], indent: &str, opts: &TerminalOptions) -> String {
     notes
         .iter()
+        .filter(|n| !(opts.quiet && n.kind == NoteKind::Warning))
         .map(|n| {
             let t = clean(&n.text, false);
             match n.kind {

@@ -3,7 +3,8 @@
 //!
 //! - "Adversarial pass N" (N = 2 to 5): the adversarial passes of issue 16,
 //!   `results/adversarial-pass-N-2026-11-30.md`, with the finding's ID there;
-//! - "Hardening (issue 16), item N": the items of issue 16 itself.
+//! - "Hardening (issue 16), item N": the items of issue 16 itself;
+//! - "Item N" in `views.rs`: the items of issue 28 (views).
 //!
 //! Pass 5's F11 (a huge record file without a header) is tested beside the
 //! reader in roofline-timeline, and its F14 (warnings naming every kernel)
@@ -23,3 +24,4 @@ mod output_folders;
 mod output_names;
 mod standard_streams;
 mod temporary_folders;
+mod views;
