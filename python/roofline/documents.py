@@ -124,7 +124,7 @@ def _rate_unit(resource: Mapping[str, Any]) -> Optional[str]:
     kind, which = resource.get("type"), resource.get("which")
     if kind == "compute":
         return "OP/s" if which == "tensor_int8" else "FLOP/s"
-    if kind == "memory":
+    if kind in ("memory", "link"):
         return "B/s"
     if kind == "instruction":
         return "warp instructions/s"

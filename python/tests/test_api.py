@@ -153,7 +153,8 @@ def test_load_analysis_numbers_are_the_json_numbers(tour_analysis):
         assert (r.type, r.which, r.name, r.rate) == (c["resource"]["type"], c["resource"]["which"], c["name"], c["rate"])
         assert r.origin == c["provenance"]["origin"] and r.secondary == c.get("secondary", False)
         assert r.unit == {"compute": "OP/s" if c["resource"]["which"] == "tensor_int8" else "FLOP/s",
-                          "memory": "B/s"}[c["resource"]["type"]]
+                          "memory": "B/s", "link": "B/s",
+                          "instruction": "warp instructions/s"}[c["resource"]["type"]]
     assert a.machine.name == j["machine"]["name"]
     assert a.machine.gpu.name == j["machine"]["gpu"]["name"]
 
