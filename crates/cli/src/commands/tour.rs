@@ -31,8 +31,8 @@ use crate::output::Output;
 /// The bundled H200 data: what `roofline tour` wrote on the lent H200.
 const BUNDLED_MACHINE: &str = include_str!("../../../../data/h200/tour/machine.json");
 const BUNDLED_CAPTURE: &str = include_str!("../../../../data/h200/tour/examples.ncu.csv");
-const BUNDLED_ABOUT: &str = "NVIDIA H200 (132 SMs, driver 580.159.04, CUDA 13.0), measured on 2026-11-29";
-const BUNDLED_DATA: &str = "measured on an H200 on 2026-11-29 by `roofline tour`";
+const BUNDLED_ABOUT: &str = "NVIDIA H200 (132 SMs, driver 580.159.04, CUDA 13.0), measured on 2026-12-02";
+const BUNDLED_DATA: &str = "measured on an H200 on 2026-12-02 by `roofline tour`";
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Writes into --out-dir: report.html (the roofline, hover for details), analysis.json,
@@ -349,4 +349,20 @@ fn live(args: &Args, d: usize, out: &Output) -> anyhow::Result<Tour> {
         method,
         files,
     })
+}
+
+#[cfg(test)]
+mod bundled_tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_data_is_said_to_be_of_the_day_it_was_measured() {
+        let machine: serde_json::Value = serde_json::from_str(BUNDLED_MACHINE).unwrap();
+        let created = machine["producer"]["created"].as_str().unwrap();
+        let day = &created[..10];
+        assert!(BUNDLED_ABOUT.ends_with(&format!("measured on {day}")), "{BUNDLED_ABOUT} vs {created}");
+        assert!(BUNDLED_DATA.contains(&format!("on {day} by")), "{BUNDLED_DATA} vs {created}");
+        let driver = machine["measurements"]["nvml"]["driver_version"].as_str().unwrap();
+        assert!(BUNDLED_ABOUT.contains(&format!("driver {driver}")), "{BUNDLED_ABOUT} vs driver {driver}");
+    }
 }
