@@ -50,6 +50,19 @@ pub struct ProgramFigures {
     /// Its opportunities.
     #[serde(default)]
     pub opportunities: Vec<OpportunityFigures>,
+    /// Its GPU time per verdict.
+    #[serde(default)]
+    pub by_verdict: Vec<VerdictSeconds>,
+}
+
+/// What the program view says of one verdict's GPU time.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct VerdictSeconds {
+    /// The verdict.
+    pub verdict: roofline_analysis::Verdict,
+    /// Its GPU time, seconds.
+    #[serde(default)]
+    pub seconds: f64,
 }
 
 /// What the program view says of one opportunity, checked against the kernels.
@@ -281,6 +294,31 @@ fn check_shares(kernels: &[KernelAnalysis], program: Option<&ProgramFigures>) ->
                 // A share is of the program's GPU time: share x that time is
                 // the kernel's own duration, whatever else the program ran.
                 same(field, Some(s), Some(d / p.total_s), "kernel.duration_s / program.total_s")?;
+            }
+        }
+        if p.from_timeline {
+            // Each verdict's time is its kernels' timeline time: their shares
+            // add up to it (launches without counters aside).
+            for (i, v) in p.by_verdict.iter().enumerate() {
+                if v.verdict == roofline_analysis::Verdict::NoCounters {
+                    continue;
+                }
+                let sum: f64 = kernels
+                    .iter()
+                    .filter(|k| roofline_analysis::Verdict::of(k) == v.verdict)
+                    .filter_map(|k| k.time_share)
+                    .sum();
+                let want = v.seconds / p.total_s;
+                if !close(sum, want) && (sum - want).abs() > 1e-12 {
+                    return Err(inconsistent(
+                        format!("program.by_verdict[{i}].seconds"),
+                        v.seconds,
+                        format!(
+                            "the shares of its kernels x program.total_s give {}",
+                            roofline_model::format_number(sum * p.total_s)
+                        ),
+                    ));
+                }
             }
         }
     }

@@ -524,6 +524,11 @@ pub fn read_analysis(text: &str, input: &str) -> Result<AnalysisDocument, Docume
                     saved_s: o.saved_s,
                 })
                 .collect(),
+            by_verdict: p
+                .by_verdict
+                .iter()
+                .map(|v| crate::consistency::VerdictSeconds { verdict: v.verdict, seconds: v.seconds })
+                .collect(),
         });
         check_derived(&doc, figures.as_ref(), input).map_err(read_fix)?;
     }

@@ -161,6 +161,19 @@ fn a_two_pass_analysis_reads_back_in_report_check_and_diff() {
         assert!(!err.contains("does not match what it derives from"), "{args:?}: {err}");
         assert!(o.status.code() != Some(2), "{args:?}: {err}");
     }
+    // Still checked: a share edited away from the timeline's time of its verdict is refused.
+    let mut edited = doc.clone();
+    let k = edited["kernels"].as_array_mut().unwrap().iter_mut().find(|k| k["time_share"].is_f64()).unwrap();
+    k["time_share"] = serde_json::json!(k["time_share"].as_f64().unwrap() / 2.0);
+    std::fs::write(s.path("edited.json"), edited.to_string()).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_roofline"))
+        .current_dir(s.dir.path())
+        .args(["report", "edited.json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("by_verdict") && err.contains("the shares of its kernels"), "{err}");
 }
 
 #[test]
