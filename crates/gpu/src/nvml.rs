@@ -61,14 +61,9 @@ pub fn throttle_names(bits: u64) -> Vec<String> {
     THROTTLE_REASONS.iter().filter(|(b, _)| bits & b & SLOWDOWN_MASK != 0).map(|(_, n)| n.to_string()).collect()
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+/// The median of `v` (NaN for none), as `roofline_model::Spread` computes it.
+fn median(v: &[f64]) -> f64 {
+    roofline_model::Spread::from_samples(v).map_or(f64::NAN, |s| s.median)
 }
 
 /// Summarises the samples; `None` when there are none.
@@ -76,15 +71,15 @@ pub fn summarize(samples: &[Sample]) -> Option<ClockSummary> {
     if samples.is_empty() {
         return None;
     }
-    let mut sm: Vec<f64> = samples.iter().map(|s| s.sm_mhz as f64).collect();
-    let mut mem: Vec<f64> = samples.iter().map(|s| s.mem_mhz as f64).collect();
+    let sm: Vec<f64> = samples.iter().map(|s| s.sm_mhz as f64).collect();
+    let mem: Vec<f64> = samples.iter().map(|s| s.mem_mhz as f64).collect();
     let bits = samples.iter().fold(0, |a, s| a | s.throttle);
     Some(ClockSummary {
         samples: samples.len(),
         sm_mhz_min: sm.iter().cloned().fold(f64::INFINITY, f64::min),
         sm_mhz_max: sm.iter().cloned().fold(0.0, f64::max),
-        sm_mhz_median: median(&mut sm),
-        mem_mhz_median: median(&mut mem),
+        sm_mhz_median: median(&sm),
+        mem_mhz_median: median(&mem),
         temp_c_max: samples.iter().filter_map(|s| s.temp_c).max(),
         power_w_max: samples.iter().filter_map(|s| s.power_w).reduce(f64::max),
         throttle: throttle_names(bits),

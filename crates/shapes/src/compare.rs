@@ -170,14 +170,9 @@ pub fn match_key(name: &str) -> String {
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
+/// The median of `v` (NaN for none), as `roofline_model::Spread` computes it.
+fn median(v: &[f64]) -> f64 {
+    roofline_model::Spread::from_samples(v).map_or(f64::NAN, |s| s.median)
 }
 
 /// Matches `counted` (a counter capture read one kernel per launch) to the
@@ -239,12 +234,12 @@ pub fn compare(launches: &[Launch], counted: &[Kernel], machine: &Machine) -> Co
                 if errs.is_empty() {
                     return None;
                 }
-                let mut abs: Vec<f64> = errs.iter().map(|e| e.abs()).collect();
+                let abs: Vec<f64> = errs.iter().map(|e| e.abs()).collect();
                 let max = abs.iter().copied().fold(0.0, f64::max);
-                Some((median(&mut abs), max, errs.len()))
+                Some((median(&abs), max, errs.len()))
             };
             let mut bytes: Vec<f64> = ps.iter().filter_map(|p| p.bytes_error()).collect();
-            let bias = (!bytes.is_empty()).then(|| median(&mut bytes.clone()));
+            let bias = (!bytes.is_empty()).then(|| median(&bytes));
             ClassErrors {
                 class,
                 kernels: ps.len(),

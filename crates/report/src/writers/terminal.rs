@@ -545,20 +545,7 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
             out.force_no_tty();
         }
         out.set_header(header.iter().map(comfy_table::Cell::new));
-        for (row, texts) in t.rows.iter().zip(rows) {
-            out.add_row(slots.iter().zip(texts).map(|(&slot, text)| {
-                let cell = &row.cells[slot.column()];
-                let main = matches!(slot, Slot::Main(_));
-                let mut c = comfy_table::Cell::new(text);
-                if main && t.columns[slot.column()].numeric() {
-                    c = c.set_alignment(CellAlignment::Right);
-                }
-                match cell.tone().filter(|_| main && opts.color) {
-                    Some(tone) => c.fg(colour(tone)).add_attribute(Attribute::Bold),
-                    None => c,
-                }
-            }));
-        }
+        add_rows(&mut out, t, &slots, rows, opts);
         for (column, w) in out.column_iter_mut().zip(&lower) {
             let w = u16::try_from(*w + 2).unwrap_or(u16::MAX);
             column.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(comfy_table::Width::Fixed(w)));
@@ -584,20 +571,7 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
             c.add_attribute(Attribute::Bold)
         }
     }));
-    for (row, texts) in t.rows.iter().zip(rows) {
-        out.add_row(slots.iter().zip(texts).map(|(&slot, text)| {
-            let cell = &row.cells[slot.column()];
-            let main = matches!(slot, Slot::Main(_));
-            let mut c = comfy_table::Cell::new(text);
-            if main && t.columns[slot.column()].numeric() {
-                c = c.set_alignment(CellAlignment::Right);
-            }
-            match cell.tone().filter(|_| main && opts.color) {
-                Some(tone) => c.fg(colour(tone)).add_attribute(Attribute::Bold),
-                None => c,
-            }
-        }));
-    }
+    add_rows(&mut out, t, &slots, rows, opts);
     if !opts.wide {
         let last = slots.len().saturating_sub(1);
         for (j, column) in out.column_iter_mut().enumerate() {
@@ -625,6 +599,25 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
 
 /// A table too wide for the terminal as one block per row: the first
 /// cell as its heading, then `column: value` lines wrapped at spaces.
+/// The rows' cells into `out`: numbers right-aligned, a cell's tone in
+/// colour (bold) when colour is on; secondary slots plain.
+fn add_rows(out: &mut comfy_table::Table, t: &Table, slots: &[Slot], rows: Vec<Vec<String>>, opts: &TerminalOptions) {
+    for (row, texts) in t.rows.iter().zip(rows) {
+        out.add_row(slots.iter().zip(texts).map(|(&slot, text)| {
+            let cell = &row.cells[slot.column()];
+            let main = matches!(slot, Slot::Main(_));
+            let mut c = comfy_table::Cell::new(text);
+            if main && t.columns[slot.column()].numeric() {
+                c = c.set_alignment(CellAlignment::Right);
+            }
+            match cell.tone().filter(|_| main && opts.color) {
+                Some(tone) => c.fg(colour(tone)).add_attribute(Attribute::Bold),
+                None => c,
+            }
+        }));
+    }
+}
+
 fn records(header: &[String], rows: &[Vec<String>], heading: Option<usize>, opts: &TerminalOptions) -> String {
     let heading = heading.unwrap_or(0);
     let mut out = String::new();
