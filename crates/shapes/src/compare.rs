@@ -305,6 +305,6 @@ mod tests {
         assert!((p.read_error().unwrap() - 0.25).abs() < 1e-12);
         let small = Pair { counted_bytes: Some(5e5), ..p.clone() };
         assert_eq!(small.bytes_error(), None);
-        assert_eq!(median(&mut [3.0, 1.0, 2.0, 10.0]), 2.5);
+        assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), 2.5);
     }
 }
