@@ -328,6 +328,392 @@ def jax_mlp_train(args):
     return time.perf_counter() - t0
 
 
+# ---- Round 3 of the grading (2026-12-02): programs of kinds not graded before.
+
+
+@program("convnext_train", "timm ConvNeXt-Tiny training step, batch 32, bf16 autocast, channels_last, cudnn.benchmark, AdamW (foreach); windows: stages[2].blocks[1] forward+backward, the optimizer step")
+def convnext_train(args):
+    import timm
+    import torch
+
+    torch.backends.cudnn.benchmark = True
+    model = timm.create_model("convnext_tiny", pretrained=False).cuda().to(memory_format=torch.channels_last)
+    x = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (32,), device="cuda")
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    win = Window(args.trace, torch_sync)
+    block = model.stages[2].blocks[1]
+    windowed(block, win)
+    loss_fn = lambda m, b: torch.nn.functional.cross_entropy(m(b[0]), b[1])
+    return train(model, opt, (x, y), loss_fn, 3, win, [block], args.trace, torch.bfloat16)
+
+
+@program("bert_train", "Hugging Face transformers BERT-base (4 layers, d 768) sequence classification training step, batch 32 x 128, fp16 autocast with GradScaler, SDPA, AdamW (foreach); windows: encoder layer 1 forward+backward, the scaler's unscale and the optimizer step")
+def bert_train(args):
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    cfg = BertConfig(num_hidden_layers=4, num_labels=4)
+    cfg._attn_implementation = "sdpa"
+    model = BertForSequenceClassification(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    scaler = torch.amp.GradScaler("cuda")
+    ids = torch.randint(0, cfg.vocab_size, (32, 128), device="cuda")
+    labels = torch.randint(0, 4, (32,), device="cuda")
+    win = Window(args.trace, torch_sync)
+    layer = model.bert.encoder.layer[1]
+    windowed(layer, win)
+
+    def step(measure):
+        layer._measure = measure
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = model(input_ids=ids, labels=labels).loss
+        scaler.scale(loss).backward()
+        if measure:
+            win.start()
+        scaler.step(opt)
+        scaler.update()
+        if measure:
+            win.stop()
+
+    for _ in range(3):
+        step(False)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    with torch_trace(args.trace):
+        step(True)
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+@program("llama_decode", "Hugging Face transformers Llama (4 layers, d 2048, GQA 16/4 heads, vocab 32000, random weights) bf16 inference: a 256-token prefill for batch 8, then greedy decoding with the KV cache; window: one decode step's whole forward (token 12)")
+def llama_decode(args):
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    cfg = LlamaConfig(hidden_size=2048, intermediate_size=5632, num_hidden_layers=4, num_attention_heads=16,
+                      num_key_value_heads=4, vocab_size=32000, max_position_embeddings=1024)
+    cfg._attn_implementation = "sdpa"
+    model = LlamaForCausalLM(cfg).cuda().to(torch.bfloat16).eval()
+    ids = torch.randint(0, 32000, (8, 256), device="cuda")
+    win = Window(args.trace, torch_sync)
+
+    def generate(measure):
+        with torch.no_grad():
+            out = model(input_ids=ids, use_cache=True)
+            past, tok = out.past_key_values, out.logits[:, -1:].argmax(-1)
+            for i in range(16):
+                if measure and i == 12:
+                    win.start()
+                out = model(input_ids=tok, past_key_values=past, use_cache=True)
+                past, tok = out.past_key_values, out.logits[:, -1:].argmax(-1)
+                if measure and i == 12:
+                    win.stop()
+        return tok
+
+    for _ in range(2):
+        generate(False)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    with torch_trace(args.trace):
+        generate(True)
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+@program("efficientnet_infer", "timm EfficientNet-B0 inference, batch 128, fp16 weights, channels_last, cudnn.benchmark; window: stage 3 (blocks[3]) forward")
+def efficientnet_infer(args):
+    import timm
+    import torch
+
+    torch.backends.cudnn.benchmark = True
+    model = timm.create_model("efficientnet_b0", pretrained=False).cuda().half().eval().to(memory_format=torch.channels_last)
+    x = torch.randn(128, 3, 224, 224, device="cuda", dtype=torch.half).to(memory_format=torch.channels_last)
+    win = Window(args.trace, torch_sync)
+    stage = model.blocks[3]
+    stage.register_forward_pre_hook(lambda m, a: win.start() if getattr(m, "_measure", False) else None)
+    stage.register_forward_hook(lambda m, a, o: win.stop() if getattr(m, "_measure", False) else None)
+    with torch.no_grad():
+        for _ in range(3):
+            model(x)
+        torch.cuda.synchronize()
+        stage._measure = True
+        t0 = time.perf_counter()
+        with torch_trace(args.trace):
+            model(x)
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+@program("lstm_train", "PyTorch nn.LSTM (cuDNN RNN, 2 layers, hidden 1024, input 512) training step, batch 64 x 32 steps, fp32 (TF32 allowed by default for cuDNN), a linear classifier, Adam (foreach); window: the forward, backward and optimizer step")
+def lstm_train(args):
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = torch.nn.LSTM(512, 1024, num_layers=2, batch_first=True)
+            self.head = torch.nn.Linear(1024, 10)
+
+        def forward(self, x):
+            out, _ = self.lstm(x)
+            return self.head(out[:, -1])
+
+    model = Net().cuda()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x = torch.randn(64, 32, 512, device="cuda")
+    y = torch.randint(0, 10, (64,), device="cuda")
+    win = Window(args.trace, torch_sync)
+
+    def step(measure):
+        if measure:
+            win.start()
+        opt.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        if measure:
+            win.stop()
+
+    for _ in range(3):
+        step(False)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    with torch_trace(args.trace):
+        step(True)
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+@program("cupy_signal", "CuPy: an ndimage Gaussian filter, a cumulative sum (CUB scan), unique (sort + select), a dense solve (cuSOLVER getrf/getrs), a partition (top-k), a boolean nonzero, an fp16 matmul (cuBLAS tensor cores)")
+def cupy_signal(args):
+    import cupy as cp
+    import cupyx.scipy.ndimage as ndi
+
+    win = Window(None, lambda: cp.cuda.Device().synchronize())
+    rng = cp.random.default_rng(1)
+    img = rng.standard_normal((4096, 4096), dtype=cp.float32)
+    vals = rng.standard_normal(1 << 25, dtype=cp.float32)
+    ints = (rng.random(1 << 24, dtype=cp.float32) * 100_000).astype(cp.int32)
+    a = rng.standard_normal((4096, 4096), dtype=cp.float32)
+    b = rng.standard_normal((4096, 16), dtype=cp.float32)
+    h = rng.standard_normal((8192, 8192), dtype=cp.float32).astype(cp.float16)
+
+    def work():
+        ndi.gaussian_filter(img, sigma=3.0)
+        cp.cumsum(vals)
+        cp.unique(ints)
+        cp.linalg.solve(a, b)
+        cp.partition(vals, 1000)
+        cp.nonzero(vals > 1.5)
+        h @ h
+
+    for _ in range(2):
+        work()
+    cp.cuda.Device().synchronize()
+    t0 = time.perf_counter()
+    with win():
+        work()
+    return time.perf_counter() - t0
+
+
+@program("jax_attention_train", "JAX/XLA: a pre-norm transformer block (causal jax.nn.dot_product_attention, GELU MLP) training step under jit, bf16 activations, batch 16 x 512, width 1024, SGD with momentum written with tree_map")
+def jax_attention_train(args):
+    import jax
+    import jax.numpy as jnp
+
+    B, T, D, H = 16, 512, 1024, 16
+    key = jax.random.PRNGKey(0)
+    ks = jax.random.split(key, 6)
+    params = {
+        "qkv": jax.random.normal(ks[0], (D, 3 * D), jnp.float32) * 0.02,
+        "out": jax.random.normal(ks[1], (D, D), jnp.float32) * 0.02,
+        "fc1": jax.random.normal(ks[2], (D, 4 * D), jnp.float32) * 0.02,
+        "fc2": jax.random.normal(ks[3], (4 * D, D), jnp.float32) * 0.02,
+        "g1": jnp.ones(D), "g2": jnp.ones(D),
+    }
+    x = jax.random.normal(ks[4], (B, T, D), jnp.float32)
+
+    def norm(h, g):
+        mu = h.mean(-1, keepdims=True)
+        var = ((h - mu) ** 2).mean(-1, keepdims=True)
+        return (h - mu) * jax.lax.rsqrt(var + 1e-5) * g
+
+    def block(p, x):
+        bf = jnp.bfloat16
+        h = norm(x, p["g1"]).astype(bf)
+        q, k, v = jnp.split(h @ p["qkv"].astype(bf), 3, axis=-1)
+        q, k, v = (t.reshape(B, T, H, D // H) for t in (q, k, v))
+        a = jax.nn.dot_product_attention(q, k, v, is_causal=True).reshape(B, T, D)
+        x = x + (a @ p["out"].astype(bf)).astype(jnp.float32)
+        h = norm(x, p["g2"]).astype(bf)
+        h = jax.nn.gelu(h @ p["fc1"].astype(bf)) @ p["fc2"].astype(bf)
+        return x + h.astype(jnp.float32)
+
+    def loss(p, x):
+        return jnp.mean(block(p, x) ** 2)
+
+    @jax.jit
+    def step(p, m, x):
+        g = jax.grad(loss)(p, x)
+        m = jax.tree_util.tree_map(lambda m, g: 0.9 * m + g, m, g)
+        p = jax.tree_util.tree_map(lambda p, m: p - 1e-3 * m, p, m)
+        return p, m
+
+    m = jax.tree_util.tree_map(jnp.zeros_like, params)
+    for _ in range(3):
+        params, m = step(params, m, x)
+    jax.block_until_ready(params)
+    win = Window(None, lambda: None)
+    t0 = time.perf_counter()
+    with win():
+        params, m = step(params, m, x)
+        jax.block_until_ready(params)
+    return time.perf_counter() - t0
+
+
+# ---- Round 4 of the grading (2026-12-02): more programs of kinds not graded before.
+
+
+@program("mobilenet_train", "torchvision MobileNetV3-Small training step, batch 128, fp16 autocast with GradScaler, channels_last, cudnn.benchmark, SGD momentum (foreach); windows: features[6] forward+backward (depthwise conv, hardswish, squeeze-excite), the optimizer step")
+def mobilenet_train(args):
+    import torch
+    import torchvision
+
+    torch.backends.cudnn.benchmark = True
+    model = torchvision.models.mobilenet_v3_small(weights=None).cuda().to(memory_format=torch.channels_last)
+    x = torch.randn(128, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    scaler = torch.amp.GradScaler("cuda")
+    win = Window(args.trace, torch_sync)
+    block = model.features[6]
+    windowed(block, win)
+
+    def step(measure):
+        block._measure = measure
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        scaler.scale(loss).backward()
+        if measure:
+            win.start()
+        scaler.step(opt)
+        scaler.update()
+        if measure:
+            win.stop()
+
+    for _ in range(3):
+        step(False)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    with torch_trace(args.trace):
+        step(True)
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+@program("t5_train", "Hugging Face transformers T5 (t5-small shape: 6+6 layers, d 512, relative attention bias) seq2seq training step, batch 16, source 256 / target 64 tokens, bf16 autocast, Adafactor-free AdamW (foreach); windows: decoder block 2 forward+backward, the optimizer step")
+def t5_train(args):
+    import torch
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    cfg = T5Config(d_model=512, d_ff=2048, num_layers=6, num_decoder_layers=6, num_heads=8, vocab_size=32128,
+                   decoder_start_token_id=0, pad_token_id=0)
+    model = T5ForConditionalGeneration(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    src = torch.randint(0, 32128, (16, 256), device="cuda")
+    tgt = torch.randint(0, 32128, (16, 64), device="cuda")
+    win = Window(args.trace, torch_sync)
+    block = model.decoder.block[2]
+    windowed(block, win)
+    loss_fn = lambda m, b: m(input_ids=b[0], labels=b[1]).loss
+    return train(model, opt, (src, tgt), loss_fn, 3, win, [block], args.trace, torch.bfloat16)
+
+
+@program("swin_infer", "timm Swin-T inference, batch 64, bf16 weights, channels of 96-768, shifted-window attention; window: layers[2] block 1 forward")
+def swin_infer(args):
+    import timm
+    import torch
+
+    model = timm.create_model("swin_tiny_patch4_window7_224", pretrained=False).cuda().to(torch.bfloat16).eval()
+    x = torch.randn(64, 3, 224, 224, device="cuda", dtype=torch.bfloat16)
+    win = Window(args.trace, torch_sync)
+    blk = model.layers[2].blocks[1]
+    blk.register_forward_pre_hook(lambda m, a: win.start() if getattr(m, "_measure", False) else None)
+    blk.register_forward_hook(lambda m, a, o: win.stop() if getattr(m, "_measure", False) else None)
+    with torch.no_grad():
+        for _ in range(3):
+            model(x)
+        torch.cuda.synchronize()
+        blk._measure = True
+        t0 = time.perf_counter()
+        with torch_trace(args.trace):
+            model(x)
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+@program("wav2vec_infer", "Hugging Face transformers Wav2Vec2 (base shape, random weights) inference on 8 clips of 10 s at 16 kHz, fp16: the 1-D convolutional feature encoder, then the transformer; window: the whole forward of the feature encoder and encoder layer 0")
+def wav2vec_infer(args):
+    import torch
+    from transformers import Wav2Vec2Config, Wav2Vec2Model
+
+    cfg = Wav2Vec2Config()
+    model = Wav2Vec2Model(cfg).cuda().half().eval()
+    audio = torch.randn(8, 160000, device="cuda", dtype=torch.half)
+    win = Window(args.trace, torch_sync)
+    mods = [model.feature_extractor, model.encoder.layers[0]]
+    for m in mods:
+        m.register_forward_pre_hook(lambda m, a: win.start() if getattr(m, "_measure", False) else None)
+        m.register_forward_hook(lambda m, a, o: win.stop() if getattr(m, "_measure", False) else None)
+    with torch.no_grad():
+        for _ in range(3):
+            model(audio)
+        torch.cuda.synchronize()
+        for m in mods:
+            m._measure = True
+        t0 = time.perf_counter()
+        with torch_trace(args.trace):
+            model(audio)
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+@program("cupy_stats", "CuPy: random generation (cuRAND), a symmetric eigendecomposition (cuSOLVER syevd), argsort (CUB), a 1-D convolution, an einsum batched contraction (cuBLAS), a row-wise softmax written with CuPy ops, a mean/std reduction")
+def cupy_stats(args):
+    import cupy as cp
+
+    win = Window(None, lambda: cp.cuda.Device().synchronize())
+    rng = cp.random.default_rng(2)
+    s = rng.standard_normal((2048, 2048), dtype=cp.float32)
+    sym = s + s.T
+    sig = rng.standard_normal(1 << 22, dtype=cp.float32)
+    ker = rng.standard_normal(257, dtype=cp.float32)
+    a = rng.standard_normal((64, 256, 512), dtype=cp.float32)
+    b = rng.standard_normal((64, 512, 256), dtype=cp.float32)
+    logits = rng.standard_normal((16384, 1024), dtype=cp.float32)
+
+    def work():
+        rng.standard_normal(1 << 24, dtype=cp.float32)
+        cp.linalg.eigh(sym)
+        cp.argsort(sig)
+        cp.convolve(sig, ker, mode="same")
+        cp.einsum("bij,bjk->bik", a, b)
+        e = cp.exp(logits - logits.max(axis=1, keepdims=True))
+        e / e.sum(axis=1, keepdims=True)
+        logits.mean(axis=0), logits.std(axis=0)
+
+    for _ in range(2):
+        work()
+    cp.cuda.Device().synchronize()
+    t0 = time.perf_counter()
+    with win():
+        work()
+    return time.perf_counter() - t0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("name", nargs="?")

@@ -53,7 +53,10 @@ pub fn analyze_capture(capture: &Capture, machine: Option<&Machine>) -> CaptureA
         Some(m) => m.clone(),
         None => capture.roofs.clone().unwrap_or_default(),
     };
-    if machine.ceilings.is_empty() {
+    // Roofs matter only to a kernel with work to place (a timeline's kernels,
+    // kept when the counters failed, have none).
+    let work = kernels.iter().any(|a| !a.kernel.flops.is_empty() || !a.kernel.bytes.is_empty());
+    if machine.ceilings.is_empty() && work {
         warnings.push(Warning::NoRoofs);
     }
     CaptureAnalysis { machine, kernels, warnings }
@@ -75,10 +78,13 @@ pub fn sort_by_time(kernels: &mut [KernelAnalysis]) {
 /// Warnings that name kernels: constant moves, FP16 packing, points not
 /// measured at a level, points above their roof. Each is said once, with
 /// every kernel it concerns.
-/// Whether a kernel's name says it is part of a backward pass.
+/// Whether a kernel's name says it is part of a backward pass (cuDNN's RNN
+/// backward kernels end in `_bp1`, `_bp2`: `LSTM_elementWise_bp1`).
 fn is_backward(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    ["backward", "dgrad", "wgrad", "bprop", "_bwd", "grad_input", "gammabeta"].iter().any(|p| n.contains(p))
+    ["backward", "dgrad", "wgrad", "bprop", "_bwd", "grad_input", "gammabeta", "elementwise_bp"]
+        .iter()
+        .any(|p| n.contains(p))
 }
 
 /// Captures that cannot be a whole step: an optimizer without a backward.
@@ -153,5 +159,8 @@ mod tests {
         let bwd = "void at::native::batch_norm_backward_kernel<float>(int)";
         assert!(scope_warnings(&placed(&[gemm, bwd, adam])).is_empty());
         assert!(scope_warnings(&placed(&[gemm])).is_empty());
+        // cuDNN's LSTM backward, as CUPTI records it (mangled).
+        let lstm_bwd = "_Z20LSTM_elementWise_bp1IfffEviiPT_S1_S1_S1_S1_S1_S1_PT0_S3_ii18cudnnRNNClipMode_t21cudnnNanPropagation_tff";
+        assert!(scope_warnings(&placed(&[gemm, lstm_bwd, adam])).is_empty());
     }
 }

@@ -9,7 +9,7 @@
 //! | on the roof | compute-bound, >= 75% | stop: new algorithm, precision or GPU |
 //! | under the flat roof | compute-bound, below that | the busy pipe, instruction mix, tensor cores |
 //! | pipe-bound | below its FLOP/byte roof while one pipe is >= 75% busy | advice for that pipe |
-//! | latency-bound | < 30% of the roof, of every bandwidth and of every pipe | occupancy, stalls |
+//! | latency-bound | < 60% of the roof, of every bandwidth and of every pipe (Nsight Compute's speed-of-light rule); < 30% for a compute-bound kernel held by a FLOP pipe | occupancy, stalls |
 //!
 //! 75% is where a streaming kernel usually lands against a theoretical DRAM
 //! roof (seed 000: "75-90% of the theoretical peak is about as good as a
@@ -258,7 +258,7 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
     // Warps stalled on a full queue (MIO, LSU, a math pipe) are waiting on
     // a busy unit the counters of this capture may not show: not latency.
     let throttled = top_stall(ev).is_some_and(|r| r.ends_with("throttle"));
-    let mut position = position(bound, unit, busiest, per_launch, below_one_wave);
+    let mut position = position(bound, unit, busiest, pct_of_roof, per_launch, below_one_wave);
     if position == Position::LatencyBound && throttled {
         position = if bound == Bound::Memory { Position::UnderDiagonal } else { Position::UnderFlatRoof };
     }
@@ -326,16 +326,41 @@ pub(crate) fn rank_moves(moves: &mut Vec<Move>, seconds: f64, evidence: &mut Vec
     moves.sort_by(|x, y| y.saving_s.unwrap_or(-1.0).total_cmp(&x.saving_s.unwrap_or(-1.0)));
 }
 
-/// Where the binding unit puts a kernel.
-fn position(bound: Bound, unit: Option<Unit>, busiest: f64, per_launch: f64, below_one_wave: bool) -> Position {
+/// Where the binding unit puts a kernel. `flop_pct` is the kernel's % of
+/// its roof as placed (its FLOPs against the compute roof when it is
+/// compute-bound).
+fn position(
+    bound: Bound,
+    unit: Option<Unit>,
+    busiest: f64,
+    flop_pct: f64,
+    per_launch: f64,
+    below_one_wave: bool,
+) -> Position {
     if (per_launch < LAUNCH_BOUND_S || per_launch < SHORT_LAUNCH_S && below_one_wave) && busiest < ON_ROOF_PCT {
         return Position::LaunchBound;
     }
-    if busiest < LATENCY_PCT {
+    let latency_pct = if bound == Bound::Compute { FLOP_PIPE_LATENCY_PCT } else { LATENCY_PCT };
+    if busiest < latency_pct {
         return Position::LatencyBound;
     }
     let on = busiest >= ON_ROOF_PCT;
+    let flop_pipe = unit.is_some_and(Unit::is_flop_pipe);
     match unit {
+        Some(Unit::Pipe(Pipe::Issue)) if busiest >= PIPE_BOUND_PCT => Position::IssueBound,
+        Some(Unit::Pipe(_)) if !flop_pipe && busiest >= PIPE_BOUND_PCT => Position::PipeBound,
+        // A memory level at its roof binds whatever the placement says (its
+        // counter sees traffic the placement's bytes can miss: shared memory).
+        Some(Unit::Memory(_)) if on => Position::OnDiagonal,
+        // Right of the ridge at every level: under the compute roof,
+        // whichever unit is busiest (it is named as the binding evidence).
+        _ if bound == Bound::Compute => {
+            if on && flop_pipe || flop_pct >= ON_ROOF_PCT {
+                Position::OnRoof
+            } else {
+                Position::UnderFlatRoof
+            }
+        }
         Some(Unit::Memory(_)) => {
             if on {
                 Position::OnDiagonal
@@ -343,21 +368,15 @@ fn position(bound: Bound, unit: Option<Unit>, busiest: f64, per_launch: f64, bel
                 Position::UnderDiagonal
             }
         }
-        Some(Unit::Pipe(Pipe::Issue)) if busiest >= PIPE_BOUND_PCT => Position::IssueBound,
-        Some(u) if u.is_flop_pipe() && (bound == Bound::Compute || busiest >= PIPE_BOUND_PCT) => {
+        Some(_) if flop_pipe && busiest >= PIPE_BOUND_PCT => {
             if on {
                 Position::OnRoof
             } else {
                 Position::UnderFlatRoof
             }
         }
-        Some(_) if busiest >= PIPE_BOUND_PCT => Position::PipeBound,
-        // A pipe below its roof and nothing busier: the side of the ridge.
-        _ => match (bound, on) {
-            (Bound::Memory, _) => Position::UnderDiagonal,
-            (Bound::Compute, true) => Position::OnRoof,
-            (Bound::Compute, false) => Position::UnderFlatRoof,
-        },
+        // A pipe below its roof and nothing busier, left of the ridge.
+        _ => Position::UnderDiagonal,
     }
 }
 
@@ -394,7 +413,8 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
     let o = f.origin;
     let t = f.seconds;
     // Library-level moves, from the kernel's origin.
-    if o.unaligned && matches!(o.role, Role::Gemm | Role::Convolution) {
+    // A launch-bound GEMM's time is its launch, not its alignment.
+    if o.unaligned && matches!(o.role, Role::Gemm | Role::Convolution) && position != Position::LaunchBound {
         let align = crate::origin::alignment(&f.a.kernel.name).unwrap_or(1);
         let kind = f.a.kernel.dominant_kind();
         let roof = kind.and_then(|k| f.machine.compute_roof(k));
@@ -410,6 +430,24 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
                         c.name,
                         format_si(c.rate, Unit2::FlopPerSecond),
                         format_si(aligned, Unit2::Second)
+                    ),
+                ));
+            }
+        }
+    }
+    // TF32 tensor work: BF16 has twice the rate; the saving is the time
+    // above what the same work would take at the BF16 share of this one's.
+    if matches!(o.role, Role::Gemm | Role::Convolution) && f.a.kernel.dominant_kind() == Some(FlopKind::TensorTf32) {
+        let rate = |k: FlopKind| f.machine.compute_roof(k).map(|c| c.rate).filter(|r| *r > 0.0);
+        if let (Some(tf32), Some(bf16)) = (rate(FlopKind::TensorTf32), rate(FlopKind::TensorBf16)) {
+            if bf16 > tf32 && position != Position::LaunchBound {
+                moves.push(Move::saving(
+                    Advice::LowerPrecision,
+                    t * (1.0 - tf32 / bf16) * f.busiest / 100.0,
+                    format!(
+                        "the BF16 tensor roof is {:.1}x the TF32 one; the saving is that share of the time the busiest unit ({}) is busy",
+                        bf16 / tf32,
+                        share(f.busiest)
                     ),
                 ));
             }
@@ -452,11 +490,19 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
                 (true, _) => {
                     moves.push(Move::saving(advice.clone(), saving, format!("{} of the block slots idle", share(idle))))
                 }
-                (false, Finding::GridBelowOneWave { .. }) => moves.push(Move::saving(
-                    Advice::LargerProblem,
-                    saving,
-                    format!("{} of the block slots idle", share(idle)),
-                )),
+                // A library's convolution or attention under one wave: a
+                // larger batch gives it more tiles. Other library kernels'
+                // grids follow shapes the caller may not control (a GEMM can
+                // be a weight gradient; a reduction's grid is its output's).
+                (false, Finding::GridBelowOneWave { .. })
+                    if matches!(o.role, Role::Convolution | Role::Attention) && grows_with_batch(&f.a.kernel.name) =>
+                {
+                    moves.push(Move::saving(
+                        Advice::LargerProblem,
+                        saving,
+                        format!("{} of the block slots idle", share(idle)),
+                    ))
+                }
                 _ => {}
             }
         }
@@ -471,7 +517,9 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
                 f.gap_s(),
                 "the gap to the busiest unit's roof",
             ));
-        } else if matches!(o.role, Role::Gemm | Role::Convolution | Role::Attention) {
+        } else if matches!(o.role, Role::Gemm | Role::Convolution | Role::Attention)
+            && grows_with_batch(&f.a.kernel.name)
+        {
             moves.push(Move::saving(Advice::LargerProblem, f.gap_s(), "the gap to the busiest unit's roof"));
         }
     }
@@ -564,6 +612,13 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
     moves
 }
 
+/// Whether a larger batch gives a library kernel more blocks: not for a
+/// convolution's weight gradient, whose output (and so its grid of tiles) is
+/// the weight's shape, whatever the batch.
+fn grows_with_batch(name: &str) -> bool {
+    !name.to_ascii_lowercase().contains("wgrad")
+}
+
 /// The stall reason with the most cycles.
 fn top_stall(ev: &Evidence) -> Option<&str> {
     ev.stalls.iter().filter(|(_, c)| **c > 0.0).max_by(|a, b| a.1.total_cmp(b.1)).map(|(r, _)| r.as_str())
@@ -653,27 +708,132 @@ mod tests {
     }
 
     #[test]
-    fn on_starts_at_75_percent_and_latency_below_30() {
+    fn on_starts_at_75_percent_and_latency_below_60_or_30_under_a_flop_pipe() {
         assert_eq!(position(&[(MemLevel::L2, 75.1)], &[]), Position::OnDiagonal);
         assert_eq!(position(&[(MemLevel::L2, 74.9)], &[]), Position::UnderDiagonal);
-        assert_eq!(position(&[(MemLevel::L2, 30.1)], &[]), Position::UnderDiagonal);
-        assert_eq!(position(&[(MemLevel::L2, 29.9)], &[]), Position::LatencyBound);
+        assert_eq!(position(&[(MemLevel::L2, 60.1)], &[]), Position::UnderDiagonal);
+        // Nsight Compute's speed-of-light rule: below 60% everywhere, latency.
+        assert_eq!(position(&[(MemLevel::L2, 59.9)], &[]), Position::LatencyBound);
         assert_eq!(position(&[(MemLevel::Dram, 1.0)], &[(Pipe::Tensor, 75.1)]), Position::OnRoof);
         assert_eq!(position(&[(MemLevel::Dram, 1.0)], &[(Pipe::Tensor, 74.9)]), Position::UnderFlatRoof);
+        // A compute-bound kernel held by its FLOP pipe: under its roof down
+        // to 30% (0.2 GFLOP on 1 MB is right of this machine's 10 FLOP/B
+        // ridge, and 20% of its FLOP roof).
+        let compute_bound = |tensor: f64| {
+            let mut k = kernel("own_kernel", &[(MemLevel::Dram, 1.0)], &[(Pipe::Tensor, tensor)]);
+            k.flops.insert(FlopKind::Fp32, 2e8);
+            diagnose_kernel(&k).position
+        };
+        assert_eq!(compute_bound(30.1), Position::UnderFlatRoof);
+        assert_eq!(compute_bound(29.9), Position::LatencyBound);
+        // The same pipe on a memory-bound kernel: the 60% rule.
+        assert_eq!(position(&[(MemLevel::Dram, 1.0)], &[(Pipe::Tensor, 59.9)]), Position::LatencyBound);
+    }
+
+    #[test]
+    fn a_kernel_right_of_the_ridge_is_under_its_compute_roof_whichever_level_is_busiest() {
+        // 0.5 GFLOP on 1 MB: compute-bound at 50% of the FLOP roof, with L1 at 65%.
+        let mut k = kernel("own_kernel", &[(MemLevel::L1, 65.0), (MemLevel::Dram, 5.0)], &[(Pipe::Tensor, 45.0)]);
+        k.flops.insert(FlopKind::Fp32, 5e8);
+        let d = diagnose_kernel(&k);
+        assert_eq!(d.position, Position::UnderFlatRoof, "{d:?}");
+        assert_eq!(d.binding(), Some((Unit::Memory(MemLevel::L1), 65.0)), "the level is the binding evidence");
+        // At 75% of its FLOP roof it is on it.
+        k.flops.insert(FlopKind::Fp32, 7.6e8);
+        assert_eq!(diagnose_kernel(&k).position, Position::OnRoof);
+        // A level at its roof binds whatever the placement says: a shared-
+        // memory-tiled matmul whose placed bytes miss the shared traffic.
+        k.flops.insert(FlopKind::Fp32, 5e8);
+        k.evidence.level_busy_pct.insert(MemLevel::L1, 91.0);
+        assert_eq!(diagnose_kernel(&k).position, Position::OnDiagonal);
     }
 
     #[test]
     fn issue_and_other_pipes_bind_from_60_percent() {
         assert_eq!(position(&[(MemLevel::Dram, 20.0)], &[(Pipe::Issue, 60.1)]), Position::IssueBound);
-        // Below it, the side of the ridge (this kernel is memory-bound).
-        assert_eq!(position(&[(MemLevel::Dram, 20.0)], &[(Pipe::Issue, 59.9)]), Position::UnderDiagonal);
+        // Below it, and nothing else at 60%: latency-bound.
+        assert_eq!(position(&[(MemLevel::Dram, 20.0)], &[(Pipe::Issue, 59.9)]), Position::LatencyBound);
         assert_eq!(position(&[(MemLevel::Dram, 20.0)], &[(Pipe::Lsu, 60.1)]), Position::PipeBound);
-        assert_eq!(position(&[(MemLevel::Dram, 20.0)], &[(Pipe::Lsu, 59.9)]), Position::UnderDiagonal);
+        assert_eq!(position(&[(MemLevel::Dram, 20.0)], &[(Pipe::Lsu, 59.9)]), Position::LatencyBound);
+        // A memory level above 60% keeps the side of the ridge.
+        assert_eq!(position(&[(MemLevel::Dram, 61.0)], &[(Pipe::Issue, 59.9)]), Position::UnderDiagonal);
+    }
+
+    #[test]
+    fn a_larger_batch_is_never_offered_to_a_weight_gradient_whose_grid_is_the_weights_shape() {
+        let sub_wave = |name: &str| {
+            let mut k = kernel(name, &[(MemLevel::L2, 42.0)], &[(Pipe::Tensor, 33.0)]);
+            k.evidence.sm_count = Some(132.0);
+            k.evidence.blocks_per_sm = Some(1.0);
+            k.evidence.grid_size = Some(80.0);
+            diagnose_kernel(&k)
+        };
+        let tile = "implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x64x64_warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn";
+        assert!(sub_wave(&format!("sm90_xmma_fprop_{tile}")).advises("larger_problem"));
+        let d = sub_wave(&format!("sm90_xmma_wgrad_indexed_{tile}"));
+        assert!(!d.advises("larger_problem"), "{d:?}");
+    }
+
+    /// A machine with TF32 and BF16 tensor roofs (BF16 twice TF32).
+    fn tensor_machine() -> Machine {
+        let mut m = Machine::simple("m", FlopKind::TensorTf32, 400e12, 4e12);
+        let bf16 = roofline_model::Ceiling::new(
+            roofline_model::Resource::Compute(FlopKind::TensorBf16),
+            FlopKind::TensorBf16.label(),
+            800e12,
+            m.ceilings[0].provenance.clone(),
+        );
+        m.ceilings.push(bf16);
+        m
+    }
+
+    #[test]
+    fn a_tf32_gemm_is_offered_bf16_for_the_share_of_its_time_its_busiest_unit_is_busy() {
+        let mut k = Kernel::named(
+            "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_execute_kernel__5x_cublas",
+            Provenance::Counter,
+        );
+        k.flops.insert(FlopKind::TensorTf32, 2e11);
+        k.bytes.insert(MemLevel::Dram, 1e8);
+        k.duration_s = Some(1e-3);
+        k.evidence.pipe_busy_pct.insert(Pipe::Tensor, 50.0);
+        let d = analyze_kernel(&tensor_machine(), &k).diagnosis.unwrap();
+        let m = d.next_moves.iter().find(|m| m.code() == "lower_precision").unwrap_or_else(|| panic!("{d:?}"));
+        // Half the rate's worth of the 50% the tensor pipe is busy: 25% of 1 ms.
+        assert!((m.saving_s.unwrap() - 0.25e-3).abs() < 1e-12, "{m:?}");
+        // Already BF16: no such move.
+        k.flops = [(FlopKind::TensorBf16, 2e11)].into_iter().collect();
+        let d = analyze_kernel(&tensor_machine(), &k).diagnosis.unwrap();
+        assert!(!d.advises("lower_precision"), "{d:?}");
+    }
+
+    #[test]
+    fn a_launch_bound_gemm_is_not_told_to_pad_and_a_sub_wave_library_gemm_not_to_grow_its_batch() {
+        let mut k = kernel(
+            "void cutlass::Kernel2<cutlass_80_simt_sgemm_128x32_8x5_tn_align1>(T1::Params)",
+            &[(MemLevel::Dram, 5.0)],
+            &[],
+        );
+        k.bytes.insert(MemLevel::Dram, 1.0);
+        k.flops.insert(FlopKind::Fp32, 1.0);
+        k.duration_s = Some(3e-6);
+        let d = diagnose_kernel(&k);
+        assert_eq!(d.position, Position::LaunchBound);
+        assert!(!d.advises("pad_shape"), "{d:?}");
+        k.duration_s = Some(50e-6);
+        assert!(diagnose_kernel(&k).advises("pad_shape"));
+        // A cuBLAS GEMM under one wave may be a weight gradient: no batch advice.
+        let mut g = kernel("nvjet_sm90_tst_96x64_64x8_2x4_h_bz_NTN", &[(MemLevel::L2, 58.0)], &[(Pipe::Tensor, 57.0)]);
+        g.evidence.sm_count = Some(132.0);
+        g.evidence.blocks_per_sm = Some(1.0);
+        g.evidence.grid_size = Some(96.0);
+        let d = diagnose_kernel(&g);
+        assert!(!d.advises("larger_problem"), "{d:?}");
     }
 
     #[test]
     fn launches_under_5_us_are_launch_bound_unless_a_unit_is_at_its_roof() {
-        let mut k = kernel("own_kernel", &[(MemLevel::Dram, 50.0)], &[]);
+        let mut k = kernel("own_kernel", &[(MemLevel::Dram, 65.0)], &[]);
         k.bytes.insert(MemLevel::Dram, 1.0);
         k.flops.insert(FlopKind::Fp32, 1.0);
         k.duration_s = Some(4.9e-6);

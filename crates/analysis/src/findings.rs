@@ -295,6 +295,9 @@ pub enum Advice {
         /// aligned case for 16-bit types).
         align: u32,
     },
+    /// A GEMM or convolution on TF32 tensor cores: BF16 inputs (autocast)
+    /// run at twice the tensor rate and move half the bytes.
+    LowerPrecision,
     /// A foreach optimizer chain: use the fused optimizer.
     FusedOptimizer,
     /// Autocast's or the model's dtype casts: keep the tensors in the
@@ -792,6 +795,7 @@ impl Advice {
                 "the library picked its kernel for operands aligned to {} (a dimension or stride is not a multiple of 8): pad the dimension (a vocabulary, hidden or batch size) to a multiple of 8, better 64; for a convolution run as GEMMs on NCHW tensors, channels_last gives aligned strides",
                 plural(f64::from(*align), "element")
             ),
+            Advice::LowerPrecision => "a GEMM or convolution on TF32 tensor cores (fp32 tensors): run it in bf16 (torch.autocast(dtype=torch.bfloat16), or bf16 weights and inputs), which doubles the tensor roof and halves the operand bytes".into(),
             Advice::FusedOptimizer => "a foreach optimizer chain re-reads and re-writes every parameter and state tensor once per step of the update: use the fused optimizer (torch.optim's fused=True, or apex's FusedAdam), which moves each tensor once".into(),
             Advice::RemoveCasts => "dtype casts (autocast casting fp32 weights each step, or explicit .to()): keep the weights in the compute dtype (bf16/fp16 with fp32 master weights in the optimizer), or cast once per step instead of once per use".into(),
             Advice::ChannelsLast => "NCHW <-> NHWC transposes around convolutions: run the model and its input in channels_last (model.to(memory_format=torch.channels_last)), so cuDNN needs no layout change".into(),

@@ -16,10 +16,18 @@
 //!   about 11, a fused one 5;
 //! - casts, layout transposes, activations a GEMM epilogue absorbs: the
 //!   kernels go away, so their whole time;
-//! - elementwise chains -> one fused kernel: every intermediate is written
-//!   once and read once; fused, neither happens, so the saving is twice the
-//!   bytes written by all but the chain's last kernel, as a share of the
-//!   chain's bytes.
+//! - elementwise kernels -> fused into the kernel that produces their input
+//!   (torch.compile, a norm or a GEMM epilogue): that input is written once
+//!   and read once today; fused, neither happens. Each kernel saves twice one
+//!   operand's bytes as a share of its own: 2/N of its time for N operands
+//!   (PyTorch names them, `std::array<char *, N>`), all of it for a unary
+//!   op; without the name, twice its written bytes over its bytes. Only
+//!   launches whose input a fusable kernel made count (a chain's head, fed
+//!   from outside the capture, saves nothing). An activation that follows a
+//!   norm joins the norm's fusion, not a GEMM's epilogue. PyTorch's
+//!   reductions and indexing kernels that wait on latency or on their
+//!   launch join the same group (torch.compile fuses them, a CUDA graph
+//!   launches them for free); a launch-bound kernel saves all its time.
 //!
 //! Kernels already fused contribute nothing. The groups' savings are then
 //! shared out over their kernels' moves ([`apply`]), so that every view
@@ -29,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use roofline_model::MemLevel;
 
-use crate::findings::{Advice, Move};
+use crate::findings::{Advice, Move, Position};
 use crate::kernel_analysis::KernelAnalysis;
 use crate::origin::{origin, Library, Role};
 
@@ -85,6 +93,10 @@ pub struct Fusion {
     pub saved_s: f64,
     /// What the estimate rests on.
     pub rests_on: String,
+    /// Each kernel's share of `saved_s`, in the order of `kernels`, when the
+    /// kernels do not save alike (empty: in proportion to their time).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub saved_per_kernel_s: Vec<f64>,
 }
 
 fn bytes(a: &KernelAnalysis) -> f64 {
@@ -93,6 +105,76 @@ fn bytes(a: &KernelAnalysis) -> f64 {
 
 fn writes(a: &KernelAnalysis) -> f64 {
     a.kernel.evidence.dram_write_bytes.unwrap_or(bytes(a) / 3.0)
+}
+
+/// The operands of a PyTorch TensorIterator kernel (inputs and its one
+/// output), from `std::array<char *, N>` in its name.
+fn operands(name: &str) -> Option<u32> {
+    let at = name.find("array<char *, ").or_else(|| name.find("array<char*, "))?;
+    let rest = &name[at..];
+    let digits: String = rest[rest.find(", ")? + 2..].chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits.parse().ok().filter(|n| *n >= 2)
+}
+
+/// The share of an elementwise kernel's time that fusing it into the kernel
+/// producing its input saves: one operand no longer written and read back.
+/// A launch-bound kernel's time is its launch: fused, all of it goes. A
+/// PyTorch kernel whose name does not count its operands is taken for a
+/// binary op (unary functors are named so).
+fn fused_share(a: &KernelAnalysis) -> f64 {
+    if a.diagnosis.as_ref().is_some_and(|d| d.position == Position::LaunchBound) {
+        return 1.0;
+    }
+    let o = origin(&a.kernel.name);
+    match operands(&a.kernel.name) {
+        Some(n) => (2.0 / n as f64).min(1.0),
+        None if o.library == Library::PyTorch => {
+            if a.kernel.name.contains("UnaryFunctor") && !a.kernel.name.contains("BUnaryFunctor") {
+                1.0
+            } else {
+                2.0 / 3.0
+            }
+        }
+        None if bytes(a) > 0.0 => (2.0 * writes(a) / bytes(a)).min(1.0),
+        None => 0.0,
+    }
+}
+
+/// Framework glue a compiler fuses or a graph launches for free: PyTorch's
+/// reductions and indexing kernels that wait on latency or on their launch.
+fn framework_glue(a: &KernelAnalysis) -> bool {
+    let o = origin(&a.kernel.name);
+    o.library == Library::PyTorch
+        && matches!(o.role, Role::Reduction | Role::Indexing)
+        && a.diagnosis.as_ref().is_some_and(|d| matches!(d.position, Position::LaunchBound | Position::LatencyBound))
+}
+
+/// The role of the kernel captured just before this one (by first launch).
+fn predecessor(a: &KernelAnalysis, kernels: &[KernelAnalysis]) -> Option<Role> {
+    let order = a.kernel.capture_order.filter(|o| *o > 1)?;
+    kernels.iter().find(|k| k.kernel.capture_order == Some(order - 1)).map(|k| origin(&k.kernel.name).role)
+}
+
+/// Whether the kernel captured just before this one is a norm: an
+/// activation there belongs to the norm's fusion, not a GEMM's epilogue.
+fn follows_norm(a: &KernelAnalysis, kernels: &[KernelAnalysis]) -> bool {
+    predecessor(a, kernels) == Some(Role::Norm)
+}
+
+/// The share of a kernel's launches whose input comes from a kernel a
+/// fusion can absorb it into (elementwise work, a norm, a reduction, a GEMM
+/// or convolution epilogue): all of them when the kernel captured before
+/// it is one; otherwise every launch but its first (the head of a chain,
+/// whose input the capture did not make, saves nothing).
+fn fusable_launches(a: &KernelAnalysis, kernels: &[KernelAnalysis]) -> f64 {
+    let absorbs = |r: Role| {
+        r.is_elementwise() || matches!(r, Role::Norm | Role::Reduction | Role::Gemm | Role::Convolution | Role::Fusion)
+    };
+    if predecessor(a, kernels).is_some_and(absorbs) {
+        return 1.0;
+    }
+    let n = a.kernel.launches.max(1) as f64;
+    (n - 1.0) / n
 }
 
 /// The program-level opportunities of an analysis, largest saving first.
@@ -130,6 +212,7 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
                 "a foreach {} step makes about {passes:.0} passes over parameter-sized data, a fused one {fused:.0}, at the bandwidth these kernels reached",
                 if adam { "Adam/AdamW" } else { "SGD" }
             ),
+            saved_per_kernel_s: Vec::new(),
         });
     }
     for (kind, roles, basis) in [
@@ -139,11 +222,19 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
         let ks = of_role(roles);
         if !ks.is_empty() {
             let t = secs(&ks);
-            out.push(Fusion { kind, kernels: ids(&ks), seconds: t, saved_s: t, rests_on: basis.into() });
+            out.push(Fusion {
+                kind,
+                kernels: ids(&ks),
+                seconds: t,
+                saved_s: t,
+                rests_on: basis.into(),
+                saved_per_kernel_s: Vec::new(),
+            });
         }
     }
     let gemms = kernels.iter().any(|a| matches!(origin(&a.kernel.name).role, Role::Gemm));
-    let acts = of_role(&[Role::Activation]);
+    let (after_norm, acts): (Vec<&KernelAnalysis>, Vec<&KernelAnalysis>) =
+        of_role(&[Role::Activation]).into_iter().partition(|a| follows_norm(a, kernels));
     if gemms && !acts.is_empty() {
         let t = secs(&acts);
         out.push(Fusion {
@@ -152,29 +243,37 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
             seconds: t,
             saved_s: t,
             rests_on: "the activations' whole time: an epilogue applies them while the GEMM writes its output".into(),
+            saved_per_kernel_s: Vec::new(),
         });
     }
-    // Without a GEMM to absorb them, activations are links of the chain.
+    // Without a GEMM to absorb them, activations are links of the chain;
+    // so are those that follow a norm. Triton's kernels are already fused.
     let chain_roles: &[Role] =
         if gemms { &[Role::Elementwise, Role::Copy] } else { &[Role::Elementwise, Role::Copy, Role::Activation] };
-    let elementwise = of_role(chain_roles);
-    if elementwise.len() >= 2 {
-        let b: f64 = elementwise.iter().map(|a| bytes(a)).sum();
-        let w: Vec<f64> = elementwise.iter().map(|a| writes(a)).collect();
-        let last = w.iter().copied().fold(0.0, f64::max);
-        let intermediates = (w.iter().sum::<f64>() - last).max(0.0);
-        if b > 0.0 {
-            let t = secs(&elementwise);
-            let share = (2.0 * intermediates / b).min(1.0);
+    let mut elementwise = of_role(chain_roles);
+    if gemms {
+        elementwise.extend(after_norm);
+    }
+    elementwise.extend(kernels.iter().filter(timed).filter(|a| framework_glue(a)));
+    elementwise.retain(|a| origin(&a.kernel.name).library != Library::Triton);
+    if !elementwise.is_empty() {
+        let per_kernel: Vec<f64> = elementwise
+            .iter()
+            .map(|a| a.kernel.duration_s.unwrap_or(0.0) * fused_share(a) * fusable_launches(a, kernels))
+            .collect();
+        let t = secs(&elementwise);
+        let saved: f64 = per_kernel.iter().sum();
+        if saved > 0.0 {
             out.push(Fusion {
                 kind: FusionKind::ElementwiseChain,
                 kernels: ids(&elementwise),
                 seconds: t,
-                saved_s: t * share,
+                saved_s: saved,
                 rests_on: format!(
-                    "each intermediate written once and read once: {:.0}% of these kernels' DRAM bytes",
-                    100.0 * share
+                    "fused into the kernel that produces its input, each no longer has one operand written and read back: {:.0}% of these kernels' time",
+                    100.0 * saved / t
                 ),
+                saved_per_kernel_s: per_kernel,
             });
         }
     }
@@ -188,11 +287,12 @@ pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
     for f in fusions {
         let frac = if f.seconds > 0.0 { f.saved_s / f.seconds } else { 0.0 };
         let advice = f.kind.advice();
-        for a in kernels.iter_mut().filter(|a| f.kernels.contains(&a.kernel.id)) {
+        for a in kernels.iter_mut() {
+            let Some(at) = f.kernels.iter().position(|id| *id == a.kernel.id) else { continue };
             let Some(t) = a.kernel.duration_s else { continue };
             let Some(d) = a.diagnosis.as_mut() else { continue };
-            let m =
-                Move::saving(advice.clone(), t * frac, format!("{} (program view): {}", f.kind.label(), f.rests_on));
+            let saved = f.saved_per_kernel_s.get(at).copied().unwrap_or(t * frac);
+            let m = Move::saving(advice.clone(), saved, format!("{} (program view): {}", f.kind.label(), f.rests_on));
             match d.next_moves.iter_mut().find(|m| m.advice == advice) {
                 Some(old) => *old = m,
                 None => d.next_moves.push(m),
@@ -219,5 +319,106 @@ pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::placement::analyze;
+    use roofline_model::{FlopKind, Kernel, Machine, Origin};
+
+    const ADD: &str = "void at::vectorized_elementwise_kernel<8, at::CUDAFunctor_add<c10::BFloat16>, std::array<char *, 3>>(int, T2, T3)";
+    const RELU: &str = "void at::vectorized_elementwise_kernel<8, at::<unnamed>::launch_clamp_scalar(at::TensorIteratorBase &, c10::Scalar, c10::Scalar, detail::ClampLimits)::[lambda(c10::BFloat16) (instance 1)], std::array<char *, 2>>(int, T2, T3)";
+    const BN: &str = "void at::batch_norm_transform_input_kernel<c10::BFloat16, float, float, 1, int>(int)";
+    const GEMM: &str = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_execute_kernel__5x_cublas";
+
+    fn timed(name: &str, seconds: f64, order: u64) -> Kernel {
+        let mut k = Kernel::named(name, Origin::Counter);
+        k.flops.insert(FlopKind::Fp32, 1e3);
+        k.bytes.insert(MemLevel::Dram, 1e8);
+        k.duration_s = Some(seconds);
+        k.capture_order = Some(order);
+        k
+    }
+
+    fn group(fs: &[Fusion], kind: FusionKind) -> Option<&Fusion> {
+        fs.iter().find(|f| f.kind == kind)
+    }
+
+    #[test]
+    fn a_lone_elementwise_kernel_saves_one_operands_round_trip_per_operand_count() {
+        assert_eq!((operands(ADD), operands(RELU), operands(GEMM)), (Some(3), Some(2), None));
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        // A residual add (2 inputs, 1 output) beside a GEMM: fused, one input
+        // is no longer written and read back, 2/3 of its time.
+        let ks = analyze(&m, &[timed(GEMM, 1e-3, 1), timed(ADD, 30e-6, 2)]);
+        let f = fusions(&ks);
+        let chain = group(&f, FusionKind::ElementwiseChain).expect("the add is an opportunity");
+        assert!((chain.saved_s - 20e-6).abs() < 1e-12, "{chain:?}");
+        assert_eq!(chain.saved_per_kernel_s.len(), 1);
+    }
+
+    #[test]
+    fn the_head_of_a_chain_fed_from_outside_the_capture_saves_nothing() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        // add (first in the capture) -> ReLU: only the ReLU's input round trip goes.
+        let ks = analyze(&m, &[timed(ADD, 30e-6, 1), timed(RELU, 15e-6, 2)]);
+        let chain = group(&fusions(&ks), FusionKind::ElementwiseChain).cloned().unwrap();
+        assert!((chain.saved_s - 15e-6).abs() < 1e-12, "{chain:?}");
+        // Launched twice, its second launch follows the ReLU: half of it counts.
+        let mut add = timed(ADD, 30e-6, 1);
+        add.launches = 2;
+        let ks = analyze(&m, &[add, timed(RELU, 15e-6, 2)]);
+        let chain = group(&fusions(&ks), FusionKind::ElementwiseChain).cloned().unwrap();
+        assert!((chain.saved_s - (15e-6 + 10e-6)).abs() < 1e-12, "{chain:?}");
+    }
+
+    #[test]
+    fn launch_bound_framework_glue_joins_the_compile_group_with_its_whole_time() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let mean = "void at::reduce_kernel<512, 1, at::ReduceOp<float, at::MeanOps<float, float, float, float>, unsigned int, float, 4, 4>>(T3)";
+        let mut r = timed(mean, 3e-6, 2);
+        r.bytes.insert(MemLevel::Dram, 1e3);
+        let ks = analyze(&m, &[timed(GEMM, 1e-3, 1), r]);
+        assert_eq!(ks[1].diagnosis.as_ref().unwrap().position, Position::LaunchBound);
+        let chain = group(&fusions(&ks), FusionKind::ElementwiseChain).cloned().expect("the glue is an opportunity");
+        assert!((chain.saved_s - 3e-6).abs() < 1e-15, "{chain:?}");
+    }
+
+    #[test]
+    fn an_activation_after_a_norm_joins_the_norms_fusion_not_a_gemm_epilogue() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let ks = analyze(&m, &[timed(GEMM, 1e-3, 1), timed(BN, 40e-6, 2), timed(RELU, 15e-6, 3)]);
+        let f = fusions(&ks);
+        assert!(group(&f, FusionKind::Epilogue).is_none(), "{f:?}");
+        let chain = group(&f, FusionKind::ElementwiseChain).expect("the ReLU fuses with the norm");
+        // Unary: the whole time.
+        assert!((chain.saved_s - 15e-6).abs() < 1e-12, "{chain:?}");
+        // Right after the GEMM instead, it is the GEMM's epilogue.
+        let ks = analyze(&m, &[timed(BN, 40e-6, 1), timed(GEMM, 1e-3, 2), timed(RELU, 15e-6, 3)]);
+        let f = fusions(&ks);
+        assert!(group(&f, FusionKind::Epilogue).is_some_and(|e| (e.saved_s - 15e-6).abs() < 1e-12), "{f:?}");
+    }
+
+    #[test]
+    fn each_kernel_of_a_group_gets_its_own_share_of_the_saving() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let mut ks =
+            analyze(&m, &[timed(GEMM, 1e-3, 1), timed(ADD, 30e-6, 2), timed(BN, 40e-6, 3), timed(RELU, 15e-6, 4)]);
+        let f = fusions(&ks);
+        apply(&mut ks, &f);
+        let saving = |name: &str| {
+            let a = ks.iter().find(|a| a.kernel.name == name).unwrap();
+            a.diagnosis
+                .as_ref()
+                .unwrap()
+                .next_moves
+                .iter()
+                .find(|m| m.advice == Advice::FuseElementwise)
+                .and_then(|m| m.saving_s)
+        };
+        assert!(saving(ADD).is_some_and(|s| (s - 20e-6).abs() < 1e-12));
+        assert!(saving(RELU).is_some_and(|s| (s - 15e-6).abs() < 1e-12));
     }
 }

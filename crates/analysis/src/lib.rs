@@ -72,7 +72,7 @@ pub use program::{
     GroupBy, GroupTime, LaunchTime, Opportunity, ProgramOptions, ProgramView, SteadyState, Verdict, VerdictTime,
 };
 pub use thresholds::{
-    BUSY_PIPE_PCT, CONSTANT_MOVES_MAX_SHARE_PCT, LATENCY_PCT, LAUNCH_BOUND_S, MIN_MOVE_SHARE_PCT, ON_ROOF_PCT,
-    PIPE_BOUND_PCT,
+    BUSY_PIPE_PCT, CONSTANT_MOVES_MAX_SHARE_PCT, FLOP_PIPE_LATENCY_PCT, LATENCY_PCT, LAUNCH_BOUND_S,
+    MIN_MOVE_SHARE_PCT, ON_ROOF_PCT, PIPE_BOUND_PCT,
 };
 pub use time_class::{time_class, time_split, TimeClass};

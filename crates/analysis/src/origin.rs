@@ -185,8 +185,24 @@ fn has(name: &str, parts: &[&str]) -> bool {
     parts.iter().any(|p| name.contains(p))
 }
 
+/// The bytes of one operand element of a GEMM or convolution kernel, from
+/// its name: 16-bit types 2, FP64 (`dgemm`) 8, FP32/TF32 (`sgemm`,
+/// `s1688gemm`, `tf32`) 4, else the 16-bit types of tensor-core kernels.
+fn operand_bytes(lower: &str) -> u32 {
+    if ["bf16", "f16_", "h1688", "h16816", "fp16", "half"].iter().any(|t| lower.contains(t)) {
+        2
+    } else if ["dgemm", "d884", "f64f64"].iter().any(|t| lower.contains(t)) {
+        8
+    } else if ["sgemm", "s1688gemm", "tf32", "f32f32_f32f32"].iter().any(|t| lower.contains(t)) {
+        4
+    } else {
+        2
+    }
+}
+
 /// The alignment tag of a CUTLASS/cuBLAS kernel name ("..._align1"), in
-/// elements: under 8 for 16-bit operands means an unaligned dimension.
+/// elements: under 16 bytes of operands (8 16-bit or 4 32-bit elements)
+/// means an unaligned dimension.
 pub(crate) fn alignment(name: &str) -> Option<u32> {
     let at = name.find("align")?;
     let digits: String = name[at + 5..].chars().take_while(|c| c.is_ascii_digit()).collect();
@@ -256,7 +272,7 @@ pub fn origin(name: &str) -> Origin {
         };
         return of(lib, Role::Attention);
     }
-    let unaligned = alignment(n).is_some_and(|a| a < 8);
+    let unaligned = alignment(n).is_some_and(|a| a * operand_bytes(&lower) < 16);
     if has(&lower, &["fprop", "dgrad", "wgrad", "implicit_convolve", "convolve_", "conv2d", "implicit_gemm"])
         || n.contains("cudnn") && !lower.contains("gemm")
     {
@@ -351,6 +367,19 @@ mod tests {
             "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_nn_align8>(T1::Params)",
         );
         assert_eq!((o.library, o.role, o.unaligned), (Library::Cublas, Role::Gemm, false));
+        // align4 of 32-bit operands is 16 bytes: aligned; of 16-bit ones, not.
+        let tf32 = "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align4>(T1::Params)";
+        assert!(!origin(tf32).unaligned);
+        assert!(
+            origin(
+                "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x5_tn_align4>(T1::Params)"
+            )
+            .unaligned
+        );
+        assert!(origin("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x32_8x5_tn_align1>(T1::Params)").unaligned);
+        assert!(
+            origin("void cutlass::Kernel2<cutlass_80_tensorop_h16816gemm_64x64_64x5_tn_align4>(T1::Params)").unaligned
+        );
         assert_eq!(origin("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT").role, Role::Gemm);
         assert!(origin("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT").library.is_vendor());
     }

@@ -41,7 +41,8 @@ pub enum Verdict {
     MemoryBound,
     /// At or above the ridge: the compute peak of its FLOP mix limits it.
     ComputeBound,
-    /// Below 30% of its roof and of every bandwidth: waiting on latency.
+    /// Below `LATENCY_PCT` of its roof and of every bandwidth (or far below a
+    /// FLOP pipe's roof): waiting on latency.
     LatencyBound,
     /// An NCCL collective: judged against the interconnect (its % is of
     /// the link roof), not the memory or compute roofs.
@@ -641,7 +642,8 @@ mod tests {
         assert_eq!(labels[0].0, "(no range)");
         assert_eq!(labels[1].0, "step 1 > forward");
         let unranged = &v.groups[0];
-        assert!(close(unranged.saved_s, 0.002) && unranged.verdict == Verdict::MemoryBound);
+        // 50% of every roof: latency-bound (Nsight Compute's 60% rule).
+        assert!(close(unranged.saved_s, 0.002) && unranged.verdict == Verdict::LatencyBound);
         let other = v.groups.iter().find(|g| g.label == "step 1").unwrap();
         assert_eq!((other.verdict, other.launches), (Verdict::NoCounters, 4));
         assert_eq!(v.group_count, 4);

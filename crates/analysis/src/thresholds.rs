@@ -4,8 +4,15 @@
 /// At or above this % of the applicable roof a kernel is "on" it.
 pub const ON_ROOF_PCT: f64 = 75.0;
 /// Below this % of its roof, of every bandwidth and of every pipe, a kernel
-/// is latency-bound.
-pub const LATENCY_PCT: f64 = 30.0;
+/// is latency-bound: Nsight Compute's speed-of-light rule ("achieved compute
+/// throughput and/or memory bandwidth below 60% of peak typically indicate
+/// latency issues").
+pub const LATENCY_PCT: f64 = 60.0;
+/// A compute-bound kernel held by a FLOP pipe (tensor, FMA, FP16, FP64; its
+/// intensity right of the ridge) stays under its compute roof down to this %
+/// of it: a GEMM or attention kernel at 40% of its tensor roof is placed
+/// by its FLOPs, and only far below that is it waiting on latency.
+pub const FLOP_PIPE_LATENCY_PCT: f64 = 30.0;
 /// Fewer useful bytes per 32-byte sector than this is called wasteful.
 pub const WASTED_SECTOR_BYTES: f64 = 24.0;
 /// Wasted sectors (or bank-conflict wavefronts) below this share of the

@@ -4,7 +4,7 @@
 
 use roofline_analysis::Verdict;
 use roofline_analysis::{Bound, KernelAnalysis, Limiter};
-use roofline_analysis::{Diagnosis, Position, LATENCY_PCT, ON_ROOF_PCT};
+use roofline_analysis::{Diagnosis, Position, FLOP_PIPE_LATENCY_PCT, LATENCY_PCT, ON_ROOF_PCT};
 use roofline_documents::AnalysisDocument;
 use roofline_model::Warning;
 use roofline_model::{format_percent, Unit};
@@ -803,9 +803,10 @@ pub(crate) fn method_section(doc: &AnalysisDocument, id: &str, title: &str) -> S
         Note::info("Achieved = FLOPs / duration; % of roof = achieved / roof. Kernels with no FLOPs are judged by their best % of bandwidth."),
         Note::info("Measured ceilings are preferred over theoretical ones of the same kind; theoretical ones are drawn dashed, measured or user-given ones solid."),
         Note::info(format!(
-            "Diagnosis: at or above {} of its roof a kernel is on it; below {} of its roof and of every bandwidth it is latency-bound.",
+            "Diagnosis: at or above {} of its roof a kernel is on it; below {} of its roof and of every bandwidth it is latency-bound ({} for a compute-bound kernel held by a FLOP pipe).",
             format_percent(ON_ROOF_PCT),
-            format_percent(LATENCY_PCT)
+            format_percent(LATENCY_PCT),
+            format_percent(FLOP_PIPE_LATENCY_PCT)
         )),
     ];
     Section::new(id, title).show(Show::Wide).with(facts).with(notes)

@@ -103,6 +103,10 @@ fn holds_the_timeline(l: &Loop, stderr: &str, reason: &str, fix: &str) -> Value 
     let warnings = doc["warnings"].to_string();
     assert!(warnings.contains("counters missing") && warnings.contains(reason) && warnings.contains(fix), "{warnings}");
     assert_eq!(stderr.matches("counters missing").count(), 1, "said once: {stderr}");
+    // No point needs a roof: the GPU's name comes from the timeline, and no
+    // second message asks for --machine.
+    assert!(!stderr.contains("no roofs") && !warnings.contains("no roofs"), "{stderr}");
+    assert_eq!(doc["machine"]["name"], "NVIDIA H200", "{}", doc["machine"]);
     assert!(stderr.contains(reason) && stderr.contains(fix), "{stderr}");
     doc
 }
