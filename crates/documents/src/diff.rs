@@ -268,7 +268,7 @@ fn match_example(
 }
 
 /// Sums kernels into one and places it under `machine`.
-fn aggregate(machine: &Machine, name: &str, ks: &[&KernelAnalysis]) -> KernelAnalysis {
+pub(crate) fn aggregate(machine: &Machine, name: &str, ks: &[&KernelAnalysis]) -> KernelAnalysis {
     let mut k = Kernel::named(name, ks.first().map(|k| k.kernel.origin).unwrap_or(Origin::User));
     k.launches = 0;
     let mut duration = Some(0.0);
