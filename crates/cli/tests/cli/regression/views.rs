@@ -358,3 +358,134 @@ fn group_by_library_or_origin_sums_the_gpu_time() {
     assert_eq!(code, 0);
     assert!(out.contains("GPU time by library and role") && out.contains("cuBLAS GEMM"), "{out}");
 }
+
+/// Item 6: `check` had `-k` but no `--group-by`: a library's GEMMs could
+/// not be held to a roof, or against the baseline's, as one.
+#[test]
+fn check_group_by_judges_each_group_and_the_baselines_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "-q", "-o", "g.json"]).0, 0);
+    let by_library = ["check", "g.json", "--group-by", "library", "--min-pct-of-roof", "1", "--format", "json"];
+    let (code, out, err) = run_in(dir.path(), &by_library);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let judged: Vec<&str> = v["outcomes"].as_array().unwrap().iter().map(|o| o["kernel"].as_str().unwrap()).collect();
+    assert_eq!(judged, ["cuBLAS", "PyTorch", "cuDNN"], "one outcome per library, most time first: {out}");
+    // A group by its name, after -k picked the kernels: nvjet and CUTLASS are cuBLAS GEMMs.
+    let (code, out, err) = run_in(
+        dir.path(),
+        &["check", "g.json", "-k", "nvjet|Kernel2", "--group-by", "origin", "--kernel", "cuBLAS GEMM=20"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("pass") || l.starts_with("FAIL")).collect();
+    assert_eq!(rows.len(), 1, "{out}");
+    assert!(rows[0].contains("kernel.min_pct_of_roof") && rows[0].contains("cuBLAS GEMM"), "{out}");
+    // Against a baseline, group by group: the same capture regresses nowhere.
+    let (code, out, err) = run_in(
+        dir.path(),
+        &["check", "g.json", "--group-by", "library", "--baseline", "g.json", "--max-regression", "1"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("regression") && out.contains("cuDNN") && !out.contains("[k57e152]"), "{out}");
+}
+
+/// What is wrong with `text` as a view `columns` wide: lines longer than
+/// that, and words broken mid-word, whether across a line's end (a line's
+/// last word and the next line's first make one word of `whole`) or in a
+/// table cell that wrapped (a fragment of a word of `whole` that is no
+/// word of it). `whole` is the same view at a width that breaks nothing.
+/// Names shortened with an ellipsis are a choice, not a break; a word
+/// longer than the width (a path) has a line of its own.
+fn layout_faults(text: &str, columns: usize, whole: &str) -> Vec<String> {
+    let words: std::collections::HashSet<&str> = whole.split_whitespace().collect();
+    let mut faults: Vec<String> = text
+        .lines()
+        .enumerate()
+        // A word longer than the line (a path) is left whole.
+        .filter(|(_, l)| l.chars().count() > columns && l.split_whitespace().count() > 1)
+        .map(|(i, l)| format!("line {} is {} columns: {l}", i + 1, l.chars().count()))
+        .collect();
+    let lines: Vec<&str> = text.lines().collect();
+    for pair in lines.windows(2) {
+        if let (Some(end), Some(start)) = (pair[0].split_whitespace().last(), pair[1].split_whitespace().next()) {
+            let joined = format!("{end}{start}");
+            if words.contains(joined.as_str()) && !(words.contains(end) && words.contains(start)) {
+                faults.push(format!("{joined:?} broken as {end:?} | {start:?}"));
+            }
+        }
+    }
+    // Pieces are compared without the punctuation around them ("(source:" and "source:" are one word).
+    let bare = |w: &'_ str| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
+    let bare_words: std::collections::HashSet<String> = words.iter().map(|w| bare(w)).collect();
+    for w in text.split_whitespace().filter(|w| !w.contains('…')).map(bare) {
+        let fragment = !bare_words.contains(&w)
+            && w.chars().count() >= 3
+            && w.chars().any(char::is_alphabetic)
+            && bare_words.iter().any(|whole| whole.len() > w.len() && (whole.starts_with(&w) || whole.ends_with(&w)));
+        if fragment {
+            faults.push(format!("{w:?} is a piece of a word"));
+        }
+    }
+    faults
+}
+
+#[test]
+fn layout_faults_finds_long_lines_and_broken_words() {
+    let whole = "the bandwidth roof is 4.8 TB/s";
+    assert!(layout_faults("the bandwidth\nroof is 4.8 TB/s", 20, whole).is_empty());
+    assert!(!layout_faults("the bandwid\nth roof", 20, whole).is_empty(), "across a line's end");
+    assert!(!layout_faults("a  bandwid  x\n   th", 20, whole).is_empty(), "in a wrapped cell");
+    assert!(layout_faults("the\nbandwidth", 5, whole).is_empty(), "a word longer than the line");
+    assert_eq!(layout_faults("the bandwidth roof is 4.8 TB/s", 10, whole).len(), 1, "too long");
+    assert!(layout_faults("the bandwidth", 5, whole).len() == 1, "two words on a line too short");
+    assert!(layout_faults("the bandwi… roof", 20, whole).is_empty(), "an ellipsis is a choice");
+}
+
+/// Item 3: only `check` was checked against the width of a CI log; every
+/// command's tables, into a pipe at COLUMNS=80 and 120, fit and break no
+/// word, and a failure's rule, kernel, value and limit come first.
+#[test]
+fn every_view_fits_80_and_120_columns_in_a_pipe_and_breaks_no_word() {
+    // From the repository root, so that the captures' names are short.
+    let root = repo("");
+    let at = |columns: u16, args: &[&str]| {
+        let out = roofline().current_dir(&root).env("COLUMNS", columns.to_string()).args(args).output().unwrap();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = |p: &str| dir.path().join(p).display().to_string();
+    let fixture = |name: &str| format!("tests/fixtures/external/h200-2026-12-01/{name}");
+    let gpt2 = fixture("gpt2_train.full.csv");
+    let adamw = fixture("pairs/fused_adamw.csv");
+    assert_eq!(at(100, &["import", &gpt2, "-q", "-o", &d("g.json")]).0, 0);
+    assert_eq!(at(100, &["import", &adamw, "--gpu", "h200", "-q", "-o", &d("f.json")]).0, 0);
+    let views: Vec<(&str, Vec<String>)> = vec![
+        ("import", vec!["import".into(), gpt2.clone()]),
+        ("import of a trace", vec!["import".into(), fixture("traces/gpt2_train.trace.json.gz")]),
+        ("report", vec!["report".into(), d("g.json"), "--format".into(), "table".into()]),
+        ("report --wide", vec!["report".into(), d("g.json"), "--format".into(), "table".into(), "--wide".into()]),
+        ("diff", vec!["diff".into(), d("g.json"), d("f.json")]),
+        ("check", vec!["check".into(), d("g.json"), "--min-pct-of-roof".into(), "50".into()]),
+        ("tour", vec!["tour".into(), "--bundled".into(), "--out-dir".into(), d("tour")]),
+    ];
+    // The tour's own time ("done in: 52.10 ms") differs from run to run.
+    let steady = |t: String| t.lines().filter(|l| !l.starts_with("done in:")).collect::<Vec<_>>().join("\n");
+    for (what, args) in &views {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let whole = steady(at(2000, &args).1);
+        for columns in [80, 120] {
+            let (code, out) = at(columns, &args);
+            assert!(code == 0 || (code == 1 && *what == "check"), "{what}: exit {code}");
+            let faults = layout_faults(&steady(out.clone()), usize::from(columns), &whole);
+            assert!(faults.is_empty(), "{what} at {columns} columns: {faults:#?}\n{out}");
+            if *what == "check" {
+                for l in out.lines().filter(|l| l.starts_with("FAIL")) {
+                    let cells: Vec<&str> = l.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+                    assert_eq!(cells[1], "min_pct_of_roof", "{l}");
+                    assert!(cells[2].ends_with(']'), "the kernel and its ID: {l}");
+                    assert!(cells[3].ends_with('%') && cells[4] == ">= 50%", "value, then limit: {l}");
+                }
+            }
+        }
+    }
+}
