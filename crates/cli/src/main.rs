@@ -103,7 +103,6 @@ const RANKED: [&str; 2] = ["profile", "import"];
 /// ranks only where they apply. `--format` stays global so that it may
 /// come before the subcommand; [`main`] then holds it to the same list.
 fn command() -> clap::Command {
-    use clap::builder::TypedValueParser;
     let mut cmd = Cli::command();
     let global = |id: &str| cmd.get_arguments().find(|a| a.get_id() == id).cloned().expect("a global argument");
     let (format, output) = (global("format"), global("output"));
@@ -111,15 +110,12 @@ fn command() -> clap::Command {
     // (clap propagates a global only where the ID is not yet taken).
     for sc in cmd.get_subcommands_mut() {
         let name = sc.get_name().to_string();
-        let values: Vec<clap::builder::PossibleValue> =
-            FormatArg::of_command(&name).iter().filter_map(clap::ValueEnum::to_possible_value).collect();
         let default = if name == "report" {
             "an HTML page, written to roofline-report.html when stdout is a terminal"
         } else {
             "table"
         };
-        let parser = clap::builder::PossibleValuesParser::new(values)
-            .map(|s: String| <FormatArg as clap::ValueEnum>::from_str(&s, false).expect("one of the possible values"));
+        let parser = CommandFormats(name.clone());
         let mut built = std::mem::take(sc).arg(
             format.clone().help(format!("Output format for data on stdout [default: {default}]")).value_parser(parser),
         );
@@ -135,25 +131,69 @@ fn command() -> clap::Command {
     cmd
 }
 
-/// `--format` given before the subcommand, held to that command's formats.
-fn refuse_foreign_format(cli: &Cli) -> Result<(), anyhow::Error> {
-    let Some(format) = cli.format else { return Ok(()) };
-    let name = cli.command.name();
-    let formats = FormatArg::of_command(name);
+/// Why `format` is not one of `command`'s (`None`: it is).
+fn foreign_format(command: &str, format: FormatArg) -> Option<String> {
+    let formats = FormatArg::of_command(command);
     if formats.contains(&format) {
-        return Ok(());
+        return None;
     }
     let names: Vec<String> = formats.iter().map(|f| f.name()).collect();
     let elsewhere = match format {
         FormatArg::Trace => " (a Chrome trace is `roofline timeline`'s)",
-        FormatArg::Chart => " (this document has no roofline chart)",
+        FormatArg::Chart => " (its document has no chart to draw in the terminal)",
         _ => "",
     };
-    Err(error::bad_input(format!(
-        "--format {}: `roofline {name}` does not write it{elsewhere}; its formats are {}",
+    Some(format!(
+        "--format {}: `roofline {command}` does not write it{elsewhere}; its formats are {}",
         format.name(),
         names.join(", ")
-    )))
+    ))
+}
+
+/// A subcommand's `--format` parser: its help lists the command's formats;
+/// any other format is refused with [`foreign_format`]'s words (the same
+/// as when `--format` comes before the subcommand).
+#[derive(Clone)]
+struct CommandFormats(String);
+
+impl clap::builder::TypedValueParser for CommandFormats {
+    type Value = FormatArg;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<FormatArg, clap::Error> {
+        let raw = value.to_string_lossy();
+        let Ok(format) = <FormatArg as clap::ValueEnum>::from_str(&raw, false) else {
+            let names: Vec<String> = FormatArg::of_command(&self.0).iter().map(|f| f.name()).collect();
+            let why = format!(
+                "invalid value '{raw}' for '--format <FORMAT>'\n  [possible values: {}]\n\nFor more information, try '--help'.\n",
+                names.join(", ")
+            );
+            return Err(clap::Error::raw(clap::error::ErrorKind::InvalidValue, why).with_cmd(cmd));
+        };
+        match foreign_format(&self.0, format) {
+            None => Ok(format),
+            Some(why) => Err(clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{why}\n")).with_cmd(cmd)),
+        }
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            FormatArg::of_command(&self.0).into_iter().filter_map(|f| clap::ValueEnum::to_possible_value(&f)),
+        ))
+    }
+}
+
+/// `--format` given before the subcommand, held to that command's formats.
+fn refuse_foreign_format(cli: &Cli) -> Result<(), anyhow::Error> {
+    let Some(format) = cli.format else { return Ok(()) };
+    match foreign_format(cli.command.name(), format) {
+        None => Ok(()),
+        Some(why) => Err(error::bad_input(why)),
+    }
 }
 
 impl Command {

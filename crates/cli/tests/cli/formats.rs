@@ -1,8 +1,7 @@
 //! Each command's `--format` offers the formats that command writes, and no
 //! other (issue 28): its `--help` lists exactly those, and any other is
-//! refused with exit 2 and a message naming the command's formats, whether
-//! `--format` comes after the subcommand (clap's "invalid value") or
-//! before it (ours). `-o`'s help speaks of ranks only where they apply.
+//! refused with exit 2 and the same message naming the command's formats,
+//! whether `--format` comes after the subcommand or before it. `-o`'s help speaks of ranks only where they apply.
 
 use crate::support::run;
 
@@ -72,11 +71,17 @@ fn a_format_the_command_does_not_write_exits_2_naming_its_formats() {
         for format in ALL.iter().filter(|f| !formats.contains(f)) {
             let (code, out, err) = run(&[command, "--format", format]);
             assert_eq!(code, 2, "{command} --format {format}: {out}{err}");
-            assert!(err.contains(&format!("invalid value '{format}' for '--format")), "{command}: {err}");
-            assert!(err.contains(&format!("[possible values: {}]", formats.join(", "))), "{command}: {err}");
+            let said = format!("--format {format}: `roofline {command}` does not write it");
+            assert!(err.contains(&said), "{command}: {err}");
+            assert!(err.contains(&format!("its formats are {}", formats.join(", "))), "{command}: {err}");
         }
     }
-    // Before the subcommand, the same list, in our words.
+    // A word that is no format at all: the command's own list, as clap says it.
+    let (code, _, err) = run(&["peaks", "--format", "svg"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid value 'svg' for '--format <FORMAT>'"), "{err}");
+    assert!(err.contains("[possible values: table, json, csv, markdown, html]"), "{err}");
+    // Before the subcommand, the same words.
     let analysis = crate::support::repo("tests/fixtures/documents/check_recipe.json.gz");
     for (args, format) in [
         (vec!["--format", "chart", "peaks", "--gpu", "h200"], "chart"),
