@@ -56,10 +56,9 @@ fn change_cell(r: &DiffRow) -> Cell {
     match (r.kind, r.speedup()) {
         (RowKind::Removed, _) => Cell::text("only before"),
         (RowKind::Added, _) => Cell::text("only after"),
-        (_, Some(_)) if r.same_time() => Cell::text(format!(
-            "same (within {})",
-            crate::view::text::quantity_text(roofline_documents::SAME_WITHIN_PCT, Quantity::Percent)
-        )),
+        // Two captures of an unchanged program differ by about this much
+        // (SAME_WITHIN_PCT; `diff --help` says so).
+        (_, Some(_)) if r.same_time() => Cell::text("same within noise"),
         (_, Some(s)) => Cell::Value(Value::new(s, Quantity::Speedup)),
         (_, None) => Cell::text("no time to compare"),
     }
