@@ -174,7 +174,7 @@ fn diff_of_identical_runs_says_same() {
     let (code, out, err) = run_in(dir.path(), &["diff", "g.json", "g.json"]);
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("1.00x faster"), "{out}");
-    assert!(out.contains("same (within 1.0%)"), "{out}");
+    assert!(out.contains("same within noise"), "{out}");
 }
 
 /// Item 7: `import -h` printed `(\"-\" for stdin)`; `peaks -h` spoke of torchrun.
@@ -316,6 +316,20 @@ fn the_page_puts_the_chart_first_within_a_screen_and_breaks_names_between_identi
     let page = std::fs::read_to_string(dir.path().join("g.html")).unwrap();
     let at = |id: &str| page.find(&format!("<section id=\"{id}\"")).unwrap_or_else(|| panic!("no {id}"));
     assert!(at("chart") < at("opportunities") && at("chart") < at("kernels"), "the chart before the tables");
+    // Before the summary's table too: the first screen shows the chart, and
+    // the whole of it fits one (its width follows the window's height, and
+    // its key names the kernels with the most time; the table has them all).
+    assert!(at("chart") < at("program"), "the chart first");
+    assert!(page.contains("max-width: min(1320px, calc((100vh - 130px) * var(--aspect, 10)))"), "a height cap");
+    let aspect: f64 = page
+        .split("class=\"chart\" style=\"--aspect: ")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .and_then(|a| a.parse().ok())
+        .expect("the chart's aspect");
+    // 770 px tall at 900 (the controls take the rest), so about 890 px wide at 1400.
+    assert!(aspect > 1.1, "a key of every kernel made the chart taller than wide: {aspect}");
+    assert!(page.contains("and 23 more kernels: see the table"), "the key names ten of the 33 drawn");
     assert!(!page.contains("overflow-wrap: anywhere; min-width"), "names no longer break anywhere");
     assert!(page.contains("Kernel2&lt;<wbr>cutlass_<wbr>"), "break points between identifiers");
     // Under 1100 px the columns the narrow terminal leaves out are hidden, and said so.
