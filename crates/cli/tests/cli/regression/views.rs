@@ -503,3 +503,34 @@ fn every_view_fits_80_and_120_columns_in_a_pipe_and_breaks_no_word() {
         }
     }
 }
+
+/// Item 3: on an 80-column terminal, the tour's banner on stderr was cut
+/// mid-word by the terminal's own wrap ("CUDA 13." | "0)"): messages on a
+/// terminal now break between words. (util-linux `script` gives the binary
+/// a terminal; into a pipe messages keep whole lines, for logs.)
+#[test]
+fn messages_on_an_80_column_terminal_break_between_words() {
+    let script = std::process::Command::new("script").arg("--version").output();
+    if !script.is_ok_and(|o| o.status.success()) {
+        println!("SKIPPED: needs util-linux `script`");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("roofline");
+    let line = format!("COLUMNS=80 NO_COLOR=1 {} tour --bundled --out-dir {}/t", bin.display(), dir.path().display());
+    let out = std::process::Command::new("script").args(["-qec", &line, "/dev/null"]).output().unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    assert!(out.status.success(), "{screen}");
+    let banner: Vec<&str> = screen.lines().skip_while(|l| !l.starts_with("Showing the bundled data")).take(2).collect();
+    assert_eq!(banner.len(), 2, "{screen}");
+    assert!(banner.iter().all(|l| l.chars().count() <= 80), "{banner:#?}");
+    assert!(banner[0].ends_with(|c: char| c != ' ') && banner[1].starts_with("  "), "{banner:#?}");
+    let joined = banner.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    assert!(joined.contains("CUDA 13.0)") && joined.contains("(--bundled was given)"), "whole words: {banner:#?}");
+    // Into a pipe, the same message is one line.
+    let (_, _, err) = run(&["tour", "--bundled", "--out-dir", dir.path().join("p").to_str().unwrap()]);
+    assert!(
+        err.lines().any(|l| l.starts_with("Showing the bundled data") && l.contains("--bundled was given")),
+        "{err}"
+    );
+}
