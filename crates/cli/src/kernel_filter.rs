@@ -32,7 +32,7 @@ pub struct GroupByArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum GroupByArg {
-    /// Launches of one kernel together (the default).
+    /// Launches of one kernel together (the program view's default).
     Name,
     /// The library each kernel comes from.
     Library,
