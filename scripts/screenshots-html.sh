@@ -7,12 +7,16 @@
 #   scripts/screenshots-html.sh [OUT_DIR]   (default: docs/screenshots)
 #
 # Needs Debian's chromium (apt-get install -y chromium fonts-liberation);
-# set CHROMIUM to use another binary. The pages and the terminal chart of
-# each analysis are left in out/screenshot-pages.
+# set CHROMIUM (or ROOFLINE_CHROMIUM, as CI does) to use another binary, and
+# ROOFLINE to a built roofline binary to skip the build. The pages and the
+# terminal chart of each analysis are left in out/screenshot-pages. CI
+# (.ci/run) runs it into a temporary folder and checks each image's size,
+# so the committed ones are what CI's Chromium makes.
 set -eu
 cd "$(dirname "$0")/.."
 out=${1:-docs/screenshots}
-browser=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
+browser=${CHROMIUM:-${ROOFLINE_CHROMIUM:-}}
+browser=${browser:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
 if [ -z "$browser" ]; then
     echo "no chromium found: install Debian's chromium package or set CHROMIUM" >&2
     exit 1
@@ -21,8 +25,10 @@ pages=out/screenshot-pages
 mkdir -p "$out" "$pages"
 out=$(cd "$out" && pwd)
 pages=$(cd "$pages" && pwd)
-cargo build -q -p roofline
-roofline=target/debug/roofline
+if [ -z "${ROOFLINE:-}" ]; then
+    cargo build -q -p roofline
+fi
+roofline=${ROOFLINE:-target/debug/roofline}
 ext=tests/fixtures/external/h200-2026-11-30
 $roofline import "$ext/babelstream_profile.csv" --machine data/h200/tour/machine.json -q -o "$pages/babelstream.json"
 $roofline import "$ext/pytorch_profile.csv" --machine data/h200/tour/machine.json -q -o "$pages/pytorch.json"

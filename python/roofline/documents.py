@@ -685,13 +685,14 @@ class Outcome(Record):
         kernel = r.get("kernel", "")
         if r.get("kernel_id"):
             kernel = f"{kernel} [{r['kernel_id']}]"
+        # The rule, the kernel, then its value and limit, whatever the detail's length.
         numbers = ""
         if r.get("value") is not None or r.get("limit") is not None:
             value = "-" if r.get("value") is None else f"{r['value']:.4g}"
             limit = "-" if r.get("limit") is None else f"{r['limit']:.4g}"
-            numbers = f", value {value}, limit {limit} ({r.get('unit', '')})"
+            numbers = f" value {value}, limit {limit} ({r.get('unit', '')});"
         verdict = "pass" if r.get("passed") else "FAIL"
-        return f"Outcome({verdict} {r.get('rule', '')} {kernel}: {r.get('detail', '')}{numbers})"
+        return f"Outcome({verdict} {r.get('rule', '')} {kernel}:{numbers} {r.get('detail', '')})"
 
 
 class Timeline(Document):

@@ -549,6 +549,8 @@ def test_a_failed_check_prints_its_values(tour_analysis):
     f = c.failures[0]
     assert f.kernel in text and f.rule in text and "limit 99" in text, text
     assert f"value {f.value:.4g}" in text and f"[{f.kernel_id}]" in text, text
+    # The numbers come before the detail's words, as in the terminal's table.
+    assert text.index("limit 99") < text.index(f.detail), text
 
 
 def test_chart_is_svg_and_markdown_is_the_binarys(tour_analysis):

@@ -120,6 +120,19 @@ pub enum GroupBy {
     Origin,
 }
 
+impl GroupBy {
+    /// The group a kernel falls in by its name alone: its short name, its
+    /// library, or its library and role. Labels belong to launches, not
+    /// kernels: a kernel's group by labels is its short name.
+    pub fn kernel_label(self, a: &KernelAnalysis) -> String {
+        match self {
+            GroupBy::Name | GroupBy::Labels => short_name(a).to_string(),
+            GroupBy::Library => crate::origin(&a.kernel.name).library.label().to_string(),
+            GroupBy::Origin => crate::origin(&a.kernel.name).label(),
+        }
+    }
+}
+
 /// How to build a program view.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ProgramOptions {
@@ -369,16 +382,12 @@ impl ProgramView {
             let a = index.map(|i| &kernels[i]);
             let verdict = a.map(Verdict::of).unwrap_or(Verdict::NoCounters);
             let saved = a.map(|a| saved_share(a, target) * r.duration_s).unwrap_or(0.0);
-            let label = match opts.group_by {
-                GroupBy::Name => a.map(|a| short_name(a).to_string()).unwrap_or_else(|| r.kernel.clone()),
-                GroupBy::Labels if r.labels.is_empty() => "(no range)".to_string(),
-                GroupBy::Labels => r.labels.join(" > "),
-                GroupBy::Library => a
-                    .map(|a| crate::origin(&a.kernel.name).library.label().to_string())
-                    .unwrap_or_else(|| "(unknown)".into()),
-                GroupBy::Origin => {
-                    a.map(|a| crate::origin(&a.kernel.name).label()).unwrap_or_else(|| "(unknown)".into())
-                }
+            let label = match (opts.group_by, a) {
+                (GroupBy::Labels, _) if r.labels.is_empty() => "(no range)".to_string(),
+                (GroupBy::Labels, _) => r.labels.join(" > "),
+                (by, Some(a)) => by.kernel_label(a),
+                (GroupBy::Name, None) => r.kernel.clone(),
+                (_, None) => "(unknown)".into(),
             };
             let g = groups.entry(label).or_insert(GroupAcc {
                 seconds: 0.0,

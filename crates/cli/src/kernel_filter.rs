@@ -1,6 +1,7 @@
 //! After the capture: `-k/--kernels REGEX` on `import`, `report` and
 //! `check` (the kernels to look at, as rocprof-compute's `analyze -k` picks
-//! them) and `--group-by` on `import` and `report`.
+//! them) and `--group-by` on `import`, `report` and `check` (where the
+//! rules then judge the groups: `roofline_documents::grouped`).
 //! A kernel is kept when the pattern matches its full name, its display
 //! name or its ID (`k6cbd29`); the time shares are then of the kept kernels.
 
@@ -19,8 +20,8 @@ pub struct KernelFilterArgs {
     pub kernels: Option<String>,
 }
 
-/// `--group-by` on `import` and `report`: how the program view sums the
-/// GPU time (`profile` has its own, with NVTX ranges).
+/// `--group-by` on `import`, `report` and `check`: how the program view
+/// sums the GPU time (`profile` has its own, with NVTX ranges).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct GroupByArgs {
     /// Sum the GPU time by kernel name, by library (cuBLAS, cuDNN, PyTorch,
@@ -31,7 +32,7 @@ pub struct GroupByArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum GroupByArg {
-    /// Launches of one kernel together (the default).
+    /// Launches of one kernel together (the program view's default).
     Name,
     /// The library each kernel comes from.
     Library,
@@ -42,13 +43,17 @@ pub enum GroupByArg {
 impl GroupByArgs {
     /// The program view derived again with this grouping, when one was asked.
     pub fn apply(&self, doc: &mut AnalysisDocument) {
-        let Some(by) = self.group_by else { return };
-        let group_by = match by {
+        let Some(group_by) = self.by() else { return };
+        doc.set_program(&ProgramOptions { group_by, ..ProgramOptions::default() });
+    }
+
+    /// The grouping asked for, if any.
+    pub fn by(&self) -> Option<roofline_analysis::GroupBy> {
+        Some(match self.group_by? {
             GroupByArg::Name => roofline_analysis::GroupBy::Name,
             GroupByArg::Library => roofline_analysis::GroupBy::Library,
             GroupByArg::Origin => roofline_analysis::GroupBy::Origin,
-        };
-        doc.set_program(&ProgramOptions { group_by, ..ProgramOptions::default() });
+        })
     }
 }
 

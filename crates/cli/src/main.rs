@@ -18,7 +18,7 @@ mod streams;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::output::{ColorArg, FormatArg, Output};
 
@@ -31,7 +31,8 @@ struct Cli {
     command: Command,
 
     /// Output format for data on stdout [default: table; for `report`, an
-    /// HTML page, written to roofline-report.html when stdout is a terminal].
+    /// HTML page, written to roofline-report.html when stdout is a terminal];
+    /// each command's --help lists the formats it writes.
     #[arg(long, global = true, value_enum)]
     format: Option<FormatArg>,
 
@@ -90,12 +91,139 @@ enum Command {
     Timeline(Box<commands::timeline::Args>),
 }
 
+/// `-o`'s help for a command whose documents draw no chart.
+const OUTPUT_NO_SVG: &str = "Also write the result to FILE, in the format its extension names (.json, .csv, .md, .html, .txt; otherwise --format, and JSON for the table); written whole or not at all";
+
+/// The commands that run under a launcher's ranks (torchrun, mpirun,
+/// srun), where `{rank}` in `-o` means something.
+const RANKED: [&str; 2] = ["profile", "import"];
+
+/// The parser, each subcommand's `--format` offering only the formats that
+/// command writes ([`FormatArg::of_command`]), and its `-o` help naming
+/// ranks only where they apply. `--format` stays global so that it may
+/// come before the subcommand; [`main`] then holds it to the same list.
+fn command() -> clap::Command {
+    let mut cmd = Cli::command();
+    let global = |id: &str| cmd.get_arguments().find(|a| a.get_id() == id).cloned().expect("a global argument");
+    let (format, output) = (global("format"), global("output"));
+    // A subcommand's own argument of a global's ID takes its place there
+    // (clap propagates a global only where the ID is not yet taken).
+    for sc in cmd.get_subcommands_mut() {
+        let name = sc.get_name().to_string();
+        let default = if name == "report" {
+            "an HTML page, written to roofline-report.html when stdout is a terminal"
+        } else {
+            "table"
+        };
+        let parser = CommandFormats(name.clone());
+        let mut built = std::mem::take(sc).arg(
+            format.clone().help(format!("Output format for data on stdout [default: {default}]")).value_parser(parser),
+        );
+        let chart = ["tour", "model", "profile", "import", "report", "merge", "diff", "occupancy"];
+        if !chart.contains(&name.as_str()) {
+            // No chart, so no .svg; no ranks, so the rank paragraph goes.
+            built = built.arg(output.clone().help(OUTPUT_NO_SVG).long_help(None::<&str>));
+        } else if !RANKED.contains(&name.as_str()) {
+            built = built.arg(output.clone().long_help(None::<&str>));
+        }
+        *sc = built;
+    }
+    cmd
+}
+
+/// Why `format` is not one of `command`'s (`None`: it is).
+fn foreign_format(command: &str, format: FormatArg) -> Option<String> {
+    let formats = FormatArg::of_command(command);
+    if formats.contains(&format) {
+        return None;
+    }
+    let names: Vec<String> = formats.iter().map(|f| f.name()).collect();
+    let elsewhere = match format {
+        FormatArg::Trace => " (a Chrome trace is `roofline timeline`'s)",
+        FormatArg::Chart => " (its document has no chart to draw in the terminal)",
+        _ => "",
+    };
+    Some(format!(
+        "--format {}: `roofline {command}` does not write it{elsewhere}; its formats are {}",
+        format.name(),
+        names.join(", ")
+    ))
+}
+
+/// A subcommand's `--format` parser: its help lists the command's formats;
+/// any other format is refused with [`foreign_format`]'s words (the same
+/// as when `--format` comes before the subcommand).
+#[derive(Clone)]
+struct CommandFormats(String);
+
+impl clap::builder::TypedValueParser for CommandFormats {
+    type Value = FormatArg;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<FormatArg, clap::Error> {
+        let raw = value.to_string_lossy();
+        let Ok(format) = <FormatArg as clap::ValueEnum>::from_str(&raw, false) else {
+            let names: Vec<String> = FormatArg::of_command(&self.0).iter().map(|f| f.name()).collect();
+            let why = format!(
+                "invalid value '{raw}' for '--format <FORMAT>'\n  [possible values: {}]\n\nFor more information, try '--help'.\n",
+                names.join(", ")
+            );
+            return Err(clap::Error::raw(clap::error::ErrorKind::InvalidValue, why).with_cmd(cmd));
+        };
+        match foreign_format(&self.0, format) {
+            None => Ok(format),
+            Some(why) => Err(clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{why}\n")).with_cmd(cmd)),
+        }
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            FormatArg::of_command(&self.0).into_iter().filter_map(|f| clap::ValueEnum::to_possible_value(&f)),
+        ))
+    }
+}
+
+/// `--format` given before the subcommand, held to that command's formats.
+fn refuse_foreign_format(cli: &Cli) -> Result<(), anyhow::Error> {
+    let Some(format) = cli.format else { return Ok(()) };
+    match foreign_format(cli.command.name(), format) {
+        None => Ok(()),
+        Some(why) => Err(error::bad_input(why)),
+    }
+}
+
+impl Command {
+    /// The subcommand's name on the command line.
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Tour(_) => "tour",
+            Command::Peaks(_) => "peaks",
+            Command::Bench(_) => "bench",
+            Command::Model(_) => "model",
+            Command::Sol(_) => "sol",
+            Command::Profile(_) => "profile",
+            Command::Import(_) => "import",
+            Command::Report(_) => "report",
+            Command::Check(_) => "check",
+            Command::Diff(_) => "diff",
+            Command::Occupancy(_) => "occupancy",
+            Command::Merge(_) => "merge",
+            Command::Timeline(_) => "timeline",
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    if cli.format == Some(FormatArg::Trace) && !matches!(cli.command, Command::Timeline(_)) {
-        return error::report(&error::bad_input(
-            "--format trace is for `roofline timeline` only; choose table, json, csv or markdown here",
-        ));
+    let cli = match Cli::from_arg_matches(&command().get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    if let Err(e) = refuse_foreign_format(&cli) {
+        return error::report(&e);
     }
     if cli.output.as_deref().is_some_and(|p| p.as_os_str() == "-") {
         return error::report(&error::bad_input(

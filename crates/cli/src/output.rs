@@ -70,16 +70,48 @@ const UNPLACEABLE: &str = "nothing was written: the input values behind this num
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
+    /// Tables fitted to the width: COLUMNS, else the terminal's, else 100 columns (check: whole lines).
     Table,
+    /// The versioned document (docs/schema.md).
     Json,
+    /// The first table, raw numbers in base SI units (-o FILE.csv writes every table).
     Csv,
+    /// For CI job summaries, pull requests and READMEs.
     Markdown,
+    /// A self-contained page.
     Html,
-    /// Chrome trace-event JSON (Perfetto, chrome://tracing): `timeline` only.
+    /// Chrome trace-event JSON (Perfetto, chrome://tracing).
     Trace,
-    /// The chart drawn in the terminal (`report`, `tour`).
+    /// The chart drawn in the terminal (braille dots and a key).
     #[value(alias = "terminal")]
     Chart,
+}
+
+/// The formats every document has.
+const DOCUMENT_FORMATS: [FormatArg; 5] =
+    [FormatArg::Table, FormatArg::Json, FormatArg::Csv, FormatArg::Markdown, FormatArg::Html];
+
+impl FormatArg {
+    /// The formats a subcommand writes on stdout: every document has a
+    /// table, JSON, CSV, Markdown and a page; those with a roofline chart
+    /// (analyses, merged jobs, the tour) draw it in the terminal too, and
+    /// only `timeline` writes a Chrome trace. `--help` and the value
+    /// parser of each subcommand offer these and no other.
+    pub fn of_command(command: &str) -> Vec<FormatArg> {
+        let mut formats = DOCUMENT_FORMATS.to_vec();
+        match command {
+            "tour" | "model" | "profile" | "import" | "report" | "merge" => formats.push(FormatArg::Chart),
+            "timeline" => formats.push(FormatArg::Trace),
+            _ => {}
+        }
+        formats
+    }
+
+    /// Its name on the command line.
+    pub fn name(self) -> String {
+        use clap::ValueEnum;
+        self.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+    }
 }
 
 impl From<FormatArg> for Format {

@@ -57,12 +57,59 @@ pub fn message(text: &str) {
 /// bidirectional controls (which reorder what a terminal shows), become
 /// U+FFFD.
 pub fn styled(prefix: &str, text: &str) {
-    let printable: String = text.chars().map(|c| if escaped(c) { '\u{FFFD}' } else { c }).collect();
+    let mut printable: String = text.chars().map(|c| if escaped(c) { '\u{FFFD}' } else { c }).collect();
+    if let Some(width) = stderr_width() {
+        // The visible prefix ("warning: ") without its colour codes.
+        let shown = prefix.split('\x1b').map(|p| p.split_once('m').map_or(p, |(_, t)| t)).collect::<String>();
+        printable = wrap_words(&printable, width, shown.chars().count());
+    }
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(prefix.as_bytes());
     let _ = err.write_all(printable.as_bytes());
     let _ = err.write_all(b"\n");
     let _ = err.flush();
+}
+
+/// The width messages are wrapped to: a terminal's (COLUMNS, else its
+/// size); into a pipe or a file none, so that a log keeps whole lines.
+fn stderr_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok());
+    columns
+        .or_else(|| terminal_size::terminal_size_of(std::io::stderr()).map(|(w, _)| usize::from(w.0)))
+        .filter(|w| *w >= 40)
+}
+
+/// `text` with each line longer than `width` broken at spaces, never inside
+/// a word (a terminal's own wrap cuts words anywhere), later parts indented
+/// by two spaces; the first line starts `first` columns in (after a
+/// prefix). A word longer than the line stays whole.
+fn wrap_words(text: &str, width: usize, first: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut col = if i == 0 { first } else { 0 };
+        let mut fresh = true;
+        for word in line.split(' ') {
+            let len = word.chars().count();
+            if !fresh && col + 1 + len > width {
+                out.push_str("\n  ");
+                col = 2;
+            } else if !fresh {
+                out.push(' ');
+                col += 1;
+            }
+            out.push_str(word);
+            col += len;
+            fresh = false;
+        }
+    }
+    out
 }
 
 /// Whether a character of a message is shown as U+FFFD.
@@ -96,4 +143,24 @@ pub fn data(text: &str) -> anyhow::Result<()> {
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
         .with_context(|| format!("standard output: {} bytes of results could not be written", text.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap_words;
+
+    #[test]
+    fn messages_break_between_words_on_a_terminal() {
+        let banner = "Showing the bundled data of an NVIDIA H200 (132 SMs, driver 580.159.04, CUDA 13.0), measured on 2026-12-02";
+        let wrapped = wrap_words(banner, 80, 0);
+        assert!(wrapped.lines().all(|l| l.chars().count() <= 80), "{wrapped}");
+        assert_eq!(wrapped.replace("\n  ", " "), banner);
+        assert!(wrapped.lines().nth(1).is_some_and(|l| l.starts_with("  ")), "{wrapped}");
+        // After a prefix ("warning: "), the first line has less room.
+        let w = wrap_words("aaaa bbbb", 14, 9);
+        assert_eq!(w, "aaaa\n  bbbb");
+        // A word longer than the line stays whole; short lines are kept.
+        assert_eq!(wrap_words("x /a/very/long/path/name", 10, 0), "x\n  /a/very/long/path/name");
+        assert_eq!(wrap_words("one\ntwo", 80, 0), "one\ntwo");
+    }
 }

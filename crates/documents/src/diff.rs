@@ -161,6 +161,13 @@ pub struct DiffRow {
     pub before: Option<Side>,
     /// The after side; `None` for a removed kernel.
     pub after: Option<Side>,
+    /// How much one launch's time varies in these captures, percent: half
+    /// the range of the launches of this kernel (by full name) over their
+    /// median, the larger of the two sides'. Known when a capture holds
+    /// several launches as entries of their own (`--per-launch`); a change
+    /// within it, or within [`SAME_WITHIN_PCT`], reads "same within noise".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_pct: Option<f64>,
 }
 
 /// A change in time smaller than this (percent, either way) reads "same":
@@ -170,9 +177,20 @@ pub struct DiffRow {
 pub const SAME_WITHIN_PCT: f64 = 1.0;
 
 impl DiffRow {
-    /// Whether the time changed by less than [`SAME_WITHIN_PCT`].
+    /// Whether the time changed by less than the noise: the launches'
+    /// spread ([`DiffRow::noise_pct`]) where known, and never less than
+    /// [`SAME_WITHIN_PCT`].
     pub fn same_time(&self) -> bool {
-        self.time_change_pct().is_some_and(|p| p.abs() < SAME_WITHIN_PCT)
+        let noise = self.noise_pct.unwrap_or(0.0).max(SAME_WITHIN_PCT);
+        self.time_change_pct().is_some_and(|p| p.abs() < noise)
+    }
+
+    /// Whether the launches' spread, wider than [`SAME_WITHIN_PCT`], is what
+    /// makes the change "same" (so the view says how wide it is).
+    pub fn same_by_spread(&self) -> bool {
+        self.same_time()
+            && self.noise_pct.is_some_and(|n| n > SAME_WITHIN_PCT)
+            && self.time_change_pct().is_some_and(|p| p.abs() >= SAME_WITHIN_PCT)
     }
 
     /// before / after duration: 1.5 means 1.5x faster.
@@ -267,8 +285,33 @@ fn match_example(
     (removed.len() + added.len() <= 4).then(|| (removed.to_vec(), added.to_vec()))
 }
 
+/// Half the range of the launch times of `k`'s kernel over their median,
+/// percent: the entries of `doc` with its full name and the same work (FLOPs
+/// and bytes at every level within 1%: launches of another shape are no
+/// measure of noise), when there are two or more (a `--per-launch`
+/// capture); `None` otherwise.
+fn launch_noise_pct(doc: &AnalysisDocument, k: &KernelAnalysis) -> Option<f64> {
+    let close = |a: f64, b: f64| (a - b).abs() <= 0.01 * a.abs().max(b.abs());
+    let same_work = |o: &KernelAnalysis| {
+        close(o.kernel.total_flops(), k.kernel.total_flops())
+            && o.kernel.bytes.len() == k.kernel.bytes.len()
+            && o.kernel.bytes.iter().all(|(level, b)| k.kernel.bytes.get(level).is_some_and(|c| close(*b, *c)))
+    };
+    let times: Vec<f64> = doc
+        .kernels
+        .iter()
+        .filter(|o| o.kernel.name == k.kernel.name && same_work(o))
+        .filter_map(|o| o.kernel.duration_s)
+        .filter(|d| d.is_finite() && *d > 0.0)
+        .collect();
+    if times.len() < 2 {
+        return None;
+    }
+    roofline_model::Spread::from_samples(&times).ok().map(|s| 50.0 * s.relative_range())
+}
+
 /// Sums kernels into one and places it under `machine`.
-fn aggregate(machine: &Machine, name: &str, ks: &[&KernelAnalysis]) -> KernelAnalysis {
+pub(crate) fn aggregate(machine: &Machine, name: &str, ks: &[&KernelAnalysis]) -> KernelAnalysis {
     let mut k = Kernel::named(name, ks.first().map(|k| k.kernel.origin).unwrap_or(Origin::User));
     k.launches = 0;
     let mut duration = Some(0.0);
@@ -349,6 +392,7 @@ pub fn diff(before: &AnalysisDocument, after: &AnalysisDocument, pairings: &[Pai
             kind: RowKind::Paired,
             before: Some(b),
             after: Some(a),
+            noise_pct: None,
         });
     }
 
@@ -375,11 +419,13 @@ pub fn diff(before: &AnalysisDocument, after: &AnalysisDocument, pairings: &[Pai
             };
             used_b[i] = true;
             used_a[j] = true;
+            let noise = [launch_noise_pct(before, bk), launch_noise_pct(after, &after.kernels[j])];
             rows.push(DiffRow {
                 name: label(bk),
                 kind: RowKind::Matched,
                 before: Some(Side::from_analysis(bk, vec![label(bk)])),
                 after: Some(Side::from_analysis(&after.kernels[j], vec![label(&after.kernels[j])])),
+                noise_pct: noise.into_iter().flatten().reduce(f64::max),
             });
         }
     }
@@ -398,6 +444,7 @@ pub fn diff(before: &AnalysisDocument, after: &AnalysisDocument, pairings: &[Pai
             kind: RowKind::Removed,
             before: Some(Side::from_analysis(k, vec![label(k)])),
             after: None,
+            noise_pct: None,
         });
     }
     for &j in &added {
@@ -407,6 +454,7 @@ pub fn diff(before: &AnalysisDocument, after: &AnalysisDocument, pairings: &[Pai
             kind: RowKind::Added,
             before: None,
             after: Some(Side::from_analysis(k, vec![label(k)])),
+            noise_pct: None,
         });
     }
     if !removed.is_empty() && !added.is_empty() {
@@ -440,6 +488,7 @@ pub fn diff(before: &AnalysisDocument, after: &AnalysisDocument, pairings: &[Pai
         kind: RowKind::Total,
         before: Some(all(before)),
         after: Some(all(after)),
+        noise_pct: None,
     });
     Ok(Diff { rows, notes })
 }
@@ -526,6 +575,37 @@ mod tests {
         let pa = row.after.as_ref().unwrap().pct_of_roof.unwrap();
         assert!(pb > 80.0 && pa > 80.0, "{pb} {pa}");
         assert!(d.notes.is_empty(), "{:?}", d.notes);
+    }
+
+    #[test]
+    fn a_change_the_launches_spread_covers_is_same_within_noise() {
+        // Per launch: three launches of one kernel, 10 ms +- 4% before; after, 3% slower.
+        let before = doc(&[
+            "k: flops=1 bytes=12 elements=1000000 time=9.6ms",
+            "k: flops=1 bytes=12 elements=1000000 time=10ms",
+            "k: flops=1 bytes=12 elements=1000000 time=10.4ms",
+        ]);
+        let after = doc(&[
+            "k: flops=1 bytes=12 elements=1000000 time=9.9ms",
+            "k: flops=1 bytes=12 elements=1000000 time=10.3ms",
+            "k: flops=1 bytes=12 elements=1000000 time=10.7ms",
+        ]);
+        let d = diff(&before, &after, &[]).unwrap();
+        let first = d.rows.iter().find(|r| r.kind == RowKind::Matched).unwrap();
+        assert!((first.noise_pct.unwrap() - 4.0).abs() < 1e-9, "{:?}", first.noise_pct);
+        assert!(first.same_time() && first.same_by_spread(), "3% inside a spread of 4%");
+        // A change wider than the spread is one.
+        let slower = doc(&["k: flops=1 bytes=12 elements=1000000 time=11ms"; 3]);
+        let d = diff(&before, &slower, &[]).unwrap();
+        assert!(d.rows.iter().filter(|r| r.kind == RowKind::Matched).all(|r| !r.same_time()));
+        // Launches of other work (another size) are no measure of noise.
+        let mixed =
+            doc(&["k: flops=1 bytes=12 elements=1000000 time=10ms", "k: flops=1 bytes=12 elements=2000000 time=20ms"]);
+        let d = diff(&mixed, &mixed, &[]).unwrap();
+        assert!(d.rows.iter().filter(|r| r.kind == RowKind::Matched).all(|r| r.noise_pct.is_none()));
+        // One entry per kernel (launches summed): the fixed 1%.
+        let (b, _) = seed_000();
+        assert!(diff(&b, &b, &[]).unwrap().rows.iter().all(|r| r.noise_pct.is_none()));
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod check;
 mod consistency;
 mod diff;
 mod estimate;
+mod grouped;
 mod merge;
 mod placements;
 mod ranks;
@@ -33,6 +34,7 @@ pub use check::{
 };
 pub use diff::{diff, Diff, DiffError, DiffRow, Pairing, RowKind, Side, SAME_WITHIN_PCT};
 pub use estimate::{parse_kernel_spec, parse_kernels_file, EstimateError, KernelsFile, MachineSpec};
+pub use grouped::grouped;
 pub use merge::{
     parse_in_order, parse_threads, read_merged, read_rank, skim_rank_bytes, MergeError, MergedDocument, MergedKernel,
     Merger, ParsedRank, RankSummary, TimeSplit, MERGED_SCHEMA,

@@ -61,7 +61,7 @@ fn find_inject_lib_in(
         }
     }
     Err(RecordError::Missing(format!(
-        "the injection library {INJECT_LIB} was not found (looked at {}). `cargo build --release` builds it beside the roofline binary (target/release/); copy it next to roofline, or set ROOFLINE_INJECT_LIB=/path/to/{INJECT_LIB}",
+        "the injection library {INJECT_LIB} was not found (looked at {}). `cargo build --release` builds it beside the roofline binary (target/release/); `cargo install` installs the binary alone, so after it run `cargo build --release -p roofline-inject && install -D -m 644 target/release/{INJECT_LIB} ~/.cargo/lib/{INJECT_LIB}`; or copy it next to roofline, or set ROOFLINE_INJECT_LIB=/path/to/{INJECT_LIB}",
         looked.join(", ")
     )))
 }

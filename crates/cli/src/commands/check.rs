@@ -21,6 +21,7 @@ use crate::output::Output;
   roofline check analysis.json --min-pct-of-roof 60 --min-time-share 5
   roofline check analysis.json --kernel fused=80 --baseline main.json --max-regression 10
   roofline check analysis.json --config roofline-check.toml
+  roofline check analysis.json --group-by library --kernel cuBLAS=70 -k 'gemm|nvjet'
 
 A config file (flags given too override it):
   min_time_share_pct = 5      # kernels below 5% of GPU time are not held to...
@@ -86,6 +87,12 @@ pub struct Args {
 
     #[command(flatten)]
     pub filter: crate::kernel_filter::KernelFilterArgs,
+
+    /// Judge groups instead of kernels: each group's FLOPs, bytes and time
+    /// summed and placed again (by library: --kernel cuBLAS=70; your own kernels are "user code"), and so
+    /// against the baseline's groups. After -k, which picks the kernels.
+    #[arg(long, value_enum, value_name = "BY")]
+    pub group_by: Option<crate::kernel_filter::GroupByArg>,
 }
 
 /// The width of the check's table into a pipe: wide enough for any outcome.
@@ -200,12 +207,19 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     if let Some(f) = &filter {
         f.document(&mut doc, &args.analysis.display().to_string())?;
     }
+    let group_by = crate::kernel_filter::GroupByArgs { group_by: args.group_by }.by();
+    if let Some(by) = group_by {
+        doc = roofline_documents::grouped(&doc, by);
+    }
     if let Some(why) = nothing_to_judge(&doc) {
         return Err(bad_input(format!("{}: {why}", args.analysis.display())));
     }
     let mut baseline = baseline_path.as_deref().map(read_placements_file).transpose()?;
     if let (Some(f), Some(b), Some(path)) = (&filter, baseline.as_mut(), &baseline_path) {
         f.document(b, &format!("the baseline {}", path.display()))?;
+    }
+    if let (Some(by), Some(b)) = (group_by, baseline.as_mut()) {
+        *b = roofline_documents::grouped(b, by);
     }
     // A baseline without durations has nothing to compare against: passing
     // with "0 rule(s) held" would let any regression through the gate.

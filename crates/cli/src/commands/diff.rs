@@ -19,7 +19,11 @@ use crate::output::Output;
 
 Kernels are matched by name. A rewrite that renames or fuses kernels is
 paired with --match BEFORE=AFTER (several names joined by '+'). The last row
-always compares all kernels together. With -o, the extension picks the
+always compares all kernels together. A time that changed by less than 1%
+reads \"same within noise\": two Nsight Compute captures of one unchanged
+program differ by about that much; with --per-launch analyses, so does a
+change within the spread of the kernel's launches (\"same within noise
+(±3.2%)\"). With -o, the extension picks the
 file: .html (page with the chart), .svg (chart), .md, .json, .csv.")]
 pub struct Args {
     /// The analysis before the change.

@@ -256,6 +256,14 @@ fn case(sub: &str, flag: &str, dir: &Path) -> Option<(Vec<&'static str>, Expect)
                 r.stdout.contains("kernel.present") && r.stdout.contains("vecadd")
             })),
         ),
+        // Groups judged in place of kernels: the stand-in kernels are all "user code",
+        // and no kernel is left named vecadd.
+        ("check", "--group-by") => (
+            vec!["--group-by", "library", "--min-pct-of-roof", "1"],
+            Expect::Stops(Box::new(|r: &Run, _: &Path| {
+                r.stdout.contains("user code [") && r.stdout.contains("kernel.present")
+            })),
+        ),
         ("check", "--config") => (vec!["--config", "rules.toml"], has("fused")),
         ("check", "--min-pct-of-roof") => (vec!["--min-pct-of-roof", "2"], has("min_pct_of_roof")),
         ("check", "--min-time-share") => {

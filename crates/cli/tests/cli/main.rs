@@ -15,6 +15,7 @@ mod bad_input;
 mod bench;
 mod documents;
 mod flags;
+mod formats;
 mod import;
 mod occupancy;
 mod output;

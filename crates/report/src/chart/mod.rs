@@ -37,10 +37,16 @@ pub struct ChartOptions {
     /// Write the chart's notes under it (the HTML page shows them as the
     /// page's notes instead).
     pub notes: bool,
+    /// At most this many kernels in the key under the chart; the rest are
+    /// counted ("and 21 more kernels: see the table").
+    pub key_entries: usize,
 }
+
+/// The key's entries of a chart on its own (an SVG file).
+pub const KEY_ENTRIES: usize = 60;
 
 impl Default for ChartOptions {
     fn default() -> Self {
-        ChartOptions { width: 960.0, plot_height: 540.0, title: None, notes: true }
+        ChartOptions { width: 960.0, plot_height: 540.0, title: None, notes: true, key_entries: KEY_ENTRIES }
     }
 }

@@ -881,7 +881,7 @@ pub fn draw(doc: &AnalysisDocument, model: &Model, opts: &ChartOptions) -> (Stri
     }
     legend.push(LegendEntry::marker(Shape::Circle, "#fff", "#222", "marker area: share of GPU time"));
     c.legend(&legend);
-    key(&mut c, model);
+    key(&mut c, model, opts.key_entries);
     let mut notes = model.notes.clone();
     let drawn = placed.iter().filter(|p| !p.is_empty()).count();
     if named < drawn {
@@ -919,11 +919,9 @@ pub fn draw(doc: &AnalysisDocument, model: &Model, opts: &ChartOptions) -> (Stri
     (svg, labels)
 }
 
-/// At most this many kernels in the key; the table names the rest.
-const KEY_ENTRIES: usize = 60;
-
-/// The key: a swatch and the label of each kernel, by rank, in columns.
-fn key(c: &mut Canvas, model: &Model) {
+/// The key: a swatch and the label of each kernel, by rank, in columns;
+/// at most `most` of them (the table names the rest).
+fn key(c: &mut Canvas, model: &Model, most: usize) {
     if model.marks.is_empty() {
         return;
     }
@@ -932,7 +930,7 @@ fn key(c: &mut Canvas, model: &Model) {
     let entries: Vec<(&Mark, String)> = model
         .marks
         .iter()
-        .take(KEY_ENTRIES)
+        .take(most)
         .map(|m| {
             (
                 m,
@@ -980,13 +978,13 @@ fn key(c: &mut Canvas, model: &Model) {
     }
     let _ = writeln!(c.body, "</g>");
     c.bottom = top + 28.0 + 17.0 * rows as f64;
-    if model.marks.len() > KEY_ENTRIES {
+    if model.marks.len() > most {
         let _ = writeln!(
             c.body,
             "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#555\">and {} more kernels: see the table</text>",
             n(left),
             n(c.bottom),
-            model.marks.len() - KEY_ENTRIES
+            model.marks.len() - most
         );
         c.bottom += 17.0;
     }

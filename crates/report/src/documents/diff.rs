@@ -56,10 +56,14 @@ fn change_cell(r: &DiffRow) -> Cell {
     match (r.kind, r.speedup()) {
         (RowKind::Removed, _) => Cell::text("only before"),
         (RowKind::Added, _) => Cell::text("only after"),
-        (_, Some(_)) if r.same_time() => Cell::text(format!(
-            "same (within {})",
-            crate::view::text::quantity_text(roofline_documents::SAME_WITHIN_PCT, Quantity::Percent)
+        // Two captures of an unchanged program differ by about this much
+        // (SAME_WITHIN_PCT; `diff --help` says so).
+        // Launches that vary more than that (a --per-launch capture): how much.
+        (_, Some(_)) if r.same_by_spread() => Cell::text(format!(
+            "same within noise (±{})",
+            crate::view::text::quantity_text(r.noise_pct.unwrap_or(0.0), Quantity::Percent)
         )),
+        (_, Some(_)) if r.same_time() => Cell::text("same within noise"),
         (_, Some(s)) => Cell::Value(Value::new(s, Quantity::Speedup)),
         (_, None) => Cell::text("no time to compare"),
     }

@@ -353,12 +353,27 @@ fn items(items: &[Item]) -> String {
     s
 }
 
+/// At most this many kernels in the key of a page's chart.
+const PAGE_KEY_ENTRIES: usize = 10;
+
+/// Width over height of an SVG, from its first `viewBox`.
+fn svg_aspect(svg: &str) -> Option<f64> {
+    let rest = &svg[svg.find("viewBox=\"")? + 9..];
+    let dims: Vec<f64> = rest[..rest.find('"')?].split_whitespace().filter_map(|v| v.parse().ok()).collect();
+    match dims.as_slice() {
+        [_, _, w, h] if *w > 0.0 && *h > 0.0 => Some(w / h),
+        _ => None,
+    }
+}
+
 /// A chart with its controls: precision tabs and the "all roofs" switch as
 /// inputs a stylesheet rule acts on (they work without the script), the
 /// zoom buttons (the script's), then the SVG.
 fn chart<D: Describe + ?Sized>(doc: &D, c: &ChartRef, opts: &ChartOptions, n: usize) -> String {
     // The section's notes say what the chart's notes say.
-    let opts = ChartOptions { notes: false, ..opts.clone() };
+    // The key lists the kernels with the most time (the kernel table below
+    // has them all), so that the chart fits a screen (1400x900).
+    let opts = ChartOptions { notes: false, key_entries: PAGE_KEY_ENTRIES.min(opts.key_entries), ..opts.clone() };
     let Some(svg) = doc.chart_svg(c.kind, &opts) else { return String::new() };
     let ctl = doc.chart_controls(c.kind);
     let id = format!("chart{n}");
@@ -404,7 +419,10 @@ fn chart<D: Describe + ?Sized>(doc: &D, c: &ChartRef, opts: &ChartOptions, n: us
             "</span>\n"
         ));
     }
-    let _ = writeln!(s, "<div class=\"chart\">{svg}</div>\n</div>");
+    // Its width follows the window's height too: the whole chart fits one
+    // screen, its aspect kept (so the box zoom's coordinates hold).
+    let aspect = svg_aspect(&svg).map(|a| format!(" style=\"--aspect: {a:.3}\"")).unwrap_or_default();
+    let _ = writeln!(s, "<div class=\"chart\"{aspect}>{svg}</div>\n</div>");
     if !css.is_empty() {
         let _ = writeln!(s, "<style>\n{css}</style>");
     }
@@ -414,7 +432,17 @@ fn chart<D: Describe + ?Sized>(doc: &D, c: &ChartRef, opts: &ChartOptions, n: us
 /// The page of a document.
 pub(crate) fn render<D: Describe + Serialize + ?Sized>(doc: &D, opts: &ChartOptions) -> Result<String, ExportError> {
     let title = doc.title();
-    let sections = visible(doc, Audience::Page);
+    let mut sections = visible(doc, Audience::Page);
+    // The first chart comes before the first table: in the first screen.
+    let first = |want: fn(&Block) -> bool| sections.iter().position(|s| s.blocks.iter().any(want));
+    let chart_at = first(|b| matches!(b, Block::Chart(_)));
+    let table_at = first(|b| matches!(b, Block::Table(t) if !t.rows.is_empty()));
+    if let (Some(c), Some(t)) = (chart_at, table_at) {
+        if t < c {
+            let chart = sections.remove(c);
+            sections.insert(t, chart);
+        }
+    }
     // Detail panels, so table rows can link to theirs.
     let panels: BTreeSet<String> = sections
         .iter()
