@@ -38,6 +38,8 @@ pub enum Library {
     Cusparse,
     /// cuSOLVER.
     Cusolver,
+    /// cuRAND's generators.
+    Curand,
     /// NCCL collectives.
     Nccl,
     /// CuPy's generated elementwise and reduction kernels.
@@ -61,6 +63,7 @@ impl Library {
             Library::Cufft => "cuFFT",
             Library::Cusparse => "cuSPARSE",
             Library::Cusolver => "cuSOLVER",
+            Library::Curand => "cuRAND",
             Library::Nccl => "NCCL",
             Library::Cupy => "CuPy",
             Library::User => "user code",
@@ -242,8 +245,55 @@ pub fn origin(name: &str) -> Origin {
     if has(n, &["ncclDevKernel", "ncclKernel", "nccl"]) {
         return of(Library::Nccl, Role::Collective);
     }
-    if has(&lower, &["cusolver", "potrf", "getrf", "geqrf", "syevd", "gesvd"]) {
+    // cuSOLVER's factorizations and their helpers (LAPACK names: sytrd for
+    // eigh's tridiagonal reduction, lansy for its norm, xxtrf's info flags).
+    if has(
+        &lower,
+        &[
+            "cusolver",
+            "potrf",
+            "getrf",
+            "geqrf",
+            "syevd",
+            "gesvd",
+            "sytrd",
+            "ormtr",
+            "orgtr",
+            "syevj",
+            "stedc",
+            "sterf",
+            "larft",
+            "larfb",
+            "lansy",
+            "laswp",
+            "getrs",
+            "potrs",
+            "xxtrf",
+            "ipiv_",
+            "set_info_ker",
+            "copy_info_kernel",
+        ],
+    ) {
         return of(Library::Cusolver, Role::Solver);
+    }
+    if lower.contains("curand") {
+        return of(Library::Curand, Role::Other);
+    }
+    // cuBLAS's BLAS-3 kernels beyond GEMM, and cuBLASLt's matrix transform.
+    if has(&lower, &["kernel_trsm", "trsm_", "syr2k", "syrk_", "region_transform"]) {
+        let role = if lower.contains("region_transform") { Role::Other } else { Role::Gemm };
+        return of(Library::Cublas, role);
+    }
+    // cuDNN's kernels that are not convolutions: batch norm, RNN cells.
+    if n.contains("cudnn") && has(&lower, &["batchnorm", "bn_fw", "bn_bw"]) {
+        return of(Library::Cudnn, Role::Norm);
+    }
+    if has(n, &["elemWiseRNN", "RNN_", "LSTM_", "GRU_", "cudnnRNN"]) {
+        return of(Library::Cudnn, Role::Other);
+    }
+    // PyTorch's RNG seed unpacking for cuDNN (dropout, attention).
+    if n.contains("philox::") {
+        return of(Library::PyTorch, Role::Other);
     }
     if has(n, &["cusparse"]) {
         return of(Library::Cusparse, Role::Sparse);
@@ -251,7 +301,7 @@ pub fn origin(name: &str) -> Origin {
     if n.starts_with("triton_") || n.contains(" triton_") {
         return of(Library::Triton, triton_role(n));
     }
-    if n.starts_with("cupy_") {
+    if n.starts_with("cupy_") || n.starts_with("cupyx_") {
         return of(
             Library::Cupy,
             if lower.contains("reduce") || lower.contains("cub") { Role::Reduction } else { Role::Elementwise },
@@ -409,6 +459,40 @@ mod tests {
             Role::Norm
         );
         assert_eq!(origin("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4>>(T3)").role, Role::Reduction);
+    }
+
+    #[test]
+    fn solver_random_blas3_and_cudnn_kernels_that_are_not_convolutions() {
+        let lib = |n: &str| (origin(n).library, origin(n).role);
+        assert_eq!(
+            lib("void sytrd4_gpu<sytrd_params<float, 32, 8, 2048, 32, 16, 1, 2>>(int, T1::data_type *)"),
+            (Library::Cusolver, Role::Solver)
+        );
+        assert_eq!(
+            lib("void transpose<sytrd_params<float, 32, 8, 512, 32, 16, 1, 2>, 128, 0, 1>(int, int)"),
+            (Library::Cusolver, Role::Solver)
+        );
+        assert_eq!(
+            lib("void lansy_M_stage1<float, float, 8>(long, const T1 *, unsigned long, T2 *, int)"),
+            (Library::Cusolver, Role::Solver)
+        );
+        assert_eq!(lib("void execute_dist<standard_normal_float_functor, curand_pseudo_state<curandStateXORWOW>, float, >(long)"), (Library::Curand, Role::Other));
+        assert_eq!(
+            lib("void kernel_trsm_l_mul32<float, 8, 0, 0, 0, 1>(int, int, const T1 *)"),
+            (Library::Cublas, Role::Gemm)
+        );
+        assert_eq!(
+            lib("void internal::region_transform_ABC_val<int, 32, 32, 0, internal::TransformParamsABC<float>>(T1)"),
+            (Library::Cublas, Role::Other)
+        );
+        assert_eq!(lib("void cudnn::batchnorm_fwtr_nhwc_semiPersist<__half, float, __half, 512, 16, 5, 4, 1, 1, 0, 0, 1, 2>(cudnn::NhwcBatchNormFwdParams)"), (Library::Cudnn, Role::Norm));
+        assert_eq!(
+            lib("void elemWiseRNNcell<float, float, float, 2, 2>(int, int, int, int, int, bool, const T1 *)"),
+            (Library::Cudnn, Role::Other)
+        );
+        assert_eq!(lib("_Z20LSTM_elementWise_bp1IfffEviiPT_S1_S1_S1_S1_S1_S1_PT0_S3_ii18cudnnRNNClipMode_t21cudnnNanPropagation_tff"), (Library::Cudnn, Role::Other));
+        assert_eq!(lib("philox::unpack_cudnn(at::PhiloxCudaState, long *, long *)"), (Library::PyTorch, Role::Other));
+        assert_eq!(origin("cupyx_scipy_ndimage_correlate_2d_reflect_w1_25").library, Library::Cupy);
     }
 
     #[test]
