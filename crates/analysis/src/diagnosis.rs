@@ -291,27 +291,32 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
     }
     rank_moves(&mut moves, seconds, &mut evidence);
     if moves.is_empty() {
-        moves.push(match position {
-            Position::OnRoof => Move::saving(Advice::AtTheRoof, 0.0, "the busiest unit is at its roof"),
-            _ if origin.library.is_vendor() => {
-                Advice::LibraryKernel { library: origin.library, role: origin.role }.into()
-            }
-            Position::OnDiagonal => match unit {
-                Some(Unit::Memory(l)) if l != MemLevel::Dram => Move::saving(
-                    Advice::CloserLevel { level: l },
-                    0.0,
-                    "bytes already move at this level's roof: only fewer bytes there help",
-                ),
-                _ => Move::saving(
-                    Advice::RaiseIntensity,
-                    0.0,
-                    "bytes already move at the bandwidth roof: only fewer bytes help",
-                ),
-            },
-            _ => Advice::WaitOnLatency.into(),
-        });
+        moves.push(no_cause_move(position, origin, unit));
     }
     Some(Diagnosis { position, evidence, next_moves: moves })
+}
+
+/// The move of a kernel no cause's evidence earned one: at its roof, the
+/// library's (the caller's choices), fewer bytes where they already move at
+/// a roof, else latency.
+pub(crate) fn no_cause_move(position: Position, origin: Origin, unit: Option<Unit>) -> Move {
+    match position {
+        Position::OnRoof => Move::saving(Advice::AtTheRoof, 0.0, "the busiest unit is at its roof"),
+        _ if origin.library.is_vendor() => Advice::LibraryKernel { library: origin.library, role: origin.role }.into(),
+        Position::OnDiagonal => match unit {
+            Some(Unit::Memory(l)) if l != MemLevel::Dram => Move::saving(
+                Advice::CloserLevel { level: l },
+                0.0,
+                "bytes already move at this level's roof: only fewer bytes there help",
+            ),
+            _ => Move::saving(
+                Advice::RaiseIntensity,
+                0.0,
+                "bytes already move at the bandwidth roof: only fewer bytes help",
+            ),
+        },
+        _ => Advice::WaitOnLatency.into(),
+    }
 }
 
 /// Ranks moves by their saving, largest first; a move worth under

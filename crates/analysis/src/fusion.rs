@@ -311,12 +311,8 @@ pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
                     || !matches!(m.advice, Advice::FusedOptimizer | Advice::FuseElementwise | Advice::EpilogueFusion)
             });
             if d.next_moves.is_empty() && (before > 0 || !d.evidence.is_empty()) {
-                let o = origin(&a.kernel.name);
-                d.next_moves.push(if o.library.is_vendor() {
-                    Advice::LibraryKernel { library: o.library, role: o.role }.into()
-                } else {
-                    Advice::WaitOnLatency.into()
-                });
+                let binding = d.binding().map(|(u, _)| u);
+                d.next_moves.push(crate::diagnosis::no_cause_move(d.position, origin(&a.kernel.name), binding));
             }
         }
     }
@@ -384,6 +380,22 @@ mod tests {
         assert_eq!(ks[1].diagnosis.as_ref().unwrap().position, Position::LaunchBound);
         let chain = group(&fusions(&ks), FusionKind::ElementwiseChain).cloned().expect("the glue is an opportunity");
         assert!((chain.saved_s - 3e-6).abs() < 1e-15, "{chain:?}");
+    }
+
+    #[test]
+    fn a_kernel_at_a_roof_whose_fusion_has_no_estimate_is_never_told_it_waits_on_latency() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        // The user's own copy, first in the capture (no producer to fuse
+        // into), with L2 at 92%: its fusion move goes, and fewer L2 bytes is left.
+        let mut copy = timed("strided_copy", 1e-3, 1);
+        copy.evidence.level_busy_pct.insert(MemLevel::L2, 92.0);
+        let mut ks = analyze(&m, &[copy]);
+        let f = fusions(&ks);
+        apply(&mut ks, &f);
+        let d = ks[0].diagnosis.as_ref().unwrap();
+        assert_eq!(d.position, Position::OnDiagonal);
+        let codes: Vec<String> = d.next_moves.iter().map(|m| m.code()).collect();
+        assert_eq!(codes, ["closer_level"], "{d:?}");
     }
 
     #[test]
