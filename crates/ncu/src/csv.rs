@@ -16,6 +16,7 @@ use std::io::{BufRead, Read};
 use roofline_model::FlopKind;
 pub use roofline_model::NumberProblem;
 
+use crate::rows::Record;
 use crate::metrics::{
     Slot, Via, COLUMNS, PIPE_COUNT_SUFFIX, PIPE_CYCLES_PREFIX, PIPE_CYCLES_SUFFIX, PIPE_PCT_SUFFIX, PIPE_PREFIX,
     SLOT_COUNT, STALL_PREFIX, STALL_SUFFIX, TENSOR_PREFIX,
@@ -669,7 +670,7 @@ fn base_scale(slot: Slot, via: Via) -> f64 {
 }
 
 impl Plan {
-    fn new(header: &csv::ByteRecord) -> Plan {
+    fn new(header: &Record) -> Plan {
         let names: Vec<String> = header
             .iter()
             .map(|f| String::from_utf8_lossy(f).trim().trim_start_matches('\u{feff}').to_string())
@@ -766,7 +767,7 @@ impl Plan {
     /// duration), is an error naming the unit and the column.
     fn apply_units(
         &mut self,
-        units: &csv::ByteRecord,
+        units: &Record,
         input: &str,
         warnings: &mut Vec<String>,
     ) -> Result<(), CsvError> {
@@ -907,7 +908,7 @@ impl Plan {
     }
 }
 
-fn text(rec: &csv::ByteRecord, i: Option<usize>) -> String {
+fn text(rec: &Record, i: Option<usize>) -> String {
     i.and_then(|i| rec.get(i)).map(|f| String::from_utf8_lossy(f).trim().to_string()).unwrap_or_default()
 }
 
@@ -962,40 +963,41 @@ impl<R: Read> Read for Guard<R> {
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, g));
         }
         let n = self.inner.read(buf)?;
-        let chunk = &buf[..n];
-        let (good, bad) = match chunk.iter().position(|&b| b == 0) {
-            Some(i) => (&chunk[..i], true),
-            None => (chunk, false),
-        };
-        let newlines = good.iter().filter(|&&b| b == b'\n').count();
-        let after_last = match good.iter().rposition(|&b| b == b'\n') {
-            Some(last) => {
-                // The line that was open before this chunk ends in it.
-                let first = good.iter().position(|&b| b == b'\n').unwrap_or(0);
-                if self.since_newline + first > MAX_LINE_BYTES {
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        Guarded::LineTooLong(self.lines + 1),
-                    ));
-                }
-                self.since_newline = 0;
-                good.len() - last - 1
+        // One pass over the bytes: NULs and newlines found together.
+        let mut good = n;
+        let mut bad = false;
+        let mut open = self.since_newline;
+        let mut last_newline: Option<usize> = None;
+        for i in memchr::memchr2_iter(0, b'\n', &buf[..n]) {
+            if buf[i] == 0 {
+                good = i;
+                bad = true;
+                break;
             }
-            None => good.len(),
-        };
-        self.lines += newlines as u64;
-        self.since_newline += after_last;
+            // The line open before this newline ends here.
+            let len = open + (i - last_newline.map_or(0, |l| l + 1));
+            if len > MAX_LINE_BYTES {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    Guarded::LineTooLong(self.lines + 1),
+                ));
+            }
+            open = 0;
+            last_newline = Some(i);
+            self.lines += 1;
+        }
+        self.since_newline = open + (good - last_newline.map_or(0, |l| l + 1));
         if self.since_newline > MAX_LINE_BYTES {
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, Guarded::LineTooLong(self.lines + 1)));
         }
         if bad {
             let g = Guarded::Binary(self.lines + 1);
-            if good.is_empty() {
+            if good == 0 {
                 return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, g));
             }
             self.pending = Some(g);
         }
-        Ok(good.len())
+        Ok(good)
     }
 }
 
@@ -1092,7 +1094,7 @@ struct Skipped {
 }
 
 impl Skipped {
-    fn add(&mut self, line: u64, rec: &csv::ByteRecord, why: &str) {
+    fn add(&mut self, line: u64, rec: &Record, why: &str) {
         self.count += 1;
         if self.examples.len() < 3 {
             let raw: Vec<String> = rec.iter().map(|f| String::from_utf8_lossy(f).to_string()).collect();
@@ -1170,20 +1172,14 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
         return Err(CsvError::NoLaunches { input: input.into(), detail, hint });
     };
     let header_lines = lines;
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .buffer_capacity(64 << 10)
-        .from_reader(std::io::Cursor::new(header_line.clone()).chain(reader));
-    let mut rec = csv::ByteRecord::new();
-    match rdr.read_byte_record(&mut rec) {
+    let mut rdr = crate::rows::Rows::new(std::io::Cursor::new(header_line.clone()).chain(reader));
+    let mut rec = Record::new();
+    match rdr.read(&mut rec) {
         Ok(true) => {}
         Ok(false) => unreachable!("the header line was found"),
         Err(e) => {
-            if let csv::ErrorKind::Io(io) = e.kind() {
-                if let Some(g) = guarded(io) {
-                    return Err(guard_error(g, input));
-                }
+            if let Some(g) = guarded(&e) {
+                return Err(guard_error(g, input));
             }
             return Err(CsvError::NoLaunches {
                 input: input.into(),
@@ -1229,26 +1225,24 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
     let mut skipped = Skipped::default();
     let mut stopped: Option<String> = None;
     loop {
-        match rdr.read_byte_record(&mut rec) {
+        match rdr.read(&mut rec) {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
-                let why = match e.kind() {
-                    csv::ErrorKind::Io(io) => match guarded(io) {
-                        Some(g) if cap.launches.is_empty() => return Err(guard_error(g, input)),
-                        Some(g) => g.to_string(),
-                        None => e.to_string(),
-                    },
-                    _ => format!("a malformed record ({e})"),
+                let why = match guarded(&e) {
+                    Some(g) if cap.launches.is_empty() => return Err(guard_error(g, input)),
+                    Some(g) => g.to_string(),
+                    None => e.to_string(),
                 };
                 stopped = Some(why);
                 break;
             }
         }
-        let line_no = header_lines + rec.position().map(|p| p.line()).unwrap_or(0).saturating_sub(1);
+        let line_no = header_lines + rec.line().saturating_sub(1);
         let first = rec.get(0).unwrap_or(b"");
         if first.starts_with(b"==") {
-            let t = String::from_utf8_lossy(&rec.as_slice()[..rec.as_slice().len().min(500)]).to_string();
+            let all = rec.concat();
+            let t = String::from_utf8_lossy(&all[..all.len().min(500)]).to_string();
             if t.contains("ERR_NVGPUCTRPERM") {
                 return Err(CsvError::CounterPermission { input: input.into() });
             }
@@ -1410,7 +1404,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
             line: line_no,
         });
     }
-    cap.bytes = rdr.position().byte().max(cap.bytes);
+    cap.bytes = rdr.byte().max(cap.bytes);
     if let Some(why) = stopped {
         cap.warnings.push(format!("{input}: stopped reading at {why}; the launches before it are kept"));
     }

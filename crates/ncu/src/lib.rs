@@ -46,6 +46,7 @@ mod csv;
 mod metrics;
 mod points;
 mod report;
+mod rows;
 mod runner;
 
 use roofline_model::{Capture, CaptureSource, CapturedKernel, MissingMetric, PartlyTimedKernel, Warning};
