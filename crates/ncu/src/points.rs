@@ -139,7 +139,7 @@ fn total(launches: &[&Launch], slot: Slot) -> Option<f64> {
 /// launched at several shapes is judged by where its time goes, never by
 /// its first launch.
 fn dominant_shape<'a>(launches: &[&'a Launch]) -> (Vec<&'a Launch>, u32, f64) {
-    let mut shapes: Vec<((String, String), f64, Vec<&'a Launch>)> = Vec::new();
+    let mut shapes: Vec<((std::sync::Arc<str>, std::sync::Arc<str>), f64, Vec<&'a Launch>)> = Vec::new();
     let mut all = 0.0;
     for &l in launches {
         let key = (l.grid.clone(), l.block.clone());
@@ -226,7 +226,10 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
     for l in launches {
         let w = duration(l).unwrap_or(1e-9);
         for (r, v) in &l.stalls {
-            let e = stalls.entry(r.clone()).or_default();
+            let e = match stalls.get_mut(&**r) {
+                Some(e) => e,
+                None => stalls.entry(r.to_string()).or_default(),
+            };
             e.0 += v * w;
             e.1 += w;
         }
@@ -349,7 +352,7 @@ fn pipe_pct(launches: &[&Launch], name: &str) -> Option<f64> {
 
 /// Nsight Compute's pipes as the instruction roofline names them. The
 /// tensor pipe is the busiest of its instruction families.
-const PIPES: &[(&str, Pipe)] = &[
+pub(crate) const PIPES: &[(&str, Pipe)] = &[
     ("alu", Pipe::Alu),
     ("fma", Pipe::Fma),
     ("fma_type_fp16", Pipe::Fp16),
@@ -507,7 +510,7 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
         name: device_name.clone().unwrap_or_else(|| "counter peaks (Nsight Compute)".into()),
         gpu: GpuFacts {
             name: device_name,
-            compute_capability: launches.iter().map(|l| l.cc.clone()).find(|c| !c.is_empty()),
+            compute_capability: launches.iter().map(|l| l.cc.to_string()).find(|c| !c.is_empty()),
             sms: first(launches, Slot::SmCount).filter(|n| *n > 0.0).map(|n| n as u32),
             sm_clock_mhz: sm_clock.map(|c| c / 1e6),
             mem_clock_mhz: weighted(launches, Slot::DramClock).map(|c| c / 1e6),
@@ -653,13 +656,13 @@ mod tests {
             stream: "7".into(),
             device: "0".into(),
             cc: "9.0".into(),
-            device_name: String::new(),
-            block: String::new(),
-            grid: String::new(),
+            device_name: "".into(),
+            block: "".into(),
+            grid: "".into(),
             values: v,
             tensor: BTreeMap::new(),
-            stalls: BTreeMap::new(),
-            pipes: BTreeMap::new(),
+            stalls: crate::csv::NameMap::new(),
+            pipes: crate::csv::NameMap::new(),
             line: 1,
         }
     }
