@@ -1005,6 +1005,23 @@ pub fn annotate_evidence(ev: &mut roofline_model::Evidence, major: u32, minor: u
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        #[test]
+        fn the_memo_answers_as_the_calculator_does(
+            cc in proptest::sample::select(vec![(7, 0), (8, 0), (8, 6), (9, 0)]),
+            threads in 0u32..1100,
+            regs in 0u32..260,
+            smem in 0u64..240_000,
+        ) {
+            let l = limits(cc.0, cc.1).unwrap();
+            let launch = Launch::new(threads, regs).with_smem(smem, 0);
+            // Twice: the second answer comes from the memo.
+            for _ in 0..2 {
+                proptest::prop_assert_eq!(calculate_memoised(&l, &launch), calculate(&l, &launch).ok());
+            }
+        }
+    }
+
     fn h100() -> Limits {
         limits(9, 0).unwrap()
     }

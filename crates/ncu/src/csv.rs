@@ -1331,6 +1331,10 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
     let mut skipped = Skipped::default();
     let mut stopped: Option<String> = None;
     let mut interner = Interner::default();
+    let mut per_second: Vec<(usize, Option<f64>, Slot, usize)> = Vec::new();
+    // Each slot index's slot, found once (not once per launch).
+    let slot_of: Vec<Option<Slot>> =
+        (0..SLOT_COUNT).map(|i| COLUMNS.iter().find(|c| c.0 as usize == i).map(|c| c.0)).collect();
     let mut stall_values: Vec<Option<f64>> = Vec::new();
     let mut pipe_values: Vec<Option<PipeCount>> = Vec::new();
     loop {
@@ -1419,7 +1423,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
             continue;
         }
         let mut values = [None; SLOT_COUNT];
-        let mut per_second = Vec::new();
+        per_second.clear();
         for (slot_index, s) in plan.slots.iter().enumerate() {
             let Some(SlotColumn { col, via, scale }) = *s else { continue };
             let Some(raw) = rec.get(col) else { continue };
@@ -1441,7 +1445,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
                 Some(v) => Some(checked(v * f * scale, raw, line_no, column, input)?),
                 None => None,
             };
-            if let (Some(v), Some(slot)) = (v, COLUMNS.iter().find(|c| c.0 as usize == slot_index).map(|c| c.0)) {
+            if let (Some(v), Some(slot)) = (v, slot_of[slot_index]) {
                 physical(slot, v, raw, line_no, column, input)?;
             }
             match via {
@@ -1450,7 +1454,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
                 Via::PerCycle(_) => per_second.push((slot_index, v, Slot::Cycles, col)),
             }
         }
-        for (slot_index, v, base, col) in per_second {
+        for &(slot_index, v, base, col) in &per_second {
             values[slot_index] = match (v, values[base as usize]) {
                 (Some(v), Some(d)) => {
                     let raw = rec.get(col).unwrap_or(b"");

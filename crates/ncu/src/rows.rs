@@ -235,44 +235,44 @@ fn split_quoted(line: &[u8], rec: &mut Record) -> bool {
         return false;
     }
     rec.data.extend_from_slice(line);
-    // Where the open field began, or None between fields; the last close.
-    let mut open: Option<usize> = None;
-    let mut last_close: Option<usize> = None;
-    let mut at = |i: usize, rec: &mut Record| -> bool {
-        match open.take() {
-            Some(o) => {
-                rec.bounds.push((o as u32 + 1, i as u32));
-                last_close = Some(i);
-                true
+    // Quotes alternate, opening at `next_open` (0, then two past each
+    // closing quote, which a comma follows unless it ends the line).
+    let mut expect_open = true;
+    let mut next_open = 0usize;
+    let mut open = 0usize;
+    let mut at = |i: usize| -> bool {
+        if expect_open {
+            if i != next_open {
+                return false;
             }
-            None => {
-                let ok = match last_close {
-                    None => i == 0,
-                    Some(c) => i == c + 2 && line[c + 1] == b',',
-                };
-                open = Some(i);
-                ok
+            open = i;
+        } else {
+            rec.bounds.push((open as u32 + 1, i as u32));
+            if i + 1 < n && line[i + 1] != b',' {
+                return false;
             }
+            next_open = i + 2;
         }
+        expect_open = !expect_open;
+        true
     };
     let words = n / 8;
     for w in 0..words {
         let word = u64::from_le_bytes(line[w * 8..w * 8 + 8].try_into().expect("eight bytes"));
         let mut m = quotes(word);
         while m != 0 {
-            let i = w * 8 + (m.trailing_zeros() / 8) as usize;
-            if !at(i, rec) {
+            if !at(w * 8 + (m.trailing_zeros() / 8) as usize) {
                 return false;
             }
             m &= m - 1;
         }
     }
-    for i in words * 8..n {
-        if line[i] == b'"' && !at(i, rec) {
+    for (i, &b) in line.iter().enumerate().skip(words * 8) {
+        if b == b'"' && !at(i) {
             return false;
         }
     }
-    open.is_none() && last_close == Some(n - 1)
+    expect_open && next_open == n + 1
 }
 
 #[cfg(test)]
