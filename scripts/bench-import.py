@@ -8,7 +8,8 @@ FILE` and the NERSC-style pandas (tuned: only the needed columns) and polars scr
 peak RSS, and roofline's ratio to each baseline measured in the same run.
 
   scripts/bench-import.py [--sizes 3000,30000,100000,300000] [--runs 3] [--roofline PATH]
-                          [--shapes targeted,full] [--per-launch] [--out results.csv]
+                          [--shapes targeted,full] [--per-launch] [--compare OLD_BINARY]
+                          [--out results.csv]
   scripts/bench-import.py --smoke        (3k launches, one run of each: a few seconds, for CI)
 
 The baselines (`nersc_pandas.py`, `gen.py`) are not the project's code: they are found in
@@ -58,6 +59,8 @@ def main():
     ap.add_argument("--baselines", default=os.environ.get("ROOFLINE_BASELINES", "/work/shared/baselines"))
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "roofline-bench-import"))
     ap.add_argument("--per-launch", action="store_true", help="time `import --per-launch` too")
+    ap.add_argument("--per-launch-max", type=int, default=100000, help="largest capture timed with --per-launch")
+    ap.add_argument("--compare", metavar="PATH", help="another roofline binary (an older build) timed beside it")
     ap.add_argument("--out", help="write every run's figures to this CSV")
     ap.add_argument("--smoke", action="store_true", help="3k launches, one run: a check that it all runs")
     a = ap.parse_args()
@@ -79,7 +82,9 @@ def main():
                 subprocess.run([sys.executable, gen, SOURCES[shape], str(n), cap], check=True)
             out = os.path.join(a.work, "out")
             tools = {"roofline": [a.roofline, "import", cap, "--format", "json", "-o", out + ".json"]}
-            if a.per_launch:
+            if a.compare:
+                tools["roofline-compare"] = [a.compare, "import", cap, "--format", "json", "-o", out + "-c.json"]
+            if a.per_launch and n <= a.per_launch_max:
                 tools["roofline-launch"] = [a.roofline, "import", cap, "--per-launch", "--format", "json",
                                             "-o", out + "-launch.json"]
             if baselines:
