@@ -54,9 +54,11 @@ pub struct Launch {
     pub block: Arc<str>,
     /// Grid size as ncu printed it, "(1024, 1, 1)".
     pub grid: Arc<str>,
-    /// Values in base SI units (seconds, bytes, Hz), `None` when the column
-    /// is missing or the value is `n/a`.
-    pub values: [Option<f64>; SLOT_COUNT],
+    /// Values in base SI units (seconds, bytes, Hz), NaN when the column is
+    /// missing or the value is `n/a` (every value read is finite, so NaN is
+    /// free to mean none; half the memory of `Option<f64>`): read through
+    /// [`Launch::get`].
+    pub(crate) values: [f64; SLOT_COUNT],
     /// Tensor-core operations per kind and the counters' per-cycle peak.
     pub tensor: BTreeMap<FlopKind, TensorCount>,
     /// Stall reasons: warp cycles stalled per issued instruction.
@@ -167,7 +169,8 @@ impl Launch {
     /// The value of one slot in base SI units, `None` when the capture has
     /// no such column or the value was `n/a`.
     pub fn get(&self, slot: Slot) -> Option<f64> {
-        self.values[slot as usize]
+        let v = self.values[slot as usize];
+        (!v.is_nan()).then_some(v)
     }
 }
 
@@ -1520,7 +1523,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
             device_name: intern(&mut interner, &rec, plan.device_name),
             block: intern(&mut interner, &rec, plan.block),
             grid: intern(&mut interner, &rec, plan.grid),
-            values,
+            values: values.map(|v| v.unwrap_or(f64::NAN)),
             tensor,
             stalls,
             pipes,

@@ -642,9 +642,9 @@ mod tests {
 
     /// A launch of cc 9.0 with these slot values.
     fn launch(values: &[(Slot, f64)]) -> Launch {
-        let mut v = [None; SLOT_COUNT];
+        let mut v = [f64::NAN; SLOT_COUNT];
         for &(s, x) in values {
-            v[s as usize] = Some(x);
+            v[s as usize] = x;
         }
         Launch {
             id: "0".into(),
