@@ -69,6 +69,10 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     gen = os.path.join(a.baselines, "gen.py")
     nersc = os.path.join(a.baselines, "nersc_pandas.py")
+    if not os.path.exists(gen):
+        sys.exit(f"{gen}: not found; set ROOFLINE_BASELINES or --baselines to the folder of gen.py and nersc_pandas.py")
+    if not os.path.exists(a.roofline):
+        sys.exit(f"{a.roofline}: not found; build it (cargo build --release -p roofline) or give --roofline PATH")
     baselines = os.path.exists(nersc) and have_baselines()
     if not baselines:
         print(f"note: pandas/polars or {nersc} missing: roofline alone is timed", file=sys.stderr)

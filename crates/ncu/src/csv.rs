@@ -17,11 +17,11 @@ use std::sync::Arc;
 use roofline_model::FlopKind;
 pub use roofline_model::NumberProblem;
 
-use crate::rows::Record;
 use crate::metrics::{
     Slot, Via, COLUMNS, PIPE_COUNT_SUFFIX, PIPE_CYCLES_PREFIX, PIPE_CYCLES_SUFFIX, PIPE_PCT_SUFFIX, PIPE_PREFIX,
     SLOT_COUNT, STALL_PREFIX, STALL_SUFFIX, TENSOR_PREFIX,
 };
+use crate::rows::Record;
 
 /// One kernel launch as ncu reported it.
 #[derive(Debug, Clone, PartialEq)]
@@ -839,7 +839,7 @@ impl Plan {
         }
         // Only the pipes the roofline reads are converted (a `--set full`
         // row has ~240 pipe columns and the instruction roofline uses ten).
-        pipes.retain(|p| crate::points::PIPES.iter().any(|(name, _)| *name == p.0));
+        pipes.retain(|p| crate::metrics::PIPES.iter().any(|(name, _)| *name == p.0));
         let pipe_names = sorted_names(pipes.iter().map(|p| p.0.as_str()));
         for p in &mut pipes {
             p.3 = pipe_names.binary_search_by(|n| (**n).cmp(p.0.as_str())).expect("listed");
@@ -870,12 +870,7 @@ impl Plan {
     /// Reads the units row: each column the reader scales gets its unit's
     /// scale; a unit it does not know, or of the wrong kind (`MB` on a
     /// duration), is an error naming the unit and the column.
-    fn apply_units(
-        &mut self,
-        units: &Record,
-        input: &str,
-        warnings: &mut Vec<String>,
-    ) -> Result<(), CsvError> {
+    fn apply_units(&mut self, units: &Record, input: &str, warnings: &mut Vec<String>) -> Result<(), CsvError> {
         let unit_of =
             |c: usize| units.get(c).map(|u| String::from_utf8_lossy(u).trim().to_string()).unwrap_or_default();
         let mut defaulted = Vec::new();
@@ -1086,10 +1081,7 @@ impl<R: Read> Read for Guard<R> {
             // The line open before this newline ends here.
             let len = open + (i - last_newline.map_or(0, |l| l + 1));
             if len > MAX_LINE_BYTES {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    Guarded::LineTooLong(self.lines + 1),
-                ));
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, Guarded::LineTooLong(self.lines + 1)));
             }
             open = 0;
             last_newline = Some(i);
@@ -1507,9 +1499,8 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
                 }
             }
         }
-        let pipes = NameMap(
-            plan.pipe_names.iter().zip(&pipe_values).filter_map(|(n, v)| v.map(|v| (n.clone(), v))).collect(),
-        );
+        let pipes =
+            NameMap(plan.pipe_names.iter().zip(&pipe_values).filter_map(|(n, v)| v.map(|v| (n.clone(), v))).collect());
         cap.launches.push(Launch {
             id,
             process_id: intern(&mut interner, &rec, plan.process_id),

@@ -17,7 +17,7 @@ use roofline_model::{Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel,
 use roofline_model::{ConstantMoves, Evidence, Fp16Accounting, Fp16Packing, MoveDetection, PipeUse};
 
 use crate::csv::Launch;
-use crate::metrics::Slot;
+use crate::metrics::{Slot, PIPES};
 
 /// How bytes at L2 and L1 are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -134,12 +134,15 @@ fn total(launches: &[&Launch], slot: Slot) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum())
 }
 
+/// A launch shape: (grid, block) as ncu printed them.
+type Shape = (std::sync::Arc<str>, std::sync::Arc<str>);
+
 /// The launches of the shape (grid x block) that took the most time, the
 /// number of distinct shapes and that shape's share of the time: a kernel
 /// launched at several shapes is judged by where its time goes, never by
 /// its first launch.
 fn dominant_shape<'a>(launches: &[&'a Launch]) -> (Vec<&'a Launch>, u32, f64) {
-    let mut shapes: Vec<((std::sync::Arc<str>, std::sync::Arc<str>), f64, Vec<&'a Launch>)> = Vec::new();
+    let mut shapes: Vec<(Shape, f64, Vec<&'a Launch>)> = Vec::new();
     let mut all = 0.0;
     for &l in launches {
         let key = (l.grid.clone(), l.block.clone());
@@ -349,21 +352,6 @@ fn pipe_pct(launches: &[&Launch], name: &str) -> Option<f64> {
     }
     (den > 0.0).then(|| num / den)
 }
-
-/// Nsight Compute's pipes as the instruction roofline names them. The
-/// tensor pipe is the busiest of its instruction families.
-pub(crate) const PIPES: &[(&str, Pipe)] = &[
-    ("alu", Pipe::Alu),
-    ("fma", Pipe::Fma),
-    ("fma_type_fp16", Pipe::Fp16),
-    ("fp64", Pipe::Fp64),
-    ("xu", Pipe::Xu),
-    ("lsu", Pipe::Lsu),
-    ("tensor_op_hmma", Pipe::Tensor),
-    ("tensor_op_gmma", Pipe::Tensor),
-    ("tensor_op_dmma", Pipe::Tensor),
-    ("tensor_op_imma", Pipe::Tensor),
-];
 
 /// Warp instructions of one pipe in one launch: the count when collected,
 /// else ncu's % of peak x the architecture's issue rate x the SMs' active
