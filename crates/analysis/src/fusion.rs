@@ -284,11 +284,29 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
 /// Shares each group's saving over its kernels' moves (in proportion to
 /// their time), then ranks every kernel's moves again.
 pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
+    // Each ID's kernels, found once: a search of every fusion's list for
+    // every kernel grew with their product (160k kernels).
+    let mut by_id: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for (i, a) in kernels.iter().enumerate() {
+        by_id.entry(a.kernel.id.as_str()).or_default().push(i);
+    }
+    let by_id: std::collections::HashMap<String, Vec<usize>> =
+        by_id.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     for f in fusions {
         let frac = if f.seconds > 0.0 { f.saved_s / f.seconds } else { 0.0 };
         let advice = f.kind.advice();
-        for a in kernels.iter_mut() {
-            let Some(at) = f.kernels.iter().position(|id| *id == a.kernel.id) else { continue };
+        // The fusion's kernels in capture order, each once, with their
+        // place in its list (for their own share of the saving).
+        let mut members: Vec<(usize, usize)> = f
+            .kernels
+            .iter()
+            .enumerate()
+            .flat_map(|(at, id)| by_id.get(id.as_str()).into_iter().flatten().map(move |&i| (i, at)))
+            .collect();
+        members.sort_unstable();
+        members.dedup_by_key(|m| m.0);
+        for (i, at) in members {
+            let a = &mut kernels[i];
             let Some(t) = a.kernel.duration_s else { continue };
             let Some(d) = a.diagnosis.as_mut() else { continue };
             let saved = f.saved_per_kernel_s.get(at).copied().unwrap_or(t * frac);

@@ -131,7 +131,7 @@ impl Limits {
 }
 
 /// One kernel launch as the calculator sees it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Launch {
     /// Threads per block.
     pub threads_per_block: u32,
@@ -944,6 +944,36 @@ pub fn max_potential_block_size(l: &Limits, launch: &Launch) -> BestBlockSize {
     }
 }
 
+/// Launch shapes whose occupancy is kept, per thread: a capture has few
+/// distinct shapes (block size, registers, shared memory) however many
+/// kernels and launches it has.
+const MEMO_SHAPES: usize = 4096;
+
+thread_local! {
+    static MEMO: std::cell::RefCell<std::collections::HashMap<(u32, u32, Launch), Option<Occupancy>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// [`calculate`], computed once per capability and launch shape (the
+/// headroom searches walk every shared-memory step, and an import asks for
+/// the same few shapes once per kernel). The answer is the same as
+/// [`calculate`]'s: the memo only keeps it.
+fn calculate_memoised(l: &Limits, launch: &Launch) -> Option<Occupancy> {
+    let key = (l.major, l.minor, launch.clone());
+    if let Some(o) = MEMO.with(|m| m.borrow().get(&key).cloned()) {
+        return o;
+    }
+    let o = calculate(l, launch).ok();
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= MEMO_SHAPES {
+            m.clear();
+        }
+        m.insert(key, o.clone());
+    });
+    o
+}
+
 /// For the profile and import paths: fills the theoretical occupancy, its
 /// limiter and a hint into a kernel's evidence from the launch figures a
 /// profiler reported (block size, registers per thread, shared memory per
@@ -958,7 +988,7 @@ pub fn annotate_evidence(ev: &mut roofline_model::Evidence, major: u32, minor: u
     }
     let smem = ev.shared_mem_per_block.unwrap_or(0.0).max(0.0);
     let launch = Launch::new(threads.round() as u32, regs.round() as u32).with_smem(smem.round() as u64, 0);
-    let o = calculate(&l, &launch).ok()?;
+    let o = calculate_memoised(&l, &launch)?;
     if ev.occupancy_theoretical_pct.is_none() {
         ev.occupancy_theoretical_pct = Some(o.occupancy_pct);
     }
@@ -974,6 +1004,23 @@ pub fn annotate_evidence(ev: &mut roofline_model::Evidence, major: u32, minor: u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn the_memo_answers_as_the_calculator_does(
+            cc in proptest::sample::select(vec![(7, 0), (8, 0), (8, 6), (9, 0)]),
+            threads in 0u32..1100,
+            regs in 0u32..260,
+            smem in 0u64..240_000,
+        ) {
+            let l = limits(cc.0, cc.1).unwrap();
+            let launch = Launch::new(threads, regs).with_smem(smem, 0);
+            // Twice: the second answer comes from the memo.
+            for _ in 0..2 {
+                proptest::prop_assert_eq!(calculate_memoised(&l, &launch), calculate(&l, &launch).ok());
+            }
+        }
+    }
 
     fn h100() -> Limits {
         limits(9, 0).unwrap()

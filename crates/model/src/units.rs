@@ -313,7 +313,24 @@ pub fn parse_number(field: &[u8]) -> Result<f64, NumberProblem> {
     if i != field.len() {
         return Err(if field[i..].contains(&b',') { NumberProblem::DecimalComma } else { NumberProblem::Malformed });
     }
-    let text: String = field.iter().filter(|&&b| b != b',').map(|&b| b as char).collect();
+    // The number without its separators (commas appear here only as
+    // thousands separators), on the stack when it fits; every byte is ASCII.
+    let mut buf = [0u8; 64];
+    let owned: Vec<u8>;
+    let bytes: &[u8] = if !grouped {
+        field
+    } else if field.len() <= buf.len() {
+        let mut n = 0;
+        for &b in field.iter().filter(|&&b| b != b',') {
+            buf[n] = b;
+            n += 1;
+        }
+        &buf[..n]
+    } else {
+        owned = field.iter().copied().filter(|&b| b != b',').collect();
+        &owned
+    };
+    let text = std::str::from_utf8(bytes).map_err(|_| NumberProblem::Malformed)?;
     let v: f64 = text.parse().map_err(|_| NumberProblem::Malformed)?;
     if v.is_finite() {
         Ok(v)

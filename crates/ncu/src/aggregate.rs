@@ -24,11 +24,11 @@ pub struct Group {
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Key {
-    process: String,
-    device: String,
-    context: String,
-    stream: String,
-    name: String,
+    process: std::sync::Arc<str>,
+    device: std::sync::Arc<str>,
+    context: std::sync::Arc<str>,
+    stream: std::sync::Arc<str>,
+    name: std::sync::Arc<str>,
 }
 
 fn key(l: &Launch) -> Key {
@@ -120,7 +120,7 @@ pub fn group(cap: &RawCapture, conv: ByteConvention, per_launch: bool) -> Vec<Gr
             }
         }
     }
-    let all_names: Vec<&str> = order.iter().map(|(k, _)| k.name.as_str()).collect();
+    let all_names: Vec<&str> = order.iter().map(|(k, _)| &*k.name).collect();
     let displays = display_names(&all_names);
     order
         .into_iter()
@@ -140,7 +140,7 @@ pub fn group(cap: &RawCapture, conv: ByteConvention, per_launch: bool) -> Vec<Gr
                 tags.push(format!("stream {}", k.stream));
             }
             let mut display = display;
-            let mut id_source = k.name.clone();
+            let mut id_source = k.name.to_string();
             if !tags.is_empty() {
                 display = format!("{display} [{}]", tags.join(", "));
                 id_source = format!("{id_source}\u{1f}{}", tags.join(","));

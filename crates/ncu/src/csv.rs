@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, Read};
+use std::sync::Arc;
 
 use roofline_model::FlopKind;
 pub use roofline_model::NumberProblem;
@@ -20,6 +21,7 @@ use crate::metrics::{
     Slot, Via, COLUMNS, PIPE_COUNT_SUFFIX, PIPE_CYCLES_PREFIX, PIPE_CYCLES_SUFFIX, PIPE_PCT_SUFFIX, PIPE_PREFIX,
     SLOT_COUNT, STALL_PREFIX, STALL_SUFFIX, TENSOR_PREFIX,
 };
+use crate::rows::Record;
 
 /// One kernel launch as ncu reported it.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,40 +30,42 @@ pub struct Launch {
     pub id: String,
     /// The profiled process's pid: launches of different processes are
     /// different kernels even under one name.
-    pub process_id: String,
+    pub process_id: Arc<str>,
     /// The profiled process's name, for messages.
-    pub process_name: String,
+    pub process_name: Arc<str>,
     /// The host ncu ran on (a capture may merge several).
-    pub host: String,
+    pub host: Arc<str>,
     /// The name as ncu printed it (demangled by default).
-    pub kernel_name: String,
+    pub kernel_name: Arc<str>,
     /// CUDA context id: with the process, device and stream, part of the key
     /// that groups launches into one kernel.
-    pub context: String,
+    pub context: Arc<str>,
     /// CUDA stream id (part of the grouping key).
-    pub stream: String,
+    pub stream: Arc<str>,
     /// ncu's device index (part of the grouping key).
-    pub device: String,
+    pub device: Arc<str>,
     /// Compute capability, "9.0".
-    pub cc: String,
+    pub cc: Arc<str>,
     /// The GPU's product name (`device__attribute_display_name`, "NVIDIA
     /// H200"), empty when the capture lacks it.
-    pub device_name: String,
+    pub device_name: Arc<str>,
     /// Block size as ncu printed it, "(256, 1, 1)": the launch shape the
     /// diagnosis checks.
-    pub block: String,
+    pub block: Arc<str>,
     /// Grid size as ncu printed it, "(1024, 1, 1)".
-    pub grid: String,
-    /// Values in base SI units (seconds, bytes, Hz), `None` when the column
-    /// is missing or the value is `n/a`.
-    pub values: [Option<f64>; SLOT_COUNT],
+    pub grid: Arc<str>,
+    /// Values in base SI units (seconds, bytes, Hz), NaN when the column is
+    /// missing or the value is `n/a` (every value read is finite, so NaN is
+    /// free to mean none; half the memory of `Option<f64>`): read through
+    /// [`Launch::get`].
+    pub(crate) values: [f64; SLOT_COUNT],
     /// Tensor-core operations per kind and the counters' per-cycle peak.
     pub tensor: BTreeMap<FlopKind, TensorCount>,
     /// Stall reasons: warp cycles stalled per issued instruction.
-    pub stalls: BTreeMap<String, f64>,
-    /// Per Nsight Compute pipe name ("alu", "fma_type_fp16",
-    /// "tensor_op_gmma"): utilisation and warp instructions.
-    pub pipes: BTreeMap<String, PipeCount>,
+    pub stalls: NameMap<f64>,
+    /// Per Nsight Compute pipe the instruction roofline reads ("alu",
+    /// "fma_type_fp16", "tensor_op_gmma"): utilisation and warp instructions.
+    pub pipes: NameMap<PipeCount>,
     /// Line of the row in the input (1-based), for messages.
     pub line: u64,
 }
@@ -86,11 +90,87 @@ pub struct PipeCount {
     pub cycles_pct: Option<f64>,
 }
 
+/// A small map from names shared by every launch of a capture (stall
+/// reasons, pipes) to values, sorted by name: a launch holds a few dozen
+/// of them, and a `BTreeMap` of owned strings per launch cost more memory
+/// than the values.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NameMap<V>(Vec<(Arc<str>, V)>);
+
+impl<V> NameMap<V> {
+    /// An empty map.
+    pub fn new() -> NameMap<V> {
+        NameMap(Vec::new())
+    }
+
+    /// The value under `name`.
+    pub fn get(&self, name: &str) -> Option<&V> {
+        self.0.binary_search_by(|e| (*e.0).cmp(name)).ok().map(|i| &self.0[i].1)
+    }
+
+    /// Sets the value under `name` (replacing one there).
+    pub fn insert(&mut self, name: Arc<str>, value: V) {
+        match self.0.binary_search_by(|e| e.0.cmp(&name)) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (name, value)),
+        }
+    }
+
+    /// Names and values, by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&Arc<str>, &V)> + '_ {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+
+    /// How many names it holds.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<'a, V> IntoIterator for &'a NameMap<V> {
+    type Item = (&'a Arc<str>, &'a V);
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (Arc<str>, V)>, fn(&'a (Arc<str>, V)) -> (&'a Arc<str>, &'a V)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+/// Text fields of a capture's rows, each distinct value kept once: a
+/// capture repeats its process, device, stream, kernel names and launch
+/// shapes over every launch.
+#[derive(Default)]
+struct Interner {
+    values: HashMap<Box<[u8]>, Arc<str>>,
+}
+
+impl Interner {
+    fn get(&mut self, raw: &[u8]) -> Arc<str> {
+        if let Some(v) = self.values.get(raw) {
+            return v.clone();
+        }
+        let v: Arc<str> = String::from_utf8_lossy(raw).trim().into();
+        // Bounded by the distinct values, but a capture of launches that all
+        // differ (unique names) would keep every one: cleared past a limit.
+        if self.values.len() >= 1 << 16 {
+            self.values.clear();
+        }
+        self.values.insert(raw.into(), v.clone());
+        v
+    }
+}
+
 impl Launch {
     /// The value of one slot in base SI units, `None` when the capture has
     /// no such column or the value was `n/a`.
     pub fn get(&self, slot: Slot) -> Option<f64> {
-        self.values[slot as usize]
+        let v = self.values[slot as usize];
+        (!v.is_nan()).then_some(v)
     }
 }
 
@@ -554,10 +634,23 @@ struct Plan {
     /// kind has a total column (`src_fp16`) its per-destination ones are
     /// left out.
     tensor: Vec<(FlopKind, usize, Option<usize>, f64)>,
-    stalls: Vec<(String, usize)>,
-    /// Pipe columns: (pipe, column, which figure).
-    pipes: Vec<(String, usize, PipeColumn)>,
+    /// Stall columns: (reason, column, the reason's place among `stall_names`).
+    stalls: Vec<(String, usize, usize)>,
+    /// The stall reasons, sorted, each once.
+    stall_names: Vec<Arc<str>>,
+    /// Pipe columns: (pipe, column, which figure, the pipe's place among `pipe_names`).
+    pipes: Vec<(String, usize, PipeColumn, usize)>,
+    /// The pipes, sorted, each once.
+    pipe_names: Vec<Arc<str>>,
     width: usize,
+}
+
+/// Names sorted, each once.
+fn sorted_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<Arc<str>> {
+    let mut v: Vec<&str> = names.collect();
+    v.sort_unstable();
+    v.dedup();
+    v.into_iter().map(Arc::from).collect()
 }
 
 /// What a slot's column must measure for its unit to make sense.
@@ -669,7 +762,7 @@ fn base_scale(slot: Slot, via: Via) -> f64 {
 }
 
 impl Plan {
-    fn new(header: &csv::ByteRecord) -> Plan {
+    fn new(header: &Record) -> Plan {
         let names: Vec<String> = header
             .iter()
             .map(|f| String::from_utf8_lossy(f).trim().trim_start_matches('\u{feff}').to_string())
@@ -707,14 +800,14 @@ impl Plan {
         for (i, n) in names.iter().enumerate() {
             if let Some(rest) = n.strip_prefix(PIPE_PREFIX) {
                 if let Some(pipe) = rest.strip_suffix(PIPE_PCT_SUFFIX) {
-                    pipes.push((pipe.to_string(), i, PipeColumn::Pct));
+                    pipes.push((pipe.to_string(), i, PipeColumn::Pct, 0));
                 } else if let Some(pipe) = rest.strip_suffix(PIPE_COUNT_SUFFIX).filter(|p| !p.contains('.')) {
-                    pipes.push((pipe.to_string(), i, PipeColumn::Count));
+                    pipes.push((pipe.to_string(), i, PipeColumn::Count, 0));
                 }
                 continue;
             }
             if let Some(pipe) = n.strip_prefix(PIPE_CYCLES_PREFIX).and_then(|r| r.strip_suffix(PIPE_CYCLES_SUFFIX)) {
-                pipes.push((pipe.to_string(), i, PipeColumn::Cycles));
+                pipes.push((pipe.to_string(), i, PipeColumn::Cycles, 0));
                 continue;
             }
             if let Some(rest) = n.strip_prefix(TENSOR_PREFIX) {
@@ -725,7 +818,7 @@ impl Plan {
                 }
             } else if let Some(rest) = n.strip_prefix(STALL_PREFIX) {
                 if let Some(reason) = rest.strip_suffix(STALL_SUFFIX) {
-                    stalls.push((reason.to_string(), i));
+                    stalls.push((reason.to_string(), i, 0));
                 }
             }
         }
@@ -739,6 +832,17 @@ impl Plan {
                 let peak = find(&format!("{TENSOR_PREFIX}{suffix}.sum.peak_sustained"));
                 tensor.push((kind, *i, peak, 1.0));
             }
+        }
+        let stall_names = sorted_names(stalls.iter().map(|s| s.0.as_str()));
+        for s in &mut stalls {
+            s.2 = stall_names.binary_search_by(|n| (**n).cmp(s.0.as_str())).expect("listed");
+        }
+        // Only the pipes the roofline reads are converted (a `--set full`
+        // row has ~240 pipe columns and the instruction roofline uses ten).
+        pipes.retain(|p| crate::metrics::PIPES.iter().any(|(name, _)| *name == p.0));
+        let pipe_names = sorted_names(pipes.iter().map(|p| p.0.as_str()));
+        for p in &mut pipes {
+            p.3 = pipe_names.binary_search_by(|n| (**n).cmp(p.0.as_str())).expect("listed");
         }
         Plan {
             process_id: find("Process ID"),
@@ -755,7 +859,9 @@ impl Plan {
             slots,
             tensor,
             stalls,
+            stall_names,
             pipes,
+            pipe_names,
             width: names.len(),
             names,
         }
@@ -764,12 +870,7 @@ impl Plan {
     /// Reads the units row: each column the reader scales gets its unit's
     /// scale; a unit it does not know, or of the wrong kind (`MB` on a
     /// duration), is an error naming the unit and the column.
-    fn apply_units(
-        &mut self,
-        units: &csv::ByteRecord,
-        input: &str,
-        warnings: &mut Vec<String>,
-    ) -> Result<(), CsvError> {
+    fn apply_units(&mut self, units: &Record, input: &str, warnings: &mut Vec<String>) -> Result<(), CsvError> {
         let unit_of =
             |c: usize| units.get(c).map(|u| String::from_utf8_lossy(u).trim().to_string()).unwrap_or_default();
         let mut defaulted = Vec::new();
@@ -907,7 +1008,11 @@ impl Plan {
     }
 }
 
-fn text(rec: &csv::ByteRecord, i: Option<usize>) -> String {
+fn intern(interner: &mut Interner, rec: &Record, i: Option<usize>) -> Arc<str> {
+    interner.get(i.and_then(|i| rec.get(i)).unwrap_or(b""))
+}
+
+fn text(rec: &Record, i: Option<usize>) -> String {
     i.and_then(|i| rec.get(i)).map(|f| String::from_utf8_lossy(f).trim().to_string()).unwrap_or_default()
 }
 
@@ -962,40 +1067,38 @@ impl<R: Read> Read for Guard<R> {
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, g));
         }
         let n = self.inner.read(buf)?;
-        let chunk = &buf[..n];
-        let (good, bad) = match chunk.iter().position(|&b| b == 0) {
-            Some(i) => (&chunk[..i], true),
-            None => (chunk, false),
-        };
-        let newlines = good.iter().filter(|&&b| b == b'\n').count();
-        let after_last = match good.iter().rposition(|&b| b == b'\n') {
-            Some(last) => {
-                // The line that was open before this chunk ends in it.
-                let first = good.iter().position(|&b| b == b'\n').unwrap_or(0);
-                if self.since_newline + first > MAX_LINE_BYTES {
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        Guarded::LineTooLong(self.lines + 1),
-                    ));
-                }
-                self.since_newline = 0;
-                good.len() - last - 1
+        // One pass over the bytes: NULs and newlines found together.
+        let mut good = n;
+        let mut bad = false;
+        let mut open = self.since_newline;
+        let mut last_newline: Option<usize> = None;
+        for i in memchr::memchr2_iter(0, b'\n', &buf[..n]) {
+            if buf[i] == 0 {
+                good = i;
+                bad = true;
+                break;
             }
-            None => good.len(),
-        };
-        self.lines += newlines as u64;
-        self.since_newline += after_last;
+            // The line open before this newline ends here.
+            let len = open + (i - last_newline.map_or(0, |l| l + 1));
+            if len > MAX_LINE_BYTES {
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, Guarded::LineTooLong(self.lines + 1)));
+            }
+            open = 0;
+            last_newline = Some(i);
+            self.lines += 1;
+        }
+        self.since_newline = open + (good - last_newline.map_or(0, |l| l + 1));
         if self.since_newline > MAX_LINE_BYTES {
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, Guarded::LineTooLong(self.lines + 1)));
         }
         if bad {
             let g = Guarded::Binary(self.lines + 1);
-            if good.is_empty() {
+            if good == 0 {
                 return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, g));
             }
             self.pending = Some(g);
         }
-        Ok(good.len())
+        Ok(good)
     }
 }
 
@@ -1092,7 +1195,7 @@ struct Skipped {
 }
 
 impl Skipped {
-    fn add(&mut self, line: u64, rec: &csv::ByteRecord, why: &str) {
+    fn add(&mut self, line: u64, rec: &Record, why: &str) {
         self.count += 1;
         if self.examples.len() < 3 {
             let raw: Vec<String> = rec.iter().map(|f| String::from_utf8_lossy(f).to_string()).collect();
@@ -1170,20 +1273,14 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
         return Err(CsvError::NoLaunches { input: input.into(), detail, hint });
     };
     let header_lines = lines;
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .buffer_capacity(64 << 10)
-        .from_reader(std::io::Cursor::new(header_line.clone()).chain(reader));
-    let mut rec = csv::ByteRecord::new();
-    match rdr.read_byte_record(&mut rec) {
+    let mut rdr = crate::rows::Rows::new(std::io::Cursor::new(header_line.clone()).chain(reader));
+    let mut rec = Record::new();
+    match rdr.read(&mut rec) {
         Ok(true) => {}
         Ok(false) => unreachable!("the header line was found"),
         Err(e) => {
-            if let csv::ErrorKind::Io(io) = e.kind() {
-                if let Some(g) = guarded(io) {
-                    return Err(guard_error(g, input));
-                }
+            if let Some(g) = guarded(&e) {
+                return Err(guard_error(g, input));
             }
             return Err(CsvError::NoLaunches {
                 input: input.into(),
@@ -1228,27 +1325,32 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
     let mut odd_row: Option<(u64, usize, usize)> = None;
     let mut skipped = Skipped::default();
     let mut stopped: Option<String> = None;
+    let mut interner = Interner::default();
+    let mut per_second: Vec<(usize, Option<f64>, Slot, usize)> = Vec::new();
+    // Each slot index's slot, found once (not once per launch).
+    let slot_of: Vec<Option<Slot>> =
+        (0..SLOT_COUNT).map(|i| COLUMNS.iter().find(|c| c.0 as usize == i).map(|c| c.0)).collect();
+    let mut stall_values: Vec<Option<f64>> = Vec::new();
+    let mut pipe_values: Vec<Option<PipeCount>> = Vec::new();
     loop {
-        match rdr.read_byte_record(&mut rec) {
+        match rdr.read(&mut rec) {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
-                let why = match e.kind() {
-                    csv::ErrorKind::Io(io) => match guarded(io) {
-                        Some(g) if cap.launches.is_empty() => return Err(guard_error(g, input)),
-                        Some(g) => g.to_string(),
-                        None => e.to_string(),
-                    },
-                    _ => format!("a malformed record ({e})"),
+                let why = match guarded(&e) {
+                    Some(g) if cap.launches.is_empty() => return Err(guard_error(g, input)),
+                    Some(g) => g.to_string(),
+                    None => e.to_string(),
                 };
                 stopped = Some(why);
                 break;
             }
         }
-        let line_no = header_lines + rec.position().map(|p| p.line()).unwrap_or(0).saturating_sub(1);
+        let line_no = header_lines + rec.line().saturating_sub(1);
         let first = rec.get(0).unwrap_or(b"");
         if first.starts_with(b"==") {
-            let t = String::from_utf8_lossy(&rec.as_slice()[..rec.as_slice().len().min(500)]).to_string();
+            let all = rec.concat();
+            let t = String::from_utf8_lossy(&all[..all.len().min(500)]).to_string();
             if t.contains("ERR_NVGPUCTRPERM") {
                 return Err(CsvError::CounterPermission { input: input.into() });
             }
@@ -1316,7 +1418,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
             continue;
         }
         let mut values = [None; SLOT_COUNT];
-        let mut per_second = Vec::new();
+        per_second.clear();
         for (slot_index, s) in plan.slots.iter().enumerate() {
             let Some(SlotColumn { col, via, scale }) = *s else { continue };
             let Some(raw) = rec.get(col) else { continue };
@@ -1338,7 +1440,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
                 Some(v) => Some(checked(v * f * scale, raw, line_no, column, input)?),
                 None => None,
             };
-            if let (Some(v), Some(slot)) = (v, COLUMNS.iter().find(|c| c.0 as usize == slot_index).map(|c| c.0)) {
+            if let (Some(v), Some(slot)) = (v, slot_of[slot_index]) {
                 physical(slot, v, raw, line_no, column, input)?;
             }
             match via {
@@ -1347,7 +1449,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
                 Via::PerCycle(_) => per_second.push((slot_index, v, Slot::Cycles, col)),
             }
         }
-        for (slot_index, v, base, col) in per_second {
+        for &(slot_index, v, base, col) in &per_second {
             values[slot_index] = match (v, values[base as usize]) {
                 (Some(v), Some(d)) => {
                     let raw = rec.get(col).unwrap_or(b"");
@@ -1370,19 +1472,26 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
                 }
             }
         }
-        let mut stalls = BTreeMap::new();
-        for (reason, col) in &plan.stalls {
-            let raw = rec.get(*col).unwrap_or(b"");
-            if let Some(v) = number(raw, line_no, *col, &plan.names[*col], input)? {
-                stalls.insert(reason.clone(), checked(v, raw, line_no, &plan.names[*col], input)?);
+        // Read in column order (the first bad value is the one named), kept
+        // by name; a later column of the same name replaces an earlier one.
+        stall_values.clear();
+        stall_values.resize(plan.stall_names.len(), None);
+        for &(_, col, at) in &plan.stalls {
+            let raw = rec.get(col).unwrap_or(b"");
+            if let Some(v) = number(raw, line_no, col, &plan.names[col], input)? {
+                stall_values[at] = Some(checked(v, raw, line_no, &plan.names[col], input)?);
             }
         }
-        let mut pipes: BTreeMap<String, PipeCount> = BTreeMap::new();
-        for (pipe, col, which) in &plan.pipes {
-            let raw = rec.get(*col).unwrap_or(b"");
-            if let Some(v) = number(raw, line_no, *col, &plan.names[*col], input)? {
-                let v = checked(v, raw, line_no, &plan.names[*col], input)?;
-                let e = pipes.entry(pipe.clone()).or_default();
+        let stalls = NameMap(
+            plan.stall_names.iter().zip(&stall_values).filter_map(|(n, v)| v.map(|v| (n.clone(), v))).collect(),
+        );
+        pipe_values.clear();
+        pipe_values.resize(plan.pipe_names.len(), None);
+        for &(_, col, which, at) in &plan.pipes {
+            let raw = rec.get(col).unwrap_or(b"");
+            if let Some(v) = number(raw, line_no, col, &plan.names[col], input)? {
+                let v = checked(v, raw, line_no, &plan.names[col], input)?;
+                let e = pipe_values[at].get_or_insert_with(PipeCount::default);
                 match which {
                     PipeColumn::Pct => e.pct_of_peak = Some(v),
                     PipeColumn::Count => e.warp_instructions = Some(v),
@@ -1390,27 +1499,29 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
                 }
             }
         }
+        let pipes =
+            NameMap(plan.pipe_names.iter().zip(&pipe_values).filter_map(|(n, v)| v.map(|v| (n.clone(), v))).collect());
         cap.launches.push(Launch {
             id,
-            process_id: text(&rec, plan.process_id),
-            process_name: text(&rec, plan.process_name),
-            host: text(&rec, plan.host),
-            kernel_name: text(&rec, plan.kernel),
-            context: text(&rec, plan.context),
-            stream: text(&rec, plan.stream),
-            device: text(&rec, plan.device),
-            cc: text(&rec, plan.cc),
-            device_name: text(&rec, plan.device_name),
-            block: text(&rec, plan.block),
-            grid: text(&rec, plan.grid),
-            values,
+            process_id: intern(&mut interner, &rec, plan.process_id),
+            process_name: intern(&mut interner, &rec, plan.process_name),
+            host: intern(&mut interner, &rec, plan.host),
+            kernel_name: intern(&mut interner, &rec, plan.kernel),
+            context: intern(&mut interner, &rec, plan.context),
+            stream: intern(&mut interner, &rec, plan.stream),
+            device: intern(&mut interner, &rec, plan.device),
+            cc: intern(&mut interner, &rec, plan.cc),
+            device_name: intern(&mut interner, &rec, plan.device_name),
+            block: intern(&mut interner, &rec, plan.block),
+            grid: intern(&mut interner, &rec, plan.grid),
+            values: values.map(|v| v.unwrap_or(f64::NAN)),
             tensor,
             stalls,
             pipes,
             line: line_no,
         });
     }
-    cap.bytes = rdr.position().byte().max(cap.bytes);
+    cap.bytes = rdr.byte().max(cap.bytes);
     if let Some(why) = stopped {
         cap.warnings.push(format!("{input}: stopped reading at {why}; the launches before it are kept"));
     }

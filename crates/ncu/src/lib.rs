@@ -46,6 +46,7 @@ mod csv;
 mod metrics;
 mod points;
 mod report;
+mod rows;
 mod runner;
 
 use roofline_model::{Capture, CaptureSource, CapturedKernel, MissingMetric, PartlyTimedKernel, Warning};
@@ -53,8 +54,8 @@ use roofline_model::{Capture, CaptureSource, CapturedKernel, MissingMetric, Part
 pub use crate::aggregate::{group, timed_launches, Group};
 pub use crate::collectives::{plan as collectives_plan, Mode as CollectivesMode, Plan as CollectivesPlan};
 pub use crate::csv::{
-    clock_range, ncu_unit, parse_value, read_capture, read_number, CsvError, Launch, NumberProblem, ProgramExit,
-    RawCapture,
+    clock_range, ncu_unit, parse_value, read_capture, read_number, CsvError, Launch, NameMap, NumberProblem,
+    ProgramExit, RawCapture,
 };
 pub use crate::metrics::{metrics_for, reported_when_missing, Slot, SM90_LIST};
 pub use crate::points::{

@@ -511,6 +511,21 @@ pub fn parse_query_output(text: &str) -> HashSet<String> {
         .collect()
 }
 
+/// Nsight Compute's pipes as the instruction roofline names them. The
+/// tensor pipe is the busiest of its instruction families.
+pub(crate) const PIPES: &[(&str, roofline_model::Pipe)] = &[
+    ("alu", roofline_model::Pipe::Alu),
+    ("fma", roofline_model::Pipe::Fma),
+    ("fma_type_fp16", roofline_model::Pipe::Fp16),
+    ("fp64", roofline_model::Pipe::Fp64),
+    ("xu", roofline_model::Pipe::Xu),
+    ("lsu", roofline_model::Pipe::Lsu),
+    ("tensor_op_hmma", roofline_model::Pipe::Tensor),
+    ("tensor_op_gmma", roofline_model::Pipe::Tensor),
+    ("tensor_op_dmma", roofline_model::Pipe::Tensor),
+    ("tensor_op_imma", roofline_model::Pipe::Tensor),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,7 @@ use roofline_model::{Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel,
 use roofline_model::{ConstantMoves, Evidence, Fp16Accounting, Fp16Packing, MoveDetection, PipeUse};
 
 use crate::csv::Launch;
-use crate::metrics::Slot;
+use crate::metrics::{Slot, PIPES};
 
 /// How bytes at L2 and L1 are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -134,12 +134,15 @@ fn total(launches: &[&Launch], slot: Slot) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum())
 }
 
+/// A launch shape: (grid, block) as ncu printed them.
+type Shape = (std::sync::Arc<str>, std::sync::Arc<str>);
+
 /// The launches of the shape (grid x block) that took the most time, the
 /// number of distinct shapes and that shape's share of the time: a kernel
 /// launched at several shapes is judged by where its time goes, never by
 /// its first launch.
 fn dominant_shape<'a>(launches: &[&'a Launch]) -> (Vec<&'a Launch>, u32, f64) {
-    let mut shapes: Vec<((String, String), f64, Vec<&'a Launch>)> = Vec::new();
+    let mut shapes: Vec<(Shape, f64, Vec<&'a Launch>)> = Vec::new();
     let mut all = 0.0;
     for &l in launches {
         let key = (l.grid.clone(), l.block.clone());
@@ -226,7 +229,10 @@ pub fn evidence(launches: &[&Launch]) -> Evidence {
     for l in launches {
         let w = duration(l).unwrap_or(1e-9);
         for (r, v) in &l.stalls {
-            let e = stalls.entry(r.clone()).or_default();
+            let e = match stalls.get_mut(&**r) {
+                Some(e) => e,
+                None => stalls.entry(r.to_string()).or_default(),
+            };
             e.0 += v * w;
             e.1 += w;
         }
@@ -346,21 +352,6 @@ fn pipe_pct(launches: &[&Launch], name: &str) -> Option<f64> {
     }
     (den > 0.0).then(|| num / den)
 }
-
-/// Nsight Compute's pipes as the instruction roofline names them. The
-/// tensor pipe is the busiest of its instruction families.
-const PIPES: &[(&str, Pipe)] = &[
-    ("alu", Pipe::Alu),
-    ("fma", Pipe::Fma),
-    ("fma_type_fp16", Pipe::Fp16),
-    ("fp64", Pipe::Fp64),
-    ("xu", Pipe::Xu),
-    ("lsu", Pipe::Lsu),
-    ("tensor_op_hmma", Pipe::Tensor),
-    ("tensor_op_gmma", Pipe::Tensor),
-    ("tensor_op_dmma", Pipe::Tensor),
-    ("tensor_op_imma", Pipe::Tensor),
-];
 
 /// Warp instructions of one pipe in one launch: the count when collected,
 /// else ncu's % of peak x the architecture's issue rate x the SMs' active
@@ -507,7 +498,7 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
         name: device_name.clone().unwrap_or_else(|| "counter peaks (Nsight Compute)".into()),
         gpu: GpuFacts {
             name: device_name,
-            compute_capability: launches.iter().map(|l| l.cc.clone()).find(|c| !c.is_empty()),
+            compute_capability: launches.iter().map(|l| l.cc.to_string()).find(|c| !c.is_empty()),
             sms: first(launches, Slot::SmCount).filter(|n| *n > 0.0).map(|n| n as u32),
             sm_clock_mhz: sm_clock.map(|c| c / 1e6),
             mem_clock_mhz: weighted(launches, Slot::DramClock).map(|c| c / 1e6),
@@ -639,9 +630,9 @@ mod tests {
 
     /// A launch of cc 9.0 with these slot values.
     fn launch(values: &[(Slot, f64)]) -> Launch {
-        let mut v = [None; SLOT_COUNT];
+        let mut v = [f64::NAN; SLOT_COUNT];
         for &(s, x) in values {
-            v[s as usize] = Some(x);
+            v[s as usize] = x;
         }
         Launch {
             id: "0".into(),
@@ -653,13 +644,13 @@ mod tests {
             stream: "7".into(),
             device: "0".into(),
             cc: "9.0".into(),
-            device_name: String::new(),
-            block: String::new(),
-            grid: String::new(),
+            device_name: "".into(),
+            block: "".into(),
+            grid: "".into(),
             values: v,
             tensor: BTreeMap::new(),
-            stalls: BTreeMap::new(),
-            pipes: BTreeMap::new(),
+            stalls: crate::csv::NameMap::new(),
+            pipes: crate::csv::NameMap::new(),
             line: 1,
         }
     }

@@ -52,7 +52,7 @@ fn per_launch_points_equal_ncu_counters() {
     assert_eq!(rows.len(), 24);
     let p = "smsp__sass_thread_inst_executed_op_";
     for (l, row) in cap.launches.iter().zip(&rows) {
-        assert_eq!(l.kernel_name, row["Kernel Name"]);
+        assert_eq!(&*l.kernel_name, row["Kernel Name"]);
         let f = flops(l);
         let fp32 = num(row, &format!("{p}fadd_pred_on.sum"))
             + num(row, &format!("{p}fmul_pred_on.sum"))
@@ -112,7 +112,7 @@ fn counter_peaks_agree_with_ncus_own_peak_rates() {
 }
 
 fn kernel_flops(cap: &RawCapture, name: &str) -> Vec<std::collections::BTreeMap<FlopKind, f64>> {
-    cap.launches.iter().filter(|l| l.kernel_name == name).map(flops).collect()
+    cap.launches.iter().filter(|l| &*l.kernel_name == name).map(flops).collect()
 }
 
 /// Exact for the metric-list capture (raw `.sum` counters); `--set full`
@@ -289,7 +289,7 @@ fn dense_gemms_are_judged_against_the_dense_tensor_roof() {
 #[test]
 fn a_program_that_exits_midway_keeps_its_profiled_kernels() {
     let cap = capture("h200_seed000_exit3.csv");
-    let names: Vec<&str> = cap.launches.iter().map(|l| l.kernel_name.as_str()).collect();
+    let names: Vec<&str> = cap.launches.iter().map(|l| &*l.kernel_name).collect();
     assert_eq!(names, ["vecadd", "saxpy"]);
     let a = analyse(&cap, &Options::default());
     assert_eq!(a.kernels.len(), 2);
@@ -299,8 +299,8 @@ fn a_program_that_exits_midway_keeps_its_profiled_kernels() {
 fn nvtx_columns_do_not_shift_the_identifying_columns() {
     let cap = capture("h200_gemms_full.csv");
     assert!(cap.launches[0].kernel_name.starts_with("nvjet_sm90"));
-    assert_eq!(cap.launches[0].cc, "9.0");
-    assert_eq!(cap.launches[0].stream, "7");
+    assert_eq!(&*cap.launches[0].cc, "9.0");
+    assert_eq!(&*cap.launches[0].stream, "7");
 }
 
 #[test]

@@ -208,7 +208,7 @@ fn fp16_is_counted_in_the_roofs_unit_with_both_bounds_said_once() {
 
 fn a_launch(t: &Table, name: &str) -> roofline_ncu::Launch {
     let cap = t.capture();
-    cap.launches.into_iter().find(|l| l.kernel_name == name).unwrap()
+    cap.launches.into_iter().find(|l| &*l.kernel_name == name).unwrap()
 }
 
 #[test]
