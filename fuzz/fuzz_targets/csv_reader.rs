@@ -18,8 +18,8 @@ fuzz_target!(|data: &[u8]| {
             assert!(!cap.launches.is_empty());
             for l in &cap.launches {
                 assert!(!l.id.is_empty() && l.id.bytes().all(|b| b.is_ascii_digit()), "launch ID {:?}", l.id);
-                for v in l.values.iter().flatten() {
-                    assert!(ok(*v), "line {}: value {v}", l.line);
+                for v in l.present() {
+                    assert!(ok(v), "line {}: value {v}", l.line);
                 }
                 for slot in [Slot::SmClock, Slot::MaxSmClock, Slot::L1Clock, Slot::LtsClock, Slot::DramClock] {
                     let (lo, hi, what) = clock_range(slot).expect("a clock");
@@ -31,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
                     assert!(t.ops.is_finite() && t.ops >= 0.0, "line {}: tensor ops {}", l.line, t.ops);
                     assert!(t.peak_per_cycle.is_none_or(ok), "line {}: tensor peak {:?}", l.line, t.peak_per_cycle);
                 }
-                for v in l.stalls.values() {
+                for (_, v) in l.stalls.iter() {
                     assert!(ok(*v), "line {}: stall {v}", l.line);
                 }
             }

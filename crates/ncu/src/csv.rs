@@ -172,6 +172,11 @@ impl Launch {
         let v = self.values[slot as usize];
         (!v.is_nan()).then_some(v)
     }
+
+    /// Every slot's value the capture gave, in base SI units.
+    pub fn present(&self) -> impl Iterator<Item = f64> + '_ {
+        self.values.iter().copied().filter(|v| !v.is_nan())
+    }
 }
 
 /// A slot no column of the header could fill.
