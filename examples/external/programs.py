@@ -113,6 +113,27 @@ def windowed(module, win):
     module.register_full_backward_hook(lambda m, gi, go: win.stop() if getattr(m, "_measure", False) else None)
 
 
+def infer(model, inputs, win, modules, trace, warm=3):
+    """Inference under no_grad: warm-up calls, then one measured call in
+    which the forwards of `modules` are the profiled windows."""
+    import torch
+
+    for mod in modules:
+        mod.register_forward_pre_hook(lambda m, a: win.start() if getattr(m, "_measure", False) else None)
+        mod.register_forward_hook(lambda m, a, o: win.stop() if getattr(m, "_measure", False) else None)
+    with torch.no_grad():
+        for _ in range(warm):
+            model(inputs)
+        torch.cuda.synchronize()
+        for mod in modules:
+            mod._measure = True
+        t0 = time.perf_counter()
+        with torch_trace(trace):
+            model(inputs)
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
 def train(model, opt, batch, loss_fn, steps_warm, win, modules, trace, autocast_dtype=None):
     import torch
 
@@ -194,20 +215,7 @@ def vit_infer(args):
 
     model = timm.create_model("vit_base_patch16_224", pretrained=False).cuda().half().eval()
     x = torch.randn(64, 3, 224, 224, device="cuda", dtype=torch.half)
-    win = Window(args.trace, torch_sync)
-    blk = model.blocks[5]
-    blk.register_forward_pre_hook(lambda m, a: win.start() if getattr(m, "_measure", False) else None)
-    blk.register_forward_hook(lambda m, a, o: win.stop() if getattr(m, "_measure", False) else None)
-    with torch.no_grad():
-        for _ in range(3):
-            model(x)
-        torch.cuda.synchronize()
-        blk._measure = True
-        t0 = time.perf_counter()
-        with torch_trace(args.trace):
-            model(x)
-        torch.cuda.synchronize()
-    return time.perf_counter() - t0
+    return infer(model, x, Window(args.trace, torch_sync), [model.blocks[5]], args.trace)
 
 
 @program("compiled_mlp_train", "torch.compile (Inductor, Triton kernels) of a LayerNorm-MLP-GELU-residual block stack, training step, bf16 autocast, Adam (fused=False, foreach); window: the whole compiled step's forward+backward")
@@ -430,20 +438,7 @@ def efficientnet_infer(args):
     torch.backends.cudnn.benchmark = True
     model = timm.create_model("efficientnet_b0", pretrained=False).cuda().half().eval().to(memory_format=torch.channels_last)
     x = torch.randn(128, 3, 224, 224, device="cuda", dtype=torch.half).to(memory_format=torch.channels_last)
-    win = Window(args.trace, torch_sync)
-    stage = model.blocks[3]
-    stage.register_forward_pre_hook(lambda m, a: win.start() if getattr(m, "_measure", False) else None)
-    stage.register_forward_hook(lambda m, a, o: win.stop() if getattr(m, "_measure", False) else None)
-    with torch.no_grad():
-        for _ in range(3):
-            model(x)
-        torch.cuda.synchronize()
-        stage._measure = True
-        t0 = time.perf_counter()
-        with torch_trace(args.trace):
-            model(x)
-        torch.cuda.synchronize()
-    return time.perf_counter() - t0
+    return infer(model, x, Window(args.trace, torch_sync), [model.blocks[3]], args.trace)
 
 
 @program("lstm_train", "PyTorch nn.LSTM (cuDNN RNN, 2 layers, hidden 1024, input 512) training step, batch 64 x 32 steps, fp32 (TF32 allowed by default for cuDNN), a linear classifier, Adam (foreach); window: the forward, backward and optimizer step")
@@ -639,20 +634,7 @@ def swin_infer(args):
 
     model = timm.create_model("swin_tiny_patch4_window7_224", pretrained=False).cuda().to(torch.bfloat16).eval()
     x = torch.randn(64, 3, 224, 224, device="cuda", dtype=torch.bfloat16)
-    win = Window(args.trace, torch_sync)
-    blk = model.layers[2].blocks[1]
-    blk.register_forward_pre_hook(lambda m, a: win.start() if getattr(m, "_measure", False) else None)
-    blk.register_forward_hook(lambda m, a, o: win.stop() if getattr(m, "_measure", False) else None)
-    with torch.no_grad():
-        for _ in range(3):
-            model(x)
-        torch.cuda.synchronize()
-        blk._measure = True
-        t0 = time.perf_counter()
-        with torch_trace(args.trace):
-            model(x)
-        torch.cuda.synchronize()
-    return time.perf_counter() - t0
+    return infer(model, x, Window(args.trace, torch_sync), [model.layers[2].blocks[1]], args.trace)
 
 
 @program("wav2vec_infer", "Hugging Face transformers Wav2Vec2 (base shape, random weights) inference on 8 clips of 10 s at 16 kHz, fp16: the 1-D convolutional feature encoder, then the transformer; window: the whole forward of the feature encoder and encoder layer 0")
@@ -663,22 +645,8 @@ def wav2vec_infer(args):
     cfg = Wav2Vec2Config()
     model = Wav2Vec2Model(cfg).cuda().half().eval()
     audio = torch.randn(8, 160000, device="cuda", dtype=torch.half)
-    win = Window(args.trace, torch_sync)
     mods = [model.feature_extractor, model.encoder.layers[0]]
-    for m in mods:
-        m.register_forward_pre_hook(lambda m, a: win.start() if getattr(m, "_measure", False) else None)
-        m.register_forward_hook(lambda m, a, o: win.stop() if getattr(m, "_measure", False) else None)
-    with torch.no_grad():
-        for _ in range(3):
-            model(audio)
-        torch.cuda.synchronize()
-        for m in mods:
-            m._measure = True
-        t0 = time.perf_counter()
-        with torch_trace(args.trace):
-            model(audio)
-        torch.cuda.synchronize()
-    return time.perf_counter() - t0
+    return infer(model, audio, Window(args.trace, torch_sync), mods, args.trace)
 
 
 @program("cupy_stats", "CuPy: random generation (cuRAND), a symmetric eigendecomposition (cuSOLVER syevd), argsort (CUB), a 1-D convolution, an einsum batched contraction (cuBLAS), a row-wise softmax written with CuPy ops, a mean/std reduction")

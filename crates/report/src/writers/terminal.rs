@@ -194,6 +194,18 @@ fn change_text(before: &Cell, after: &Cell, delta: Option<&Value>) -> String {
     }
 }
 
+/// The headers of a table laid out without its units row: each slot's
+/// label, the provenance column as "basis".
+fn plain_headers(t: &Table, slots: &[Slot]) -> Vec<String> {
+    slots
+        .iter()
+        .map(|s| match s {
+            Slot::Origin(_) => "basis".to_string(),
+            s => clean(&s.label(&t.columns), false),
+        })
+        .collect()
+}
+
 fn slot_cell_text(slot: Slot, cell: &Cell, opts: &TerminalOptions) -> String {
     match (slot, cell) {
         (Slot::Main(_), Cell::Change { before, after, delta }) if !opts.wide => {
@@ -415,13 +427,7 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
         // Shortened names still leave no room: cells wrap at spaces, or
         // columns give way, named under the table; no word is broken. The
         // rows keep the shortening `fit` made (its widest text column).
-        header = slots
-            .iter()
-            .map(|s| match s {
-                Slot::Origin(_) => "basis".to_string(),
-                s => clean(&s.label(&t.columns), false),
-            })
-            .collect();
+        header = plain_headers(t, &slots);
         let name_room = 24.min(width / 3);
         let fitted: Vec<Vec<String>> = rows
             .iter()
@@ -473,13 +479,7 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
             dropped = drop_columns(t, &mut kept, &mut header, &mut fitted, width);
             // The columns kept, laid out afresh: the name takes the room left.
             slots = kept;
-            header = slots
-                .iter()
-                .map(|s| match s {
-                    Slot::Origin(_) => "basis".to_string(),
-                    s => clean(&s.label(&t.columns), false),
-                })
-                .collect();
+            header = plain_headers(t, &slots);
             rows = t
                 .rows
                 .iter()
