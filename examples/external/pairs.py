@@ -134,6 +134,50 @@ def autocast_casts():
     return make(False), make(True)
 
 
+
+@pair("eager_attention", "window attention as Swin-T's stage 3 computes it (256 windows of 49 tokens, 12 heads of 32, a relative-position bias), bf16 inference: q@k^T*scale + bias, softmax, @v (before) against F.scaled_dot_product_attention with the bias as attn_mask (after)")
+def eager_attention():
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(256, 12, 49, 32, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    bias = torch.randn(1, 12, 49, 49, device="cuda", dtype=torch.bfloat16)
+    scale = 32 ** -0.5
+
+    def eager():
+        with torch.no_grad():
+            attn = (q * scale) @ k.transpose(-2, -1) + bias
+            return attn.softmax(dim=-1) @ v
+
+    def fused():
+        with torch.no_grad():
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+
+    return eager, fused
+
+
+@pair("bn_fold", "EfficientNet-like inference block, fp16, channels_last, batch 128 at 28x28: Conv2d(192, 192, 3) then BatchNorm2d in eval (before) against the same convolution with the norm folded into its weights by torch.nn.utils.fusion.fuse_conv_bn_eval (after)")
+def bn_fold():
+    from torch.nn.utils.fusion import fuse_conv_bn_eval
+
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(192, 192, 3, padding=1, bias=False).cuda().eval()
+    bn = torch.nn.BatchNorm2d(192).cuda().eval()
+    bn.running_mean.uniform_(-0.1, 0.1)
+    bn.running_var.uniform_(0.5, 1.5)
+    fused = fuse_conv_bn_eval(conv, bn)
+    conv, bn, fused = (m.half().to(memory_format=torch.channels_last) for m in (conv, bn, fused))
+    x = torch.randn(128, 192, 28, 28, device="cuda", dtype=torch.half).to(memory_format=torch.channels_last)
+    torch.backends.cudnn.benchmark = True
+
+    def before():
+        with torch.no_grad():
+            return bn(conv(x))
+
+    def after():
+        with torch.no_grad():
+            return fused(x)
+
+    return before, after
+
 def time_pair(before, after, reps):
     for _ in range(3):
         before()

@@ -682,6 +682,187 @@ def cupy_stats(args):
     return time.perf_counter() - t0
 
 
+# ---- Round 5 of the grading (2026-12-02, second session): kinds not graded before.
+
+
+@program("regnet_train", "timm RegNetY-1.6GF training step, batch 64, bf16 autocast, channels_last, cudnn.benchmark, AdamW (foreach); windows: stage 3 block 2 forward+backward (grouped 3x3 conv, squeeze-excite, batch norm), the optimizer step")
+def regnet_train(args):
+    import timm
+    import torch
+
+    torch.backends.cudnn.benchmark = True
+    model = timm.create_model("regnety_016", pretrained=False).cuda().to(memory_format=torch.channels_last)
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    win = Window(args.trace, torch_sync)
+    block = list(model.s3.children())[1]
+    windowed(block, win)
+    loss_fn = lambda m, b: torch.nn.functional.cross_entropy(m(b[0]), b[1])
+    return train(model, opt, (x, y), loss_fn, 3, win, [block], args.trace, torch.bfloat16)
+
+
+@program("dlrm_train", "a DLRM-style recommender written with torch.nn (8 EmbeddingBag tables of 500k x 128, sum pooling of 20 ids per bag; bottom MLP 13-512-256-128; pairwise dot interaction by bmm; top MLP 1024-512-256-1), batch 4096, fp32, BCE loss, dense Adam (foreach); window: the whole forward+backward and the optimizer step")
+def dlrm_train(args):
+    import torch
+
+    class DLRM(torch.nn.Module):
+        def __init__(self, tables=8, rows=500_000, d=128):
+            super().__init__()
+            self.emb = torch.nn.ModuleList([torch.nn.EmbeddingBag(rows, d, mode="sum") for _ in range(tables)])
+            self.bottom = torch.nn.Sequential(torch.nn.Linear(13, 512), torch.nn.ReLU(), torch.nn.Linear(512, 256),
+                                              torch.nn.ReLU(), torch.nn.Linear(256, d), torch.nn.ReLU())
+            n = tables + 1
+            self.top = torch.nn.Sequential(torch.nn.Linear(d + n * (n - 1) // 2, 1024), torch.nn.ReLU(),
+                                           torch.nn.Linear(1024, 512), torch.nn.ReLU(), torch.nn.Linear(512, 256),
+                                           torch.nn.ReLU(), torch.nn.Linear(256, 1))
+
+        def forward(self, dense, ids, offsets):
+            x = self.bottom(dense)
+            feats = [x] + [e(i, o) for e, i, o in zip(self.emb, ids, offsets)]
+            t = torch.stack(feats, dim=1)
+            z = torch.bmm(t, t.transpose(1, 2))
+            li, lj = torch.triu_indices(t.shape[1], t.shape[1], offset=1, device=t.device)
+            return self.top(torch.cat([x, z[:, li, lj]], dim=1))
+
+    batch, bag = 4096, 20
+    model = DLRM().cuda()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    dense = torch.randn(batch, 13, device="cuda")
+    ids = [torch.randint(0, 500_000, (batch * bag,), device="cuda") for _ in range(8)]
+    offsets = [torch.arange(0, batch * bag, bag, device="cuda") for _ in range(8)]
+    y = torch.rand(batch, 1, device="cuda").round()
+    win = Window(args.trace, torch_sync)
+
+    def step(measure):
+        opt.zero_grad(set_to_none=True)
+        if measure:
+            win.start()
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(model(dense, ids, offsets), y)
+        loss.backward()
+        opt.step()
+        if measure:
+            win.stop()
+
+    for _ in range(3):
+        step(False)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    with torch_trace(args.trace):
+        step(True)
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+@program("compiled_encoder_train", "torch.compile (default mode: Inductor, Triton) of two nn.TransformerEncoderLayer (d 1024, 16 heads, ff 4096, GELU, norm_first) training step, batch 16 x 512, bf16 autocast, AdamW (foreach); window: the compiled forward+backward")
+def compiled_encoder_train(args):
+    import torch
+
+    layer = lambda: torch.nn.TransformerEncoderLayer(1024, 16, 4096, activation="gelu", batch_first=True, norm_first=True, dropout=0.0)
+    model = torch.nn.Sequential(layer(), layer()).cuda()
+    cmodel = torch.compile(model)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    x = torch.randn(16, 512, 1024, device="cuda")
+    win = Window(args.trace, torch_sync)
+
+    def step(measure):
+        opt.zero_grad(set_to_none=True)
+        if measure:
+            win.start()
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = cmodel(x).float().pow(2).mean()
+        loss.backward()
+        if measure:
+            win.stop()
+        opt.step()
+
+    for _ in range(3):
+        step(False)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    with torch_trace(args.trace):
+        step(True)
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+@program("unet_denoise_train", "a small diffusion-style UNet written with torch.nn (GroupNorm(32), SiLU, 3x3 conv, two down and two up stages 128-256-512 channels, a self-attention block at 16x16 by F.scaled_dot_product_attention), noise-prediction MSE training step, batch 32 at 64x64, fp16 autocast with GradScaler, AdamW (fused=True); windows: the middle stage (resblock, attention) forward+backward, the optimizer step")
+def unet_denoise_train(args):
+    import torch
+    import torch.nn.functional as F
+
+    class Res(torch.nn.Module):
+        def __init__(self, cin, cout):
+            super().__init__()
+            self.n1, self.c1 = torch.nn.GroupNorm(32, cin), torch.nn.Conv2d(cin, cout, 3, padding=1)
+            self.n2, self.c2 = torch.nn.GroupNorm(32, cout), torch.nn.Conv2d(cout, cout, 3, padding=1)
+            self.skip = torch.nn.Conv2d(cin, cout, 1) if cin != cout else torch.nn.Identity()
+
+        def forward(self, x):
+            h = self.c1(F.silu(self.n1(x)))
+            return self.skip(x) + self.c2(F.silu(self.n2(h)))
+
+    class Attn(torch.nn.Module):
+        def __init__(self, c, heads=8):
+            super().__init__()
+            self.heads, self.norm = heads, torch.nn.GroupNorm(32, c)
+            self.qkv, self.out = torch.nn.Conv2d(c, 3 * c, 1), torch.nn.Conv2d(c, c, 1)
+
+        def forward(self, x):
+            b, c, hgt, wid = x.shape
+            q, k, v = self.qkv(self.norm(x)).reshape(b, 3, self.heads, c // self.heads, hgt * wid).unbind(1)
+            o = F.scaled_dot_product_attention(q.transpose(-1, -2), k.transpose(-1, -2), v.transpose(-1, -2))
+            return x + self.out(o.transpose(-1, -2).reshape(b, c, hgt, wid))
+
+    class UNet(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp = torch.nn.Conv2d(3, 128, 3, padding=1)
+            self.d1, self.d2 = Res(128, 256), Res(256, 512)
+            self.mid = torch.nn.Sequential(Res(512, 512), Attn(512))
+            self.u2, self.u1 = Res(1024, 256), Res(512, 128)
+            self.outp = torch.nn.Conv2d(128, 3, 3, padding=1)
+
+        def forward(self, x):
+            h0 = self.inp(x)
+            h1 = self.d1(h0)
+            h2 = self.d2(F.avg_pool2d(h1, 2))
+            m = self.mid(F.avg_pool2d(h2, 2))
+            u = self.u2(torch.cat([F.interpolate(m, scale_factor=2.0), h2], 1))
+            u = self.u1(torch.cat([F.interpolate(u, scale_factor=2.0), h1], 1))
+            return self.outp(u)
+
+    model = UNet().cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    scaler = torch.amp.GradScaler("cuda")
+    x = torch.randn(32, 3, 64, 64, device="cuda")
+    noise = torch.randn_like(x)
+    win = Window(args.trace, torch_sync)
+    windowed(model.mid, win)
+
+    def step(measure):
+        model.mid._measure = measure
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = F.mse_loss(model(x + noise), noise)
+        scaler.scale(loss).backward()
+        if measure:
+            win.start()
+        scaler.step(opt)
+        scaler.update()
+        if measure:
+            win.stop()
+
+    for _ in range(3):
+        step(False)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    with torch_trace(args.trace):
+        step(True)
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("name", nargs="?")

@@ -68,6 +68,7 @@ launches() {
     convnext_*|bert_*) echo 35 ;;
     llama_*|jax_attention_*|cupy_signal) echo 30 ;;
     mobilenet_*|t5_*|swin_*|wav2vec_*|cupy_stats) echo 25 ;;
+    regnet_*|dlrm_*|compiled_encoder_*|unet_*) echo 30 ;;
     *) echo 25 ;;
   esac
 }

@@ -25,7 +25,7 @@ for p in ${PAIRS:-fused_adamw vocab_pad compiled_chain gelu_epilogue autocast_ca
     python3 examples/external/pairs.py --window before --only "$p" > "$W/$p.log" 2>&1
   echo "$p: ncu exit $? in $(( $(date +%s) - t0 )) s, $(grep -c '^"[0-9]' "$W/pairs/$p.csv") launches" | tee -a "$W/summary.txt"
 done
-timeout 200 python3 examples/external/pairs.py --reps 40 > "$W/timings.tsv" 2> "$W/timings.err"
+timeout "${PAIR_TIMINGS_S:-200}" python3 examples/external/pairs.py --reps 40 ${PAIRS:+--only "${PAIRS// /,}"} > "$W/timings.tsv" 2> "$W/timings.err"
 echo "timings exit $?" | tee -a "$W/summary.txt"
 cut -f1-9 "$W/timings.tsv"
 (cd "$W" && tar czf "$OUT/pairs.tar.gz" .)

@@ -67,7 +67,8 @@ profile() {
   ((own < 10)) && own=10
   local t0 rc
   t0=$(now)
-  step "$key" "$max" "$B" profile --clock-control none --timeout "${own}s" "$@" \
+  # shellcheck disable=SC2086 # STEADY_FLAGS is a list of flags on purpose
+  step "$key" "$max" "$B" profile --clock-control none --timeout "${own}s" ${STEADY_FLAGS:-} "$@" \
     -o "$W/analyses/$key.json" -- python3 "$R/examples/external/steady.py" "$prog" --steps 3
   rc=$?
   local wall

@@ -29,7 +29,9 @@
 //!   launch join the same group (torch.compile fuses them, a CUDA graph
 //!   launches them for free); a launch-bound kernel saves all its time.
 //!
-//! Kernels already fused contribute nothing. The groups' savings are then
+//! An activation is a GEMM's epilogue only when a GEMM or convolution ran
+//! just before it; after anything else it is a link of the elementwise
+//! chain. Kernels already fused contribute nothing. The groups' savings are then
 //! shared out over their kernels' moves ([`apply`]), so that every view
 //! ranks the same seconds.
 
@@ -149,16 +151,44 @@ fn framework_glue(a: &KernelAnalysis) -> bool {
         && a.diagnosis.as_ref().is_some_and(|d| matches!(d.position, Position::LaunchBound | Position::LatencyBound))
 }
 
-/// The role of the kernel captured just before this one (by first launch).
-fn predecessor(a: &KernelAnalysis, kernels: &[KernelAnalysis]) -> Option<Role> {
-    let order = a.kernel.capture_order.filter(|o| *o > 1)?;
-    kernels.iter().find(|k| k.kernel.capture_order == Some(order - 1)).map(|k| origin(&k.kernel.name).role)
+/// The kernels in capture order, to find the kernel that ran just before
+/// another without searching the whole list for each: by Nsight Compute's
+/// launch IDs where the capture has them (a GEMM launched many times is
+/// found before each of its activations), else by first launch.
+struct CaptureOrder<'a> {
+    first_launch: std::collections::HashMap<u64, &'a KernelAnalysis>,
+    by_launch_id: std::collections::HashMap<u64, &'a KernelAnalysis>,
 }
 
-/// Whether the kernel captured just before this one is a norm: an
-/// activation there belongs to the norm's fusion, not a GEMM's epilogue.
-fn follows_norm(a: &KernelAnalysis, kernels: &[KernelAnalysis]) -> bool {
-    predecessor(a, kernels) == Some(Role::Norm)
+impl<'a> CaptureOrder<'a> {
+    fn of(kernels: &'a [KernelAnalysis]) -> Self {
+        let mut first_launch = std::collections::HashMap::new();
+        let mut by_launch_id = std::collections::HashMap::new();
+        for k in kernels {
+            if let Some(o) = k.kernel.capture_order {
+                first_launch.entry(o).or_insert(k);
+            }
+            for id in k.kernel.evidence.ncu_launch_ids.iter().filter_map(|i| i.parse::<u64>().ok()) {
+                by_launch_id.entry(id).or_insert(k);
+            }
+        }
+        CaptureOrder { first_launch, by_launch_id }
+    }
+
+    /// The role of the kernel that ran just before `a`'s first launch.
+    fn predecessor(&self, a: &KernelAnalysis) -> Option<Role> {
+        let first_id = a.kernel.evidence.ncu_launch_ids.first().and_then(|i| i.parse::<u64>().ok());
+        let before = match first_id {
+            Some(0) => return None,
+            Some(id) => self.by_launch_id.get(&(id - 1)).copied(),
+            None => None,
+        };
+        let before = before.or_else(|| {
+            let o = a.kernel.capture_order.filter(|o| *o > 1)?;
+            self.first_launch.get(&(o - 1)).copied()
+        });
+        before.map(|k| origin(&k.kernel.name).role)
+    }
 }
 
 /// The share of a kernel's launches whose input comes from a kernel a
@@ -166,11 +196,11 @@ fn follows_norm(a: &KernelAnalysis, kernels: &[KernelAnalysis]) -> bool {
 /// or convolution epilogue): all of them when the kernel captured before
 /// it is one; otherwise every launch but its first (the head of a chain,
 /// whose input the capture did not make, saves nothing).
-fn fusable_launches(a: &KernelAnalysis, kernels: &[KernelAnalysis]) -> f64 {
+fn fusable_launches(a: &KernelAnalysis, order: &CaptureOrder) -> f64 {
     let absorbs = |r: Role| {
         r.is_elementwise() || matches!(r, Role::Norm | Role::Reduction | Role::Gemm | Role::Convolution | Role::Fusion)
     };
-    if predecessor(a, kernels).is_some_and(absorbs) {
+    if order.predecessor(a).is_some_and(absorbs) {
         return 1.0;
     }
     let n = a.kernel.launches.max(1) as f64;
@@ -194,6 +224,7 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
     };
     let secs = |ks: &[&KernelAnalysis]| ks.iter().filter_map(|a| a.kernel.duration_s).sum::<f64>();
     let ids = |ks: &[&KernelAnalysis]| ks.iter().map(|a| a.kernel.id.clone()).collect::<Vec<_>>();
+    let order = CaptureOrder::of(kernels);
     let mut out = Vec::new();
     let chain = of_role(&[Role::Foreach]);
     if !chain.is_empty() {
@@ -233,8 +264,12 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
         }
     }
     let gemms = kernels.iter().any(|a| matches!(origin(&a.kernel.name).role, Role::Gemm));
-    let (after_norm, acts): (Vec<&KernelAnalysis>, Vec<&KernelAnalysis>) =
-        of_role(&[Role::Activation]).into_iter().partition(|a| follows_norm(a, kernels));
+    // An epilogue takes the activation of the GEMM or convolution that
+    // produced its input; after a norm or elementwise work it is a link of
+    // the chain instead.
+    let (acts, after_other): (Vec<&KernelAnalysis>, Vec<&KernelAnalysis>) = of_role(&[Role::Activation])
+        .into_iter()
+        .partition(|a| matches!(order.predecessor(a), None | Some(Role::Gemm | Role::Convolution)));
     if gemms && !acts.is_empty() {
         let t = secs(&acts);
         out.push(Fusion {
@@ -252,14 +287,14 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
         if gemms { &[Role::Elementwise, Role::Copy] } else { &[Role::Elementwise, Role::Copy, Role::Activation] };
     let mut elementwise = of_role(chain_roles);
     if gemms {
-        elementwise.extend(after_norm);
+        elementwise.extend(after_other);
     }
     elementwise.extend(kernels.iter().filter(timed).filter(|a| framework_glue(a)));
     elementwise.retain(|a| origin(&a.kernel.name).library != Library::Triton);
     if !elementwise.is_empty() {
         let per_kernel: Vec<f64> = elementwise
             .iter()
-            .map(|a| a.kernel.duration_s.unwrap_or(0.0) * fused_share(a) * fusable_launches(a, kernels))
+            .map(|a| a.kernel.duration_s.unwrap_or(0.0) * fused_share(a) * fusable_launches(a, &order))
             .collect();
         let t = secs(&elementwise);
         let saved: f64 = per_kernel.iter().sum();
@@ -326,7 +361,10 @@ pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
             let before = d.next_moves.len();
             d.next_moves.retain(|m| {
                 m.saving_s.is_some()
-                    || !matches!(m.advice, Advice::FusedOptimizer | Advice::FuseElementwise | Advice::EpilogueFusion)
+                    || !matches!(
+                        m.advice,
+                        Advice::FusedOptimizer | Advice::FuseElementwise | Advice::EpilogueFusion
+                    )
             });
             if d.next_moves.is_empty() && (before > 0 || !d.evidence.is_empty()) {
                 let binding = d.binding().map(|(u, _)| u);
@@ -429,6 +467,41 @@ mod tests {
         let ks = analyze(&m, &[timed(BN, 40e-6, 1), timed(GEMM, 1e-3, 2), timed(RELU, 15e-6, 3)]);
         let f = fusions(&ks);
         assert!(group(&f, FusionKind::Epilogue).is_some_and(|e| (e.saved_s - 15e-6).abs() < 1e-12), "{f:?}");
+    }
+
+    #[test]
+    fn an_activation_after_elementwise_work_is_a_link_of_the_chain_not_an_epilogue() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        // GEMM -> add -> ReLU: no GEMM wrote the ReLU's input.
+        let ks = analyze(&m, &[timed(GEMM, 1e-3, 1), timed(ADD, 30e-6, 2), timed(RELU, 15e-6, 3)]);
+        let f = fusions(&ks);
+        assert!(group(&f, FusionKind::Epilogue).is_none(), "{f:?}");
+        let chain = group(&f, FusionKind::ElementwiseChain).expect("the ReLU fuses with the add");
+        assert!(chain.kernels.iter().any(|id| ks[2].kernel.id == *id), "{chain:?}");
+    }
+
+    #[test]
+    fn the_kernel_before_an_activation_is_found_by_launch_id_when_the_capture_has_them() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        // GEMM (launches 0 and 2), a norm (launch 1), the ReLU (launch 3):
+        // by first launch the norm precedes the ReLU, by launch the GEMM does.
+        let with_ids = |mut k: Kernel, ids: &[&str]| {
+            k.evidence.ncu_launch_ids = ids.iter().map(|s| s.to_string()).collect();
+            k
+        };
+        let ks = analyze(
+            &m,
+            &[
+                with_ids(timed(GEMM, 1e-3, 1), &["0", "2"]),
+                with_ids(timed(BN, 40e-6, 2), &["1"]),
+                with_ids(timed(RELU, 15e-6, 3), &["3"]),
+            ],
+        );
+        let f = fusions(&ks);
+        assert!(group(&f, FusionKind::Epilogue).is_some_and(|e| e.kernels == [ks[2].kernel.id.clone()]), "{f:?}");
+        // Without the IDs, the first-launch order decides: the norm's fusion.
+        let ks = analyze(&m, &[timed(GEMM, 1e-3, 1), timed(BN, 40e-6, 2), timed(RELU, 15e-6, 3)]);
+        assert!(group(&fusions(&ks), FusionKind::Epilogue).is_none());
     }
 
     #[test]

@@ -45,14 +45,10 @@ impl Describe for CheckDocument<'_> {
         // The rule, the kernel, its value and the limit first: a CI log cut
         // at any width still says what failed and by how much.
         let columns = || {
-            Column::texts(&[
-                ("result", "result"),
-                ("rule", "rule"),
-                ("kernel", "kernel"),
-                ("value", "value"),
-                ("limit", "limit"),
-                ("detail", "numbers"),
-            ])
+            let essential = [("result", "result"), ("rule", "rule"), ("kernel", "kernel"), ("value", "value"), ("limit", "limit")];
+            let mut c: Vec<Column> = Column::texts(&essential).into_iter().map(Column::essential).collect();
+            c.push(Column::text("detail", "numbers"));
+            c
         };
         let row = |t: &mut Table, o: &roofline_documents::Outcome| {
             let tone = Some(if o.passed { Tone::Good } else { Tone::Poor });

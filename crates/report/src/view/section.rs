@@ -256,6 +256,11 @@ pub struct Column {
     /// Long text a page shows on a line of its own under the row (the next
     /// move), so the table keeps to the page's width.
     pub under: bool,
+    /// A narrow terminal never drops it: a table whose essential columns
+    /// cannot fit side by side is written as one block per row instead (a
+    /// CI log shows each check failure's rule, kernel, value and limit
+    /// whatever its width).
+    pub essential: bool,
 }
 
 impl Column {
@@ -268,6 +273,7 @@ impl Column {
             kind: ColumnKind::Text,
             show: Show::Everywhere,
             under: false,
+            essential: false,
         }
     }
 
@@ -299,6 +305,12 @@ impl Column {
     /// Sets who sees it.
     pub fn show(mut self, show: Show) -> Column {
         self.show = show;
+        self
+    }
+
+    /// Never dropped by a narrow terminal (see [`Column::essential`]).
+    pub fn essential(mut self) -> Column {
+        self.essential = true;
         self
     }
 

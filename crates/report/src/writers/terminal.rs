@@ -397,7 +397,10 @@ fn drop_columns(
         // kernel table the basis words, whose origin every page and the
         // CSV keep), the rightmost of equals.
         let width_of = |j: usize| rows.iter().map(|r| len(&r[j])).max().unwrap_or(0).max(len(&header[j]));
-        let j = (1..slots.len()).filter(|&j| !names(&slots[j])).max_by_key(|&j| (width_of(j), j));
+        let essential = |s: &Slot| t.columns[s.column()].essential;
+        let j = (1..slots.len())
+            .filter(|&j| !names(&slots[j]) && !essential(&slots[j]))
+            .max_by_key(|&j| (width_of(j), j));
         let Some(j) = j else { break };
         dropped.push(header.remove(j));
         slots.remove(j);
@@ -489,6 +492,11 @@ fn table(t: &Table, opts: &TerminalOptions) -> String {
             if !narrow {
                 rows = fitted;
                 word_bounds = words_fit(&header, &rows);
+                // Columns that may not be dropped and still do not fit
+                // side by side: one block per row, every essential value named.
+                if word_bounds.is_none() && slots.iter().any(|s| t.columns[s.column()].essential) {
+                    return records(&header, &rows, Some(0), opts);
+                }
             }
         }
     }

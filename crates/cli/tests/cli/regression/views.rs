@@ -107,6 +107,31 @@ fn check_outcomes_carry_kernel_id_value_and_limit_in_the_json_and_first_in_the_l
     assert!(fails.iter().all(|l| l.ends_with("bandwidth roof, < 60%")), "{text}");
 }
 
+/// Item 2: below about 60 columns the check table dropped its rule column;
+/// a CI log shows each failure's rule, kernel, value and limit whatever the
+/// width: side by side when they fit, else one block per outcome.
+#[test]
+fn check_failures_name_their_rule_kernel_value_and_limit_at_any_width() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "-q", "-o", "g.json"]).0, 0);
+    let rules = ["check", "g.json", "--min-pct-of-roof", "60", "--min-time-share", "5"];
+    for columns in [30u16, 40, 50, 56, 60, 80] {
+        let out = roofline().current_dir(dir.path()).env("COLUMNS", columns.to_string()).args(rules).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let whole = String::from_utf8_lossy(&out.stdout);
+        // The outcomes, before the notes on kernels no rule held.
+        let text = whole.split("\nnote").next().unwrap();
+        let fails = text.lines().filter(|l| l.starts_with("FAIL")).count();
+        assert_eq!(fails, 3, "{columns} columns:\n{text}");
+        assert_eq!(text.matches("min_pct_of_roof").count(), 3, "{columns} columns:\n{text}");
+        assert_eq!(text.matches(">= 60%").count(), 3, "{columns} columns:\n{text}");
+        assert_eq!(text.matches("[k").count(), 3, "{columns} columns: every kernel keeps its ID\n{text}");
+        for line in text.lines() {
+            assert!(line.chars().count() <= usize::from(columns), "{columns} columns: {line:?}\n{text}");
+        }
+    }
+}
+
 /// Item 3: `--wide` at 120 columns broke words mid-word (six kernels in 548 lines).
 #[test]
 fn wide_tables_at_120_columns_never_break_a_word() {
