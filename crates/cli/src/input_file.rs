@@ -126,13 +126,22 @@ impl TextStream {
     /// Everything not read yet, after `start` (what was read so far), in
     /// one buffer sized from the file.
     pub fn read_rest(mut self, start: Vec<u8>) -> anyhow::Result<Vec<u8>> {
+        let mut bytes = start;
+        self.read_rest_into(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// Everything not read yet, appended to `bytes`, which grows to the
+    /// file's size at most once: a buffer used again for the next file
+    /// (the merge's, one per thread) is not allocated and faulted in anew
+    /// for each of hundreds of ranks.
+    pub fn read_rest_into(&mut self, bytes: &mut Vec<u8>) -> anyhow::Result<()> {
         let input = self.input.clone();
         let expected = self.expected.clone();
-        let mut bytes = start;
         bytes.reserve(self.size.min(self.limit.unwrap_or(u64::MAX)).saturating_sub(bytes.len() as u64) as usize + 1);
         loop {
-            match (&mut self).take(1 << 20).read_to_end(&mut bytes) {
-                Ok(0) => return Ok(bytes),
+            match (&mut *self).take(1 << 20).read_to_end(bytes) {
+                Ok(0) => return Ok(()),
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(read_error(&input, &expected, e)),

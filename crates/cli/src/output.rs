@@ -334,7 +334,7 @@ impl Output {
         streams::data(text)
     }
 
-    fn stdout_body(&self, body: &Body) -> anyhow::Result<()> {
+    pub fn stdout_body(&self, body: &Body) -> anyhow::Result<()> {
         match body {
             Body::Text(text) => streams::data(text),
             Body::Json(_) => streams::data_with(&mut |w| body.write_to(w)),

@@ -124,6 +124,47 @@ fn same(
 /// opportunity's savings must lie within its kernel's time, and that within
 /// the program's.
 pub fn check_derived_with(kernels: &[KernelAnalysis], program: Option<&ProgramFigures>) -> Result<(), Inconsistent> {
+    check_opportunities(program, |id| kernels.iter().any(|k| k.kernel.id == id))?;
+    for (i, k) in kernels.iter().enumerate() {
+        check_kernel_at(k, i)?;
+    }
+    let facts: Vec<ShareFacts> = kernels.iter().map(ShareFacts::of).collect();
+    check_shares(&facts, program)
+}
+
+/// What the shares of time are checked with, of one kernel: all that a
+/// reader that streams the kernels (`crate::stream`) keeps of each for
+/// [`check_shares`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ShareFacts {
+    /// The kernel's ID, which the program view's opportunities name.
+    pub id: String,
+    /// Its stored share of GPU time.
+    pub time_share: Option<f64>,
+    /// Its duration, when positive and finite.
+    pub timed: Option<f64>,
+    /// Its verdict, for the timeline's time per verdict.
+    pub verdict: roofline_analysis::Verdict,
+}
+
+impl ShareFacts {
+    pub(crate) fn of(k: &KernelAnalysis) -> ShareFacts {
+        ShareFacts {
+            id: k.kernel.id.clone(),
+            time_share: k.time_share,
+            timed: k.kernel.duration_s.filter(|d| d.is_finite() && *d > 0.0),
+            verdict: roofline_analysis::Verdict::of(k),
+        }
+    }
+}
+
+/// The program view's opportunities: their seconds within the program's,
+/// their savings within their seconds, and each naming a kernel of the
+/// document (`is_kernel`).
+pub(crate) fn check_opportunities(
+    program: Option<&ProgramFigures>,
+    is_kernel: impl Fn(&str) -> bool,
+) -> Result<(), Inconsistent> {
     let program_total_s = program.map(|p| p.total_s);
     let opportunities = program.map(|p| p.opportunities.as_slice()).unwrap_or_default();
     for (i, o) in opportunities.iter().enumerate() {
@@ -141,7 +182,7 @@ pub fn check_derived_with(kernels: &[KernelAnalysis], program: Option<&ProgramFi
         }
     }
     for (i, o) in opportunities.iter().enumerate() {
-        if !kernels.iter().any(|k| k.kernel.id == o.id) {
+        if !is_kernel(&o.id) {
             return Err(Inconsistent {
                 field: format!("program.opportunities[{i}].id"),
                 value: o.id.chars().filter(|c| !c.is_control()).take(40).collect(),
@@ -149,10 +190,12 @@ pub fn check_derived_with(kernels: &[KernelAnalysis], program: Option<&ProgramFi
             });
         }
     }
-    for (i, k) in kernels.iter().enumerate() {
-        check_kernel(k, &format!("kernels[{i}]"))?;
-    }
-    check_shares(kernels, program)
+    Ok(())
+}
+
+/// One kernel's derived figures, `i` being its place in `kernels[]`.
+pub(crate) fn check_kernel_at(k: &KernelAnalysis, i: usize) -> Result<(), Inconsistent> {
+    check_kernel(k, &format!("kernels[{i}]"))
 }
 
 fn check_kernel(k: &KernelAnalysis, at: &str) -> Result<(), Inconsistent> {
@@ -262,8 +305,7 @@ fn share_error(field: String, value: f64, problem: String) -> Inconsistent {
     Inconsistent { field, value: roofline_model::format_number(value), problem }
 }
 
-fn check_shares(kernels: &[KernelAnalysis], program: Option<&ProgramFigures>) -> Result<(), Inconsistent> {
-    let timed = |k: &KernelAnalysis| k.kernel.duration_s.filter(|d| d.is_finite() && *d > 0.0);
+pub(crate) fn check_shares(kernels: &[ShareFacts], program: Option<&ProgramFigures>) -> Result<(), Inconsistent> {
     let program_total_s = program.map(|p| p.total_s);
     let mut sum = 0.0;
     for (i, k) in kernels.iter().enumerate() {
@@ -287,10 +329,10 @@ fn check_shares(kernels: &[KernelAnalysis], program: Option<&ProgramFigures>) ->
             let field = || format!("kernels[{i}].time_share");
             if p.from_timeline {
                 // The timeline's own time for the kernel, where the view names it.
-                if let Some(o) = p.opportunities.iter().find(|o| o.id == k.kernel.id) {
+                if let Some(o) = p.opportunities.iter().find(|o| o.id == k.id) {
                     same(field, Some(s), Some(o.seconds / p.total_s), "its opportunity's seconds / program.total_s")?;
                 }
-            } else if let Some(d) = timed(k) {
+            } else if let Some(d) = k.timed {
                 // A share is of the program's GPU time: share x that time is
                 // the kernel's own duration, whatever else the program ran.
                 same(field, Some(s), Some(d / p.total_s), "kernel.duration_s / program.total_s")?;
@@ -303,11 +345,7 @@ fn check_shares(kernels: &[KernelAnalysis], program: Option<&ProgramFigures>) ->
                 if v.verdict == roofline_analysis::Verdict::NoCounters {
                     continue;
                 }
-                let sum: f64 = kernels
-                    .iter()
-                    .filter(|k| roofline_analysis::Verdict::of(k) == v.verdict)
-                    .filter_map(|k| k.time_share)
-                    .sum();
+                let sum: f64 = kernels.iter().filter(|k| k.verdict == v.verdict).filter_map(|k| k.time_share).sum();
                 let want = v.seconds / p.total_s;
                 if !close(sum, want) && (sum - want).abs() > 1e-12 {
                     return Err(inconsistent(
@@ -323,12 +361,12 @@ fn check_shares(kernels: &[KernelAnalysis], program: Option<&ProgramFigures>) ->
         }
     }
     // Shares of the kernels' own summed time: each is its duration over that sum.
-    let total: f64 = kernels.iter().filter_map(timed).sum();
+    let total: f64 = kernels.iter().filter_map(|k| k.timed).sum();
     let timeline = program.is_some_and(|p| p.from_timeline);
     let own_time = !timeline && program_total_s.is_some_and(|t| total > 0.0 && close(t, total));
     if own_time {
         for (i, k) in kernels.iter().enumerate() {
-            let expected = timed(k).map(|d| d / total);
+            let expected = k.timed.map(|d| d / total);
             same(
                 || format!("kernels[{i}].time_share"),
                 k.time_share,

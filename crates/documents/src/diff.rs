@@ -289,18 +289,21 @@ fn match_example(
 /// percent: the entries of `doc` with its full name and the same work (FLOPs
 /// and bytes at every level within 1%: launches of another shape are no
 /// measure of noise), when there are two or more (a `--per-launch`
-/// capture); `None` otherwise.
-fn launch_noise_pct(doc: &AnalysisDocument, k: &KernelAnalysis) -> Option<f64> {
+/// capture); `None` otherwise. `named` is [`by_name`] of `doc`: looking
+/// through every kernel for each one made a diff of 100,000 kernels take
+/// minutes.
+fn launch_noise_pct(doc: &AnalysisDocument, named: &HashMap<&str, Vec<usize>>, k: &KernelAnalysis) -> Option<f64> {
     let close = |a: f64, b: f64| (a - b).abs() <= 0.01 * a.abs().max(b.abs());
     let same_work = |o: &KernelAnalysis| {
         close(o.kernel.total_flops(), k.kernel.total_flops())
             && o.kernel.bytes.len() == k.kernel.bytes.len()
             && o.kernel.bytes.iter().all(|(level, b)| k.kernel.bytes.get(level).is_some_and(|c| close(*b, *c)))
     };
-    let times: Vec<f64> = doc
-        .kernels
+    let times: Vec<f64> = named
+        .get(k.kernel.name.as_str())?
         .iter()
-        .filter(|o| o.kernel.name == k.kernel.name && same_work(o))
+        .map(|&i| &doc.kernels[i])
+        .filter(|o| same_work(o))
         .filter_map(|o| o.kernel.duration_s)
         .filter(|d| d.is_finite() && *d > 0.0)
         .collect();
@@ -308,6 +311,15 @@ fn launch_noise_pct(doc: &AnalysisDocument, k: &KernelAnalysis) -> Option<f64> {
         return None;
     }
     roofline_model::Spread::from_samples(&times).ok().map(|s| 50.0 * s.relative_range())
+}
+
+/// The kernels of `doc` by full name, in document order.
+fn by_name(doc: &AnalysisDocument) -> HashMap<&str, Vec<usize>> {
+    let mut named: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, k) in doc.kernels.iter().enumerate() {
+        named.entry(k.kernel.name.as_str()).or_default().push(i);
+    }
+    named
 }
 
 /// Sums kernels into one and places it under `machine`.
@@ -398,6 +410,7 @@ pub fn diff(before: &AnalysisDocument, after: &AnalysisDocument, pairings: &[Pai
 
     // Same name, by full name first, then by display name; each name's
     // kernels after the change are taken in order, through one index.
+    let (named_b, named_a) = (by_name(before), by_name(after));
     for by_display in [false, true] {
         fn key(k: &KernelAnalysis, by_display: bool) -> &str {
             if by_display {
@@ -419,7 +432,7 @@ pub fn diff(before: &AnalysisDocument, after: &AnalysisDocument, pairings: &[Pai
             };
             used_b[i] = true;
             used_a[j] = true;
-            let noise = [launch_noise_pct(before, bk), launch_noise_pct(after, &after.kernels[j])];
+            let noise = [launch_noise_pct(before, &named_b, bk), launch_noise_pct(after, &named_a, &after.kernels[j])];
             rows.push(DiffRow {
                 name: label(bk),
                 kind: RowKind::Matched,

@@ -4,8 +4,9 @@
 //! Every document names its kind and version in `schema` and is checked on
 //! the way in and out (every number finite and in range): a machine
 //! (`roofline.machine/v2`), an analysis (`roofline.analysis/v2`, read whole
-//! or, for `check` and `diff`, for its placements only) and a job of merged
-//! ranks (`roofline.merged/v1`). Older versions are upgraded when read. The
+//! or, for `check` and `diff`, for its placements only; or kernel by kernel
+//! from a stream, [`stream_analysis`], in the memory of what the reader
+//! keeps) and a job of merged ranks (`roofline.merged/v1`). Older versions are upgraded when read. The
 //! operations on documents live here too: the merge of ranks ([`Merger`]),
 //! the CI gate ([`check`]), before and after ([`diff`]), and the paper
 //! estimates a `model` command reads from TOML ([`parse_kernels_file`]).
@@ -23,6 +24,7 @@ mod placements;
 mod ranks;
 mod scan;
 mod schema;
+mod stream;
 pub mod synthetic;
 
 pub use bench::{
@@ -45,3 +47,4 @@ pub use schema::{
     check_analysis, check_machine, read_analysis, read_machine, schema_at_head, schema_of, AnalysisDocument,
     AnalysisSource, DocumentError, MachineDocument, Producer, ANALYSIS_SCHEMA, MACHINE_SCHEMA,
 };
+pub use stream::{reread_kernels, stream_analysis, stream_analysis_as_written, stream_placements, StreamedAnalysis};

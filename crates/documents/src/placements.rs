@@ -15,6 +15,10 @@
 //! [`read_analysis`] instead, so it is upgraded or refused with the same
 //! message, and its kernels are then cut to their placement.
 //!
+//! The commands read a file through [`crate::stream_placements`], the same
+//! types a kernel at a time (`crate::stream`), and come here for what that
+//! does not read.
+//!
 //! The trade-off, the same one `merge`'s skimming reader makes: a malformed
 //! value inside a part that is stepped over (a diagnosis's numbers, say) is
 //! not refused by `check` or `diff`; `report` and every other command
@@ -90,7 +94,7 @@ impl PlacedDocument {
 /// [`KernelAnalysis`] without its diagnosis and instruction view; the field
 /// attributes are its own.
 #[derive(Deserialize)]
-struct PlacedKernel {
+pub(crate) struct PlacedKernel {
     kernel: PlacedWork,
     #[serde(default)]
     time_share: Option<f64>,
@@ -131,7 +135,7 @@ struct PlacedWork {
 }
 
 impl PlacedKernel {
-    fn into_analysis(self) -> KernelAnalysis {
+    pub(crate) fn into_analysis(self) -> KernelAnalysis {
         let k = self.kernel;
         KernelAnalysis {
             kernel: Kernel {

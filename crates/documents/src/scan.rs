@@ -298,6 +298,11 @@ impl<'a> Scan<'a> {
         Some(&t[start..self.at])
     }
 
+    /// How far into the text it is.
+    pub(crate) fn position(&self) -> usize {
+        self.at
+    }
+
     /// Whether only white space is left.
     pub(crate) fn at_end(&mut self) -> bool {
         self.space();

@@ -56,7 +56,7 @@ pub use chart::svg::{draw as draw_chart, roofline_chart, roofline_svg};
 pub use chart::terminal::render as terminal_chart;
 pub use chart::ChartOptions;
 pub use diff::{diff_chart, diff_svg};
-pub use documents::analysis::{page_view, PAGE_KERNELS};
+pub use documents::analysis::{page_view, PageKernels, Paged, PAGE_KERNELS};
 pub use documents::bench::{BenchDocument, BenchResults, BenchRow, IntensitySweep, MeasuredRidge, SweepStep};
 pub use documents::check::{CheckDocument, CHECK_SCHEMA};
 pub use documents::diff::{page_diff, DiffDocument};

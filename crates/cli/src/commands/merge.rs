@@ -119,12 +119,19 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
                 read_timeline_digest_from(std::io::BufReader::new(std::io::Cursor::new(head).chain(stream)), &input)?;
             return Ok((input, timeline_rank(tl, machine.as_ref()), true));
         }
-        // Most ranks are current analyses, read from their bytes; the rest
-        // (timelines written by hand, older documents, errors) as text.
-        let bytes = stream.read_rest(head)?;
-        if let Some(parsed) = skim_rank_bytes(&bytes) {
-            return Ok((input, parsed, false));
-        }
+        // Most ranks are current analyses, read from their bytes, into this
+        // thread's buffer; the rest (timelines written by hand, older
+        // documents, errors) as text.
+        let skimmed = RANK_BYTES.with_borrow_mut(|bytes| -> anyhow::Result<_> {
+            bytes.clear();
+            bytes.extend_from_slice(&head);
+            stream.read_rest_into(bytes)?;
+            Ok(skim_rank_bytes(bytes).ok_or_else(|| std::mem::take(bytes)))
+        })?;
+        let bytes = match skimmed {
+            Ok(parsed) => return Ok((input, parsed, false)),
+            Err(bytes) => bytes,
+        };
         let text = crate::input_file::text_of(bytes, path, &expected)?;
         if is_timeline(&text) {
             let tl = read_timeline_digest(&text, &input)?;
@@ -162,6 +169,13 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     out.info(&format!("{} rank(s), {} kernel(s) merged", doc.ranks.len(), doc.kernels.len()));
     out.document(&doc)?;
     Ok(ExitCode::SUCCESS)
+}
+
+thread_local! {
+    /// The bytes of the rank a parsing thread reads: one buffer for all of
+    /// its files. A fresh one of 58 MB for each of 256 ranks was faulted in
+    /// and zeroed by the kernel page by page: half the merge's CPU time.
+    static RANK_BYTES: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// How much of a file is read to tell a timeline from an analysis.

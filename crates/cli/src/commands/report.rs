@@ -7,13 +7,14 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roofline_documents::AnalysisDocument;
-use roofline_report::{chart_notes, ChartOptions, Describe, Format, InstructionView};
+use roofline_analysis::KernelAnalysis;
+use roofline_documents::{AnalysisDocument, StreamedAnalysis};
+use roofline_report::{chart_notes, ChartOptions, Describe, Format, InstructionView, PageKernels, Paged};
 use serde::Serialize;
 
 use crate::analysis_file::{read_input, AnalysisInput};
 use crate::error::bad_input;
-use crate::output::{Output, ViewArg};
+use crate::output::{Body, JsonDocument, Output, ViewArg};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
@@ -92,10 +93,15 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         }
     }
     let filter = args.filter.filter()?;
+    if filter.is_none() && args.group.group_by.is_none() && args.view == ViewArg::Flops {
+        if let Some(done) = streamed(args, out)? {
+            return Ok(done);
+        }
+    }
     let mut input = match read_input(&args.analysis) {
         Ok(i) => i,
         Err(e) => match machine_document(&args.analysis)? {
-            Some(m) if filter.is_none() => return emit(&m, &m, args, out),
+            Some(m) if filter.is_none() => return emit(&m, &m, None, args, out),
             Some(_) => return Err(bad_input("--kernels: a machine document has no kernels to choose from")),
             None => return Err(e),
         },
@@ -129,7 +135,7 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             warn_chart_notes(page_doc, args.view, out);
             let name = args.analysis.display().to_string();
             let viewed = |d| InstructionView::new(d, args.view.into(), &name).map_err(bad_input);
-            emit(&viewed(whole)?, &viewed(page_doc)?, args, out)
+            emit(&viewed(whole)?, &viewed(page_doc)?, None, args, out)
         }
         AnalysisInput::Job(job) => {
             if args.view != ViewArg::Flops {
@@ -139,8 +145,125 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
                 )));
             }
             warn_chart_notes(&job.job, ViewArg::Flops, out);
-            emit(job.as_ref(), job.as_ref(), args, out)
+            emit(job.as_ref(), job.as_ref(), None, args, out)
         }
+    }
+}
+
+/// The format the whole analysis would be written in ([`emit`]'s `whole`):
+/// JSON or CSV, or none when only a page or the terminal is.
+fn whole_format(out: &Output) -> Option<Format> {
+    let out = out.preferring(Format::Html);
+    let format = match (&out.file, out.file_format()) {
+        (Some(_), Some(f)) => f,
+        _ => out.format,
+    };
+    matches!(format, Format::Json | Format::Csv).then_some(format)
+}
+
+/// `report` of an analysis read kernel by kernel
+/// (`roofline_documents::stream_analysis`), holding what its output needs:
+/// the page's kernels with the most time (`PageKernels`), and for CSV every
+/// kernel without what no table shows (profiler evidence, level caveats,
+/// instruction view); JSON reads the kernels again as it writes them
+/// (`StreamedAnalysis`). `None` when the file is not read so (a merged job,
+/// an older version, a document with an error): it is then read whole.
+fn streamed(args: &Args, out: &Output) -> anyhow::Result<Option<ExitCode>> {
+    let Some(open) = crate::analysis_file::reopenable(&args.analysis) else { return Ok(None) };
+    let whole = whole_format(out);
+    let mut page = PageKernels::new();
+    let mut lean = Vec::new();
+    let keep = |i, k: KernelAnalysis| {
+        page.push(i, &k);
+        if whole == Some(Format::Csv) {
+            lean.push(for_tables(k));
+        }
+    };
+    // JSON is compared with the text as it is read: when they are the same
+    // bytes (a document this version wrote), the text is copied out.
+    let mut as_written = false;
+    let read = if whole == Some(Format::Json) {
+        roofline_documents::stream_analysis_as_written(&open, keep).map(|(doc, n, same)| {
+            as_written = same;
+            (doc, n)
+        })
+    } else {
+        open().and_then(|stream| roofline_documents::stream_analysis(stream, keep))
+    };
+    let Some((head, count)) = read else { return Ok(None) };
+    if count == 0 {
+        return Err(crate::analysis_file::no_kernels(&args.analysis));
+    }
+    let name = args.analysis.display().to_string();
+    let viewed = |d| InstructionView::new(d, args.view.into(), &name).map_err(bad_input);
+    let page_doc = match page.finish(&head) {
+        // All of it fits a page: as if read whole.
+        Paged::Whole(doc) => {
+            warn_chart_notes(&doc, args.view, out);
+            let v = viewed(&doc)?;
+            return emit(&v, &v, None, args, out).map(Some);
+        }
+        Paged::Page(page_doc) => page_doc,
+    };
+    warn_chart_notes(&page_doc, args.view, out);
+    let shown = viewed(&page_doc)?;
+    match whole {
+        Some(Format::Csv) => {
+            let all = AnalysisDocument { kernels: lean, ..head };
+            emit(&viewed(&all)?, &shown, None, args, out).map(Some)
+        }
+        Some(Format::Json) if as_written => emit(&shown, &shown, Some(&Verbatim(&open)), args, out).map(Some),
+        Some(Format::Json) => {
+            let json = Rewritten { doc: StreamedAnalysis { head: &head, kernels: count, open: &open }, shown: &shown };
+            emit(&json, &shown, None, args, out).map(Some)
+        }
+        _ => emit(&shown, &shown, None, args, out).map(Some),
+    }
+}
+
+/// An analysis written out as its own text, which is what serde would write.
+struct Verbatim<'a, F>(&'a F);
+
+impl<F: Fn() -> Option<crate::input_file::TextStream>> JsonDocument for Verbatim<'_, F> {
+    fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let gone = || std::io::Error::other("the analysis could not be read again");
+        let mut text = (self.0)().ok_or_else(gone)?;
+        std::io::copy(&mut text, w).map(|_| ())
+    }
+}
+
+/// A kernel with only what the tables of a flops view show: no profiler
+/// evidence, level caveats, instruction view or diagnostic findings (the
+/// page's diagnoses and charts read those, from the page's kernels).
+fn for_tables(k: KernelAnalysis) -> KernelAnalysis {
+    KernelAnalysis {
+        kernel: roofline_model::Kernel { evidence: Default::default(), unmeasured: Default::default(), ..k.kernel },
+        instructions: None,
+        diagnosis: k.diagnosis.map(|d| roofline_analysis::Diagnosis { evidence: Vec::new(), ..d }),
+        ..k
+    }
+}
+
+/// A streamed analysis written as JSON ([`StreamedAnalysis`]); as a view
+/// (which `emit` never asks of JSON), its page.
+struct Rewritten<'a, F> {
+    doc: StreamedAnalysis<'a, F>,
+    shown: &'a InstructionView<'a>,
+}
+
+impl<R: std::io::Read, F: Fn() -> Option<R>> Serialize for Rewritten<'_, F> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.doc.serialize(s)
+    }
+}
+
+impl<F> Describe for Rewritten<'_, F> {
+    fn title(&self) -> String {
+        self.shown.title()
+    }
+
+    fn sections(&self) -> Vec<roofline_report::Section> {
+        self.shown.sections()
     }
 }
 
@@ -174,8 +297,15 @@ fn machine_document(path: &std::path::Path) -> anyhow::Result<Option<roofline_do
 /// Renders a document as the report: a page to a file, or text on stdout.
 /// `whole` goes to JSON and CSV; `page_doc` (the kernels with the most
 /// time, for a huge analysis) to the pages and the terminal.
-fn emit<D: Describe + Serialize>(whole: &D, page_doc: &D, args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
-    let doc_for = |f: Format| if matches!(f, Format::Json | Format::Csv) { whole } else { page_doc };
+/// `json`, when given, is what JSON is written from instead of `whole`.
+fn emit<W: Describe + Serialize, P: Describe + Serialize>(
+    whole: &W,
+    page_doc: &P,
+    json: Option<&dyn JsonDocument>,
+    args: &Args,
+    out: &Output,
+) -> anyhow::Result<ExitCode> {
+    let is_whole = |f: Format| matches!(f, Format::Json | Format::Csv);
     let mut out = out.preferring(Format::Html);
     out.render.chart =
         ChartOptions { width: args.chart_width() as f64, title: args.title.clone(), ..ChartOptions::default() };
@@ -197,19 +327,29 @@ fn emit<D: Describe + Serialize>(whole: &D, page_doc: &D, args: &Args, out: &Out
     if let Some(path) = &args.svg {
         files.extend(out.files(page_doc, path, Format::Svg)?);
     }
-    let stdout = match &target {
-        Some((path, format)) => {
-            files.extend(out.files(doc_for(*format), path, *format)?);
+    let stdout = match (&target, json) {
+        (Some((path, Format::Json)), Some(json)) => {
+            files.push((path.clone(), Body::Json(json)));
             None
         }
-        None => Some(out.rendered(doc_for(out.format), out.format)?),
+        (Some((path, format)), _) if is_whole(*format) => {
+            files.extend(out.files(whole, path, *format)?);
+            None
+        }
+        (Some((path, format)), _) => {
+            files.extend(out.files(page_doc, path, *format)?);
+            None
+        }
+        (None, Some(json)) if out.format == Format::Json => Some(Body::Json(json)),
+        (None, _) if is_whole(out.format) => Some(out.rendered(whole, out.format)?.into()),
+        (None, _) => Some(out.rendered(page_doc, out.format)?.into()),
     };
     out.write(&files)?;
     if default_file {
         out.info("(give -o FILE for another name, or redirect stdout)");
     }
-    if let Some(text) = stdout {
-        out.stdout(&text)?;
+    if let Some(body) = stdout {
+        out.stdout_body(&body)?;
     }
     Ok(ExitCode::SUCCESS)
 }

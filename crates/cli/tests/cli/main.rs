@@ -25,6 +25,7 @@ mod regression;
 mod report_check_diff;
 mod seeds;
 mod shapes;
+mod streamed;
 mod terminal;
 mod timeline;
 mod tour;

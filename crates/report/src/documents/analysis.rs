@@ -188,13 +188,30 @@ pub fn page_view(doc: &AnalysisDocument) -> Option<AnalysisDocument> {
     if doc.kernels.len() <= PAGE_KERNELS {
         return None;
     }
-    let mut order: Vec<usize> = (0..doc.kernels.len()).collect();
-    let time = |i: &usize| doc.kernels[*i].kernel.duration_s.filter(|d| d.is_finite()).unwrap_or(-1.0);
-    order.sort_by(|a, b| time(b).total_cmp(&time(a)));
+    let times: Vec<f64> = doc.kernels.iter().map(page_time).collect();
+    let order = page_order(&times);
     let (shown, rest) = order.split_at(PAGE_KERNELS);
     let share: f64 = rest.iter().filter_map(|&i| doc.kernels[i].time_share).sum();
+    Some(page_of(doc, shown.iter().map(|&i| doc.kernels[i].clone()).collect(), rest.len(), share))
+}
+
+/// A kernel's time as a page orders kernels: none (or not finite) last.
+fn page_time(a: &KernelAnalysis) -> f64 {
+    a.kernel.duration_s.filter(|d| d.is_finite()).unwrap_or(-1.0)
+}
+
+/// The kernels' indices, most time first, ties in document order.
+fn page_order(times: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..times.len()).collect();
+    order.sort_by(|a, b| times[*b].total_cmp(&times[*a]));
+    order
+}
+
+/// The page of `doc` (whose own kernels are not looked at) showing `kernels`,
+/// `left_out` others with `share` of the GPU time said so in a warning.
+fn page_of(doc: &AnalysisDocument, kernels: Vec<KernelAnalysis>, left_out: usize, share: f64) -> AnalysisDocument {
     let mut page = AnalysisDocument {
-        kernels: shown.iter().map(|&i| doc.kernels[i].clone()).collect(),
+        kernels,
         warnings: doc.warnings.clone(),
         ..AnalysisDocument::new(doc.producer.clone(), doc.source.clone(), doc.machine.clone(), Vec::new())
     };
@@ -204,11 +221,116 @@ pub fn page_view(doc: &AnalysisDocument) -> Option<AnalysisDocument> {
         0,
         Warning::PageShowsTop {
             shown: PAGE_KERNELS as u64,
-            left_out: rest.len() as u64,
+            left_out: left_out as u64,
             left_out_time_pct: 100.0 * share,
         },
     );
-    Some(page)
+    page
+}
+
+/// What a page needs of an analysis read one kernel at a time
+/// (`roofline_documents::stream_analysis`): the [`PAGE_KERNELS`] kernels
+/// with the most time, whole, and of every kernel its time and share. Fed
+/// every kernel in document order, it makes the page [`page_view`] makes of
+/// the whole document, holding that many kernels at most.
+#[derive(Debug, Default)]
+pub struct PageKernels {
+    /// The kernels kept, the one with the least time (the latest of equals) on top.
+    top: std::collections::BinaryHeap<std::cmp::Reverse<Ranked>>,
+    /// Every kernel's time, as [`page_time`], and share.
+    times: Vec<(f64, Option<f64>)>,
+}
+
+/// A kept kernel, ordered as a page orders them: more time first, then
+/// earlier in the document.
+#[derive(Debug)]
+struct Ranked {
+    time: f64,
+    index: usize,
+    kernel: KernelAnalysis,
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ranked {
+    /// Greater is shown first.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.time.total_cmp(&other.time).then(other.index.cmp(&self.index))
+    }
+}
+
+impl PageKernels {
+    /// Nothing seen yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The next kernel of the document, `kernels[index]`; kept (a copy)
+    /// while it is among those with the most time.
+    pub fn push(&mut self, index: usize, a: &KernelAnalysis) {
+        debug_assert_eq!(index, self.times.len(), "kernels in document order");
+        let time = page_time(a);
+        self.times.push((time, a.time_share));
+        let beats_last = |top: &std::collections::BinaryHeap<std::cmp::Reverse<Ranked>>| {
+            top.peek().is_some_and(|least| time.total_cmp(&least.0.time).is_gt())
+        };
+        if self.top.len() < PAGE_KERNELS {
+            self.top.push(std::cmp::Reverse(Ranked { time, index, kernel: a.clone() }));
+        } else if beats_last(&self.top) {
+            self.top.pop();
+            self.top.push(std::cmp::Reverse(Ranked { time, index, kernel: a.clone() }));
+        }
+    }
+
+    /// How many kernels were seen.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+
+    /// The document whole (`head` with the kernels seen, in their order) when
+    /// it fits a page; else the page [`page_view`] would make of it.
+    pub fn finish(self, head: &AnalysisDocument) -> Paged {
+        let mut kept: Vec<Ranked> = self.top.into_iter().map(|r| r.0).collect();
+        if self.times.len() <= PAGE_KERNELS {
+            kept.sort_by_key(|r| r.index);
+            let mut whole = head.clone();
+            whole.kernels = kept.into_iter().map(|r| r.kernel).collect();
+            return Paged::Whole(whole);
+        }
+        let times: Vec<f64> = self.times.iter().map(|t| t.0).collect();
+        let order = page_order(&times);
+        let (shown, rest) = order.split_at(PAGE_KERNELS);
+        let share: f64 = rest.iter().filter_map(|&i| self.times[i].1).sum();
+        // The kept kernels are the shown ones: the most time, ties by order.
+        let mut by_index: std::collections::HashMap<usize, KernelAnalysis> =
+            kept.into_iter().map(|r| (r.index, r.kernel)).collect();
+        let kernels =
+            shown.iter().map(|i| by_index.remove(i).expect("the kernels with the most time are kept")).collect();
+        Paged::Page(page_of(head, kernels, rest.len(), share))
+    }
+}
+
+/// What [`PageKernels::finish`] makes.
+#[derive(Debug)]
+pub enum Paged {
+    /// Every kernel, in order: the document fits a page.
+    Whole(AnalysisDocument),
+    /// The page of a larger document, as [`page_view`] makes it.
+    Page(AnalysisDocument),
 }
 
 /// How many kernels the narrow terminal view lists, most time first.
@@ -810,4 +932,43 @@ pub(crate) fn method_section(doc: &AnalysisDocument, id: &str, title: &str) -> S
         )),
     ];
     Section::new(id, title).show(Show::Wide).with(facts).with(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn fed(doc: &AnalysisDocument) -> Paged {
+        let mut page = PageKernels::new();
+        for (i, k) in doc.kernels.iter().enumerate() {
+            page.push(i, k);
+        }
+        assert_eq!(page.len(), doc.kernels.len());
+        let head = AnalysisDocument { kernels: Vec::new(), ..doc.clone() };
+        page.finish(&head)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(8))]
+        /// Fed a kernel at a time, the page is the one made of the whole
+        /// document: the same kernels in the same order (ties in time in
+        /// document order, untimed ones last), the same share left out.
+        #[test]
+        fn a_page_made_kernel_by_kernel_is_the_page_of_the_whole(
+            extra in 0usize..600, buckets in 1u64..50, untimed in 0usize..7
+        ) {
+            let mut doc = roofline_documents::synthetic::rank(0, 2, (PAGE_KERNELS - 300 + extra) as u64, 5000, true);
+            for (i, k) in doc.kernels.iter_mut().enumerate() {
+                // Few distinct times: many ties across the page's edge.
+                k.kernel.duration_s = (untimed == 0 || i % 7 != untimed).then_some(1e-3 * (i as u64 % buckets) as f64);
+            }
+            match (fed(&doc), page_view(&doc)) {
+                (Paged::Page(p), Some(whole)) => prop_assert_eq!(p, whole),
+                (Paged::Whole(w), None) => prop_assert_eq!(w, doc),
+                (Paged::Page(_), None) => prop_assert!(false, "a page of a document that fits one"),
+                (Paged::Whole(_), Some(_)) => prop_assert!(false, "no page of a document that needs one"),
+            }
+        }
+    }
 }
