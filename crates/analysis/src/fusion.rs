@@ -361,10 +361,7 @@ pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
             let before = d.next_moves.len();
             d.next_moves.retain(|m| {
                 m.saving_s.is_some()
-                    || !matches!(
-                        m.advice,
-                        Advice::FusedOptimizer | Advice::FuseElementwise | Advice::EpilogueFusion
-                    )
+                    || !matches!(m.advice, Advice::FusedOptimizer | Advice::FuseElementwise | Advice::EpilogueFusion)
             });
             if d.next_moves.is_empty() && (before > 0 || !d.evidence.is_empty()) {
                 let binding = d.binding().map(|(u, _)| u);

@@ -45,7 +45,8 @@ impl Describe for CheckDocument<'_> {
         // The rule, the kernel, its value and the limit first: a CI log cut
         // at any width still says what failed and by how much.
         let columns = || {
-            let essential = [("result", "result"), ("rule", "rule"), ("kernel", "kernel"), ("value", "value"), ("limit", "limit")];
+            let essential =
+                [("result", "result"), ("rule", "rule"), ("kernel", "kernel"), ("value", "value"), ("limit", "limit")];
             let mut c: Vec<Column> = Column::texts(&essential).into_iter().map(Column::essential).collect();
             c.push(Column::text("detail", "numbers"));
             c

@@ -398,9 +398,8 @@ fn drop_columns(
         // CSV keep), the rightmost of equals.
         let width_of = |j: usize| rows.iter().map(|r| len(&r[j])).max().unwrap_or(0).max(len(&header[j]));
         let essential = |s: &Slot| t.columns[s.column()].essential;
-        let j = (1..slots.len())
-            .filter(|&j| !names(&slots[j]) && !essential(&slots[j]))
-            .max_by_key(|&j| (width_of(j), j));
+        let j =
+            (1..slots.len()).filter(|&j| !names(&slots[j]) && !essential(&slots[j])).max_by_key(|&j| (width_of(j), j));
         let Some(j) = j else { break };
         dropped.push(header.remove(j));
         slots.remove(j);
