@@ -863,6 +863,174 @@ def unet_denoise_train(args):
     return time.perf_counter() - t0
 
 
+# ---- Round 6 of the grading (2026-12-02, third session): kinds not graded before
+# (dense concatenation, mixture of experts, detection heads, JAX convolutions, a
+# sparse solver, an audio encoder-decoder).
+
+
+@program("densenet_train", "torchvision DenseNet-121 training step, batch 32, bf16 autocast, channels_last, cudnn.benchmark, SGD nesterov (foreach); windows: denseblock3.denselayer7 forward+backward, the optimizer step")
+def densenet_train(args):
+    import torch
+    import torchvision
+
+    torch.backends.cudnn.benchmark = True
+    model = torchvision.models.densenet121(weights=None).cuda().to(memory_format=torch.channels_last)
+    x = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (32,), device="cuda")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True, weight_decay=1e-4)
+    win = Window(args.trace, torch_sync)
+    layer = model.features.denseblock3.denselayer7
+    windowed(layer, win)
+    loss_fn = lambda m, b: torch.nn.functional.cross_entropy(m(b[0]), b[1])
+    return train(model, opt, (x, y), loss_fn, 3, win, [layer], args.trace, torch.bfloat16)
+
+
+@program("mixtral_train", "Hugging Face transformers Mixtral (mixture of experts: 4 layers, d 512, 8 experts top-2, ff 1024, 8 heads / 4 KV heads, vocab 32000) training step, batch 8 x 256, bf16 autocast, AdamW (foreach); windows: layer 1 forward+backward, the optimizer step")
+def mixtral_train(args):
+    import torch
+    from transformers import MixtralConfig, MixtralForCausalLM
+
+    cfg = MixtralConfig(hidden_size=512, intermediate_size=1024, num_hidden_layers=4, num_attention_heads=8,
+                        num_key_value_heads=4, num_local_experts=8, num_experts_per_tok=2, vocab_size=32000,
+                        max_position_embeddings=512)
+    cfg._attn_implementation = "sdpa"
+    model = MixtralForCausalLM(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    ids = torch.randint(0, 32000, (8, 256), device="cuda")
+    win = Window(args.trace, torch_sync)
+    layer = model.model.layers[1]
+    windowed(layer, win)
+    loss_fn = lambda m, b: m(input_ids=b, labels=b).loss
+    return train(model, opt, ids, loss_fn, 3, win, [layer], args.trace, torch.bfloat16)
+
+
+@program("fasterrcnn_infer", "torchvision Faster R-CNN (MobileNetV3-Large FPN backbone, random weights) inference, 4 images of 800 x 800, fp32; windows: the RPN and the ROI heads (anchors, box decoding, NMS, RoIAlign, box head)")
+def fasterrcnn_infer(args):
+    import torch
+    import torchvision
+
+    torch.backends.cudnn.benchmark = True
+    model = torchvision.models.detection.fasterrcnn_mobilenet_v3_large_fpn(weights=None, weights_backbone=None).cuda().eval()
+    images = [torch.rand(3, 800, 800, device="cuda") for _ in range(4)]
+    win = Window(args.trace, torch_sync)
+    return infer(model, images, win, [model.rpn, model.roi_heads], args.trace)
+
+
+@program("jax_conv_train", "a JAX CNN written with jax.lax (four 3x3 conv layers 64-128-256-256 with ReLU and 2x2 average pooling, a dense head), batch 64 at 64 x 64, NHWC, bf16 compute with fp32 parameters, momentum SGD, one jitted step; window: one step")
+def jax_conv_train(args):
+    import jax
+    import jax.numpy as jnp
+
+    key = jax.random.PRNGKey(0)
+    chans = [3, 64, 128, 256, 256]
+    params = []
+    for i in range(4):
+        key, k = jax.random.split(key)
+        params.append(jax.random.normal(k, (3, 3, chans[i], chans[i + 1]), jnp.float32) * 0.05)
+    key, k = jax.random.split(key)
+    head = jax.random.normal(k, (256 * 4 * 4, 10), jnp.float32) * 0.01
+    x = jax.random.normal(key, (64, 64, 64, 3), jnp.float32)
+    y = jax.nn.one_hot(jnp.arange(64) % 10, 10)
+
+    def loss(ps, x, y):
+        w, h = ps
+        a = x.astype(jnp.bfloat16)
+        for k in w:
+            a = jax.lax.conv_general_dilated(a, k.astype(jnp.bfloat16), (1, 1), "SAME",
+                                             dimension_numbers=("NHWC", "HWIO", "NHWC"))
+            a = jax.nn.relu(a)
+            n, hh, ww, c = a.shape
+            a = a.reshape(n, hh // 2, 2, ww // 2, 2, c).mean(axis=(2, 4))
+        logits = a.reshape(a.shape[0], -1).astype(jnp.float32) @ h
+        return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * y, axis=-1))
+
+    @jax.jit
+    def step(ps, mom, x, y):
+        g = jax.grad(loss)(ps, x, y)
+        mom = jax.tree_util.tree_map(lambda m, g: 0.9 * m + g, mom, g)
+        ps = jax.tree_util.tree_map(lambda p, m: p - 1e-2 * m, ps, mom)
+        return ps, mom
+
+    ps = (params, head)
+    mom = jax.tree_util.tree_map(jnp.zeros_like, ps)
+    for _ in range(3):
+        ps, mom = step(ps, mom, x, y)
+    jax.block_until_ready(ps)
+    win = Window(None, lambda: None)
+    t0 = time.perf_counter()
+    with win():
+        ps, mom = step(ps, mom, x, y)
+        jax.block_until_ready(ps)
+    return time.perf_counter() - t0
+
+
+@program("cupy_cg", "CuPy conjugate gradients (cupyx.scipy.sparse.linalg.cg) on the 5-point 2-D Poisson matrix of a 2048 x 2048 grid (4.2M unknowns, CSR, fp64), 40 iterations after 5 of warm-up; window: the measured solve")
+def cupy_cg(args):
+    import cupy as cp
+    import cupyx.scipy.sparse as sp
+    from cupyx.scipy.sparse.linalg import cg
+
+    n = 2048
+    big = n * n
+    side = -cp.ones(big - 1)
+    side[n - 1 :: n] = 0  # no coupling across a grid row's end
+    far = -cp.ones(big - n)
+    a = sp.diags([far, side, 4 * cp.ones(big), side, far], [-n, -1, 0, 1, n], format="csr")
+    b = cp.ones(big)
+    cg(a, b, maxiter=5)
+    cp.cuda.Device().synchronize()
+    win = Window(None, cp.cuda.Device().synchronize)
+    t0 = time.perf_counter()
+    with win():
+        cg(a, b, maxiter=40)
+    return time.perf_counter() - t0
+
+
+@program("whisper_train", "Hugging Face transformers Whisper (2 encoder + 2 decoder layers, d 512, 8 heads, 80 mel bins, 3000 frames) training step on random log-mel input and 64-token labels, batch 8, bf16 autocast, AdamW (foreach); windows: the encoder's conv front end and encoder layer 0 forward+backward, the optimizer step")
+def whisper_train(args):
+    import torch
+    from transformers import WhisperConfig, WhisperForConditionalGeneration
+
+    cfg = WhisperConfig(d_model=512, encoder_layers=2, decoder_layers=2, encoder_attention_heads=8,
+                        decoder_attention_heads=8, encoder_ffn_dim=2048, decoder_ffn_dim=2048, num_mel_bins=80,
+                        vocab_size=51865, max_source_positions=1500, max_target_positions=448)
+    cfg._attn_implementation = "sdpa"
+    model = WhisperForConditionalGeneration(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    feats = torch.randn(8, 80, 3000, device="cuda")
+    labels = torch.randint(0, 51865, (8, 64), device="cuda")
+    win = Window(args.trace, torch_sync)
+    enc = model.model.encoder
+    mods = [enc.conv1, enc.conv2, enc.layers[0]]
+    for m in mods:
+        windowed(m, win)
+    loss_fn = lambda m, b: m(input_features=b[0], labels=b[1]).loss
+    return train(model, opt, (feats, labels), loss_fn, 3, win, mods, args.trace, torch.bfloat16)
+
+
+@program("deeplab_infer", "torchvision DeepLabV3 (ResNet-50 backbone, random weights) semantic segmentation inference, batch 8 at 512 x 512, fp16 autocast, channels_last; windows: the ASPP head (atrous convolutions, global pooling, bilinear upsampling) and the classifier")
+def deeplab_infer(args):
+    import torch
+    import torchvision
+
+    torch.backends.cudnn.benchmark = True
+    model = torchvision.models.segmentation.deeplabv3_resnet50(weights=None, weights_backbone=None, aux_loss=False)
+    model = model.cuda().eval().to(memory_format=torch.channels_last)
+    x = torch.randn(8, 3, 512, 512, device="cuda").to(memory_format=torch.channels_last)
+    win = Window(args.trace, torch_sync)
+
+    class Half(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            with torch.autocast("cuda", dtype=torch.float16):
+                return self.m(x)
+
+    return infer(Half(model), x, win, [model.classifier], args.trace)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("name", nargs="?")

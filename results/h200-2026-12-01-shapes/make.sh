@@ -22,21 +22,28 @@ python3 - "$here" <<'PY'
 import json, sys
 here = sys.argv[1]
 f = lambda x: "-" if x is None else f"{x:.1f}%"
-print("| program | family | launches | FLOPs err median | FLOPs err max | DRAM bytes err median | max | DRAM reads err median | max |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| program | family | launches | FLOPs err median | FLOPs err max | DRAM bytes err median | max | DRAM reads err median | max | DRAM traffic err median | max |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"]:
     d = json.load(open(f"{here}/{p}.json"))
     for c in d["classes"]:
         print(f"| {p} | {c['class']} | {c['kernels']} | {f(c['flops_median_pct'])} | {f(c['flops_max_pct'])} | "
-              f"{f(c['bytes_median_pct'])} | {f(c['bytes_max_pct'])} | {f(c['read_median_pct'])} | {f(c['read_max_pct'])} |")
+              f"{f(c['bytes_median_pct'])} | {f(c['bytes_max_pct'])} | {f(c['read_median_pct'])} | {f(c['read_max_pct'])} | "
+              f"{f(c['traffic_median_pct'])} | {f(c['traffic_max_pct'])} |")
 print()
 for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"]:
     d = json.load(open(f"{here}/{p}.json"))
     print(f"{p}: {d['matched']} of {d['counter_launches']} counter launches matched ({d['estimated']} with an estimate), "
           f"trace {d['trace_launches']} launches; same side of the DRAM ridge for {f(d['position_agreement_pct'])} "
-          f"of {d['position_time_s']*1e6:.1f} us judged")
+          f"of {d['position_time_s']*1e6:.1f} us judged; same position under the DRAM roofline {f(d['place_agreement_pct'])}, "
+          f"same as the counters' whole verdict {f(d['verdict_agreement_pct'])} of {d['verdict_time_s']*1e6:.1f} us")
 same = sum(json.load(open(f"{here}/{p}.json"))["position_agreement_pct"] / 100 * json.load(open(f"{here}/{p}.json"))["position_time_s"]
            for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"])
 judged = sum(json.load(open(f"{here}/{p}.json"))["position_time_s"] for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"])
 print(f"all four: same side of the DRAM ridge for {100 * same / judged:.1f}% of {judged * 1e6:.1f} us judged")
+docs = [json.load(open(f"{here}/{p}.json")) for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"]]
+for key, what in [("place", "same position under the DRAM roofline"), ("verdict", "same position as the counters' whole verdict")]:
+    t = sum(d[f"{key}_time_s"] for d in docs)
+    a = sum(d[f"{key}_agreement_pct"] / 100 * d[f"{key}_time_s"] for d in docs)
+    print(f"all four: {what} for {100 * a / t:.1f}% of {t * 1e6:.1f} us judged")
 PY

@@ -7,10 +7,31 @@
 //! first template argument kept), its grid and its block. Each counter
 //! launch takes the first unmatched trace launch with that key after the
 //! previous match, or, failing that, the first unmatched one anywhere.
+//!
+//! Bytes are held to two counts. `dram__bytes.sum` is what Nsight Compute
+//! saw cross the DRAM interface during the kernel; it flushes the caches
+//! before each kernel, so every input comes from DRAM, but an output that
+//! fits in L2 is still there, dirty, when the kernel ends, and its write-back
+//! falls after the kernel and outside the count. The kernel's *DRAM traffic*
+//! adds those writes back: the DRAM reads plus every sector the SMs wrote to
+//! L2 (`lts__t_sectors_srcunit_tex_op_write.sum` x 32 B), each of which
+//! reaches DRAM once it is evicted. That is the traffic a running program
+//! pays for the kernel, and the figure an estimate of compulsory bytes is
+//! held to.
+//!
+//! Positions are compared twice. Like for like: the estimate is placed
+//! under the DRAM roofline (slanted or flat roof, on it or under it at
+//! [`ON_ROOF_PCT`]) from its FLOPs, bytes and the trace's duration, and the
+//! counters' launch from its counted FLOPs, DRAM traffic and ncu's
+//! duration. And against the counters' whole verdict (their diagnosis's
+//! position, from every memory level and the busiest unit), which sees
+//! what shapes cannot: an unaligned GEMM bound by its L1 traffic, a tensor
+//! pipe at its roof at the clock it ran at.
 
 use std::collections::BTreeMap;
 
-use roofline_model::{FlopKind, Kernel, Machine, MemLevel};
+use roofline_analysis::{analyze_kernel, Bound, Position, ON_ROOF_PCT};
+use roofline_model::{FlopKind, Kernel, Machine, MemLevel, Origin};
 
 use crate::capture::Launch;
 use crate::catalogue::OpClass;
@@ -45,6 +66,16 @@ pub struct Pair {
     pub est_read_bytes: Option<f64>,
     /// Counted DRAM bytes read.
     pub counted_read_bytes: Option<f64>,
+    /// Counted DRAM traffic: the reads plus the sectors written to L2
+    /// (module docs).
+    pub counted_traffic_bytes: Option<f64>,
+    /// Where the estimate puts the launch.
+    pub est_place: Option<Place>,
+    /// Where the counted FLOPs, DRAM traffic and duration put it under the
+    /// DRAM roofline.
+    pub counted_place: Option<Place>,
+    /// Where the counters' diagnosis puts it (every level, every unit).
+    pub verdict_place: Option<Place>,
     /// The trace launch's duration, seconds.
     pub duration_s: f64,
     /// The estimate's FLOP kind.
@@ -74,11 +105,62 @@ fn side(flops: f64, bytes: f64, kind: Option<FlopKind>, machine: &Machine) -> Op
     Some(if flops / bytes >= ridge { Side::Compute } else { Side::Memory })
 }
 
+/// A verdict's place on the roofline: which roof holds the kernel, and
+/// whether it is on it (at least [`ON_ROOF_PCT`] of it) or under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    /// The slanted (memory) or the flat (compute) roof.
+    pub side: Side,
+    /// On the roof rather than under it.
+    pub on: bool,
+}
+
+impl Place {
+    /// "under the diagonal", "on the roof", as the diagnosis words them.
+    pub fn label(self) -> &'static str {
+        match (self.side, self.on) {
+            (Side::Memory, true) => Position::OnDiagonal.label(),
+            (Side::Memory, false) => Position::UnderDiagonal.label(),
+            (Side::Compute, true) => Position::OnRoof.label(),
+            (Side::Compute, false) => Position::UnderFlatRoof.label(),
+        }
+    }
+}
+
+fn bound_side(b: Bound) -> Side {
+    match b {
+        Bound::Memory => Side::Memory,
+        Bound::Compute => Side::Compute,
+    }
+}
+
+/// The place of a point from its placement alone: the estimate's.
+fn placed(machine: &Machine, k: &Kernel) -> Option<Place> {
+    let a = analyze_kernel(machine, k);
+    Some(Place { side: bound_side(a.bound?), on: a.pct_of_roof? >= ON_ROOF_PCT })
+}
+
+/// The place the counters' verdict gives: its diagnosis's position; a
+/// kernel held by a pipe, latency, issue or launching is under the roof its
+/// placement names.
+fn verdict_place(machine: &Machine, k: &Kernel) -> Option<Place> {
+    let a = analyze_kernel(machine, k);
+    let side = bound_side(a.bound?);
+    Some(match a.diagnosis.map(|d| d.position) {
+        Some(Position::OnDiagonal) => Place { side: Side::Memory, on: true },
+        Some(Position::UnderDiagonal) => Place { side: Side::Memory, on: false },
+        Some(Position::OnRoof) => Place { side: Side::Compute, on: true },
+        Some(Position::UnderFlatRoof) => Place { side: Side::Compute, on: false },
+        Some(_) => Place { side, on: false },
+        None => Place { side, on: a.pct_of_roof? >= ON_ROOF_PCT },
+    })
+}
+
 impl Pair {
     /// The sides of the ridge the estimate and the counters put the launch on.
     pub fn sides(&self, machine: &Machine) -> Option<(Side, Side)> {
         let est = side(self.est_issued_flops?, self.est_bytes?, self.est_kind, machine)?;
-        let counted = side(self.counted_flops, self.counted_bytes?, self.counted_kind, machine)?;
+        let counted = side(self.counted_flops, self.counted_traffic_bytes.or(self.counted_bytes)?, self.counted_kind, machine)?;
         Some((est, counted))
     }
 }
@@ -97,6 +179,13 @@ impl Pair {
     /// [`SMALL_BYTES`] counted.
     pub fn bytes_error(&self) -> Option<f64> {
         let (e, c) = (self.est_bytes?, self.counted_bytes?);
+        (c >= SMALL_BYTES).then(|| (e - c) / c)
+    }
+
+    /// (estimate - counted) / counted for the DRAM traffic (reads plus L2
+    /// writes, module docs); `None` below [`SMALL_BYTES`] counted.
+    pub fn traffic_error(&self) -> Option<f64> {
+        let (e, c) = (self.est_bytes?, self.counted_traffic_bytes?);
         (c >= SMALL_BYTES).then(|| (e - c) / c)
     }
 
@@ -125,6 +214,8 @@ pub struct ClassErrors {
     pub bytes_bias: Option<f64>,
     /// |bytes read error|: median, max, and the launches it was computed on.
     pub reads: Option<(f64, f64, usize)>,
+    /// |DRAM traffic error|: median, max, and the launches it was computed on.
+    pub traffic: Option<(f64, f64, usize)>,
 }
 
 /// The comparison of a trace's estimates with a counter capture.
@@ -144,6 +235,12 @@ pub struct Comparison {
     /// estimate whose estimate and counters put on the same side of the
     /// DRAM ridge, and of all those that could be judged.
     pub position: (f64, f64),
+    /// GPU time (trace durations) of the matched launches with an estimate
+    /// whose estimated place under the DRAM roofline is the counted one,
+    /// and of all those that could be judged.
+    pub places: (f64, f64),
+    /// The same against the counters' whole verdict.
+    pub verdicts: (f64, f64),
 }
 
 /// The base of a kernel name both spellings share: "void at::native::(anonymous
@@ -204,6 +301,26 @@ pub fn compare(launches: &[Launch], counted: &[Kernel], machine: &Machine) -> Co
         cursor = i + 1;
         let l = &launches[i];
         let est = l.estimate.as_ref().ok();
+        let traffic = match (k.evidence.dram_read_bytes, k.evidence.l2_write_sectors) {
+            (Some(r), Some(w)) => Some(r + 32.0 * w),
+            _ => None,
+        };
+        let est_place = est.and_then(|e| {
+            let mut p = Kernel::named(&l.name, Origin::Estimated);
+            if e.issued_flops > 0.0 {
+                p.flops.insert(e.kind, e.issued_flops);
+            }
+            p.bytes.insert(MemLevel::Dram, e.bytes);
+            p.duration_s = Some(l.duration_s);
+            placed(machine, &p)
+        });
+        let counted_place = est_place.and_then(|_| {
+            let mut p = Kernel::named(&k.name, Origin::Counter);
+            p.flops = k.flops.clone();
+            p.bytes.insert(MemLevel::Dram, traffic.or(k.bytes.get(&MemLevel::Dram).copied())?);
+            p.duration_s = k.duration_s;
+            placed(machine, &p)
+        });
         pairs.push(Pair {
             name: k.name.clone(),
             launch: i,
@@ -216,6 +333,10 @@ pub fn compare(launches: &[Launch], counted: &[Kernel], machine: &Machine) -> Co
             counted_bytes: k.bytes.get(&MemLevel::Dram).copied(),
             est_read_bytes: est.filter(|e| e.written_bytes > 0.0).map(|e| e.bytes - e.written_bytes),
             counted_read_bytes: k.evidence.dram_read_bytes,
+            counted_traffic_bytes: traffic,
+            est_place,
+            counted_place,
+            verdict_place: est_place.and_then(|_| verdict_place(machine, k)),
             duration_s: l.duration_s,
             est_kind: est.map(|e| e.kind),
             counted_kind: k.dominant_kind(),
@@ -247,19 +368,43 @@ pub fn compare(launches: &[Launch], counted: &[Kernel], machine: &Machine) -> Co
                 bytes: stats(std::mem::take(&mut bytes)),
                 bytes_bias: bias,
                 reads: stats(ps.iter().filter_map(|p| p.read_error()).collect()),
+                traffic: stats(ps.iter().filter_map(|p| p.traffic_error()).collect()),
             }
         })
         .collect();
     let mut position = (0.0, 0.0);
+    let mut places = (0.0, 0.0);
+    let mut verdicts = (0.0, 0.0);
     for p in &pairs {
+        if let (Some(e), Some(c)) = (p.est_place, p.counted_place) {
+            places.1 += p.duration_s;
+            if e == c {
+                places.0 += p.duration_s;
+            }
+        }
         if let Some((e, c)) = p.sides(machine) {
             position.1 += p.duration_s;
             if e == c {
                 position.0 += p.duration_s;
             }
         }
+        if let (Some(e), Some(c)) = (p.est_place, p.verdict_place) {
+            verdicts.1 += p.duration_s;
+            if e == c {
+                verdicts.0 += p.duration_s;
+            }
+        }
     }
-    Comparison { counter_launches: counted.len(), trace_launches: launches.len(), pairs, unmatched, classes, position }
+    Comparison {
+        counter_launches: counted.len(),
+        trace_launches: launches.len(),
+        pairs,
+        unmatched,
+        classes,
+        position,
+        places,
+        verdicts,
+    }
 }
 
 #[cfg(test)]
@@ -296,6 +441,10 @@ mod tests {
             counted_bytes: Some(100e6),
             est_read_bytes: Some(50e6),
             counted_read_bytes: Some(40e6),
+            counted_traffic_bytes: Some(80e6),
+            est_place: None,
+            counted_place: None,
+            verdict_place: None,
             duration_s: 1e-6,
             est_kind: Some(FlopKind::TensorBf16),
             counted_kind: Some(FlopKind::TensorBf16),
@@ -303,6 +452,7 @@ mod tests {
         assert!((p.flops_error().unwrap() - 0.1).abs() < 1e-12);
         assert!((p.bytes_error().unwrap() + 0.1).abs() < 1e-12);
         assert!((p.read_error().unwrap() - 0.25).abs() < 1e-12);
+        assert!((p.traffic_error().unwrap() - 0.125).abs() < 1e-12);
         let small = Pair { counted_bytes: Some(5e5), ..p.clone() };
         assert_eq!(small.bytes_error(), None);
         assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), 2.5);

@@ -195,6 +195,12 @@ pub struct ClassRow {
     pub read_median_pct: Option<f64>,
     /// Max |bytes read error|, %.
     pub read_max_pct: Option<f64>,
+    /// Launches with counted DRAM traffic (reads plus L2 writes).
+    pub traffic_kernels: usize,
+    /// Median |DRAM traffic error|, %.
+    pub traffic_median_pct: Option<f64>,
+    /// Max |DRAM traffic error|, %.
+    pub traffic_max_pct: Option<f64>,
 }
 
 /// One matched launch.
@@ -226,6 +232,19 @@ pub struct PairRow {
     pub counted_read_bytes: Option<f64>,
     /// (estimate - count) / count, %, for the bytes read.
     pub read_error_pct: Option<f64>,
+    /// Counted DRAM traffic: reads plus the sectors written to L2, x 32 B.
+    pub counted_traffic_bytes: Option<f64>,
+    /// (estimate - count) / count, %, for the DRAM traffic.
+    pub traffic_error_pct: Option<f64>,
+    /// Where the estimate puts the launch ("under the diagonal").
+    pub est_position: Option<String>,
+    /// Where the counted FLOPs, DRAM traffic and ncu's duration put it
+    /// under the DRAM roofline.
+    pub counted_position: Option<String>,
+    /// Where the counters' whole diagnosis puts it.
+    pub verdict_position: Option<String>,
+    /// The trace's duration of the launch, seconds.
+    pub duration_s: f64,
 }
 
 /// What `roofline import TRACE --with-counters CAPTURE` prints.
@@ -257,6 +276,17 @@ pub struct ComparisonDocument {
     pub position_agreement_pct: Option<f64>,
     /// The GPU time judged, seconds (trace durations).
     pub position_time_s: f64,
+    /// Share of the judged GPU time whose estimated position under the
+    /// DRAM roofline (on or under the diagonal or the flat roof) is the one
+    /// the counted FLOPs, traffic and duration give, %.
+    pub place_agreement_pct: Option<f64>,
+    /// The GPU time judged for it, seconds (trace durations).
+    pub place_time_s: f64,
+    /// The same against the counters' whole verdict (their diagnosis's
+    /// position, from every level and unit), %.
+    pub verdict_agreement_pct: Option<f64>,
+    /// The GPU time judged for it, seconds (trace durations).
+    pub verdict_time_s: f64,
 }
 
 impl ComparisonDocument {
@@ -287,6 +317,9 @@ impl ComparisonDocument {
                     read_kernels: k.reads.map_or(0, |f| f.2),
                     read_median_pct: pct(k.reads.map(|f| f.0)),
                     read_max_pct: pct(k.reads.map(|f| f.1)),
+                    traffic_kernels: k.traffic.map_or(0, |f| f.2),
+                    traffic_median_pct: pct(k.traffic.map(|f| f.0)),
+                    traffic_max_pct: pct(k.traffic.map(|f| f.1)),
                 })
                 .collect(),
             kernels: c
@@ -306,11 +339,21 @@ impl ComparisonDocument {
                     est_read_bytes: p.est_read_bytes,
                     counted_read_bytes: p.counted_read_bytes,
                     read_error_pct: pct(p.read_error()),
+                    counted_traffic_bytes: p.counted_traffic_bytes,
+                    traffic_error_pct: pct(p.traffic_error()),
+                    est_position: p.est_place.map(|x| x.label().to_string()),
+                    counted_position: p.counted_place.map(|x| x.label().to_string()),
+                    verdict_position: p.verdict_place.map(|x| x.label().to_string()),
+                    duration_s: p.duration_s,
                 })
                 .collect(),
             unmatched: c.unmatched.iter().map(|n| roofline_model::display_name(n)).collect(),
             position_agreement_pct: (c.position.1 > 0.0).then(|| 100.0 * c.position.0 / c.position.1),
             position_time_s: c.position.1,
+            place_agreement_pct: (c.places.1 > 0.0).then(|| 100.0 * c.places.0 / c.places.1),
+            place_time_s: c.places.1,
+            verdict_agreement_pct: (c.verdicts.1 > 0.0).then(|| 100.0 * c.verdicts.0 / c.verdicts.1),
+            verdict_time_s: c.verdicts.1,
         }
     }
 }
@@ -346,6 +389,26 @@ impl Describe for ComparisonDocument {
                     None => Cell::Empty,
                 },
             ),
+            Fact::new(
+                "places",
+                "same position under the DRAM roofline",
+                match self.place_agreement_pct {
+                    Some(p) => Value::new(p, Quantity::Percent)
+                        .note(format!("of {} judged", roofline_model::format_seconds(self.place_time_s)))
+                        .cell(),
+                    None => Cell::Empty,
+                },
+            ),
+            Fact::new(
+                "verdicts",
+                "same position as the counters' verdict",
+                match self.verdict_agreement_pct {
+                    Some(p) => Value::new(p, Quantity::Percent)
+                        .note(format!("of {} judged", roofline_model::format_seconds(self.verdict_time_s)))
+                        .cell(),
+                    None => Cell::Empty,
+                },
+            ),
         ];
         let mut classes = Table::new(
             "classes",
@@ -362,6 +425,9 @@ impl Describe for ComparisonDocument {
                 Column::value("read_kernels", "with DRAM reads", Quantity::Count).show(Show::Wide),
                 Column::value("read_median_pct", "reads err median", Quantity::Percent),
                 Column::value("read_max_pct", "reads err max", Quantity::Percent),
+                Column::value("traffic_kernels", "with DRAM traffic", Quantity::Count).show(Show::Wide),
+                Column::value("traffic_median_pct", "traffic err median", Quantity::Percent),
+                Column::value("traffic_max_pct", "traffic err max", Quantity::Percent),
             ],
         );
         for c in &self.classes {
@@ -378,6 +444,9 @@ impl Describe for ComparisonDocument {
                 Cell::value(Some(c.read_kernels as f64), Quantity::Count),
                 pct_cell(c.read_median_pct),
                 pct_cell(c.read_max_pct),
+                Cell::value(Some(c.traffic_kernels as f64), Quantity::Count),
+                pct_cell(c.traffic_median_pct),
+                pct_cell(c.traffic_max_pct),
             ]);
         }
         let mut kernels = Table::new(
@@ -396,6 +465,15 @@ impl Describe for ComparisonDocument {
                 Column::with_provenance("est_read_bytes", "bytes read estimated", Some(Quantity::Si(Unit::Byte))),
                 Column::with_provenance("counted_read_bytes", "DRAM reads counted", Some(Quantity::Si(Unit::Byte))),
                 Column::value("read_error_pct", "DRAM reads error", Quantity::Percent),
+                Column::with_provenance(
+                    "counted_traffic_bytes",
+                    "DRAM traffic counted (reads + L2 writes)",
+                    Some(Quantity::Si(Unit::Byte)),
+                ),
+                Column::value("traffic_error_pct", "DRAM traffic error", Quantity::Percent),
+                Column::text("est_position", "position estimated"),
+                Column::text("counted_position", "position counted (DRAM)"),
+                Column::text("verdict_position", "position of the counters' verdict"),
             ],
         );
         for p in &self.kernels {
@@ -417,6 +495,11 @@ impl Describe for ComparisonDocument {
                 est(p.est_read_bytes, Unit::Byte),
                 counted(p.counted_read_bytes, Unit::Byte),
                 pct_cell(p.read_error_pct),
+                counted(p.counted_traffic_bytes, Unit::Byte),
+                pct_cell(p.traffic_error_pct),
+                Cell::opt_text(p.est_position.clone()),
+                Cell::opt_text(p.counted_position.clone()),
+                Cell::opt_text(p.verdict_position.clone()),
             ]);
         }
         let mut notes = vec![Note::info(
