@@ -160,7 +160,8 @@ impl Pair {
     /// The sides of the ridge the estimate and the counters put the launch on.
     pub fn sides(&self, machine: &Machine) -> Option<(Side, Side)> {
         let est = side(self.est_issued_flops?, self.est_bytes?, self.est_kind, machine)?;
-        let counted = side(self.counted_flops, self.counted_traffic_bytes.or(self.counted_bytes)?, self.counted_kind, machine)?;
+        let counted =
+            side(self.counted_flops, self.counted_traffic_bytes.or(self.counted_bytes)?, self.counted_kind, machine)?;
         Some((est, counted))
     }
 }

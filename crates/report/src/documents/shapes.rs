@@ -358,6 +358,20 @@ impl ComparisonDocument {
     }
 }
 
+/// A share of the judged GPU time on which the two sources agree.
+fn agreement(key: &str, label: &str, pct: Option<f64>, judged_s: f64) -> Fact {
+    match pct {
+        Some(p) => Fact::new(
+            key,
+            label,
+            Value::new(p, Quantity::Percent)
+                .note(format!("of {} judged", roofline_model::format_seconds(judged_s)))
+                .cell(),
+        ),
+        None => Fact::new(key, label, Cell::Empty),
+    }
+}
+
 fn pct_cell(v: Option<f64>) -> Cell {
     Cell::value(v, Quantity::Percent)
 }
@@ -379,35 +393,13 @@ impl Describe for ComparisonDocument {
                     self.matched, self.counter_launches, self.estimated, self.trace_launches
                 )),
             ),
-            Fact::new(
-                "position",
-                "same side of the ridge",
-                match self.position_agreement_pct {
-                    Some(p) => Value::new(p, Quantity::Percent)
-                        .note(format!("of {} judged", roofline_model::format_seconds(self.position_time_s)))
-                        .cell(),
-                    None => Cell::Empty,
-                },
-            ),
-            Fact::new(
-                "places",
-                "same position under the DRAM roofline",
-                match self.place_agreement_pct {
-                    Some(p) => Value::new(p, Quantity::Percent)
-                        .note(format!("of {} judged", roofline_model::format_seconds(self.place_time_s)))
-                        .cell(),
-                    None => Cell::Empty,
-                },
-            ),
-            Fact::new(
+            agreement("position", "same side of the ridge", self.position_agreement_pct, self.position_time_s),
+            agreement("places", "same position under the DRAM roofline", self.place_agreement_pct, self.place_time_s),
+            agreement(
                 "verdicts",
                 "same position as the counters' verdict",
-                match self.verdict_agreement_pct {
-                    Some(p) => Value::new(p, Quantity::Percent)
-                        .note(format!("of {} judged", roofline_model::format_seconds(self.verdict_time_s)))
-                        .cell(),
-                    None => Cell::Empty,
-                },
+                self.verdict_agreement_pct,
+                self.verdict_time_s,
             ),
         ];
         let mut classes = Table::new(
