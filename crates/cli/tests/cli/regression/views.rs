@@ -599,3 +599,119 @@ fn diff_says_same_within_noise_when_the_launches_spread_covers_the_change() {
     let (_, out, _) = run_in(dir.path(), &["diff", "b1.json", "a1.json", "--format", "json"]);
     assert!(!out.contains("noise_pct"), "{out}");
 }
+
+/// The text of a terminal capture (`tmux capture-pane -e`): its SGR colour
+/// codes taken out.
+fn without_colours(ansi: &str) -> String {
+    let mut out = String::with_capacity(ansi.len());
+    let mut rest = ansi;
+    while let Some(at) = rest.find("\x1b[") {
+        out.push_str(&rest[..at]);
+        let code = &rest[at + 2..];
+        let end = code.find(|c: char| !(c.is_ascii_digit() || c == ';')).unwrap_or(code.len());
+        rest = &code[(end + 1).min(code.len())..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Acceptance: the terminal screenshots at 80 and 120 columns. The
+/// committed ones showed `env: 'target/debug/roofline': No such file or
+/// directory` (the script was given a relative binary and ran it from a
+/// temporary folder); each capture must be the tour's first screen, fit its
+/// width, and be what this binary prints there (a view that changes makes
+/// this fail until `scripts/screenshots-terminal.sh` is run again).
+#[test]
+fn the_committed_terminal_screenshots_are_the_tours_first_screen_at_80_and_120_columns() {
+    for columns in [80u16, 120] {
+        let path = repo(&format!("docs/screenshots/tour-{columns}.ansi"));
+        let screen = without_colours(&std::fs::read_to_string(&path).unwrap());
+        let lines: Vec<&str> = screen.lines().collect();
+        assert!(lines.len() >= 40, "{path}: {} lines:\n{screen}", lines.len());
+        assert!(lines[0].starts_with("Showing the bundled data"), "{path}:\n{screen}");
+        for l in &lines {
+            assert!(l.chars().count() <= usize::from(columns), "{path}: {l:?}");
+        }
+        // stdout's part of the screen (the banner before it is stderr's).
+        let start =
+            lines.iter().position(|l| *l == "Where the GPU time goes").unwrap_or_else(|| panic!("{path}:\n{screen}"));
+        let mut shown: Vec<&str> = lines[start..].to_vec();
+        while shown.last() == Some(&"") {
+            shown.pop();
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let (code, out, err) = at_width(columns, &["tour", "--bundled", "--out-dir", s_path(&dir.path().join("t"))]);
+        assert_eq!(code, 0, "{err}");
+        let printed: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            printed.get(..shown.len()),
+            Some(&shown[..]),
+            "{path} is not what `roofline tour --bundled` prints at {columns} columns: run scripts/screenshots-terminal.sh"
+        );
+    }
+}
+
+/// Item 2: "a versioned check document, with numeric fields in its JSON
+/// schema and in the docs": every field `check --format json` writes (a
+/// baseline on other roofs included) is in docs/schema.md's
+/// `roofline.check/v1` table, and `value` and `limit` are numbers there and
+/// in the document.
+#[test]
+fn every_field_of_the_check_document_is_in_docs_schema_with_its_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = external("gpt2_train.full.csv");
+    assert_eq!(run_in(dir.path(), &["import", &csv, "-q", "-o", "run.json"]).0, 0);
+    assert_eq!(run_in(dir.path(), &["import", &csv, "--gpu", "h100", "-q", "-o", "base.json"]).0, 0);
+    let args = [
+        "check",
+        "run.json",
+        "--baseline",
+        "base.json",
+        "--max-regression",
+        "10",
+        "--min-pct-of-roof",
+        "60",
+        "--format",
+        "json",
+    ];
+    let (code, out, err) = run_in(dir.path(), &args);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema"], "roofline.check/v1");
+    let docs = std::fs::read_to_string(repo("docs/schema.md")).unwrap();
+    let section = docs.split("### `roofline.check/v1`").nth(1).expect("a roofline.check/v1 section");
+    let section = section.split("\n## ").next().unwrap();
+    // The table row of a field: `| \`outcomes[].value\` | ...`, or one
+    // row for several (`| \`outcomes[].passed\`, \`detail\` | ...`).
+    let row = |prefix: &str, key: &str| -> String {
+        section
+            .lines()
+            .filter(|l| l.starts_with(&format!("| `{prefix}")))
+            .find(|l| {
+                let fields = l.split(" | ").next().unwrap_or("");
+                [format!("`{prefix}{key}`"), format!("`{prefix}{key}[]`"), format!("`{key}`")]
+                    .iter()
+                    .any(|f| fields.contains(f.as_str()))
+            })
+            .unwrap_or_else(|| panic!("docs/schema.md does not document `{prefix}{key}` of roofline.check/v1"))
+            .to_string()
+    };
+    for key in v.as_object().unwrap().keys().filter(|k| *k != "schema" && *k != "outcomes") {
+        row("", key);
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for o in v["outcomes"].as_array().unwrap() {
+        for (key, value) in o.as_object().unwrap() {
+            seen.insert(key.clone());
+            let documented = row("outcomes[].", key);
+            if key == "value" || key == "limit" {
+                assert!(value.is_number(), "{key} is a number: {o}");
+                assert!(documented.contains("| number"), "{key} is documented as a number: {documented}");
+            }
+        }
+    }
+    for key in ["rule", "kernel", "kernel_id", "passed", "value", "limit", "unit", "detail"] {
+        assert!(seen.contains(key), "no outcome has {key}: {out}");
+    }
+    assert!(v.get("baseline_replaced").is_some(), "{out}");
+}
