@@ -651,6 +651,108 @@ fn the_committed_terminal_screenshots_are_the_tours_first_screen_at_80_and_120_c
     }
 }
 
+/// Item 1: "the same display name in every view and command": each view
+/// that names a kernel in full (check's outcomes, the CSV that pandas
+/// reads, diff's rows, the page's table) uses the analysis's
+/// `display_name`; the charts, which shorten it to their labels, keep its
+/// distinguishing end (the three CUTLASS GEMMs' `tn`, `nn`, `nt`).
+#[test]
+fn every_view_names_each_kernel_by_the_analysis_display_name() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "-q", "-o", "g.json"]).0, 0);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("g.json")).unwrap()).unwrap();
+    let kernels = doc["kernels"].as_array().unwrap();
+    let name_of = |id: &str| -> String {
+        let k = kernels.iter().find(|k| k["kernel"]["id"] == id).unwrap_or_else(|| panic!("no kernel {id}"));
+        k["kernel"]["display_name"].as_str().unwrap().to_string()
+    };
+    let names: Vec<String> =
+        kernels.iter().map(|k| k["kernel"]["display_name"].as_str().unwrap().to_string()).collect();
+    assert_eq!(names.len(), 37);
+    // check: each outcome's kernel, by its ID.
+    let (code, out, _) = run_in(dir.path(), &["check", "g.json", "--min-pct-of-roof", "60", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let outcomes = v["outcomes"].as_array().unwrap();
+    assert!(outcomes.len() > 20, "{out}");
+    for o in outcomes {
+        assert_eq!(o["kernel"].as_str().unwrap(), name_of(o["kernel_id"].as_str().unwrap()), "{o}");
+    }
+    // The CSV (what pandas and a spreadsheet read), row by row.
+    let (_, out, _) = run_in(dir.path(), &["report", "g.json", "--format", "csv"]);
+    let mut csv = csv::Reader::from_reader(out.as_bytes());
+    let column = csv.headers().unwrap().iter().position(|h| h == "display_name").expect("a display_name column");
+    let in_csv: Vec<String> = csv.records().map(|r| r.unwrap()[column].to_string()).collect();
+    assert_eq!(in_csv, names);
+    // diff: each matched row.
+    let (_, out, _) = run_in(dir.path(), &["diff", "g.json", "g.json", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows: Vec<&str> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["kind"] == "matched")
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(rows, names.iter().map(String::as_str).collect::<Vec<_>>());
+    // The page's kernel table and the charts name a kernel by its label:
+    // the display name, or a cut of it that keeps its head and its end
+    // (the end tells siblings apart: the three CUTLASS GEMMs' `tn`, `nn`,
+    // `nt`, the two cuDNN attention kernels' `1x4x1` and `4x1x1`), never
+    // a name of its own.
+    // (A template sibling's cut may cut its base and its label each in the
+    // middle: every piece between ellipses is then in the name, in order.)
+    let is_cut_of = |label: &str, name: &str| {
+        let pieces: Vec<&str> = label.split('…').collect();
+        let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
+        if pieces.len() == 1 || label.chars().count() >= name.chars().count() {
+            return label == name;
+        }
+        if !name.starts_with(first) || !name[first.len()..].ends_with(last) {
+            return false;
+        }
+        let mut rest = &name[first.len()..name.len() - last.len()];
+        pieces[1..pieces.len() - 1].iter().all(|p| match rest.find(p) {
+            Some(at) => {
+                rest = &rest[at + p.len()..];
+                true
+            }
+            None => false,
+        })
+    };
+    assert_eq!(run_in(dir.path(), &["report", "g.json", "-q", "-o", "g.html"]).0, 0);
+    let page = std::fs::read_to_string(dir.path().join("g.html")).unwrap().replace("<wbr>", "");
+    let unescape = |s: &str| s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&");
+    for (k, name) in names.iter().enumerate() {
+        let row = page
+            .split(&format!("<tbody class=\"group\" data-k=\"{k}\"><tr><td"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no table row for kernel {k}"));
+        let label = unescape(row.split("\">").nth(2).and_then(|r| r.split("</a>").next()).unwrap_or(""));
+        assert!(is_cut_of(&label, name), "the page's table names {name:?} as {label:?}");
+    }
+    assert_eq!(run_in(dir.path(), &["report", "g.json", "-q", "-o", "g.svg"]).0, 0);
+    let svg = std::fs::read_to_string(dir.path().join("g.svg")).unwrap();
+    let labels: Vec<String> = svg
+        .split("class=\"klabel\"")
+        .skip(1)
+        .filter_map(|t| t.split_once('>').and_then(|(_, r)| r.split("</text>").next()).map(unescape))
+        .collect();
+    assert!(labels.len() >= 10, "{labels:?}");
+    for l in &labels {
+        // A label some other kernel shares gets its ID after it.
+        let bare = l.rsplit_once(" [").map_or(l.as_str(), |(n, _)| n);
+        let cut = names.iter().any(|n| is_cut_of(l, n) || is_cut_of(bare, n));
+        assert!(cut, "the chart's label {l:?} is no cut of a display name");
+    }
+    let (_, chart, _) = at_width(100, &["report", s_path(&dir.path().join("g.json")), "--format", "chart"]);
+    for tail in ["tn_align1>", "nn_align1>", "nt_align1>", "1x4x1_cga1x1x1_kernel0_0", "4x1x1_cga1x1x1_kernel0_0"] {
+        assert!(labels.iter().any(|l| l.ends_with(tail)), "the SVG has no label ending {tail}: {labels:?}");
+        assert!(chart.lines().any(|l| l.contains(tail)), "the terminal chart's key has no {tail}:\n{chart}");
+    }
+}
+
 /// Item 2: "a versioned check document, with numeric fields in its JSON
 /// schema and in the docs": every field `check --format json` writes (a
 /// baseline on other roofs included) is in docs/schema.md's
