@@ -312,6 +312,7 @@ fn the_chart_draws_only_measured_points_above_the_noise_floor() {
     };
     let points: Vec<&str> = svg.split("class=\"pt\"").skip(1).map(|t| &t[..t.find('>').unwrap()]).collect();
     assert!(points.len() > 20, "{}", points.len());
+    let mut drawn = std::collections::BTreeSet::new();
     for p in points {
         let k: usize = attr(p, "data-k").parse().unwrap();
         let level = attr(p, "data-level");
@@ -319,7 +320,24 @@ fn the_chart_draws_only_measured_points_above_the_noise_floor() {
         let l = doc["kernels"][k]["levels"].as_array().unwrap().iter().find(|l| l["level"] == level.as_str()).unwrap();
         assert!(l.get("caveat").is_none(), "kernel {k} drawn at {level}, which is not measured: {l}");
         assert!(x >= 1e-3, "kernel {k} at {x} FLOP/B: below the noise floor");
+        drawn.insert(k);
     }
+    // The others are listed under the chart (the bf16 copy among them), by
+    // their names' heads, in one note that counts them.
+    let kernels = doc["kernels"].as_array().unwrap();
+    let undrawn: Vec<usize> = (0..kernels.len()).filter(|k| !drawn.contains(k)).collect();
+    let note = svg.split(&format!("{} kernels with no FLOPs", undrawn.len())).nth(1).unwrap_or_else(|| {
+        panic!("no note names the {} kernels left off the chart", undrawn.len());
+    });
+    let note = &note[..note.find("kernels are not named on the chart").unwrap_or(note.len())];
+    for &k in &undrawn {
+        let name = kernels[k]["kernel"]["display_name"].as_str().unwrap();
+        let head: String = name.chars().take(6).collect();
+        assert!(note.contains(&head.replace('<', "&lt;")), "{name} is not listed under the chart: {note}");
+    }
+    assert!(undrawn
+        .iter()
+        .any(|&k| kernels[k]["kernel"]["display_name"] == "vectorized_elementwise_kernel<bfloat16_copy_kernel_cuda>"));
     let (_, chart, _) = at_width(100, &["report", s_path(&dir.path().join("g.json")), "--format", "chart"]);
     let axis = chart.lines().find(|l| l.trim_start().starts_with("0.1")).unwrap_or("");
     assert!(!chart.contains("1e-6"), "{chart}");
@@ -816,4 +834,49 @@ fn every_field_of_the_check_document_is_in_docs_schema_with_its_type() {
         assert!(seen.contains(key), "no outcome has {key}: {out}");
     }
     assert!(v.get("baseline_replaced").is_some(), "{out}");
+}
+
+/// Item 7: the README never mentioned `timeline`, `cargo install` left out
+/// the library `timeline` needs, and the screenshots were shown nowhere.
+/// The README names the command, shows screenshots that exist (the
+/// terminal's and the page's), and gives the same two commands that the
+/// binary's error gives when the library is not where an installed
+/// binary looks (beside it, then `../lib`).
+#[test]
+fn the_readme_shows_the_screenshots_and_timeline_and_the_install_of_its_library() {
+    let readme = std::fs::read_to_string(repo("README.md")).unwrap();
+    assert!(readme.contains("| `roofline timeline -- CMD` |"), "the commands table names timeline");
+    let images: Vec<&str> = readme
+        .split("](docs/screenshots/")
+        .skip(1)
+        .map(|r| &r[..r.find(')').unwrap()])
+        .filter(|f| f.ends_with(".png"))
+        .collect();
+    for shown in ["tour-80.png", "tour-1400.png", "gpt2-1400x900.png"] {
+        assert!(images.contains(&shown), "the README does not show {shown}: {images:?}");
+    }
+    for f in &images {
+        let path = repo(&format!("docs/screenshots/{f}"));
+        assert!(std::fs::metadata(&path).map(|m| m.len() > 5_000).unwrap_or(false), "{path}");
+    }
+    let fix = "cargo build --release -p roofline-inject && install -D -m 644 target/release/libroofline_inject.so ~/.cargo/lib/libroofline_inject.so";
+    assert!(readme.replace(" \\\n  && ", " && ").contains(fix), "the README's install of the library");
+    // The binary alone, as `cargo install` leaves it (a hard link in a
+    // folder of its own, so that its own path has no library beside it).
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let lone = dir.path().join("roofline");
+    if std::fs::hard_link(crate::support::bin(), &lone).is_err() {
+        std::fs::copy(crate::support::bin(), &lone).unwrap();
+    }
+    let out = std::process::Command::new(&lone)
+        .args(["timeline", "--", "true"])
+        .env_remove("ROOFLINE_INJECT_LIB")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("libroofline_inject.so was not found") && err.contains(fix), "{err}");
+    assert!(err.contains(&format!("{}/../lib/libroofline_inject.so", dir.path().display())), "{err}");
+    assert!(out.stdout.is_empty());
 }
