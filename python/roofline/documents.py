@@ -756,6 +756,17 @@ class Timeline(Document):
 
         return rows_frame((self.raw.get("summary") or {}).get("kernels", []))
 
+    def __repr__(self) -> str:
+        summary = self.raw.get("summary") or {}
+        kernels = summary.get("kernels") or []
+        gpu_ns = sum(k.get("total_ns") or 0 for k in kernels if isinstance(k, Mapping))
+        run = self.raw.get("run") or {}
+        ended = f", ended by {run['ended_by']}" if run.get("ended_by") else ""
+        return (
+            f"<Timeline: {summary.get('kernel_launches', 0)} kernel launches of {len(kernels)} kernels, "
+            f"{gpu_ns / 1e6:.4g} ms of kernel time{ended} ({self.schema or 'no schema'})>"
+        )
+
 
 class Merged(Document):
     """A document merged from several ranks (``roofline merge``)."""

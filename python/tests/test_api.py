@@ -243,8 +243,11 @@ def test_load_timeline_and_merged_by_schema():
     assert isinstance(t, roofline.Timeline)
     assert t.run.ended_by == "exit" and t.summary.kernel_launches == 3
     assert t.kernels[0].total_ns == 300
+    # Reprs show values (issue 28, item 7).
+    assert repr(t) == "<Timeline: 3 kernel launches of 1 kernels, 0.0003 ms of kernel time, ended by exit (roofline.timeline/v1)>"
     m = roofline.from_dict({"schema": "roofline.merged/v1", "kernels": [{"kernel": {"name": "k"}, "rank": 1}]})
     assert isinstance(m, roofline.Merged) and m.kernels[0].name == "k" and m.kernels[0].rank == 1
+    assert repr(m) == "<Merged: 0 ranks, 1 kernels (roofline.merged/v1)>"
     pytest.importorskip("pandas", reason="SKIPPED: pandas is not installed")
     assert t.to_pandas().loc[0, "total_ns"] == 300
     assert m.to_pandas().loc[0, "kernel.name"] == "k"
