@@ -16,9 +16,13 @@ root=$PWD
 out="$root/docs/screenshots"
 lines=${LINES:-48}
 bin=${ROOFLINE:-$root/target/release/roofline}
-if [ ! -x "$bin" ]; then
+if [ ! -x "$bin" ] && [ -z "${ROOFLINE:-}" ]; then
   cargo build --release -p roofline
 fi
+# The pane runs in a temporary folder: a relative ROOFLINE (target/debug/roofline)
+# is made absolute here, else the screenshots show "No such file or directory".
+case $bin in /*) ;; *) bin="$root/$bin" ;; esac
+[ -x "$bin" ] || { echo "screenshots: $bin is not an executable (set ROOFLINE to a built roofline)" >&2; exit 1; }
 for tool in tmux python3 chromium; do
   command -v "$tool" >/dev/null || { echo "screenshots: $tool is missing (apt-get install $tool)" >&2; exit 1; }
 done
@@ -30,13 +34,21 @@ for cols in 80 120; do
   session="roofline-shot-$cols-$$"
   # A tall pane, so that the whole first screen and more stays in view.
   tmux new-session -d -s "$session" -x "$cols" -y "$lines" \
-    "cd '$work' && env -u NO_COLOR TERM=xterm-256color '$bin' tour --bundled --out-dir tour-$cols; echo '[done]'; sleep 60"
+    "cd '$work' && env -u NO_COLOR TERM=xterm-256color '$bin' tour --bundled --out-dir tour-$cols; echo \"[done \$?]\"; sleep 60"
   for _ in $(seq 1 100); do
-    tmux capture-pane -p -t "$session" | grep -q '\[done\]' && break
+    tmux capture-pane -p -S - -E - -t "$session" | grep -q '^\[done ' && break
     sleep 0.2
   done
-  tmux capture-pane -e -p -S - -E - -t "$session" | head -n "$lines" > "$out/tour-$cols.ansi"
+  status=$(tmux capture-pane -p -S - -E - -t "$session" | sed -n 's/^\[done \([0-9]*\)\]$/\1/p')
+  tmux capture-pane -e -p -S - -E - -t "$session" | head -n "$lines" > "$work/tour-$cols.ansi"
   tmux kill-session -t "$session"
+  # Only a tour that ran and printed its answer replaces the committed screenshot.
+  if [ "$status" != 0 ] || ! grep -q 'Where the GPU time goes' "$work/tour-$cols.ansi"; then
+    echo "screenshots: \`$bin tour --bundled\` at $cols columns did not print its summary (exit status ${status:-unknown}); its screen:" >&2
+    cat "$work/tour-$cols.ansi" >&2
+    exit 1
+  fi
+  cp "$work/tour-$cols.ansi" "$out/tour-$cols.ansi"
 
   python3 - "$out/tour-$cols.ansi" "$work/tour-$cols.html" "$cols" <<'PY'
 import html, re, sys

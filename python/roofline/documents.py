@@ -99,7 +99,30 @@ class Record:
         return json.loads(json.dumps(self.raw))
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(sorted(self.raw))})"
+        # The values, not only the names (issue 28): scalars as they are,
+        # nested objects and lists by their size, the whole cut at a line or two.
+        fields = ", ".join(f"{k}={_short_value(v)}" for k, v in self.raw.items())
+        return f"{type(self).__name__}({_clip(fields, REPR_MAX_CHARS)})"
+
+
+#: The most a record's repr shows of its fields (then "...").
+REPR_MAX_CHARS = 240
+
+
+def _short_value(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, str):
+        return repr(_clip(value, 80))
+    if isinstance(value, Mapping):
+        return f"{{{len(value)} fields}}" if value else "{}"
+    if isinstance(value, list):
+        return f"[{len(value)} item{'' if len(value) == 1 else 's'}]" if value else "[]"
+    return repr(value)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class Point(NamedTuple):
@@ -629,7 +652,14 @@ class Diff(Document):
         return ["diff", str(b), str(a)] + self._flags + ["-o", str(out), "--quiet"]
 
     def __repr__(self) -> str:
-        return f"<Diff: {len(self.raw.get('rows', []))} rows>"
+        n = len(self.raw.get("rows", []))
+        total = self.total
+        before = (total.raw.get("before") or {}).get("duration_s") if total is not None else None
+        after = (total.raw.get("after") or {}).get("duration_s") if total is not None else None
+        if isinstance(before, (int, float)) and isinstance(after, (int, float)) and before > 0:
+            change = (after - before) / before * 100
+            return f"<Diff: {n} rows; all kernels {before * 1e3:.4g} ms -> {after * 1e3:.4g} ms ({change:+.1f}% time)>"
+        return f"<Diff: {n} rows>"
 
 
 class CheckResult(Document):
@@ -726,6 +756,17 @@ class Timeline(Document):
 
         return rows_frame((self.raw.get("summary") or {}).get("kernels", []))
 
+    def __repr__(self) -> str:
+        summary = self.raw.get("summary") or {}
+        kernels = summary.get("kernels") or []
+        gpu_ns = sum(k.get("total_ns") or 0 for k in kernels if isinstance(k, Mapping))
+        run = self.raw.get("run") or {}
+        ended = f", ended by {run['ended_by']}" if run.get("ended_by") else ""
+        return (
+            f"<Timeline: {summary.get('kernel_launches', 0)} kernel launches of {len(kernels)} kernels, "
+            f"{gpu_ns / 1e6:.4g} ms of kernel time{ended} ({self.schema or 'no schema'})>"
+        )
+
 
 class Merged(Document):
     """A document merged from several ranks (``roofline merge``)."""
@@ -740,6 +781,12 @@ class Merged(Document):
     def machine(self) -> Optional[Machine]:
         m = self.raw.get("machine")
         return None if m is None else Machine(m)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Merged: {len(self.raw.get('ranks', []))} ranks, {len(self.raw.get('kernels', []))} kernels"
+            f" ({self.schema or 'no schema'})>"
+        )
 
 
 _CLASSES: Dict[str, Type[Document]] = {

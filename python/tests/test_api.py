@@ -243,8 +243,11 @@ def test_load_timeline_and_merged_by_schema():
     assert isinstance(t, roofline.Timeline)
     assert t.run.ended_by == "exit" and t.summary.kernel_launches == 3
     assert t.kernels[0].total_ns == 300
+    # Reprs show values (issue 28, item 7).
+    assert repr(t) == "<Timeline: 3 kernel launches of 1 kernels, 0.0003 ms of kernel time, ended by exit (roofline.timeline/v1)>"
     m = roofline.from_dict({"schema": "roofline.merged/v1", "kernels": [{"kernel": {"name": "k"}, "rank": 1}]})
     assert isinstance(m, roofline.Merged) and m.kernels[0].name == "k" and m.kernels[0].rank == 1
+    assert repr(m) == "<Merged: 0 ranks, 1 kernels (roofline.merged/v1)>"
     pytest.importorskip("pandas", reason="SKIPPED: pandas is not installed")
     assert t.to_pandas().loc[0, "total_ns"] == 300
     assert m.to_pandas().loc[0, "kernel.name"] == "k"
@@ -551,6 +554,73 @@ def test_a_failed_check_prints_its_values(tour_analysis):
     assert f"value {f.value:.4g}" in text and f"[{f.kernel_id}]" in text, text
     # The numbers come before the detail's words, as in the terminal's table.
     assert text.index("limit 99") < text.index(f.detail), text
+
+
+EXTERNAL = FIXTURES / "external" / "h200-2026-12-01"
+
+
+@pytest.fixture(scope="module")
+def gpt2_analysis(tmp_path_factory) -> Path:
+    """A capture nobody here wrote (GPT-2 training on the H200, 37 kernels), imported once."""
+    out = tmp_path_factory.mktemp("gpt2") / "gpt2.json"
+    roofline.import_(EXTERNAL / "gpt2_train.full.csv", output=out, quiet=True)
+    return out
+
+
+def test_a_notebook_display_of_an_external_capture_is_under_200_kb_with_the_page_a_call_away(gpt2_analysis):
+    # Views (issue 28), item 5, on a capture nobody here wrote: the whole
+    # page weighed about 730 KB per display; the compact one is the summary
+    # then the chart, and .html() is the page.
+    a = roofline.load(gpt2_analysis)
+    shown = a._repr_html_()
+    assert len(shown.encode()) < roofline.documents.NOTEBOOK_DISPLAY_MAX_BYTES == 200_000, len(shown.encode())
+    assert "<iframe" not in shown and "<svg" in shown
+    assert shown.index("37 kernels") < shown.index("Top opportunities") < shown.index("<svg")
+    page = a.html()
+    assert len(page.encode()) > len(shown.encode()) and "<table" in page and "<table" not in shown
+
+
+def test_pandas_and_the_chart_show_the_display_name_every_view_shows(gpt2_analysis, tmp_path):
+    # Views (issue 28), item 1: the same display name in every view, pandas included.
+    pytest.importorskip("pandas", reason="SKIPPED: pandas is not installed")
+    a = roofline.load(gpt2_analysis)
+    j = raw(gpt2_analysis)
+    df = a.to_pandas()
+    assert list(df["display_name"]) == [e["kernel"]["display_name"] for e in j["kernels"]]
+    # The binary's CSV of the same analysis has the same names, in the same order.
+    csv_path = tmp_path / "gpt2.csv"
+    roofline.report(gpt2_analysis, format="csv", output=csv_path)
+    import pandas
+
+    assert list(pandas.read_csv(csv_path)["display_name"]) == list(df["display_name"])
+    # The three CUTLASS GEMMs differ only at the end of their names; the
+    # frame and the chart keep that end (the chart's labels may be shorter).
+    gemms = [n for n in df["display_name"] if n.startswith("Kernel2<")]
+    assert sorted(n[-10:] for n in gemms) == ["nn_align1>", "nt_align1>", "tn_align1>"], gemms
+    svg = a.chart()
+    for tail in ("tn_align1&gt;", "nn_align1&gt;", "nt_align1&gt;"):
+        assert tail in svg, tail
+    # A failed check names a kernel by that display name, and prints its values.
+    c = roofline.check(gpt2_analysis, min_pct_of_roof=60)
+    names = set(df["display_name"])
+    assert c.failures and all(f.kernel in names for f in c.failures)
+    assert f"value {c.failures[0].value:.4g}, limit 60" in repr(c), repr(c)
+
+
+def test_reprs_show_values_not_only_field_names(gpt2_analysis):
+    # Views (issue 28), item 7: a repr printed the field names and no values.
+    a = roofline.load(gpt2_analysis)
+    k = a.kernels[0]
+    lv = k.levels[0]
+    text = repr(lv)
+    assert f"level={lv.level!r}" in text and f"bytes={lv.bytes:.4g}" in text, text
+    assert len(repr(k.diagnosis)) <= roofline.documents.REPR_MAX_CHARS + 20, repr(k.diagnosis)
+    assert "evidence=[" in repr(k.diagnosis) and "items]" in repr(k.diagnosis), repr(k.diagnosis)
+    d = roofline.diff(gpt2_analysis, gpt2_analysis)
+    total_ms = d.total.before.duration_s * 1e3
+    assert f"all kernels {total_ms:.4g} ms -> {total_ms:.4g} ms (+0.0% time)" in repr(d), repr(d)
+    o = roofline.check(gpt2_analysis, min_pct_of_roof=60).failures[0]
+    assert f"value {o.value:.4g}, limit 60 (pct_of_roof)" in repr(o), repr(o)
 
 
 def test_chart_is_svg_and_markdown_is_the_binarys(tour_analysis):

@@ -53,7 +53,7 @@ pub use link::{CollectiveOp, Engine, Link};
 pub use machine::{
     Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Pipe, Provenance, Resource, StreamPattern,
 };
-pub use names::{cut_middle, demangle, display_name, display_names, is_bidi_control};
+pub use names::{cut_middle, cut_middle_keeping, demangle, display_name, display_names, is_bidi_control};
 pub use roof::{attainable, ridge_point};
 pub use stats::{Spread, StatsError};
 pub use units::{

@@ -127,6 +127,27 @@ pub fn cut_middle(s: &str, max: usize) -> String {
     out
 }
 
+/// `s` cut in the middle to `max` characters as [`cut_middle`] cuts it,
+/// but keeping at least `tail` characters of its end when the room allows:
+/// the end that tells it from a sibling (`..._1x4x1_cga1x1x1_kernel0_0`
+/// against `..._4x1x1_cga1x1x1_kernel0_0`), which the default cut may drop.
+pub fn cut_middle_keeping(s: &str, max: usize, tail: usize) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= max {
+        return s.to_string();
+    }
+    let default = cut_middle(s, max);
+    let kept = default.chars().rev().take_while(|&c| c != '…').count();
+    if tail <= kept || tail + 4 > max {
+        return default;
+    }
+    let head = max - 1 - tail;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
 /// `chars` in at most `max` characters, the last an ellipsis when cut.
 fn cut_end(chars: &[char], max: usize) -> String {
     if chars.len() <= max {
@@ -803,6 +824,19 @@ mod tests {
         let d = display_names(&names);
         assert_eq!(d[0], "reduce_kernel<MeanOps<float>>");
         assert_eq!(d[1], "reduce_kernel<sum_functor>");
+    }
+
+    #[test]
+    fn a_cut_keeps_the_end_asked_for_when_it_fits() {
+        let a = "cudnn_generated_fort_native_sdpa_sm90_…_1x4x1_cga1x1x1_kernel0_0";
+        // The default cut keeps 13 characters of the end: the two siblings' cuts are alike.
+        assert_eq!(cut_middle(a, 34), "cudnn_generated_fort…1x1_kernel0_0");
+        let kept = cut_middle_keeping(a, 34, 24);
+        assert_eq!(kept, "cudnn_gen…1x4x1_cga1x1x1_kernel0_0");
+        assert_eq!(kept.chars().count(), 34);
+        // No room for the end: the default cut; short enough: the name itself.
+        assert_eq!(cut_middle_keeping(a, 20, 24), cut_middle(a, 20));
+        assert_eq!(cut_middle_keeping("short", 34, 3), "short");
     }
 
     #[test]

@@ -292,9 +292,10 @@ pub fn shorten(name: &str, max: usize) -> String {
 }
 
 /// Chart labels for every kernel of a document, no two alike: the display
-/// name, shortened; where two kernels would share one, each gets the first
-/// word of its full name that the others lack ("for_each_kernel<…> (copy)"),
-/// else its ID.
+/// name, shortened; where two kernels would share one, each keeps the end of
+/// its display name that the others lack when it fits
+/// (`cudnn_generat…4x1_cga1x1x1_kernel0_0`), else gets the first word of its
+/// full name that the others lack ("for_each_kernel<…> (copy)"), else its ID.
 pub fn unique_labels(kernels: &[KernelAnalysis]) -> Vec<String> {
     let base: Vec<String> = kernels.iter().map(|a| shorten(&kernel_name(a), LABEL_CHARS)).collect();
     let mut out = base.clone();
@@ -324,6 +325,15 @@ pub fn unique_labels(kernels: &[KernelAnalysis]) -> Vec<String> {
             // than their IDs, and the search grows with the square.
             for &i in members {
                 out[i] = format!("{} [{}]", base[i], kernels[i].kernel.id);
+            }
+            continue;
+        }
+        // Display names that differ where the cut fell: each keeps the end
+        // no other member shares (the terminal's tables cut them so too),
+        // rather than a tag that repeats that end.
+        if let Some(cut) = cut_keeping_ends(members.iter().map(|&i| kernel_name(&kernels[i])).collect()) {
+            for (&i, label) in members.iter().zip(cut) {
+                out[i] = label;
             }
             continue;
         }
@@ -383,6 +393,35 @@ pub fn unique_labels(kernels: &[KernelAnalysis]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Labels of [`LABEL_CHARS`] for names whose default cut is the same, each
+/// keeping the shortest end that no other of them has; `None` when that
+/// end does not fit a label, or the labels would still be alike.
+fn cut_keeping_ends(names: Vec<String>) -> Option<Vec<String>> {
+    let chars: Vec<Vec<char>> = names.iter().map(|n| n.chars().collect()).collect();
+    let mut labels = Vec::with_capacity(names.len());
+    for (i, me) in chars.iter().enumerate() {
+        let shared = chars
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, o)| me.iter().rev().zip(o.iter().rev()).take_while(|(a, b)| a == b).count())
+            .max()
+            .unwrap_or(0);
+        if shared >= me.len() || shared + 1 + 4 > LABEL_CHARS {
+            return None;
+        }
+        // From the start of the word the difference is in ("1x4x1_...", not "4x1_..."),
+        // when that still fits.
+        let mut tail = shared + 1;
+        while tail < me.len() && me[me.len() - tail - 1].is_alphanumeric() && tail + 1 + 4 <= LABEL_CHARS {
+            tail += 1;
+        }
+        labels.push(roofline_model::cut_middle_keeping(&names[i], LABEL_CHARS, tail));
+    }
+    let distinct: BTreeSet<&str> = labels.iter().map(String::as_str).collect();
+    (distinct.len() == labels.len()).then_some(labels)
 }
 
 /// The y a kernel is drawn at: achieved FLOP/s, or for an estimate with no

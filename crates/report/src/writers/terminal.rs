@@ -268,25 +268,6 @@ fn unique_tails(t: &Table, column: usize) -> Vec<usize> {
         .collect()
 }
 
-/// `s` cut in the middle to `max` characters, keeping at least `tail`
-/// characters of its end when the room allows.
-fn cut_keeping(s: &str, max: usize, tail: usize) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    if chars.len() <= max {
-        return s.to_string();
-    }
-    let default = roofline_model::cut_middle(s, max);
-    let kept = default.chars().rev().take_while(|&c| c != '…').count();
-    if tail <= kept || tail + 4 > max {
-        return default;
-    }
-    let head = max - 1 - tail;
-    let mut out: String = chars[..head].iter().collect();
-    out.push('…');
-    out.extend(&chars[chars.len() - tail..]);
-    out
-}
-
 /// Words of `text` in lines of at most `width` characters (a longer word
 /// keeps a line of its own).
 fn word_lines(text: &str, width: usize) -> String {
@@ -351,10 +332,10 @@ fn fit(t: &Table, slots: &[Slot], header: &mut [String], rows: &mut [Vec<String>
                     let n = n.strip_suffix(&format!(" [{id}]")).unwrap_or(n);
                     let id = clean(id, false);
                     let room = keep.saturating_sub(len(&id) + 3).max(4);
-                    format!("{} [{id}]", cut_keeping(&clean(n, false), room, *tail))
+                    format!("{} [{id}]", roofline_model::cut_middle_keeping(&clean(n, false), room, *tail))
                 }
                 // A name keeps its head and its tail, where siblings differ.
-                Cell::Name { .. } => cut_keeping(cell, keep, *tail),
+                Cell::Name { .. } => roofline_model::cut_middle_keeping(cell, keep, *tail),
                 _ => shorten(cell, keep),
             };
         }

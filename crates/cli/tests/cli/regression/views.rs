@@ -312,6 +312,7 @@ fn the_chart_draws_only_measured_points_above_the_noise_floor() {
     };
     let points: Vec<&str> = svg.split("class=\"pt\"").skip(1).map(|t| &t[..t.find('>').unwrap()]).collect();
     assert!(points.len() > 20, "{}", points.len());
+    let mut drawn = std::collections::BTreeSet::new();
     for p in points {
         let k: usize = attr(p, "data-k").parse().unwrap();
         let level = attr(p, "data-level");
@@ -319,7 +320,24 @@ fn the_chart_draws_only_measured_points_above_the_noise_floor() {
         let l = doc["kernels"][k]["levels"].as_array().unwrap().iter().find(|l| l["level"] == level.as_str()).unwrap();
         assert!(l.get("caveat").is_none(), "kernel {k} drawn at {level}, which is not measured: {l}");
         assert!(x >= 1e-3, "kernel {k} at {x} FLOP/B: below the noise floor");
+        drawn.insert(k);
     }
+    // The others are listed under the chart (the bf16 copy among them), by
+    // their names' heads, in one note that counts them.
+    let kernels = doc["kernels"].as_array().unwrap();
+    let undrawn: Vec<usize> = (0..kernels.len()).filter(|k| !drawn.contains(k)).collect();
+    let note = svg.split(&format!("{} kernels with no FLOPs", undrawn.len())).nth(1).unwrap_or_else(|| {
+        panic!("no note names the {} kernels left off the chart", undrawn.len());
+    });
+    let note = &note[..note.find("kernels are not named on the chart").unwrap_or(note.len())];
+    for &k in &undrawn {
+        let name = kernels[k]["kernel"]["display_name"].as_str().unwrap();
+        let head: String = name.chars().take(6).collect();
+        assert!(note.contains(&head.replace('<', "&lt;")), "{name} is not listed under the chart: {note}");
+    }
+    assert!(undrawn
+        .iter()
+        .any(|&k| kernels[k]["kernel"]["display_name"] == "vectorized_elementwise_kernel<bfloat16_copy_kernel_cuda>"));
     let (_, chart, _) = at_width(100, &["report", s_path(&dir.path().join("g.json")), "--format", "chart"]);
     let axis = chart.lines().find(|l| l.trim_start().starts_with("0.1")).unwrap_or("");
     assert!(!chart.contains("1e-6"), "{chart}");
@@ -598,4 +616,267 @@ fn diff_says_same_within_noise_when_the_launches_spread_covers_the_change() {
     assert_eq!(run_in(dir.path(), &["import", before.to_str().unwrap(), "-q", "-o", "b1.json"]).0, 0);
     let (_, out, _) = run_in(dir.path(), &["diff", "b1.json", "a1.json", "--format", "json"]);
     assert!(!out.contains("noise_pct"), "{out}");
+}
+
+/// The text of a terminal capture (`tmux capture-pane -e`): its SGR colour
+/// codes taken out.
+fn without_colours(ansi: &str) -> String {
+    let mut out = String::with_capacity(ansi.len());
+    let mut rest = ansi;
+    while let Some(at) = rest.find("\x1b[") {
+        out.push_str(&rest[..at]);
+        let code = &rest[at + 2..];
+        let end = code.find(|c: char| !(c.is_ascii_digit() || c == ';')).unwrap_or(code.len());
+        rest = &code[(end + 1).min(code.len())..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Acceptance: the terminal screenshots at 80 and 120 columns. The
+/// committed ones showed `env: 'target/debug/roofline': No such file or
+/// directory` (the script was given a relative binary and ran it from a
+/// temporary folder); each capture must be the tour's first screen, fit its
+/// width, and be what this binary prints there (a view that changes makes
+/// this fail until `scripts/screenshots-terminal.sh` is run again).
+#[test]
+fn the_committed_terminal_screenshots_are_the_tours_first_screen_at_80_and_120_columns() {
+    for columns in [80u16, 120] {
+        let path = repo(&format!("docs/screenshots/tour-{columns}.ansi"));
+        let screen = without_colours(&std::fs::read_to_string(&path).unwrap());
+        let lines: Vec<&str> = screen.lines().collect();
+        assert!(lines.len() >= 40, "{path}: {} lines:\n{screen}", lines.len());
+        assert!(lines[0].starts_with("Showing the bundled data"), "{path}:\n{screen}");
+        for l in &lines {
+            assert!(l.chars().count() <= usize::from(columns), "{path}: {l:?}");
+        }
+        // stdout's part of the screen (the banner before it is stderr's).
+        let start =
+            lines.iter().position(|l| *l == "Where the GPU time goes").unwrap_or_else(|| panic!("{path}:\n{screen}"));
+        let mut shown: Vec<&str> = lines[start..].to_vec();
+        while shown.last() == Some(&"") {
+            shown.pop();
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let (code, out, err) = at_width(columns, &["tour", "--bundled", "--out-dir", s_path(&dir.path().join("t"))]);
+        assert_eq!(code, 0, "{err}");
+        let printed: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            printed.get(..shown.len()),
+            Some(&shown[..]),
+            "{path} is not what `roofline tour --bundled` prints at {columns} columns: run scripts/screenshots-terminal.sh"
+        );
+    }
+}
+
+/// Item 1: "the same display name in every view and command": each view
+/// that names a kernel in full (check's outcomes, the CSV that pandas
+/// reads, diff's rows, the page's table) uses the analysis's
+/// `display_name`; the charts, which shorten it to their labels, keep its
+/// distinguishing end (the three CUTLASS GEMMs' `tn`, `nn`, `nt`).
+#[test]
+fn every_view_names_each_kernel_by_the_analysis_display_name() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(run_in(dir.path(), &["import", &external("gpt2_train.full.csv"), "-q", "-o", "g.json"]).0, 0);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("g.json")).unwrap()).unwrap();
+    let kernels = doc["kernels"].as_array().unwrap();
+    let name_of = |id: &str| -> String {
+        let k = kernels.iter().find(|k| k["kernel"]["id"] == id).unwrap_or_else(|| panic!("no kernel {id}"));
+        k["kernel"]["display_name"].as_str().unwrap().to_string()
+    };
+    let names: Vec<String> =
+        kernels.iter().map(|k| k["kernel"]["display_name"].as_str().unwrap().to_string()).collect();
+    assert_eq!(names.len(), 37);
+    // check: each outcome's kernel, by its ID.
+    let (code, out, _) = run_in(dir.path(), &["check", "g.json", "--min-pct-of-roof", "60", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let outcomes = v["outcomes"].as_array().unwrap();
+    assert!(outcomes.len() > 20, "{out}");
+    for o in outcomes {
+        assert_eq!(o["kernel"].as_str().unwrap(), name_of(o["kernel_id"].as_str().unwrap()), "{o}");
+    }
+    // The CSV (what pandas and a spreadsheet read), row by row.
+    let (_, out, _) = run_in(dir.path(), &["report", "g.json", "--format", "csv"]);
+    let mut csv = csv::Reader::from_reader(out.as_bytes());
+    let column = csv.headers().unwrap().iter().position(|h| h == "display_name").expect("a display_name column");
+    let in_csv: Vec<String> = csv.records().map(|r| r.unwrap()[column].to_string()).collect();
+    assert_eq!(in_csv, names);
+    // diff: each matched row.
+    let (_, out, _) = run_in(dir.path(), &["diff", "g.json", "g.json", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows: Vec<&str> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["kind"] == "matched")
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(rows, names.iter().map(String::as_str).collect::<Vec<_>>());
+    // The page's kernel table and the charts name a kernel by its label:
+    // the display name, or a cut of it that keeps its head and its end
+    // (the end tells siblings apart: the three CUTLASS GEMMs' `tn`, `nn`,
+    // `nt`, the two cuDNN attention kernels' `1x4x1` and `4x1x1`), never
+    // a name of its own.
+    // (A template sibling's cut may cut its base and its label each in the
+    // middle: every piece between ellipses is then in the name, in order.)
+    let is_cut_of = |label: &str, name: &str| {
+        let pieces: Vec<&str> = label.split('…').collect();
+        let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
+        if pieces.len() == 1 || label.chars().count() >= name.chars().count() {
+            return label == name;
+        }
+        if !name.starts_with(first) || !name[first.len()..].ends_with(last) {
+            return false;
+        }
+        let mut rest = &name[first.len()..name.len() - last.len()];
+        pieces[1..pieces.len() - 1].iter().all(|p| match rest.find(p) {
+            Some(at) => {
+                rest = &rest[at + p.len()..];
+                true
+            }
+            None => false,
+        })
+    };
+    assert_eq!(run_in(dir.path(), &["report", "g.json", "-q", "-o", "g.html"]).0, 0);
+    let page = std::fs::read_to_string(dir.path().join("g.html")).unwrap().replace("<wbr>", "");
+    let unescape = |s: &str| s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&");
+    for (k, name) in names.iter().enumerate() {
+        let row = page
+            .split(&format!("<tbody class=\"group\" data-k=\"{k}\"><tr><td"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no table row for kernel {k}"));
+        let label = unescape(row.split("\">").nth(2).and_then(|r| r.split("</a>").next()).unwrap_or(""));
+        assert!(is_cut_of(&label, name), "the page's table names {name:?} as {label:?}");
+    }
+    assert_eq!(run_in(dir.path(), &["report", "g.json", "-q", "-o", "g.svg"]).0, 0);
+    let svg = std::fs::read_to_string(dir.path().join("g.svg")).unwrap();
+    let labels: Vec<String> = svg
+        .split("class=\"klabel\"")
+        .skip(1)
+        .filter_map(|t| t.split_once('>').and_then(|(_, r)| r.split("</text>").next()).map(unescape))
+        .collect();
+    assert!(labels.len() >= 10, "{labels:?}");
+    for l in &labels {
+        // A label some other kernel shares gets its ID after it.
+        let bare = l.rsplit_once(" [").map_or(l.as_str(), |(n, _)| n);
+        let cut = names.iter().any(|n| is_cut_of(l, n) || is_cut_of(bare, n));
+        assert!(cut, "the chart's label {l:?} is no cut of a display name");
+    }
+    let (_, chart, _) = at_width(100, &["report", s_path(&dir.path().join("g.json")), "--format", "chart"]);
+    for tail in ["tn_align1>", "nn_align1>", "nt_align1>", "1x4x1_cga1x1x1_kernel0_0", "4x1x1_cga1x1x1_kernel0_0"] {
+        assert!(labels.iter().any(|l| l.ends_with(tail)), "the SVG has no label ending {tail}: {labels:?}");
+        assert!(chart.lines().any(|l| l.contains(tail)), "the terminal chart's key has no {tail}:\n{chart}");
+    }
+}
+
+/// Item 2: "a versioned check document, with numeric fields in its JSON
+/// schema and in the docs": every field `check --format json` writes (a
+/// baseline on other roofs included) is in docs/schema.md's
+/// `roofline.check/v1` table, and `value` and `limit` are numbers there and
+/// in the document.
+#[test]
+fn every_field_of_the_check_document_is_in_docs_schema_with_its_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = external("gpt2_train.full.csv");
+    assert_eq!(run_in(dir.path(), &["import", &csv, "-q", "-o", "run.json"]).0, 0);
+    assert_eq!(run_in(dir.path(), &["import", &csv, "--gpu", "h100", "-q", "-o", "base.json"]).0, 0);
+    let args = [
+        "check",
+        "run.json",
+        "--baseline",
+        "base.json",
+        "--max-regression",
+        "10",
+        "--min-pct-of-roof",
+        "60",
+        "--format",
+        "json",
+    ];
+    let (code, out, err) = run_in(dir.path(), &args);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema"], "roofline.check/v1");
+    let docs = std::fs::read_to_string(repo("docs/schema.md")).unwrap();
+    let section = docs.split("### `roofline.check/v1`").nth(1).expect("a roofline.check/v1 section");
+    let section = section.split("\n## ").next().unwrap();
+    // The table row of a field: `| \`outcomes[].value\` | ...`, or one
+    // row for several (`| \`outcomes[].passed\`, \`detail\` | ...`).
+    let row = |prefix: &str, key: &str| -> String {
+        section
+            .lines()
+            .filter(|l| l.starts_with(&format!("| `{prefix}")))
+            .find(|l| {
+                let fields = l.split(" | ").next().unwrap_or("");
+                [format!("`{prefix}{key}`"), format!("`{prefix}{key}[]`"), format!("`{key}`")]
+                    .iter()
+                    .any(|f| fields.contains(f.as_str()))
+            })
+            .unwrap_or_else(|| panic!("docs/schema.md does not document `{prefix}{key}` of roofline.check/v1"))
+            .to_string()
+    };
+    for key in v.as_object().unwrap().keys().filter(|k| *k != "schema" && *k != "outcomes") {
+        row("", key);
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for o in v["outcomes"].as_array().unwrap() {
+        for (key, value) in o.as_object().unwrap() {
+            seen.insert(key.clone());
+            let documented = row("outcomes[].", key);
+            if key == "value" || key == "limit" {
+                assert!(value.is_number(), "{key} is a number: {o}");
+                assert!(documented.contains("| number"), "{key} is documented as a number: {documented}");
+            }
+        }
+    }
+    for key in ["rule", "kernel", "kernel_id", "passed", "value", "limit", "unit", "detail"] {
+        assert!(seen.contains(key), "no outcome has {key}: {out}");
+    }
+    assert!(v.get("baseline_replaced").is_some(), "{out}");
+}
+
+/// Item 7: the README never mentioned `timeline`, `cargo install` left out
+/// the library `timeline` needs, and the screenshots were shown nowhere.
+/// The README names the command, shows screenshots that exist (the
+/// terminal's and the page's), and gives the same two commands that the
+/// binary's error gives when the library is not where an installed
+/// binary looks (beside it, then `../lib`).
+#[test]
+fn the_readme_shows_the_screenshots_and_timeline_and_the_install_of_its_library() {
+    let readme = std::fs::read_to_string(repo("README.md")).unwrap();
+    assert!(readme.contains("| `roofline timeline -- CMD` |"), "the commands table names timeline");
+    let images: Vec<&str> = readme
+        .split("](docs/screenshots/")
+        .skip(1)
+        .map(|r| &r[..r.find(')').unwrap()])
+        .filter(|f| f.ends_with(".png"))
+        .collect();
+    for shown in ["tour-80.png", "tour-1400.png", "gpt2-1400x900.png"] {
+        assert!(images.contains(&shown), "the README does not show {shown}: {images:?}");
+    }
+    for f in &images {
+        let path = repo(&format!("docs/screenshots/{f}"));
+        assert!(std::fs::metadata(&path).map(|m| m.len() > 5_000).unwrap_or(false), "{path}");
+    }
+    let fix = "cargo build --release -p roofline-inject && install -D -m 644 target/release/libroofline_inject.so ~/.cargo/lib/libroofline_inject.so";
+    assert!(readme.replace(" \\\n  && ", " && ").contains(fix), "the README's install of the library");
+    // The binary alone, as `cargo install` leaves it (a hard link in a
+    // folder of its own, so that its own path has no library beside it).
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let lone = dir.path().join("roofline");
+    if std::fs::hard_link(crate::support::bin(), &lone).is_err() {
+        std::fs::copy(crate::support::bin(), &lone).unwrap();
+    }
+    let out = std::process::Command::new(&lone)
+        .args(["timeline", "--", "true"])
+        .env_remove("ROOFLINE_INJECT_LIB")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("libroofline_inject.so was not found") && err.contains(fix), "{err}");
+    assert!(err.contains(&format!("{}/../lib/libroofline_inject.so", dir.path().display())), "{err}");
+    assert!(out.stdout.is_empty());
 }
