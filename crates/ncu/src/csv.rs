@@ -1221,9 +1221,21 @@ fn cut_short(input: &str, (line, found, expected): (u64, usize, usize)) -> Strin
     )
 }
 
-/// Reads a capture from any reader, streaming: memory use grows with the
-/// number of launches, not the size of the file.
+/// Reads a capture from any reader, streaming, and keeps its launches:
+/// memory use grows with the number of launches, not the size of the file.
 pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvError> {
+    let mut launches = Vec::new();
+    let mut cap = read_capture_with(reader, input, |l| launches.push(l))?;
+    cap.launches = launches;
+    Ok(cap)
+}
+
+/// Reads a capture from any reader, streaming, and hands each launch to
+/// `each` as it is read, in file order; the capture returned holds
+/// everything else (warnings, errors, missing metrics), no launch. A
+/// launch handed over before an error is read further on is of no use: the
+/// error is the answer.
+pub fn read_capture_with<R: Read>(reader: R, input: &str, mut each: impl FnMut(Launch)) -> Result<RawCapture, CsvError> {
     let guard = Guard { inner: reader, lines: 0, since_newline: 0, pending: None };
     let mut reader = std::io::BufReader::with_capacity(64 << 10, guard);
     let io_err = |source: std::io::Error| match guarded(&source) {
@@ -1337,13 +1349,14 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
         (0..SLOT_COUNT).map(|i| COLUMNS.iter().find(|c| c.0 as usize == i).map(|c| c.0)).collect();
     let mut stall_values: Vec<Option<f64>> = Vec::new();
     let mut pipe_values: Vec<Option<PipeCount>> = Vec::new();
+    let mut launches: u64 = 0;
     loop {
         match rdr.read(&mut rec) {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
                 let why = match guarded(&e) {
-                    Some(g) if cap.launches.is_empty() => return Err(guard_error(g, input)),
+                    Some(g) if launches == 0 => return Err(guard_error(g, input)),
                     Some(g) => g.to_string(),
                     None => e.to_string(),
                 };
@@ -1506,7 +1519,8 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
         }
         let pipes =
             NameMap(plan.pipe_names.iter().zip(&pipe_values).filter_map(|(n, v)| v.map(|v| (n.clone(), v))).collect());
-        cap.launches.push(Launch {
+        launches += 1;
+        each(Launch {
             id,
             process_id: intern(&mut interner, &rec, plan.process_id),
             process_name: intern(&mut interner, &rec, plan.process_name),
@@ -1543,7 +1557,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
     for (name, (line, raw)) in bad_values {
         cap.warnings.push(format!("{input}: line {line}: {name} = {raw:?} is not a number; treated as absent"));
     }
-    if cap.launches.is_empty() {
+    if launches == 0 {
         let detail =
             if cap.errors.is_empty() { String::new() } else { format!(" (ncu said: {})", cap.errors.join(" | ")) };
         return Err(CsvError::NoLaunches {
