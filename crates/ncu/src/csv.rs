@@ -147,9 +147,32 @@ impl<'a, V> IntoIterator for &'a NameMap<V> {
 #[derive(Default)]
 struct Interner {
     values: HashMap<Box<[u8]>, Arc<str>>,
+    /// Per text column, its last value: most columns (process, device,
+    /// stream, host) repeat the row above, and comparing with it costs
+    /// less than hashing.
+    last: Vec<(Vec<u8>, Arc<str>)>,
 }
 
 impl Interner {
+    /// The value of text column number `column` (any small index the
+    /// caller keeps for it).
+    fn get_column(&mut self, column: usize, raw: &[u8]) -> Arc<str> {
+        if let Some((bytes, v)) = self.last.get(column) {
+            if bytes.as_slice() == raw {
+                return v.clone();
+            }
+        }
+        let v = self.get(raw);
+        if self.last.len() <= column {
+            self.last.resize_with(column + 1, || (Vec::new(), Arc::from("")));
+        }
+        let last = &mut self.last[column];
+        last.0.clear();
+        last.0.extend_from_slice(raw);
+        last.1 = v.clone();
+        v
+    }
+
     fn get(&mut self, raw: &[u8]) -> Arc<str> {
         if let Some(v) = self.values.get(raw) {
             return v.clone();
@@ -575,6 +598,9 @@ pub fn parse_value(raw: &[u8]) -> Option<f64> {
 /// (never silently something else: `58784,5` is not 587,845); so is one
 /// too large for a double (`1e400` is out of range, as `1e31` is).
 pub fn read_number(raw: &[u8]) -> Result<Option<f64>, NumberProblem> {
+    if let Some(v) = plain_number(raw) {
+        return Ok(Some(v));
+    }
     let trimmed = raw.trim_ascii();
     let field = trimmed.strip_prefix(b"\"").and_then(|f| f.strip_suffix(b"\"")).unwrap_or(trimmed).trim_ascii();
     // Words and ncu's other notations (`n/a`, `PolicySpread`, `100 (100)`,
@@ -584,6 +610,25 @@ pub fn read_number(raw: &[u8]) -> Result<Option<f64>, NumberProblem> {
         return Ok(None);
     }
     roofline_model::parse_number(field).map(Some)
+}
+
+/// The bulk of a capture's fields, read without the grammar's checks:
+/// digits (`945408`), or digits, a point and digits (`70.54`), the value
+/// the grammar gives them. Anything else: `None`, for [`read_number`]'s
+/// whole reading.
+fn plain_number(raw: &[u8]) -> Option<f64> {
+    // Up to 15 digits an integer is below 2^53: exactly the double the
+    // decimal reading gives.
+    if !raw.is_empty() && raw.len() <= 15 && raw.iter().all(u8::is_ascii_digit) {
+        return Some(raw.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')) as f64);
+    }
+    let point = raw.iter().position(|&b| b == b'.')?;
+    let (int, frac) = (&raw[..point], &raw[point + 1..]);
+    if int.is_empty() || frac.is_empty() || !int.iter().chain(frac).all(u8::is_ascii_digit) {
+        return None;
+    }
+    // ASCII digits and a point: text, and a number the parser reads.
+    std::str::from_utf8(raw).ok()?.parse().ok().filter(|v: &f64| v.is_finite())
 }
 
 /// The tensor kind of `sm__ops_path_tensor_src_<suffix>.sum`, if it is one
@@ -1013,12 +1058,8 @@ impl Plan {
     }
 }
 
-fn intern(interner: &mut Interner, rec: &Record, i: Option<usize>) -> Arc<str> {
-    interner.get(i.and_then(|i| rec.get(i)).unwrap_or(b""))
-}
-
-fn text(rec: &Record, i: Option<usize>) -> String {
-    i.and_then(|i| rec.get(i)).map(|f| String::from_utf8_lossy(f).trim().to_string()).unwrap_or_default()
+fn intern(interner: &mut Interner, rec: &Record, i: Option<usize>, column: usize) -> Arc<str> {
+    interner.get_column(column, i.and_then(|i| rec.get(i)).unwrap_or(b""))
 }
 
 fn strip_bom(line: &[u8]) -> &[u8] {
@@ -1424,7 +1465,10 @@ pub fn read_capture_with<R: Read>(reader: R, input: &str, mut each: impl FnMut(L
             skipped.add(line_no, &rec, "not a launch row: no numeric ID");
             continue;
         }
-        if plan.kernel.is_some() && text(&rec, plan.kernel).is_empty() {
+        // A name of white space only, read as the text columns are (a
+        // name that is not UTF-8 is never empty).
+        let no_name = plan.kernel.and_then(|i| rec.get(i)).is_none_or(|f| std::str::from_utf8(f).is_ok_and(|t| t.trim().is_empty()));
+        if plan.kernel.is_some() && no_name {
             skipped.add(line_no, &rec, "no kernel name: cut short?");
             continue;
         }
@@ -1522,17 +1566,17 @@ pub fn read_capture_with<R: Read>(reader: R, input: &str, mut each: impl FnMut(L
         launches += 1;
         each(Launch {
             id,
-            process_id: intern(&mut interner, &rec, plan.process_id),
-            process_name: intern(&mut interner, &rec, plan.process_name),
-            host: intern(&mut interner, &rec, plan.host),
-            kernel_name: intern(&mut interner, &rec, plan.kernel),
-            context: intern(&mut interner, &rec, plan.context),
-            stream: intern(&mut interner, &rec, plan.stream),
-            device: intern(&mut interner, &rec, plan.device),
-            cc: intern(&mut interner, &rec, plan.cc),
-            device_name: intern(&mut interner, &rec, plan.device_name),
-            block: intern(&mut interner, &rec, plan.block),
-            grid: intern(&mut interner, &rec, plan.grid),
+            process_id: intern(&mut interner, &rec, plan.process_id, 0),
+            process_name: intern(&mut interner, &rec, plan.process_name, 1),
+            host: intern(&mut interner, &rec, plan.host, 2),
+            kernel_name: intern(&mut interner, &rec, plan.kernel, 3),
+            context: intern(&mut interner, &rec, plan.context, 4),
+            stream: intern(&mut interner, &rec, plan.stream, 5),
+            device: intern(&mut interner, &rec, plan.device, 6),
+            cc: intern(&mut interner, &rec, plan.cc, 7),
+            device_name: intern(&mut interner, &rec, plan.device_name, 8),
+            block: intern(&mut interner, &rec, plan.block, 9),
+            grid: intern(&mut interner, &rec, plan.grid, 10),
             values: values.map(|v| v.unwrap_or(f64::NAN)),
             tensor,
             stalls,
@@ -1572,6 +1616,21 @@ pub fn read_capture_with<R: Read>(reader: R, input: &str, mut each: impl FnMut(L
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The short cut for plain digits reads every field as the grammar does.
+        #[test]
+        fn plain_numbers_read_as_the_grammar_reads_them(field in "[0-9]{0,20}(\\.[0-9]{0,20})?|[0-9.,e+-]{0,8}") {
+            let grammar = roofline_model::parse_number(field.as_bytes()).ok();
+            if let Some(v) = plain_number(field.as_bytes()) {
+                proptest::prop_assert_eq!(Some(v.to_bits()), grammar.map(f64::to_bits), "{}", field);
+            }
+            proptest::prop_assert_eq!(
+                read_number(field.as_bytes()).ok().flatten().map(f64::to_bits),
+                grammar.filter(|_| field.bytes().any(|b| b.is_ascii_digit())).map(f64::to_bits)
+            );
+        }
+    }
 
     #[test]
     fn units_scale_to_base() {

@@ -53,6 +53,15 @@ impl ByteConvention {
 /// left out, kinds with zero FLOPs too.
 pub fn flops(l: &Launch) -> BTreeMap<FlopKind, f64> {
     let mut out = BTreeMap::new();
+    each_flop(l, |kind, v| {
+        out.insert(kind, v);
+    });
+    out
+}
+
+/// Each kind of [`flops`] and its FLOPs, handed over without building a
+/// map (this runs for every launch).
+fn each_flop(l: &Launch, mut f: impl FnMut(FlopKind, f64)) {
     let sum = |terms: &[(Slot, f64)]| -> Option<f64> {
         let mut any = false;
         let mut total = 0.0;
@@ -71,30 +80,37 @@ pub fn flops(l: &Launch) -> BTreeMap<FlopKind, f64> {
     ];
     for (kind, v) in kinds {
         if let Some(v) = v.filter(|v| *v > 0.0) {
-            out.insert(kind, v);
+            f(kind, v);
         }
     }
+    // Tensor kinds are not CUDA-core kinds: each comes once.
     for (&kind, t) in &l.tensor {
         if t.ops > 0.0 {
-            *out.entry(kind).or_insert(0.0) += t.ops;
+            f(kind, t.ops);
         }
     }
-    out
 }
 
 /// Bytes per memory level of one launch.
 pub fn bytes(l: &Launch, conv: ByteConvention) -> BTreeMap<MemLevel, f64> {
+    let mut out = BTreeMap::new();
+    each_byte(l, conv, |level, v| {
+        out.insert(level, v);
+    });
+    out
+}
+
+/// Each level of [`bytes`] and its bytes, handed over without building a map.
+fn each_byte(l: &Launch, conv: ByteConvention, mut f: impl FnMut(MemLevel, f64)) {
     let (l2, l1) = match conv {
         ByteConvention::Ncu => (Slot::L2Bytes, Slot::L1Bytes),
         ByteConvention::Nersc => (Slot::L2BytesNersc, Slot::L1BytesNersc),
     };
-    let mut out = BTreeMap::new();
     for (level, slot) in [(MemLevel::Dram, Slot::DramBytes), (MemLevel::L2, l2), (MemLevel::L1, l1)] {
         if let Some(v) = l.get(slot) {
-            out.insert(level, v.max(0.0));
+            f(level, v.max(0.0));
         }
     }
-    out
 }
 
 /// Duration in seconds, when known and positive.
@@ -278,12 +294,8 @@ impl KernelSums {
     /// Adds one launch.
     pub(crate) fn add(&mut self, l: &Launch, conv: ByteConvention) {
         self.launches += 1;
-        for (kind, v) in flops(l) {
-            *self.flops.entry(kind).or_insert(0.0) += v;
-        }
-        for (level, v) in bytes(l, conv) {
-            *self.bytes.entry(level).or_insert(0.0) += v;
-        }
+        each_flop(l, |kind, v| *self.flops.entry(kind).or_insert(0.0) += v);
+        each_byte(l, conv, |level, v| *self.bytes.entry(level).or_insert(0.0) += v);
         if let Some(d) = duration(l) {
             self.time += d;
             self.timed = true;
