@@ -308,7 +308,8 @@ impl KernelSums {
             }
         }
         self.all_time += w;
-        match self.shapes.iter_mut().find(|s| s.grid == l.grid && s.block == l.block) {
+        let same = |a: &Arc<str>, b: &Arc<str>| Arc::ptr_eq(a, b) || a == b;
+        match self.shapes.iter_mut().find(|s| same(&s.grid, &l.grid) && same(&s.block, &l.block)) {
             Some(s) => {
                 s.time += w;
                 for (f, slot) in s.first.iter_mut().zip(SHAPE_SLOTS) {
