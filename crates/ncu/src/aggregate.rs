@@ -175,7 +175,7 @@ impl Kernels {
             g.add(l, conv);
             g.done = Some(g.finish(conv, String::new(), String::new()));
             // Its point is made: the sums are not needed any more.
-            (g.timed, g.untimed) = (None, None);
+            (g.timed, g.untimed, g.machine) = (None, None, MachineSums::default());
             self.groups.push(g);
             return;
         }
@@ -206,7 +206,8 @@ impl Kernels {
     pub fn capture(self, read: &RawCapture) -> Capture {
         let conv = self.opts.convention;
         let per_launch = self.opts.per_launch;
-        let mut warnings: Vec<Warning> = read.warnings.iter().map(|m| Warning::Capture { message: m.clone() }).collect();
+        let mut warnings: Vec<Warning> =
+            read.warnings.iter().map(|m| Warning::Capture { message: m.clone() }).collect();
         for e in &read.errors {
             warnings.push(Warning::Profiler { message: e.clone() });
         }
@@ -248,14 +249,15 @@ impl Kernels {
         let many_dev = distinct(|k| &k.device);
         let many_ctx = distinct(|k| &k.context);
         let many_stream = distinct(|k| &k.stream);
-        let all_names: Vec<&str> = self.groups.iter().map(|g| &*g.key.name).collect();
-        let displays = display_names(&all_names);
+        let displays = display_names(&self.groups.iter().map(|g| &*g.key.name).collect::<Vec<&str>>());
         let mut launch_ids: HashMap<String, usize> = HashMap::new();
         let mut kernels = Vec::with_capacity(self.groups.len());
         let mut partly_timed: Vec<PartlyTimedKernel> = Vec::new();
         let mut untimed_launches = 0u64;
         let mut short = (0u64, Vec::new());
-        for (g, display) in self.groups.iter().zip(displays) {
+        // Each group is consumed as its kernel is made: a point made per
+        // launch moves into the capture, never copied.
+        for (mut g, display) in self.groups.into_iter().zip(displays) {
             let k = &g.key;
             let mut tags = Vec::new();
             if many_proc {
@@ -288,12 +290,11 @@ impl Kernels {
                     display = format!("{display}.{seen}");
                 }
             }
-            let (kernel, roofs) = match &g.done {
-                Some((kernel, roofs)) => {
-                    let mut kernel = kernel.clone();
+            let (kernel, roofs) = match g.done.take() {
+                Some((mut kernel, roofs)) => {
                     kernel.id = id;
                     kernel.display_name = display;
-                    (kernel, roofs.clone())
+                    (kernel, roofs)
                 }
                 None => g.finish(conv, id, display),
             };
@@ -420,7 +421,8 @@ mod tests {
                 pipes.insert(name.into(), p);
             }
         }
-        let shape = rng.pick(&[("(1, 1, 1)", "(32, 1, 1)"), ("(1024, 1, 1)", "(256, 1, 1)"), ("(8, 8, 1)", "(128, 1, 1)")]);
+        let shape =
+            rng.pick(&[("(1, 1, 1)", "(32, 1, 1)"), ("(1024, 1, 1)", "(256, 1, 1)"), ("(8, 8, 1)", "(128, 1, 1)")]);
         Launch {
             id: rng.pick(&["", "0", "7", "42"]).to_string(),
             process_id: rng.pick(&["100", "100", "200"]).into(),

@@ -1301,7 +1301,11 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
 /// everything else (warnings, errors, missing metrics), no launch. A
 /// launch handed over before an error is read further on is of no use: the
 /// error is the answer.
-pub fn read_capture_with<R: Read>(reader: R, input: &str, mut each: impl FnMut(Launch)) -> Result<RawCapture, CsvError> {
+pub fn read_capture_with<R: Read>(
+    reader: R,
+    input: &str,
+    mut each: impl FnMut(Launch),
+) -> Result<RawCapture, CsvError> {
     let guard = Guard { inner: reader, lines: 0, since_newline: 0, pending: None };
     let mut reader = std::io::BufReader::with_capacity(64 << 10, guard);
     let io_err = |source: std::io::Error| match guarded(&source) {
@@ -1492,7 +1496,10 @@ pub fn read_capture_with<R: Read>(reader: R, input: &str, mut each: impl FnMut(L
         }
         // A name of white space only, read as the text columns are (a
         // name that is not UTF-8 is never empty).
-        let no_name = plan.kernel.and_then(|i| rec.get(i)).is_none_or(|f| std::str::from_utf8(f).is_ok_and(|t| t.trim().is_empty()));
+        let no_name = plan
+            .kernel
+            .and_then(|i| rec.get(i))
+            .is_none_or(|f| std::str::from_utf8(f).is_ok_and(|t| t.trim().is_empty()));
         if plan.kernel.is_some() && no_name {
             skipped.add(line_no, &rec, "no kernel name: cut short?");
             continue;

@@ -57,8 +57,8 @@ use roofline_model::Capture;
 pub use crate::aggregate::Kernels;
 pub use crate::collectives::{plan as collectives_plan, Mode as CollectivesMode, Plan as CollectivesPlan};
 pub use crate::csv::{
-    clock_range, ncu_unit, parse_value, read_capture, read_capture_with, read_number, CsvError, Launch, NameMap, NumberProblem,
-    ProgramExit, RawCapture,
+    clock_range, ncu_unit, parse_value, read_capture, read_capture_with, read_number, CsvError, Launch, NameMap,
+    NumberProblem, ProgramExit, RawCapture,
 };
 pub use crate::metrics::{metrics_for, reported_when_missing, Slot, SM90_LIST};
 pub use crate::points::{

@@ -728,132 +728,136 @@ impl MachineSums {
     /// Compute's roofline chart computes them. Clocks are duration-weighted
     /// over the launches (with `--clock-control none` they differ per launch).
     pub(crate) fn machine(&self, conv: ByteConvention) -> Machine {
-    let cc_major = self.cc_major;
-    // A clock of 0 (a hand-edited or broken capture) gives no roof, not a
-    // roof of 0 FLOP/s.
-    let sm_clock = self.clock(Slot::SmClock).filter(|c| *c > 0.0);
-    // The GPU's own name when the capture holds it (every view says "NVIDIA
-    // H200"); the ceilings' provenance still says they are counter peaks.
-    let device_name = self.device_name.as_deref().map(str::to_string);
-    let mut m = Machine {
-        name: device_name.clone().unwrap_or_else(|| "counter peaks (Nsight Compute)".into()),
-        gpu: GpuFacts {
-            name: device_name,
-            compute_capability: self.cc.as_deref().map(str::to_string),
-            sms: self.first(Slot::SmCount).filter(|n| *n > 0.0).map(|n| n as u32),
-            sm_clock_mhz: sm_clock.map(|c| c / 1e6),
-            mem_clock_mhz: self.clock(Slot::DramClock).map(|c| c / 1e6),
-            ..GpuFacts::default()
-        },
-        ..Machine::default()
-    };
-    let n = self.launches as usize;
-    let clock_note =
-        |hz: f64, metric: &str| format!("{metric} = {} (duration-weighted over {n} launch(es))", fmt_ghz(hz));
-    if let Some(clk) = sm_clock {
-        let cuda = [
-            (FlopKind::Fp64, Slot::DfmaPeak, 2.0, "dfma"),
-            (FlopKind::Fp32, Slot::FfmaPeak, 2.0, "ffma"),
-            (FlopKind::Fp16, Slot::HfmaPeak, 4.0, "hfma"),
-        ];
-        for (kind, slot, per_inst, op) in cuda {
-            if let Some(p) = self.first(slot).filter(|p| *p > 0.0) {
-                let provenance = Provenance::new(
+        let cc_major = self.cc_major;
+        // A clock of 0 (a hand-edited or broken capture) gives no roof, not a
+        // roof of 0 FLOP/s.
+        let sm_clock = self.clock(Slot::SmClock).filter(|c| *c > 0.0);
+        // The GPU's own name when the capture holds it (every view says "NVIDIA
+        // H200"); the ceilings' provenance still says they are counter peaks.
+        let device_name = self.device_name.as_deref().map(str::to_string);
+        let mut m = Machine {
+            name: device_name.clone().unwrap_or_else(|| "counter peaks (Nsight Compute)".into()),
+            gpu: GpuFacts {
+                name: device_name,
+                compute_capability: self.cc.as_deref().map(str::to_string),
+                sms: self.first(Slot::SmCount).filter(|n| *n > 0.0).map(|n| n as u32),
+                sm_clock_mhz: sm_clock.map(|c| c / 1e6),
+                mem_clock_mhz: self.clock(Slot::DramClock).map(|c| c / 1e6),
+                ..GpuFacts::default()
+            },
+            ..Machine::default()
+        };
+        let n = self.launches as usize;
+        let clock_note =
+            |hz: f64, metric: &str| format!("{metric} = {} (duration-weighted over {n} launch(es))", fmt_ghz(hz));
+        if let Some(clk) = sm_clock {
+            let cuda = [
+                (FlopKind::Fp64, Slot::DfmaPeak, 2.0, "dfma"),
+                (FlopKind::Fp32, Slot::FfmaPeak, 2.0, "ffma"),
+                (FlopKind::Fp16, Slot::HfmaPeak, 4.0, "hfma"),
+            ];
+            for (kind, slot, per_inst, op) in cuda {
+                if let Some(p) = self.first(slot).filter(|p| *p > 0.0) {
+                    let provenance = Provenance::new(
                     Origin::Counter,
                     format!(
                         "{per_inst} x smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.peak_sustained ({p} per cycle) x {}",
                         clock_note(clk, "sm__cycles_elapsed.avg.per_second")
                     ),
                 );
+                    m.ceilings.push(
+                        Ceiling::new(Resource::Compute(kind), kind.label(), per_inst * p * clk, provenance)
+                            .with_clock(ClockBasis::sm(clk / 1e6, "profiled kernels' SM clock")),
+                    );
+                }
+            }
+            for (&kind, &p) in &self.tensor_peaks {
+                let sparse = sparse_peak(kind, cc_major);
+                let per_cycle = if sparse { p / 2.0 } else { p };
+                let (name, how) = if sparse {
+                    (format!("{} (dense)", kind.label()), format!("half of ncu's sparse peak: {p}/2 ops per cycle"))
+                } else {
+                    (kind.label().to_string(), format!("{p} ops per cycle"))
+                };
+                let provenance = Provenance::new(
+                    Origin::Counter,
+                    format!(
+                        "sm__ops_path_tensor_src_*.sum.peak_sustained, {how}, x {}",
+                        clock_note(clk, "sm__cycles_elapsed.avg.per_second")
+                    ),
+                );
                 m.ceilings.push(
-                    Ceiling::new(Resource::Compute(kind), kind.label(), per_inst * p * clk, provenance)
+                    Ceiling::new(Resource::Compute(kind), name, per_cycle * clk, provenance)
                         .with_clock(ClockBasis::sm(clk / 1e6, "profiled kernels' SM clock")),
                 );
-            }
-        }
-        for (&kind, &p) in &self.tensor_peaks {
-            let sparse = sparse_peak(kind, cc_major);
-            let per_cycle = if sparse { p / 2.0 } else { p };
-            let (name, how) = if sparse {
-                (format!("{} (dense)", kind.label()), format!("half of ncu's sparse peak: {p}/2 ops per cycle"))
-            } else {
-                (kind.label().to_string(), format!("{p} ops per cycle"))
-            };
-            let provenance = Provenance::new(
-                Origin::Counter,
-                format!(
-                    "sm__ops_path_tensor_src_*.sum.peak_sustained, {how}, x {}",
-                    clock_note(clk, "sm__cycles_elapsed.avg.per_second")
-                ),
-            );
-            m.ceilings.push(
-                Ceiling::new(Resource::Compute(kind), name, per_cycle * clk, provenance)
-                    .with_clock(ClockBasis::sm(clk / 1e6, "profiled kernels' SM clock")),
-            );
-            if kind.is_tensor() && !sparse_convention_known(cc_major) {
-                let note = format!(
+                if kind.is_tensor() && !sparse_convention_known(cc_major) {
+                    let note = format!(
                     "{}: Nsight Compute's tensor peak is used as it is; whether it is the sparse or the dense rate was checked on compute capability 9.0 only",
                     kind.label()
                 );
-                if !m.notes.contains(&note) {
-                    m.notes.push(note);
+                    if !m.notes.contains(&note) {
+                        m.notes.push(note);
+                    }
                 }
-            }
-            if sparse {
-                let note = format!(
+                if sparse {
+                    let note = format!(
                     "{}: Nsight Compute's peak is the 2:4 sparse rate; the roof used is half of it (dense work cannot exceed it)",
                     kind.label()
                 );
-                if !m.notes.contains(&note) {
-                    m.notes.push(note);
+                    if !m.notes.contains(&note) {
+                        m.notes.push(note);
+                    }
                 }
             }
         }
-    }
-    let (l2_peak, l1_peak, l2_metric, l1_metric) = match conv {
-        ByteConvention::Ncu => (
-            Slot::L2Peak,
-            Slot::L1Peak,
-            "32 B x lts__lts2xbar_cycles_active.sum.peak_sustained",
-            "128 B x l1tex__lsu_writeback_active_mem_lgds.sum.peak_sustained",
-        ),
-        ByteConvention::Nersc => (
-            Slot::L2PeakNersc,
-            Slot::L1PeakNersc,
-            "lts__t_bytes.sum.peak_sustained",
-            "l1tex__t_bytes.sum.peak_sustained",
-        ),
-    };
-    let levels = [
-        (
-            MemLevel::Dram,
-            Slot::DramPeak,
-            Slot::DramClock,
-            "dram__bytes.sum.peak_sustained",
-            "dram__cycles_elapsed.avg.per_second",
-        ),
-        (MemLevel::L2, l2_peak, Slot::LtsClock, l2_metric, "lts__cycles_elapsed.avg.per_second"),
-        (MemLevel::L1, l1_peak, Slot::L1Clock, l1_metric, "l1tex__cycles_elapsed.avg.per_second"),
-    ];
-    for (level, peak, clock, metric, clock_metric) in levels {
-        if let (Some(p), Some(clk)) =
-            (self.first(peak).filter(|p| *p > 0.0), self.clock(clock).filter(|c| *c > 0.0))
-        {
-            let basis = if level == MemLevel::Dram {
-                ClockBasis::mem(clk / 1e6, "DRAM clock during the profiled kernels")
-            } else {
-                ClockBasis { sm_mhz: None, mem_mhz: None, basis: format!("{} clock {}", level.label(), fmt_ghz(clk)) }
-            };
-            let provenance = Provenance::new(
-                Origin::Counter,
-                format!("{metric} ({p} B per cycle) x {}", clock_note(clk, clock_metric)),
-            );
-            m.ceilings
-                .push(Ceiling::new(Resource::Memory(level), level.label(), p * clk, provenance).with_clock(basis));
+        let (l2_peak, l1_peak, l2_metric, l1_metric) = match conv {
+            ByteConvention::Ncu => (
+                Slot::L2Peak,
+                Slot::L1Peak,
+                "32 B x lts__lts2xbar_cycles_active.sum.peak_sustained",
+                "128 B x l1tex__lsu_writeback_active_mem_lgds.sum.peak_sustained",
+            ),
+            ByteConvention::Nersc => (
+                Slot::L2PeakNersc,
+                Slot::L1PeakNersc,
+                "lts__t_bytes.sum.peak_sustained",
+                "l1tex__t_bytes.sum.peak_sustained",
+            ),
+        };
+        let levels = [
+            (
+                MemLevel::Dram,
+                Slot::DramPeak,
+                Slot::DramClock,
+                "dram__bytes.sum.peak_sustained",
+                "dram__cycles_elapsed.avg.per_second",
+            ),
+            (MemLevel::L2, l2_peak, Slot::LtsClock, l2_metric, "lts__cycles_elapsed.avg.per_second"),
+            (MemLevel::L1, l1_peak, Slot::L1Clock, l1_metric, "l1tex__cycles_elapsed.avg.per_second"),
+        ];
+        for (level, peak, clock, metric, clock_metric) in levels {
+            if let (Some(p), Some(clk)) =
+                (self.first(peak).filter(|p| *p > 0.0), self.clock(clock).filter(|c| *c > 0.0))
+            {
+                let basis = if level == MemLevel::Dram {
+                    ClockBasis::mem(clk / 1e6, "DRAM clock during the profiled kernels")
+                } else {
+                    ClockBasis {
+                        sm_mhz: None,
+                        mem_mhz: None,
+                        basis: format!("{} clock {}", level.label(), fmt_ghz(clk)),
+                    }
+                };
+                let provenance = Provenance::new(
+                    Origin::Counter,
+                    format!("{metric} ({p} B per cycle) x {}", clock_note(clk, clock_metric)),
+                );
+                m.ceilings
+                    .push(Ceiling::new(Resource::Memory(level), level.label(), p * clk, provenance).with_clock(basis));
+            }
         }
+        m
     }
-    m
-}
 }
 
 /// The roofs the counters of `launches` imply ([`MachineSums::machine`]).

@@ -1,12 +1,11 @@
 //! The old grouping: launch indexes per kernel, summed per group.
 
-
 use roofline_analysis::level_caveats;
 use roofline_model::{short_id, Kernel};
 use roofline_model::{FlopKind, Origin};
 
-use crate::csv::{Launch, RawCapture};
 use super::points::{bytes, duration, evidence, flops, fp16_accounting};
+use crate::csv::{Launch, RawCapture};
 use crate::points::ByteConvention;
 use roofline_model::display_names;
 

@@ -590,4 +590,3 @@ pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
     }
     m
 }
-
