@@ -58,7 +58,8 @@ def main():
     ap.add_argument("--roofline", default=os.path.join(ROOT, "target/release/roofline"))
     ap.add_argument("--baselines", default=os.environ.get("ROOFLINE_BASELINES", "/work/shared/baselines"))
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "roofline-bench-import"))
-    ap.add_argument("--per-launch", action="store_true", help="time `import --per-launch` too")
+    ap.add_argument("--per-launch", action="store_true",
+                    help="time `import --per-launch` too (and the --compare binary's, when given)")
     ap.add_argument("--per-launch-max", type=int, default=100000, help="largest capture timed with --per-launch")
     ap.add_argument("--compare", metavar="PATH", help="another roofline binary (an older build) timed beside it")
     ap.add_argument("--out", help="write every run's figures to this CSV")
@@ -91,6 +92,9 @@ def main():
             if a.per_launch and n <= a.per_launch_max:
                 tools["roofline-launch"] = [a.roofline, "import", cap, "--per-launch", "--format", "json",
                                             "-o", out + "-launch.json"]
+                if a.compare:
+                    tools["compare-launch"] = [a.compare, "import", cap, "--per-launch", "--format", "json",
+                                               "-o", out + "-launch-c.json"]
             if baselines:
                 tools["pandas-tuned"] = [sys.executable, nersc, cap, "tuned", out + ".csv"]
                 tools["polars"] = [sys.executable, nersc, cap, "polars", out + ".csv"]

@@ -34,6 +34,8 @@ fn within(v: f64, min: f64, max: f64) -> bool {
 }
 
 /// An input quantity: finite, and 0 or within [`MIN_INPUT`, `MAX_INPUT`].
+// Inlined: the capture reader checks every value it reads.
+#[inline]
 pub fn input_in_range(v: f64) -> bool {
     within(v, MIN_INPUT, MAX_INPUT)
 }

@@ -1,34 +1,36 @@
-//! Launches of one kernel, summed into one roofline point per kernel.
+//! Launches of one kernel, summed into one roofline point per kernel as
+//! they are read.
 //!
 //! A kernel is a name in one process, on one device, context and stream:
 //! two processes (or two GPUs) running the same kernel stay apart, because
 //! their points can differ and a reader must be able to tell them apart.
 //! FLOPs, bytes and durations add up; percentages are duration-weighted.
+//!
+//! [`Kernels`] takes launches one at a time and keeps only their sums per
+//! kernel (and per launch shape of a kernel), never the launches: a capture
+//! of 300,000 launches of 8,000 kernels is held as 8,000 sets of sums. The
+//! names, IDs and warnings that need the whole capture (several processes?
+//! which display names collide?) are made at the end, from what the sums
+//! kept.
 
-use roofline_analysis::level_caveats;
-use roofline_model::{short_id, Kernel};
-use roofline_model::{FlopKind, Origin};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use roofline_model::{display_names, short_id, Capture, CaptureSource, CapturedKernel, Kernel, Machine};
+use roofline_model::{MissingMetric, PartlyTimedKernel, ShortLaunch, Warning};
 
 use crate::csv::{Launch, RawCapture};
-use crate::points::{bytes, duration, evidence, flops, fp16_accounting, ByteConvention};
-use roofline_model::display_names;
+use crate::metrics::{self, Slot};
+use crate::points::{self, duration, ByteConvention, KernelSums, MachineSums};
+use crate::Options;
 
-/// Launches that belong to one kernel.
-#[derive(Debug, Clone)]
-pub struct Group {
-    /// Indexes into `RawCapture::launches`, in capture order.
-    pub launches: Vec<usize>,
-    /// Their counters summed (durations added, clocks duration-weighted).
-    pub kernel: Kernel,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Key {
-    process: std::sync::Arc<str>,
-    device: std::sync::Arc<str>,
-    context: std::sync::Arc<str>,
-    stream: std::sync::Arc<str>,
-    name: std::sync::Arc<str>,
+    process: Arc<str>,
+    device: Arc<str>,
+    context: Arc<str>,
+    stream: Arc<str>,
+    name: Arc<str>,
 }
 
 fn key(l: &Launch) -> Key {
@@ -41,91 +43,222 @@ fn key(l: &Launch) -> Key {
     }
 }
 
-/// The launches a kernel's point is made of. Rates divide FLOPs and bytes
-/// by time, so both must come from the same launches: when some launches of
-/// a kernel have a usable duration and others do not (zero, `n/a`,
-/// missing), the point is made of the timed ones alone; the others are
-/// returned to be reported. With no timed launch at all, the point keeps
-/// every launch's FLOPs and bytes and has no time (no rates).
-pub fn timed_launches<'a>(launches: &[&'a Launch]) -> (Vec<&'a Launch>, Vec<&'a Launch>) {
-    let (timed, untimed): (Vec<&Launch>, Vec<&Launch>) = launches.iter().partition(|l| duration(l).is_some());
-    if timed.is_empty() {
-        (untimed, Vec::new())
-    } else {
-        (timed, untimed)
-    }
+/// How many launches a warning names by line.
+const EXAMPLES: usize = 3;
+
+/// One kernel's launches, summed. Rates divide FLOPs and bytes by time, so
+/// both must come from the same launches: when some launches of a kernel
+/// have a usable duration and others do not (zero, `n/a`, missing), its
+/// point is made of the timed ones alone, and the others are reported.
+/// With no timed launch at all, the point keeps every launch's FLOPs and
+/// bytes and has no time (no rates). So the timed and the untimed launches
+/// are summed apart, and the end says which sums make the point.
+#[derive(Debug)]
+struct Group {
+    key: Key,
+    /// ncu's ID of the first launch (a kernel per launch is named by it).
+    first_id: String,
+    timed: Option<Box<KernelSums>>,
+    untimed: Option<Box<KernelSums>>,
+    /// Launches with a usable duration, and without.
+    timed_launches: u64,
+    untimed_launches: u64,
+    /// The counter roofs of all its launches.
+    machine: MachineSums,
+    /// Launches with a positive duration below the floor, and the first few.
+    short: u64,
+    short_examples: Vec<(u64, f64)>,
+    /// Lines of the first few untimed launches.
+    untimed_lines: Vec<u64>,
+    /// With one kernel per launch: its point and roofs, made at once.
+    done: Option<(Kernel, Machine)>,
 }
 
-/// A kernel made of `launches` (FLOPs, bytes and time summed), or of its
-/// timed launches alone when only some are timed ([`timed_launches`]).
-pub fn kernel_of(launches: &[&Launch], conv: ByteConvention, name: &str, id: String, display: String) -> Kernel {
-    let (launches, _) = timed_launches(launches);
-    let launches = &launches[..];
-    let mut k = Kernel::named(name, Origin::Counter);
-    k.id = id;
-    k.display_name = display;
-    k.launches = launches.len() as u64;
-    let mut time = 0.0;
-    let mut timed = false;
-    for l in launches {
-        for (kind, v) in flops(l) {
-            *k.flops.entry(kind).or_insert(0.0) += v;
-        }
-        for (level, v) in bytes(l, conv) {
-            *k.bytes.entry(level).or_insert(0.0) += v;
-        }
-        if let Some(d) = duration(l) {
-            time += d;
-            timed = true;
+impl Group {
+    fn new(l: &Launch) -> Group {
+        Group {
+            key: key(l),
+            first_id: l.id.clone(),
+            timed: None,
+            untimed: None,
+            timed_launches: 0,
+            untimed_launches: 0,
+            machine: MachineSums::default(),
+            short: 0,
+            short_examples: Vec::new(),
+            untimed_lines: Vec::new(),
+            done: None,
         }
     }
-    k.duration_s = timed.then_some(time);
-    k.evidence = evidence(launches).into();
-    k.evidence.fp16 = fp16_accounting(launches, &k.flops);
-    if k.evidence.fp16.as_ref().is_some_and(|f| f.constant_moves.is_some()) {
-        k.flops.remove(&FlopKind::Fp16);
-    }
-    k.unmeasured = level_caveats(&k.bytes, &k.evidence, conv == ByteConvention::Nersc);
-    k
-}
 
-/// Groups launches per kernel, in order of first appearance. Names get a
-/// `[pid ..., dev ..., stream ...]` suffix only where the capture has
-/// several processes, devices, contexts or streams.
-pub fn group(cap: &RawCapture, conv: ByteConvention, per_launch: bool) -> Vec<Group> {
-    let distinct = |f: fn(&Launch) -> &str| {
-        let mut v: Vec<&str> = cap.launches.iter().map(f).collect();
-        v.sort();
-        v.dedup();
-        v.len() > 1
-    };
-    let many_proc = distinct(|l| &l.process_id);
-    let many_dev = distinct(|l| &l.device);
-    let many_ctx = distinct(|l| &l.context);
-    let many_stream = distinct(|l| &l.stream);
-    let mut launch_ids: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut order: Vec<(Key, Vec<usize>)> = Vec::new();
-    let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
-    for (i, l) in cap.launches.iter().enumerate() {
-        if per_launch {
-            order.push((key(l), vec![i]));
-            continue;
-        }
-        let k = key(l);
-        match index.get(&k) {
-            Some(&g) => order[g].1.push(i),
-            None => {
-                index.insert(k.clone(), order.len());
-                order.push((k, vec![i]));
+    fn add(&mut self, l: &Launch, conv: ByteConvention) {
+        if let Some(d) = points::duration_below_floor(l) {
+            self.short += 1;
+            if self.short_examples.len() < EXAMPLES {
+                self.short_examples.push((l.line, d));
             }
         }
+        let sums = if duration(l).is_some() {
+            self.timed_launches += 1;
+            &mut self.timed
+        } else {
+            self.untimed_launches += 1;
+            if self.untimed_lines.len() < EXAMPLES {
+                self.untimed_lines.push(l.line);
+            }
+            &mut self.untimed
+        };
+        sums.get_or_insert_with(Box::default).add(l, conv);
+        self.machine.add(l);
     }
-    let all_names: Vec<&str> = order.iter().map(|(k, _)| &*k.name).collect();
-    let displays = display_names(&all_names);
-    order
-        .into_iter()
-        .zip(displays)
-        .map(|((k, idx), display)| {
+
+    /// The sums the point is made of: the timed launches', else all.
+    fn point(&self) -> &KernelSums {
+        self.timed.as_deref().or(self.untimed.as_deref()).expect("a group has a launch")
+    }
+
+    /// Its point under `id` and `display`, and its roofs.
+    fn finish(&self, conv: ByteConvention, id: String, display: String) -> (Kernel, Machine) {
+        (self.point().kernel(conv, &self.key.name, id, display), self.machine.machine(conv))
+    }
+}
+
+/// The kernels of a capture, summed as its launches are read ([`Kernels::add`]),
+/// then made into the capture's [`Capture`] ([`Kernels::capture`]).
+#[derive(Debug)]
+pub struct Kernels {
+    opts: Options,
+    groups: Vec<Group>,
+    index: HashMap<Key, usize>,
+    /// The counter roofs of the whole capture.
+    overall: MachineSums,
+    /// Launches whose SM, DRAM, L2 and L1 clocks read 0.
+    stopped_clocks: [u64; 4],
+    launches: u64,
+}
+
+/// The clocks a launch may read 0 for, and their metrics, in the order the
+/// warnings name them.
+const CLOCKS: [(Slot, &str); 4] = [
+    (Slot::SmClock, "sm__cycles_elapsed.avg.per_second"),
+    (Slot::DramClock, "dram__cycles_elapsed.avg.per_second"),
+    (Slot::LtsClock, "lts__cycles_elapsed.avg.per_second"),
+    (Slot::L1Clock, "l1tex__cycles_elapsed.avg.per_second"),
+];
+
+impl Kernels {
+    /// No launch yet; the counters will be read as `opts` says.
+    pub fn new(opts: &Options) -> Kernels {
+        Kernels {
+            opts: opts.clone(),
+            groups: Vec::new(),
+            index: HashMap::new(),
+            overall: MachineSums::default(),
+            stopped_clocks: [0; 4],
+            launches: 0,
+        }
+    }
+
+    /// Adds one launch to its kernel (or, one point per launch, makes its
+    /// point at once).
+    pub fn add(&mut self, l: &Launch) {
+        self.launches += 1;
+        self.overall.add(l);
+        for (n, (slot, _)) in self.stopped_clocks.iter_mut().zip(CLOCKS) {
+            if l.get(slot) == Some(0.0) {
+                *n += 1;
+            }
+        }
+        let conv = self.opts.convention;
+        if self.opts.per_launch {
+            let mut g = Group::new(l);
+            g.add(l, conv);
+            g.done = Some(g.finish(conv, String::new(), String::new()));
+            // Its point is made: the sums are not needed any more.
+            (g.timed, g.untimed, g.machine) = (None, None, MachineSums::default());
+            self.groups.push(g);
+            return;
+        }
+        let at = match self.index.get(&key(l)) {
+            Some(&at) => at,
+            None => {
+                self.index.insert(key(l), self.groups.len());
+                self.groups.push(Group::new(l));
+                self.groups.len() - 1
+            }
+        };
+        self.groups[at].add(l, conv);
+    }
+
+    /// Launches added so far.
+    pub fn launches(&self) -> u64 {
+        self.launches
+    }
+
+    /// The [`Capture`] of the launches added: its kernels (launches summed,
+    /// or one per launch) in order of first appearance, the counter roofs
+    /// of each kernel's own launches and of the whole capture, and the
+    /// warnings about what was read (`read`: the capture's warnings,
+    /// errors, missing metrics and program exit; its launches are not
+    /// read) and what is missing. Names get a `[pid ..., dev ..., stream
+    /// ...]` suffix only where the capture has several processes, devices,
+    /// contexts or streams.
+    pub fn capture(self, read: &RawCapture) -> Capture {
+        let conv = self.opts.convention;
+        let per_launch = self.opts.per_launch;
+        let mut warnings: Vec<Warning> =
+            read.warnings.iter().map(|m| Warning::Capture { message: m.clone() }).collect();
+        for e in &read.errors {
+            warnings.push(Warning::Profiler { message: e.clone() });
+        }
+        if let Some(exit) = &read.program_exit {
+            warnings.push(Warning::ProgramFailed {
+                program: exit.program.clone(),
+                status: exit.status,
+                signal: exit.signal.clone(),
+                stopped_by: exit.stopped_by.clone(),
+                launches_analysed: self.launches,
+            });
+        }
+        let mut missing: Vec<MissingMetric> = Vec::new();
+        for m in read.missing.iter().filter(|m| metrics::reported_when_missing(m.slot)) {
+            let entry = MissingMetric {
+                metrics: m.metrics.iter().map(|s| s.to_string()).collect(),
+                blocks: m.blocks.to_string(),
+            };
+            if !missing.contains(&entry) {
+                missing.push(entry);
+            }
+        }
+        if !missing.is_empty() {
+            warnings.push(Warning::MissingMetrics { missing });
+        }
+        for (&zero, (_, metric)) in self.stopped_clocks.iter().zip(CLOCKS) {
+            if zero > 0 {
+                warnings.push(Warning::ClockStopped { metric: metric.into(), launches: zero });
+            }
+        }
+
+        let distinct = |f: fn(&Key) -> &Arc<str>| {
+            let mut v: Vec<&str> = self.groups.iter().map(|g| &**f(&g.key)).collect();
+            v.sort_unstable();
+            v.dedup();
+            v.len() > 1
+        };
+        let many_proc = distinct(|k| &k.process);
+        let many_dev = distinct(|k| &k.device);
+        let many_ctx = distinct(|k| &k.context);
+        let many_stream = distinct(|k| &k.stream);
+        let displays = display_names(&self.groups.iter().map(|g| &*g.key.name).collect::<Vec<&str>>());
+        let mut launch_ids: HashMap<String, usize> = HashMap::new();
+        let mut kernels = Vec::with_capacity(self.groups.len());
+        let mut partly_timed: Vec<PartlyTimedKernel> = Vec::new();
+        let mut untimed_launches = 0u64;
+        let mut short = (0u64, Vec::new());
+        // Each group is consumed as its kernel is made: a point made per
+        // launch moves into the capture, never copied.
+        for (mut g, display) in self.groups.into_iter().zip(displays) {
+            let k = &g.key;
             let mut tags = Vec::new();
             if many_proc {
                 tags.push(format!("pid {}", k.process));
@@ -147,9 +280,8 @@ pub fn group(cap: &RawCapture, conv: ByteConvention, per_launch: bool) -> Vec<Gr
             }
             let mut id = short_id(&id_source);
             if per_launch {
-                let l = &cap.launches[idx[0]];
-                display = format!("{display} #{}", l.id);
-                id = format!("{id}-{}", l.id);
+                display = format!("{display} #{}", g.first_id);
+                id = format!("{id}-{}", g.first_id);
                 // Captures joined together repeat launch IDs; kernel IDs stay unique.
                 let seen = launch_ids.entry(id.clone()).or_insert(0);
                 *seen += 1;
@@ -158,9 +290,187 @@ pub fn group(cap: &RawCapture, conv: ByteConvention, per_launch: bool) -> Vec<Gr
                     display = format!("{display}.{seen}");
                 }
             }
-            let launches: Vec<&Launch> = idx.iter().map(|&i| &cap.launches[i]).collect();
-            let kernel = kernel_of(&launches, conv, &k.name, id, display);
-            Group { launches: idx, kernel }
-        })
-        .collect()
+            let (kernel, roofs) = match g.done.take() {
+                Some((mut kernel, roofs)) => {
+                    kernel.id = id;
+                    kernel.display_name = display;
+                    (kernel, roofs)
+                }
+                None => g.finish(conv, id, display),
+            };
+            for &(line, duration_s) in &g.short_examples {
+                if short.1.len() < EXAMPLES {
+                    short.1.push(ShortLaunch { kernel: kernel.display_name.clone(), line, duration_s });
+                }
+            }
+            short.0 += g.short;
+            let (timed, untimed) = (g.timed_launches, g.untimed_launches);
+            if timed > 0 && untimed > 0 {
+                partly_timed.push(PartlyTimedKernel {
+                    kernel: kernel.display_name.clone(),
+                    left_out: untimed,
+                    launches: timed + untimed,
+                    lines: g.untimed_lines.clone(),
+                });
+            } else if kernel.duration_s.is_none() {
+                untimed_launches += timed + untimed;
+            }
+            kernels.push(CapturedKernel { kernel, roofs: Some(roofs) });
+        }
+        if short.0 > 0 {
+            warnings.push(Warning::DurationBelowFloor {
+                metric: "gpu__time_duration.sum".into(),
+                floor_s: points::MIN_PLAUSIBLE_DURATION_S,
+                launches: short.0,
+                examples: short.1,
+            });
+        }
+        if !partly_timed.is_empty() {
+            warnings.push(Warning::PartlyTimed { kernels: partly_timed });
+        }
+        if untimed_launches > 0 {
+            warnings.push(Warning::NoDuration { launches: untimed_launches });
+        }
+        let mut roofs = self.overall.machine(conv);
+        roofs.notes.push(
+            "each kernel is judged against these peaks at its own clocks (its launches' duration-weighted SM, L2, L1 and DRAM clocks); the clocks above are the capture's average".into(),
+        );
+        Capture {
+            source: CaptureSource { kind: "ncu".into(), byte_convention: Some(conv.describe().into()) },
+            kernels,
+            roofs: Some(roofs),
+            warnings,
+            launches: self.launches,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use roofline_model::FlopKind;
+
+    use super::*;
+    use crate::csv::{NameMap, PipeCount, TensorCount};
+    use crate::metrics::{PIPES, SLOT_COUNT};
+
+    /// splitmix64: the launches of a random capture from one seed.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+
+        fn pick<T: Clone>(&mut self, from: &[T]) -> T {
+            from[(self.next() % from.len() as u64) as usize].clone()
+        }
+
+        fn chance(&mut self, pct: u64) -> bool {
+            self.next() % 100 < pct
+        }
+
+        /// A counter value: often absent, sometimes zero, tiny, huge or a
+        /// clock in kHz, else anything in between.
+        fn value(&mut self) -> f64 {
+            match self.next() % 10 {
+                0..=3 => f64::NAN,
+                4 => 0.0,
+                5 => 1.0,
+                6 => self.pick(&[5e-10, 1.98e12, 1e15, 100.0, 99.97]),
+                _ => (self.next() % 1_000_000) as f64 / 7.0,
+            }
+        }
+    }
+
+    fn random_launch(rng: &mut Rng, line: u64) -> Launch {
+        let mut values = [f64::NAN; SLOT_COUNT];
+        for v in values.iter_mut() {
+            *v = rng.value();
+        }
+        values[Slot::Duration as usize] = match rng.next() % 6 {
+            0 => f64::NAN,
+            1 => 0.0,
+            2 => 5e-10,
+            _ => (1 + rng.next() % 5000) as f64 * 1e-7,
+        };
+        let mut tensor = BTreeMap::new();
+        for kind in [FlopKind::TensorBf16, FlopKind::TensorFp64, FlopKind::TensorFp16] {
+            if rng.chance(30) {
+                let peak = rng.chance(70).then(|| rng.pick(&[0.0, 1024.0, 8192.0 * 132.0]));
+                tensor.insert(kind, TensorCount { ops: rng.pick(&[0.0, 1e6, 3e9]), peak_per_cycle: peak });
+            }
+        }
+        let mut stalls = NameMap::new();
+        for name in ["barrier", "long_scoreboard", "wait"] {
+            if rng.chance(50) {
+                stalls.insert(name.into(), rng.pick(&[0.0, 0.5, 12.25]));
+            }
+        }
+        let mut pipes = NameMap::new();
+        for &(name, _) in PIPES {
+            if rng.chance(40) {
+                let mut opt = || rng.chance(60).then(|| rng.pick(&[0.0, 20.0, 37.5, 1e6]));
+                let p = PipeCount { pct_of_peak: opt(), warp_instructions: opt(), cycles_pct: opt() };
+                pipes.insert(name.into(), p);
+            }
+        }
+        let shape =
+            rng.pick(&[("(1, 1, 1)", "(32, 1, 1)"), ("(1024, 1, 1)", "(256, 1, 1)"), ("(8, 8, 1)", "(128, 1, 1)")]);
+        Launch {
+            id: rng.pick(&["", "0", "7", "42"]).to_string(),
+            process_id: rng.pick(&["100", "100", "200"]).into(),
+            process_name: "p".into(),
+            host: "h".into(),
+            kernel_name: rng.pick(&["ampere_sgemm_128x64_nn", "void k<float>(int)", "void k<double>(int)"]).into(),
+            context: rng.pick(&["1", "1", "2"]).into(),
+            stream: rng.pick(&["7", "7", "13"]).into(),
+            device: rng.pick(&["0", "0", "1"]).into(),
+            cc: rng.pick(&["9.0", "9.0", "8.0", "", "x"]).into(),
+            device_name: rng.pick(&["", " NVIDIA H200 "]).into(),
+            grid: shape.0.into(),
+            block: shape.1.into(),
+            values,
+            tensor,
+            stalls,
+            pipes,
+            line,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The oracle is the path that held every launch and grouped them
+        /// at the end; the streaming sums must give the same capture, bit
+        /// for bit (`Debug` prints every float so that it reads back).
+        #[test]
+        fn streaming_sums_give_the_capture_that_grouping_held_launches_gave(
+            seed in any::<u64>(),
+            n in 1usize..60,
+            per_launch in any::<bool>(),
+            nersc in any::<bool>(),
+        ) {
+            let mut rng = Rng(seed);
+            let mut cap = RawCapture {
+                launches: (0..n).map(|i| random_launch(&mut rng, i as u64 + 3)).collect(),
+                warnings: vec!["a warning".into()],
+                ..RawCapture::default()
+            };
+            if rng.chance(20) {
+                cap.program_exit = Some(crate::csv::ProgramExit { program: "./app".into(), status: Some(1), ..Default::default() });
+            }
+            let convention = if nersc { ByteConvention::Nersc } else { ByteConvention::Ncu };
+            let opts = Options { convention, per_launch };
+            let held = crate::oracle::capture(&cap, &opts);
+            let streamed = crate::capture(&cap, &opts);
+            prop_assert_eq!(format!("{held:?}"), format!("{streamed:?}"));
+        }
+    }
 }

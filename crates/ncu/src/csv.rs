@@ -147,9 +147,32 @@ impl<'a, V> IntoIterator for &'a NameMap<V> {
 #[derive(Default)]
 struct Interner {
     values: HashMap<Box<[u8]>, Arc<str>>,
+    /// Per text column, its last value: most columns (process, device,
+    /// stream, host) repeat the row above, and comparing with it costs
+    /// less than hashing.
+    last: Vec<(Vec<u8>, Arc<str>)>,
 }
 
 impl Interner {
+    /// The value of text column number `column` (any small index the
+    /// caller keeps for it).
+    fn get_column(&mut self, column: usize, raw: &[u8]) -> Arc<str> {
+        if let Some((bytes, v)) = self.last.get(column) {
+            if bytes.as_slice() == raw {
+                return v.clone();
+            }
+        }
+        let v = self.get(raw);
+        if self.last.len() <= column {
+            self.last.resize_with(column + 1, || (Vec::new(), Arc::from("")));
+        }
+        let last = &mut self.last[column];
+        last.0.clear();
+        last.0.extend_from_slice(raw);
+        last.1 = v.clone();
+        v
+    }
+
     fn get(&mut self, raw: &[u8]) -> Arc<str> {
         if let Some(v) = self.values.get(raw) {
             return v.clone();
@@ -575,6 +598,9 @@ pub fn parse_value(raw: &[u8]) -> Option<f64> {
 /// (never silently something else: `58784,5` is not 587,845); so is one
 /// too large for a double (`1e400` is out of range, as `1e31` is).
 pub fn read_number(raw: &[u8]) -> Result<Option<f64>, NumberProblem> {
+    if let Some(v) = plain_number(raw) {
+        return Ok(Some(v));
+    }
     let trimmed = raw.trim_ascii();
     let field = trimmed.strip_prefix(b"\"").and_then(|f| f.strip_suffix(b"\"")).unwrap_or(trimmed).trim_ascii();
     // Words and ncu's other notations (`n/a`, `PolicySpread`, `100 (100)`,
@@ -584,6 +610,47 @@ pub fn read_number(raw: &[u8]) -> Result<Option<f64>, NumberProblem> {
         return Ok(None);
     }
     roofline_model::parse_number(field).map(Some)
+}
+
+/// The bulk of a capture's fields, read without the grammar's checks:
+/// digits, with or without thousands separators, and an optional point and
+/// digits (`945408`, `3,209,127,424`, `70.54`, `3,942,250.67`): the value
+/// the grammar gives them. Anything else: `None`, for [`read_number`]'s
+/// whole reading.
+fn plain_number(raw: &[u8]) -> Option<f64> {
+    let (int, frac) = match raw.iter().position(|&b| b == b'.') {
+        Some(p) => (&raw[..p], Some(&raw[p + 1..])),
+        None => (raw, None),
+    };
+    // The integer part: digits, or 1 to 3 digits and groups of ",ddd".
+    let mut groups = int.split(|&b| b == b',');
+    let head = groups.next()?;
+    if head.is_empty() || !head.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let grouped = int.len() > head.len();
+    if grouped && (head.len() > 3 || !groups.all(|g| g.len() == 3 && g.iter().all(u8::is_ascii_digit))) {
+        return None;
+    }
+    let digits = int.iter().filter(|&&b| b != b',');
+    match frac {
+        // Up to 15 digits an integer is below 2^53: exactly the double
+        // the decimal reading gives.
+        None if int.len() <= 20 && digits.clone().count() <= 15 => {
+            Some(digits.fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')) as f64)
+        }
+        Some(f) if !f.is_empty() && f.iter().all(u8::is_ascii_digit) && raw.len() <= 64 => {
+            // The number without its separators, as the grammar reads it.
+            let mut buf = [0u8; 64];
+            let mut n = 0;
+            for &b in digits.chain(b".").chain(f) {
+                buf[n] = b;
+                n += 1;
+            }
+            std::str::from_utf8(&buf[..n]).ok()?.parse().ok().filter(|v: &f64| v.is_finite())
+        }
+        _ => None,
+    }
 }
 
 /// The tensor kind of `sm__ops_path_tensor_src_<suffix>.sum`, if it is one
@@ -1013,12 +1080,8 @@ impl Plan {
     }
 }
 
-fn intern(interner: &mut Interner, rec: &Record, i: Option<usize>) -> Arc<str> {
-    interner.get(i.and_then(|i| rec.get(i)).unwrap_or(b""))
-}
-
-fn text(rec: &Record, i: Option<usize>) -> String {
-    i.and_then(|i| rec.get(i)).map(|f| String::from_utf8_lossy(f).trim().to_string()).unwrap_or_default()
+fn intern(interner: &mut Interner, rec: &Record, i: Option<usize>, column: usize) -> Arc<str> {
+    interner.get_column(column, i.and_then(|i| rec.get(i)).unwrap_or(b""))
 }
 
 fn strip_bom(line: &[u8]) -> &[u8] {
@@ -1177,6 +1240,9 @@ fn physical(slot: Slot, hz: f64, raw: &[u8], line: u64, column: &str, input: &st
 /// A value read from a column, checked: negative or out of range is bad
 /// input, named by line and column.
 fn checked(v: f64, raw: &[u8], line: u64, column: &str, input: &str) -> Result<f64, CsvError> {
+    if v >= 0.0 && roofline_model::input_in_range(v) {
+        return Ok(v);
+    }
     let problem =
         if v < 0.0 { Some("a counter cannot be negative".to_string()) } else { roofline_model::input_range_problem(v) };
     match problem {
@@ -1221,9 +1287,25 @@ fn cut_short(input: &str, (line, found, expected): (u64, usize, usize)) -> Strin
     )
 }
 
-/// Reads a capture from any reader, streaming: memory use grows with the
-/// number of launches, not the size of the file.
+/// Reads a capture from any reader, streaming, and keeps its launches:
+/// memory use grows with the number of launches, not the size of the file.
 pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvError> {
+    let mut launches = Vec::new();
+    let mut cap = read_capture_with(reader, input, |l| launches.push(l))?;
+    cap.launches = launches;
+    Ok(cap)
+}
+
+/// Reads a capture from any reader, streaming, and hands each launch to
+/// `each` as it is read, in file order; the capture returned holds
+/// everything else (warnings, errors, missing metrics), no launch. A
+/// launch handed over before an error is read further on is of no use: the
+/// error is the answer.
+pub fn read_capture_with<R: Read>(
+    reader: R,
+    input: &str,
+    mut each: impl FnMut(Launch),
+) -> Result<RawCapture, CsvError> {
     let guard = Guard { inner: reader, lines: 0, since_newline: 0, pending: None };
     let mut reader = std::io::BufReader::with_capacity(64 << 10, guard);
     let io_err = |source: std::io::Error| match guarded(&source) {
@@ -1337,13 +1419,14 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
         (0..SLOT_COUNT).map(|i| COLUMNS.iter().find(|c| c.0 as usize == i).map(|c| c.0)).collect();
     let mut stall_values: Vec<Option<f64>> = Vec::new();
     let mut pipe_values: Vec<Option<PipeCount>> = Vec::new();
+    let mut launches: u64 = 0;
     loop {
         match rdr.read(&mut rec) {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
                 let why = match guarded(&e) {
-                    Some(g) if cap.launches.is_empty() => return Err(guard_error(g, input)),
+                    Some(g) if launches == 0 => return Err(guard_error(g, input)),
                     Some(g) => g.to_string(),
                     None => e.to_string(),
                 };
@@ -1411,7 +1494,13 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
             skipped.add(line_no, &rec, "not a launch row: no numeric ID");
             continue;
         }
-        if plan.kernel.is_some() && text(&rec, plan.kernel).is_empty() {
+        // A name of white space only, read as the text columns are (a
+        // name that is not UTF-8 is never empty).
+        let no_name = plan
+            .kernel
+            .and_then(|i| rec.get(i))
+            .is_none_or(|f| std::str::from_utf8(f).is_ok_and(|t| t.trim().is_empty()));
+        if plan.kernel.is_some() && no_name {
             skipped.add(line_no, &rec, "no kernel name: cut short?");
             continue;
         }
@@ -1506,19 +1595,20 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
         }
         let pipes =
             NameMap(plan.pipe_names.iter().zip(&pipe_values).filter_map(|(n, v)| v.map(|v| (n.clone(), v))).collect());
-        cap.launches.push(Launch {
+        launches += 1;
+        each(Launch {
             id,
-            process_id: intern(&mut interner, &rec, plan.process_id),
-            process_name: intern(&mut interner, &rec, plan.process_name),
-            host: intern(&mut interner, &rec, plan.host),
-            kernel_name: intern(&mut interner, &rec, plan.kernel),
-            context: intern(&mut interner, &rec, plan.context),
-            stream: intern(&mut interner, &rec, plan.stream),
-            device: intern(&mut interner, &rec, plan.device),
-            cc: intern(&mut interner, &rec, plan.cc),
-            device_name: intern(&mut interner, &rec, plan.device_name),
-            block: intern(&mut interner, &rec, plan.block),
-            grid: intern(&mut interner, &rec, plan.grid),
+            process_id: intern(&mut interner, &rec, plan.process_id, 0),
+            process_name: intern(&mut interner, &rec, plan.process_name, 1),
+            host: intern(&mut interner, &rec, plan.host, 2),
+            kernel_name: intern(&mut interner, &rec, plan.kernel, 3),
+            context: intern(&mut interner, &rec, plan.context, 4),
+            stream: intern(&mut interner, &rec, plan.stream, 5),
+            device: intern(&mut interner, &rec, plan.device, 6),
+            cc: intern(&mut interner, &rec, plan.cc, 7),
+            device_name: intern(&mut interner, &rec, plan.device_name, 8),
+            block: intern(&mut interner, &rec, plan.block, 9),
+            grid: intern(&mut interner, &rec, plan.grid, 10),
             values: values.map(|v| v.unwrap_or(f64::NAN)),
             tensor,
             stalls,
@@ -1543,7 +1633,7 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
     for (name, (line, raw)) in bad_values {
         cap.warnings.push(format!("{input}: line {line}: {name} = {raw:?} is not a number; treated as absent"));
     }
-    if cap.launches.is_empty() {
+    if launches == 0 {
         let detail =
             if cap.errors.is_empty() { String::new() } else { format!(" (ncu said: {})", cap.errors.join(" | ")) };
         return Err(CsvError::NoLaunches {
@@ -1558,6 +1648,21 @@ pub fn read_capture<R: Read>(reader: R, input: &str) -> Result<RawCapture, CsvEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The short cut for plain digits reads every field as the grammar does.
+        #[test]
+        fn plain_numbers_read_as_the_grammar_reads_them(field in "[0-9]{0,20}(\\.[0-9]{0,20})?|[0-9]{1,4}(,[0-9]{2,4}){0,6}(\\.[0-9]{0,6})?|[0-9.,e+-]{0,8}") {
+            let grammar = roofline_model::parse_number(field.as_bytes()).ok();
+            if let Some(v) = plain_number(field.as_bytes()) {
+                proptest::prop_assert_eq!(Some(v.to_bits()), grammar.map(f64::to_bits), "{}", field);
+            }
+            proptest::prop_assert_eq!(
+                read_number(field.as_bytes()).ok().flatten().map(f64::to_bits),
+                grammar.filter(|_| field.bytes().any(|b| b.is_ascii_digit())).map(f64::to_bits)
+            );
+        }
+    }
 
     #[test]
     fn units_scale_to_base() {

@@ -2,6 +2,13 @@
 //! duration and diagnosis evidence of a launch (or of several launches of
 //! one kernel), and the "counter peaks" machine the counters imply.
 //!
+//! A kernel's figures are summed one launch at a time ([`KernelSums`],
+//! [`MachineSums`]) rather than over a list of its launches, so that a
+//! capture's launches need not be held: `import` keeps per kernel and per
+//! launch shape a fixed set of sums, whatever the number of launches. Each
+//! sum adds in launch order, from the value a list's sum starts at, so the
+//! figures are the bits that summing the held launches gave.
+//!
 //! The formulas are Nsight Compute's (docs: ncu-roofline-metrics.md):
 //! FP64 = dadd + dmul + 2 dfma, FP32 = fadd + fmul + 2 ffma, FP16 = 2 hadd +
 //! 2 hmul + 4 hfma (one half instruction works on a half2 pair), tensor
@@ -11,13 +18,14 @@
 //! or NERSC's (`lts__t_bytes`, `l1tex__t_bytes`).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use roofline_analysis::CONSTANT_MOVES_MAX_SHARE_PCT;
-use roofline_model::{Ceiling, ClockBasis, FlopKind, GpuFacts, Machine, MemLevel, Origin, Pipe, Provenance, Resource};
-use roofline_model::{ConstantMoves, Evidence, Fp16Accounting, Fp16Packing, MoveDetection, PipeUse};
+use roofline_analysis::{level_caveats, CONSTANT_MOVES_MAX_SHARE_PCT};
+use roofline_model::{Ceiling, ClockBasis, FlopKind, GpuFacts, Kernel, Machine, MemLevel, Origin, Pipe, Provenance};
+use roofline_model::{ConstantMoves, Evidence, Fp16Accounting, Fp16Packing, MoveDetection, PipeUse, Resource};
 
 use crate::csv::Launch;
-use crate::metrics::{Slot, PIPES};
+use crate::metrics::{Slot, PIPES, SLOT_COUNT};
 
 /// How bytes at L2 and L1 are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -45,6 +53,15 @@ impl ByteConvention {
 /// left out, kinds with zero FLOPs too.
 pub fn flops(l: &Launch) -> BTreeMap<FlopKind, f64> {
     let mut out = BTreeMap::new();
+    each_flop(l, |kind, v| {
+        out.insert(kind, v);
+    });
+    out
+}
+
+/// Each kind of [`flops`] and its FLOPs, handed over without building a
+/// map (this runs for every launch).
+fn each_flop(l: &Launch, mut f: impl FnMut(FlopKind, f64)) {
     let sum = |terms: &[(Slot, f64)]| -> Option<f64> {
         let mut any = false;
         let mut total = 0.0;
@@ -63,30 +80,37 @@ pub fn flops(l: &Launch) -> BTreeMap<FlopKind, f64> {
     ];
     for (kind, v) in kinds {
         if let Some(v) = v.filter(|v| *v > 0.0) {
-            out.insert(kind, v);
+            f(kind, v);
         }
     }
+    // Tensor kinds are not CUDA-core kinds: each comes once.
     for (&kind, t) in &l.tensor {
         if t.ops > 0.0 {
-            *out.entry(kind).or_insert(0.0) += t.ops;
+            f(kind, t.ops);
         }
     }
-    out
 }
 
 /// Bytes per memory level of one launch.
 pub fn bytes(l: &Launch, conv: ByteConvention) -> BTreeMap<MemLevel, f64> {
+    let mut out = BTreeMap::new();
+    each_byte(l, conv, |level, v| {
+        out.insert(level, v);
+    });
+    out
+}
+
+/// Each level of [`bytes`] and its bytes, handed over without building a map.
+fn each_byte(l: &Launch, conv: ByteConvention, mut f: impl FnMut(MemLevel, f64)) {
     let (l2, l1) = match conv {
         ByteConvention::Ncu => (Slot::L2Bytes, Slot::L1Bytes),
         ByteConvention::Nersc => (Slot::L2BytesNersc, Slot::L1BytesNersc),
     };
-    let mut out = BTreeMap::new();
     for (level, slot) in [(MemLevel::Dram, Slot::DramBytes), (MemLevel::L2, l2), (MemLevel::L1, l1)] {
         if let Some(v) = l.get(slot) {
-            out.insert(level, v.max(0.0));
+            f(level, v.max(0.0));
         }
     }
-    out
 }
 
 /// Duration in seconds, when known and positive.
@@ -106,208 +130,475 @@ pub fn duration_below_floor(l: &Launch) -> Option<f64> {
     l.get(Slot::Duration).filter(|d| *d > 0.0 && *d < MIN_PLAUSIBLE_DURATION_S)
 }
 
-/// Duration-weighted mean of a slot over launches (launches without a
-/// duration weigh 1 ns so that a zero-duration capture still averages).
-fn weighted(launches: &[&Launch], slot: Slot) -> Option<f64> {
-    let mut num = 0.0;
-    let mut den = 0.0;
-    for l in launches {
-        if let Some(v) = l.get(slot) {
-            let w = duration(l).unwrap_or(1e-9);
-            num += v * w;
-            den += w;
+/// What `Iterator::sum` starts from: sums here add in the order, and from
+/// the value, that summing a list of the values did, so that a kernel's
+/// figures are the same bits whether its launches were held or not.
+fn sum_start() -> f64 {
+    std::iter::empty::<f64>().sum()
+}
+
+/// The weight of a launch in a duration-weighted mean: its duration, or
+/// 1 ns without one, so that a zero-duration capture still averages.
+fn weight(l: &Launch) -> f64 {
+    duration(l).unwrap_or(1e-9)
+}
+
+/// A duration-weighted mean in the making: the sum of value x weight, and
+/// of the weights, over the launches that have the value.
+#[derive(Debug, Clone, Copy, Default)]
+struct Mean {
+    num: f64,
+    den: f64,
+}
+
+impl Mean {
+    fn add(&mut self, v: f64, w: f64) {
+        self.num += v * w;
+        self.den += w;
+    }
+
+    fn get(&self) -> Option<f64> {
+        (self.den > 0.0).then(|| self.num / self.den)
+    }
+}
+
+/// Every slot's duration-weighted mean, first value, largest value and
+/// total over the launches added so far, in the order they were added.
+#[derive(Debug, Clone)]
+struct Slots {
+    mean: [Mean; SLOT_COUNT],
+    first: [f64; SLOT_COUNT],
+    max: [f64; SLOT_COUNT],
+    total: [f64; SLOT_COUNT],
+    /// Bit `slot`: some launch had the slot.
+    seen: u128,
+}
+
+const _: () = assert!(SLOT_COUNT <= 128, "Slots::seen holds one bit per slot");
+
+impl Default for Slots {
+    fn default() -> Slots {
+        Slots {
+            mean: [Mean::default(); SLOT_COUNT],
+            first: [0.0; SLOT_COUNT],
+            max: [0.0; SLOT_COUNT],
+            total: [0.0; SLOT_COUNT],
+            seen: 0,
         }
     }
-    (den > 0.0).then(|| num / den)
 }
 
-fn first(launches: &[&Launch], slot: Slot) -> Option<f64> {
-    launches.iter().find_map(|l| l.get(slot))
-}
-
-fn max(launches: &[&Launch], slot: Slot) -> Option<f64> {
-    launches.iter().filter_map(|l| l.get(slot)).reduce(f64::max)
-}
-
-fn total(launches: &[&Launch], slot: Slot) -> Option<f64> {
-    let v: Vec<f64> = launches.iter().filter_map(|l| l.get(slot)).collect();
-    (!v.is_empty()).then(|| v.iter().sum())
-}
-
-/// A launch shape: (grid, block) as ncu printed them.
-type Shape = (std::sync::Arc<str>, std::sync::Arc<str>);
-
-/// The launches of the shape (grid x block) that took the most time, the
-/// number of distinct shapes and that shape's share of the time: a kernel
-/// launched at several shapes is judged by where its time goes, never by
-/// its first launch.
-fn dominant_shape<'a>(launches: &[&'a Launch]) -> (Vec<&'a Launch>, u32, f64) {
-    let mut shapes: Vec<(Shape, f64, Vec<&'a Launch>)> = Vec::new();
-    let mut all = 0.0;
-    for &l in launches {
-        let key = (l.grid.clone(), l.block.clone());
-        let w = duration(l).unwrap_or(1e-9);
-        all += w;
-        match shapes.iter_mut().find(|s| s.0 == key) {
-            Some(s) => {
-                s.1 += w;
-                s.2.push(l);
+impl Slots {
+    fn add(&mut self, l: &Launch, w: f64) {
+        for (i, &v) in l.values.iter().enumerate() {
+            if v.is_nan() {
+                continue;
             }
-            None => shapes.push((key, w, vec![l])),
+            self.mean[i].add(v, w);
+            if self.seen & (1 << i) == 0 {
+                self.seen |= 1 << i;
+                self.first[i] = v;
+                self.max[i] = v;
+                self.total[i] = sum_start() + v;
+            } else {
+                self.max[i] = f64::max(self.max[i], v);
+                self.total[i] += v;
+            }
         }
     }
-    let n = shapes.len() as u32;
-    let best = shapes.into_iter().max_by(|a, b| a.1.total_cmp(&b.1));
-    match best {
-        Some((_, t, ls)) => (ls, n, if all > 0.0 { t / all } else { 1.0 }),
-        None => (Vec::new(), 0, 1.0),
+
+    fn has(&self, slot: Slot) -> bool {
+        self.seen & (1 << slot as usize) != 0
+    }
+
+    /// Duration-weighted mean of a slot over the launches that have it.
+    fn weighted(&self, slot: Slot) -> Option<f64> {
+        self.mean[slot as usize].get()
+    }
+
+    fn first(&self, slot: Slot) -> Option<f64> {
+        self.has(slot).then(|| self.first[slot as usize])
+    }
+
+    fn max(&self, slot: Slot) -> Option<f64> {
+        self.has(slot).then(|| self.max[slot as usize])
+    }
+
+    fn total(&self, slot: Slot) -> Option<f64> {
+        self.has(slot).then(|| self.total[slot as usize])
+    }
+
+    /// The total, or what summing no value gives.
+    fn sum(&self, slot: Slot) -> f64 {
+        self.total(slot).unwrap_or_else(sum_start)
     }
 }
 
-/// Each unit's utilisation over the elapsed time, duration-weighted.
-fn busy(launches: &[&Launch]) -> (BTreeMap<MemLevel, f64>, BTreeMap<Pipe, f64>) {
-    let mut levels = BTreeMap::new();
-    for (level, slot) in [(MemLevel::Dram, Slot::DramSol), (MemLevel::L2, Slot::L2Busy), (MemLevel::L1, Slot::L1Busy)] {
-        if let Some(p) = weighted(launches, slot) {
-            levels.insert(level, p);
-        }
-    }
-    let mut pipes = BTreeMap::new();
-    for (pipe, slot) in [
-        (Pipe::Issue, Slot::IssueBusy),
-        (Pipe::Tensor, Slot::TensorBusy),
-        (Pipe::Fma, Slot::FmaBusy),
-        (Pipe::Fp16, Slot::Fp16Busy),
-        (Pipe::Alu, Slot::AluBusy),
-        (Pipe::Fp64, Slot::Fp64Busy),
-        (Pipe::Xu, Slot::XuBusy),
-        (Pipe::Lsu, Slot::LsuBusy),
-        (Pipe::Shared, Slot::SharedBusy),
-        (Pipe::SharedAtomic, Slot::SharedAtomicBusy),
-    ] {
-        if let Some(p) = weighted(launches, slot) {
-            pipes.insert(pipe, p);
-        }
-    }
-    (levels, pipes)
+/// The slots a launch shape's first launch gives the evidence.
+const SHAPE_SLOTS: [Slot; 9] = [
+    Slot::LimitRegisters,
+    Slot::LimitSharedMem,
+    Slot::LimitWarps,
+    Slot::LimitBlocks,
+    Slot::LimitBarriers,
+    Slot::BlockSize,
+    Slot::GridSize,
+    Slot::Waves,
+    Slot::SmCount,
+];
+
+/// One launch shape (grid x block) of a kernel: its time, and the first
+/// value of each of [`SHAPE_SLOTS`] among its launches.
+#[derive(Debug, Clone)]
+struct ShapeSums {
+    grid: Arc<str>,
+    block: Arc<str>,
+    time: f64,
+    first: [f64; SHAPE_SLOTS.len()],
 }
 
-/// The diagnosis evidence of one or more launches of a kernel: percentages
-/// weighted by duration, launch shape from the shape that took the most
-/// time.
-pub fn evidence(launches: &[&Launch]) -> Evidence {
-    let (shape, launch_shapes, shape_share) = dominant_shape(launches);
-    let (level_busy_pct, pipe_busy_pct) = busy(launches);
-    let limits = [
-        (Slot::LimitRegisters, "registers"),
-        (Slot::LimitSharedMem, "shared memory"),
-        (Slot::LimitWarps, "warps (block size)"),
-        (Slot::LimitBlocks, "blocks per SM"),
-        (Slot::LimitBarriers, "barriers"),
-    ];
-    let vals: Vec<(f64, &str)> = limits.iter().filter_map(|(s, n)| first(&shape, *s).map(|v| (v, *n))).collect();
-    let blocks_per_sm = vals.iter().map(|v| v.0).reduce(f64::min);
-    // Limits are in blocks per SM; one that is not binding reads as the
-    // hardware's block limit, so a tie with "blocks per SM" is that limit.
-    let theoretical = weighted(launches, Slot::OccupancyTheoretical);
-    let limiter = vals.iter().map(|v| v.0).reduce(f64::min).and_then(|least| {
-        if theoretical.is_some_and(|t| t >= 99.95) {
-            return None;
+impl ShapeSums {
+    fn first(&self, slot: Slot) -> Option<f64> {
+        let i = SHAPE_SLOTS.iter().position(|s| *s == slot).expect("a shape slot");
+        Some(self.first[i]).filter(|v| !v.is_nan())
+    }
+}
+
+/// A kernel's FLOPs, bytes, time and diagnosis evidence, summed one launch
+/// at a time: what [`Kernels`](crate::aggregate) keeps per kernel instead of
+/// its launches, so that memory grows with the kernels and their launch
+/// shapes, not the launches. Every figure adds its launches in the order
+/// they were added, as the evidence of a list of those launches would.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KernelSums {
+    launches: u64,
+    flops: BTreeMap<FlopKind, f64>,
+    bytes: BTreeMap<MemLevel, f64>,
+    time: f64,
+    timed: bool,
+    slots: Slots,
+    /// Bytes per sector, over the launches that did the access (> 0).
+    sectors: [Mean; 2],
+    shapes: Vec<ShapeSums>,
+    all_time: f64,
+    stalls: BTreeMap<Arc<str>, (f64, f64)>,
+    sm_active: Mean,
+    /// Per entry of [`PIPES`]: its utilisation and its warp instructions.
+    pipe_pct: [Mean; PIPES.len()],
+    pipe_count: [Option<f64>; PIPES.len()],
+    ids: Vec<String>,
+    cc: Option<(u32, u32)>,
+}
+
+impl KernelSums {
+    /// Adds one launch.
+    pub(crate) fn add(&mut self, l: &Launch, conv: ByteConvention) {
+        self.launches += 1;
+        each_flop(l, |kind, v| *self.flops.entry(kind).or_insert(0.0) += v);
+        each_byte(l, conv, |level, v| *self.bytes.entry(level).or_insert(0.0) += v);
+        if let Some(d) = duration(l) {
+            self.time += d;
+            self.timed = true;
         }
-        let tied: Vec<&str> = vals.iter().filter(|v| v.0 == least).map(|v| v.1).collect();
-        Some(if tied.contains(&"blocks per SM") { "blocks per SM".to_string() } else { tied.join(" and ") })
-    });
-    let shared = match (first(launches, Slot::SharedStatic), first(launches, Slot::SharedDynamic)) {
-        (None, None) => None,
-        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-    };
-    let conflicts = match (total(launches, Slot::BankConflictsLoad), total(launches, Slot::BankConflictsStore)) {
-        (None, None) => None,
-        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-    };
-    let mut stalls: BTreeMap<String, (f64, f64)> = BTreeMap::new();
-    for l in launches {
-        let w = duration(l).unwrap_or(1e-9);
+        let w = weight(l);
+        self.slots.add(l, w);
+        for (i, slot) in [Slot::BytesPerSectorLoad, Slot::BytesPerSectorStore].into_iter().enumerate() {
+            if let Some(v) = l.get(slot).filter(|v| *v > 0.0) {
+                self.sectors[i].add(v, w);
+            }
+        }
+        self.all_time += w;
+        let same = |a: &Arc<str>, b: &Arc<str>| Arc::ptr_eq(a, b) || a == b;
+        match self.shapes.iter_mut().find(|s| same(&s.grid, &l.grid) && same(&s.block, &l.block)) {
+            Some(s) => {
+                s.time += w;
+                for (f, slot) in s.first.iter_mut().zip(SHAPE_SLOTS) {
+                    if f.is_nan() {
+                        *f = l.values[slot as usize];
+                    }
+                }
+            }
+            None => self.shapes.push(ShapeSums {
+                grid: l.grid.clone(),
+                block: l.block.clone(),
+                time: w,
+                first: SHAPE_SLOTS.map(|s| l.values[s as usize]),
+            }),
+        }
         for (r, v) in &l.stalls {
-            let e = match stalls.get_mut(&**r) {
+            let e = match self.stalls.get_mut(r) {
                 Some(e) => e,
-                None => stalls.entry(r.to_string()).or_default(),
+                None => self.stalls.entry(r.clone()).or_default(),
             };
             e.0 += v * w;
             e.1 += w;
         }
+        if let (Some(a), Some(e)) = (l.get(Slot::SmCyclesActive), l.get(Slot::Cycles).filter(|e| *e > 0.0)) {
+            self.sm_active.num += w * 100.0 * a / e;
+            self.sm_active.den += w;
+        }
+        for (i, &(name, pipe)) in PIPES.iter().enumerate() {
+            let busy = l.pipes.get(name).and_then(|p| match (p.pct_of_peak, p.cycles_pct) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            });
+            if let Some(p) = busy {
+                self.pipe_pct[i].num += w * p;
+                self.pipe_pct[i].den += w;
+            }
+            if let Some(n) = pipe_instructions(l, name, pipe) {
+                self.pipe_count[i] = Some(self.pipe_count[i].map_or_else(|| sum_start() + n, |c| c + n));
+            }
+        }
+        if self.ids.len() < roofline_model::NCU_IDS_KEPT && !l.id.is_empty() {
+            self.ids.push(l.id.clone());
+        }
+        if self.cc.is_none() {
+            self.cc = roofline_hw::parse_capability(&l.cc);
+        }
     }
-    // Sector efficiency is only meaningful for launches that did the access:
-    // ncu reports 0 bytes/sector for a kernel with no global loads.
-    let sectors = |slot: Slot| -> Option<f64> {
-        let v: Vec<&&Launch> = launches.iter().filter(|l| l.get(slot).is_some_and(|v| v > 0.0)).collect();
-        if v.is_empty() {
+
+    fn pipe_pct(&self, name: &str) -> Option<f64> {
+        PIPES.iter().position(|p| p.0 == name).and_then(|i| self.pipe_pct[i].get())
+    }
+
+    /// The launch shape that took the most time, the number of shapes and
+    /// its share of the time (the last of equals, as `max_by` picks).
+    fn dominant_shape(&self) -> (Option<&ShapeSums>, u32, f64) {
+        let n = self.shapes.len() as u32;
+        match self.shapes.iter().max_by(|a, b| a.time.total_cmp(&b.time)) {
+            Some(s) => (Some(s), n, if self.all_time > 0.0 { s.time / self.all_time } else { 1.0 }),
+            None => (None, 0, 1.0),
+        }
+    }
+
+    /// Each unit's utilisation over the elapsed time, duration-weighted.
+    fn busy(&self) -> (BTreeMap<MemLevel, f64>, BTreeMap<Pipe, f64>) {
+        let mut levels = BTreeMap::new();
+        for (level, slot) in
+            [(MemLevel::Dram, Slot::DramSol), (MemLevel::L2, Slot::L2Busy), (MemLevel::L1, Slot::L1Busy)]
+        {
+            if let Some(p) = self.slots.weighted(slot) {
+                levels.insert(level, p);
+            }
+        }
+        let mut pipes = BTreeMap::new();
+        for (pipe, slot) in [
+            (Pipe::Issue, Slot::IssueBusy),
+            (Pipe::Tensor, Slot::TensorBusy),
+            (Pipe::Fma, Slot::FmaBusy),
+            (Pipe::Fp16, Slot::Fp16Busy),
+            (Pipe::Alu, Slot::AluBusy),
+            (Pipe::Fp64, Slot::Fp64Busy),
+            (Pipe::Xu, Slot::XuBusy),
+            (Pipe::Lsu, Slot::LsuBusy),
+            (Pipe::Shared, Slot::SharedBusy),
+            (Pipe::SharedAtomic, Slot::SharedAtomicBusy),
+        ] {
+            if let Some(p) = self.slots.weighted(slot) {
+                pipes.insert(pipe, p);
+            }
+        }
+        (levels, pipes)
+    }
+
+    /// Per pipe: utilisation (duration-weighted; the tensor pipe takes its
+    /// busiest family) and warp instructions (summed). Also the issue
+    /// slots, shared-memory instructions and atomics.
+    fn pipes(&self) -> BTreeMap<Pipe, PipeUse> {
+        let mut out: BTreeMap<Pipe, PipeUse> = BTreeMap::new();
+        for (i, &(_, pipe)) in PIPES.iter().enumerate() {
+            let pct = self.pipe_pct[i].get();
+            let count = self.pipe_count[i];
+            if pct.is_none() && count.is_none() {
+                continue;
+            }
+            let e = out.entry(pipe).or_default();
+            if let Some(p) = pct {
+                e.pct_of_peak = Some(e.pct_of_peak.map_or(p, |q| q.max(p)));
+            }
+            if let Some(n) = count {
+                e.warp_instructions = Some(e.warp_instructions.unwrap_or(0.0) + n);
+            }
+        }
+        let sum_of = |slots: &[Slot]| -> Option<f64> {
+            let v: Vec<f64> = slots.iter().filter_map(|s| self.slots.total(*s)).collect();
+            (!v.is_empty()).then(|| v.iter().sum())
+        };
+        let issue = self.slots.weighted(Slot::IssueActive);
+        let issued = self.slots.total(Slot::WarpInstructions);
+        if issue.is_some() || issued.is_some() {
+            out.insert(Pipe::Issue, PipeUse { pct_of_peak: issue, warp_instructions: issued });
+        }
+        if let Some(n) = sum_of(&[Slot::SharedLoadInstructions, Slot::SharedStoreInstructions]).filter(|n| *n > 0.0) {
+            out.insert(Pipe::Shared, PipeUse { pct_of_peak: None, warp_instructions: Some(n) });
+        }
+        if let Some(n) = sum_of(&[
+            Slot::GlobalReductionInstructions,
+            Slot::GenericAtomicAluInstructions,
+            Slot::GenericAtomicCasInstructions,
+        ])
+        .filter(|n| *n > 0.0)
+        {
+            out.insert(Pipe::GlobalAtomic, PipeUse { pct_of_peak: None, warp_instructions: Some(n) });
+        }
+        if let Some(n) = self.slots.total(Slot::SharedAtomicInstructions).filter(|n| *n > 0.0) {
+            out.insert(Pipe::SharedAtomic, PipeUse { pct_of_peak: None, warp_instructions: Some(n) });
+        }
+        out
+    }
+
+    /// The diagnosis evidence of the launches: percentages weighted by
+    /// duration, launch shape from the shape that took the most time (a
+    /// kernel launched at several shapes is judged by where its time goes,
+    /// never by its first launch).
+    pub(crate) fn evidence(&self) -> Evidence {
+        let s = &self.slots;
+        let (shape, launch_shapes, shape_share) = self.dominant_shape();
+        let shape_first = |slot: Slot| shape.and_then(|sh| sh.first(slot));
+        let (level_busy_pct, pipe_busy_pct) = self.busy();
+        let limits = [
+            (Slot::LimitRegisters, "registers"),
+            (Slot::LimitSharedMem, "shared memory"),
+            (Slot::LimitWarps, "warps (block size)"),
+            (Slot::LimitBlocks, "blocks per SM"),
+            (Slot::LimitBarriers, "barriers"),
+        ];
+        let vals: Vec<(f64, &str)> = limits.iter().filter_map(|(sl, n)| shape_first(*sl).map(|v| (v, *n))).collect();
+        let blocks_per_sm = vals.iter().map(|v| v.0).reduce(f64::min);
+        // Limits are in blocks per SM; one that is not binding reads as the
+        // hardware's block limit, so a tie with "blocks per SM" is that limit.
+        let theoretical = s.weighted(Slot::OccupancyTheoretical);
+        let limiter = vals.iter().map(|v| v.0).reduce(f64::min).and_then(|least| {
+            if theoretical.is_some_and(|t| t >= 99.95) {
+                return None;
+            }
+            let tied: Vec<&str> = vals.iter().filter(|v| v.0 == least).map(|v| v.1).collect();
+            Some(if tied.contains(&"blocks per SM") { "blocks per SM".to_string() } else { tied.join(" and ") })
+        });
+        let shared = match (s.first(Slot::SharedStatic), s.first(Slot::SharedDynamic)) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+        let conflicts = match (s.total(Slot::BankConflictsLoad), s.total(Slot::BankConflictsStore)) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+        let mut ev = Evidence {
+            dram_throughput_pct: s.weighted(Slot::DramSol),
+            sm_throughput_pct: s.weighted(Slot::SmSol),
+            occupancy_theoretical_pct: theoretical,
+            occupancy_achieved_pct: s.weighted(Slot::OccupancyAchieved),
+            occupancy_limiter: limiter,
+            occupancy_hint: None,
+            registers_per_thread: s.max(Slot::Registers),
+            block_size: shape_first(Slot::BlockSize),
+            grid_size: shape_first(Slot::GridSize),
+            shared_mem_per_block: shared,
+            // Sector efficiency is only meaningful for launches that did the
+            // access: ncu reports 0 bytes/sector for a kernel with no global loads.
+            global_load_bytes_per_sector: self.sectors[0].get(),
+            global_store_bytes_per_sector: self.sectors[1].get(),
+            shared_bank_conflicts: conflicts,
+            excessive_sectors: s.total(Slot::ExcessiveSectors),
+            // Every launch weighs more than zero (1 ns without a duration).
+            stalls: self.stalls.iter().map(|(r, (n, w))| (r.to_string(), n / w)).collect(),
+            counter_pct_of_roof: None,
+            nvlink_rx_bytes: s.total(Slot::NvlinkRx),
+            nvlink_tx_bytes: s.total(Slot::NvlinkTx),
+            shared_wavefronts: s.total(Slot::SharedWavefronts),
+            waves: shape_first(Slot::Waves),
+            sm_count: shape_first(Slot::SmCount),
+            blocks_per_sm,
+            sm_active_pct: self.sm_active.get(),
+            sm_clock_hz: s.weighted(Slot::SmClock),
+            max_sm_clock_hz: s.first(Slot::MaxSmClock).map(as_hz),
+            global_load_sectors: s.total(Slot::GlobalLoadSectors),
+            global_store_sectors: s.total(Slot::GlobalStoreSectors),
+            dram_read_bytes: s.total(Slot::DramReadBytes),
+            dram_write_bytes: s.total(Slot::DramWriteBytes),
+            l2_read_sectors: s.total(Slot::L2ReadSectors),
+            l2_write_sectors: s.total(Slot::L2WriteSectors),
+            tma_load_sectors: s.total(Slot::TmaLoadSectors),
+            async_copy_instructions: s.total(Slot::AsyncCopyInstructions),
+            wgmma_pct: self.pipe_pct("tensor_op_gmma"),
+            warp_instructions: s.total(Slot::WarpInstructions),
+            pipes: self.pipes(),
+            fp16: None,
+            level_busy_pct,
+            pipe_busy_pct,
+            shared_atomic_conflicts: s.total(Slot::SharedAtomicConflicts),
+            shared_atomic_wavefronts: s.total(Slot::SharedAtomicWavefronts),
+            launch_shapes: (launch_shapes > 1).then_some(launch_shapes),
+            dominant_shape_share: (launch_shapes > 1).then_some(shape_share),
+            ncu_launch_ids: self.ids.clone(),
+        };
+        // The occupancy calculator turns the launch shape into the advice ncu
+        // does not give: how many registers or bytes fewer fit another block.
+        if let Some((major, minor)) = self.cc {
+            roofline_analysis::annotate_evidence(&mut ev, major, minor);
+        }
+        ev
+    }
+
+    /// The kernel these launches make: FLOPs, bytes and time summed, the
+    /// evidence, the FP16 accounting and the levels it leaves unmeasured.
+    pub(crate) fn kernel(&self, conv: ByteConvention, name: &str, id: String, display: String) -> Kernel {
+        let mut k = Kernel::named(name, Origin::Counter);
+        k.id = id;
+        k.display_name = display;
+        k.launches = self.launches;
+        k.flops = self.flops.clone();
+        k.bytes = self.bytes.clone();
+        k.duration_s = self.timed.then_some(self.time);
+        k.evidence = self.evidence().into();
+        k.evidence.fp16 = self.fp16_accounting(&k.flops);
+        if k.evidence.fp16.as_ref().is_some_and(|f| f.constant_moves.is_some()) {
+            k.flops.remove(&FlopKind::Fp16);
+        }
+        k.unmeasured = level_caveats(&k.bytes, &k.evidence, conv == ByteConvention::Nersc);
+        k
+    }
+
+    /// How the FP16 FLOPs of the launches are counted, and whether their
+    /// HFMA instructions are constant moves rather than FP16 work.
+    ///
+    /// `flops` holds the kernel's FLOPs per kind as Nsight Compute counts them
+    /// (FP16 as packed half2). Constant moves are recognised by their pattern:
+    /// HFMA without a single HADD or HMUL, beside more FP32, FP64 or tensor
+    /// work. Then either the pipe counters show no FP16 instruction on the FMA
+    /// pipe (on the H200 the HFMA2.MMA moves execute on the tensor pipe:
+    /// `sm__inst_executed_pipe_tensor_op_hmma` counts them exactly while
+    /// `sm__inst_executed_pipe_fma_type_fp16` stays at 0), or, without pipe
+    /// counters, the HFMA are under [`CONSTANT_MOVES_MAX_SHARE_PCT`] of the
+    /// kernel's FLOPs.
+    pub(crate) fn fp16_accounting(&self, flops: &BTreeMap<FlopKind, f64>) -> Option<Fp16Accounting> {
+        let s = &self.slots;
+        let (hfma, hadd, hmul) = (s.sum(Slot::Hfma), s.sum(Slot::Hadd), s.sum(Slot::Hmul));
+        if hfma + hadd + hmul <= 0.0 {
             return None;
         }
-        let w: Vec<&Launch> = v.into_iter().copied().collect();
-        weighted(&w, slot)
-    };
-    // A limit "by blocks per SM" only matters when it is below what the
-    // hardware allows anyway; the theoretical occupancy says if it limits.
-    let mut ev = Evidence {
-        dram_throughput_pct: weighted(launches, Slot::DramSol),
-        sm_throughput_pct: weighted(launches, Slot::SmSol),
-        occupancy_theoretical_pct: theoretical,
-        occupancy_achieved_pct: weighted(launches, Slot::OccupancyAchieved),
-        occupancy_limiter: limiter,
-        occupancy_hint: None,
-        registers_per_thread: max(launches, Slot::Registers),
-        block_size: first(&shape, Slot::BlockSize),
-        grid_size: first(&shape, Slot::GridSize),
-        shared_mem_per_block: shared,
-        global_load_bytes_per_sector: sectors(Slot::BytesPerSectorLoad),
-        global_store_bytes_per_sector: sectors(Slot::BytesPerSectorStore),
-        shared_bank_conflicts: conflicts,
-        excessive_sectors: total(launches, Slot::ExcessiveSectors),
-        // Every launch weighs more than zero (1 ns without a duration).
-        stalls: stalls.into_iter().map(|(r, (n, w))| (r, n / w)).collect(),
-        counter_pct_of_roof: None,
-        nvlink_rx_bytes: total(launches, Slot::NvlinkRx),
-        nvlink_tx_bytes: total(launches, Slot::NvlinkTx),
-        shared_wavefronts: total(launches, Slot::SharedWavefronts),
-        waves: first(&shape, Slot::Waves),
-        sm_count: first(&shape, Slot::SmCount),
-        blocks_per_sm,
-        sm_active_pct: sm_active_pct(launches),
-        sm_clock_hz: weighted(launches, Slot::SmClock),
-        max_sm_clock_hz: first(launches, Slot::MaxSmClock).map(as_hz),
-        global_load_sectors: total(launches, Slot::GlobalLoadSectors),
-        global_store_sectors: total(launches, Slot::GlobalStoreSectors),
-        dram_read_bytes: total(launches, Slot::DramReadBytes),
-        dram_write_bytes: total(launches, Slot::DramWriteBytes),
-        l2_read_sectors: total(launches, Slot::L2ReadSectors),
-        l2_write_sectors: total(launches, Slot::L2WriteSectors),
-        tma_load_sectors: total(launches, Slot::TmaLoadSectors),
-        async_copy_instructions: total(launches, Slot::AsyncCopyInstructions),
-        wgmma_pct: pipe_pct(launches, "tensor_op_gmma"),
-        warp_instructions: total(launches, Slot::WarpInstructions),
-        pipes: pipes(launches),
-        fp16: None,
-        level_busy_pct,
-        pipe_busy_pct,
-        shared_atomic_conflicts: total(launches, Slot::SharedAtomicConflicts),
-        shared_atomic_wavefronts: total(launches, Slot::SharedAtomicWavefronts),
-        launch_shapes: (launch_shapes > 1).then_some(launch_shapes),
-        dominant_shape_share: (launch_shapes > 1).then_some(shape_share),
-        ncu_launch_ids: launches
-            .iter()
-            .map(|l| l.id.clone())
-            .filter(|id| !id.is_empty())
-            .take(roofline_model::NCU_IDS_KEPT)
-            .collect(),
-    };
-    // The occupancy calculator turns the launch shape into the advice ncu
-    // does not give: how many registers or bytes fewer fit another block.
-    let cc = launches.iter().find_map(|l| roofline_hw::parse_capability(&l.cc));
-    if let Some((major, minor)) = cc {
-        roofline_analysis::annotate_evidence(&mut ev, major, minor);
+        let packed = 4.0 * hfma + 2.0 * hadd + 2.0 * hmul;
+        let scalar = packed / 2.0;
+        let total: f64 = flops.values().sum();
+        let other: f64 = flops.iter().filter(|(k, _)| **k != FlopKind::Fp16).map(|(_, v)| v).sum();
+        let fp16_pipe = self.pipe_pct("fma_type_fp16");
+        let (small, detected_by) = match fp16_pipe {
+            Some(p) => (p == 0.0, MoveDetection::PipeCounters),
+            None => (100.0 * packed < CONSTANT_MOVES_MAX_SHARE_PCT * total, MoveDetection::Pattern),
+        };
+        let moves = hfma > 0.0 && hadd == 0.0 && hmul == 0.0 && other > packed && small;
+        Some(Fp16Accounting {
+            packed_flops: packed,
+            scalar_flops: scalar,
+            packing: Fp16Packing::Unknown,
+            constant_moves: moves.then_some(ConstantMoves {
+                thread_instructions: hfma,
+                flops_as_counted: 4.0 * hfma,
+                detected_by,
+            }),
+        })
     }
-    ev
 }
 
 /// A clock the CSV gave in kHz (device attributes) as Hz; a value already
@@ -318,39 +609,6 @@ fn as_hz(v: f64) -> f64 {
     } else {
         v
     }
-}
-
-/// % of the elapsed cycles the average SM was active, duration-weighted.
-fn sm_active_pct(launches: &[&Launch]) -> Option<f64> {
-    let mut num = 0.0;
-    let mut den = 0.0;
-    for l in launches {
-        if let (Some(a), Some(e)) = (l.get(Slot::SmCyclesActive), l.get(Slot::Cycles).filter(|e| *e > 0.0)) {
-            let w = duration(l).unwrap_or(1e-9);
-            num += w * 100.0 * a / e;
-            den += w;
-        }
-    }
-    (den > 0.0).then(|| num / den)
-}
-
-/// Duration-weighted utilisation of one Nsight Compute pipe: the larger of
-/// its instruction rate and its busy cycles, as % of peak.
-fn pipe_pct(launches: &[&Launch], name: &str) -> Option<f64> {
-    let mut num = 0.0;
-    let mut den = 0.0;
-    for l in launches {
-        let busy = l.pipes.get(name).and_then(|p| match (p.pct_of_peak, p.cycles_pct) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        });
-        if let Some(p) = busy {
-            let w = duration(l).unwrap_or(1e-9);
-            num += w * p;
-            den += w;
-        }
-    }
-    (den > 0.0).then(|| num / den)
 }
 
 /// Warp instructions of one pipe in one launch: the count when collected,
@@ -375,93 +633,6 @@ fn pipe_instructions(l: &Launch, name: &str, pipe: Pipe) -> Option<f64> {
     )
 }
 
-/// Per pipe: utilisation (duration-weighted; the tensor pipe takes its
-/// busiest family) and warp instructions (summed), over launches. Also the
-/// issue slots, shared-memory instructions and atomics.
-fn pipes(launches: &[&Launch]) -> BTreeMap<Pipe, PipeUse> {
-    let mut out: BTreeMap<Pipe, PipeUse> = BTreeMap::new();
-    for &(name, pipe) in PIPES {
-        let pct = pipe_pct(launches, name);
-        let counts: Vec<f64> = launches.iter().filter_map(|l| pipe_instructions(l, name, pipe)).collect();
-        let count = (!counts.is_empty()).then(|| counts.iter().sum::<f64>());
-        if pct.is_none() && count.is_none() {
-            continue;
-        }
-        let e = out.entry(pipe).or_default();
-        if let Some(p) = pct {
-            e.pct_of_peak = Some(e.pct_of_peak.map_or(p, |q| q.max(p)));
-        }
-        if let Some(n) = count {
-            e.warp_instructions = Some(e.warp_instructions.unwrap_or(0.0) + n);
-        }
-    }
-    let sum_of = |slots: &[Slot]| -> Option<f64> {
-        let v: Vec<f64> = slots.iter().filter_map(|s| total(launches, *s)).collect();
-        (!v.is_empty()).then(|| v.iter().sum())
-    };
-    let issue = weighted(launches, Slot::IssueActive);
-    let issued = total(launches, Slot::WarpInstructions);
-    if issue.is_some() || issued.is_some() {
-        out.insert(Pipe::Issue, PipeUse { pct_of_peak: issue, warp_instructions: issued });
-    }
-    if let Some(n) = sum_of(&[Slot::SharedLoadInstructions, Slot::SharedStoreInstructions]).filter(|n| *n > 0.0) {
-        out.insert(Pipe::Shared, PipeUse { pct_of_peak: None, warp_instructions: Some(n) });
-    }
-    if let Some(n) = sum_of(&[
-        Slot::GlobalReductionInstructions,
-        Slot::GenericAtomicAluInstructions,
-        Slot::GenericAtomicCasInstructions,
-    ])
-    .filter(|n| *n > 0.0)
-    {
-        out.insert(Pipe::GlobalAtomic, PipeUse { pct_of_peak: None, warp_instructions: Some(n) });
-    }
-    if let Some(n) = total(launches, Slot::SharedAtomicInstructions).filter(|n| *n > 0.0) {
-        out.insert(Pipe::SharedAtomic, PipeUse { pct_of_peak: None, warp_instructions: Some(n) });
-    }
-    out
-}
-
-/// How the FP16 FLOPs of a kernel's launches are counted, and whether its
-/// HFMA instructions are constant moves rather than FP16 work.
-///
-/// `flops` holds the kernel's FLOPs per kind as Nsight Compute counts them
-/// (FP16 as packed half2). Constant moves are recognised by their pattern:
-/// HFMA without a single HADD or HMUL, beside more FP32, FP64 or tensor
-/// work. Then either the pipe counters show no FP16 instruction on the FMA
-/// pipe (on the H200 the HFMA2.MMA moves execute on the tensor pipe:
-/// `sm__inst_executed_pipe_tensor_op_hmma` counts them exactly while
-/// `sm__inst_executed_pipe_fma_type_fp16` stays at 0), or, without pipe
-/// counters, the HFMA are under [`CONSTANT_MOVES_MAX_SHARE_PCT`] of the
-/// kernel's FLOPs.
-pub fn fp16_accounting(launches: &[&Launch], flops: &BTreeMap<FlopKind, f64>) -> Option<Fp16Accounting> {
-    let sum = |s: Slot| launches.iter().filter_map(|l| l.get(s)).sum::<f64>();
-    let (hfma, hadd, hmul) = (sum(Slot::Hfma), sum(Slot::Hadd), sum(Slot::Hmul));
-    if hfma + hadd + hmul <= 0.0 {
-        return None;
-    }
-    let packed = 4.0 * hfma + 2.0 * hadd + 2.0 * hmul;
-    let scalar = packed / 2.0;
-    let total: f64 = flops.values().sum();
-    let other: f64 = flops.iter().filter(|(k, _)| **k != FlopKind::Fp16).map(|(_, v)| v).sum();
-    let fp16_pipe = pipe_pct(launches, "fma_type_fp16");
-    let (small, detected_by) = match fp16_pipe {
-        Some(p) => (p == 0.0, MoveDetection::PipeCounters),
-        None => (100.0 * packed < CONSTANT_MOVES_MAX_SHARE_PCT * total, MoveDetection::Pattern),
-    };
-    let moves = hfma > 0.0 && hadd == 0.0 && hmul == 0.0 && other > packed && small;
-    Some(Fp16Accounting {
-        packed_flops: packed,
-        scalar_flops: scalar,
-        packing: Fp16Packing::Unknown,
-        constant_moves: moves.then_some(ConstantMoves {
-            thread_instructions: hfma,
-            flops_as_counted: 4.0 * hfma,
-            detected_by,
-        }),
-    })
-}
-
 /// Tensor kinds whose per-cycle peak ncu reports at the 2:4 sparse rate on
 /// this compute capability (twice the dense rate a dense GEMM can reach).
 /// Checked on Hopper (cc 9.0): BF16 reads 8192 ops/clk/SM where the dense
@@ -482,144 +653,220 @@ fn fmt_ghz(hz: f64) -> String {
     format!("{:.3} GHz", hz / 1e9)
 }
 
-/// The roofs the counters themselves imply ("counter peaks"): each
-/// `*.peak_sustained` (per cycle) times its unit's clock, as Nsight
-/// Compute's roofline chart computes them. Clocks are duration-weighted
-/// over `launches` (with `--clock-control none` they differ per launch).
-pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
-    let cc_major = launches.iter().find_map(|l| l.cc.split('.').next().and_then(|m| m.trim().parse::<u32>().ok()));
-    // A clock of 0 (a hand-edited or broken capture) gives no roof, not a
-    // roof of 0 FLOP/s.
-    let sm_clock = weighted(launches, Slot::SmClock).filter(|c| *c > 0.0);
-    // The GPU's own name when the capture holds it (every view says "NVIDIA
-    // H200"); the ceilings' provenance still says they are counter peaks.
-    let device_name = launches.iter().map(|l| l.device_name.trim()).find(|n| !n.is_empty()).map(str::to_string);
-    let mut m = Machine {
-        name: device_name.clone().unwrap_or_else(|| "counter peaks (Nsight Compute)".into()),
-        gpu: GpuFacts {
-            name: device_name,
-            compute_capability: launches.iter().map(|l| l.cc.to_string()).find(|c| !c.is_empty()),
-            sms: first(launches, Slot::SmCount).filter(|n| *n > 0.0).map(|n| n as u32),
-            sm_clock_mhz: sm_clock.map(|c| c / 1e6),
-            mem_clock_mhz: weighted(launches, Slot::DramClock).map(|c| c / 1e6),
-            ..GpuFacts::default()
-        },
-        ..Machine::default()
-    };
-    let n = launches.len();
-    let clock_note =
-        |hz: f64, metric: &str| format!("{metric} = {} (duration-weighted over {n} launch(es))", fmt_ghz(hz));
-    if let Some(clk) = sm_clock {
-        let cuda = [
-            (FlopKind::Fp64, Slot::DfmaPeak, 2.0, "dfma"),
-            (FlopKind::Fp32, Slot::FfmaPeak, 2.0, "ffma"),
-            (FlopKind::Fp16, Slot::HfmaPeak, 4.0, "hfma"),
-        ];
-        for (kind, slot, per_inst, op) in cuda {
-            if let Some(p) = first(launches, slot).filter(|p| *p > 0.0) {
-                let provenance = Provenance::new(
+/// The clocks the counter roofs are taken at.
+const CLOCK_SLOTS: [Slot; 4] = [Slot::SmClock, Slot::DramClock, Slot::LtsClock, Slot::L1Clock];
+
+/// The per-cycle peaks and the SM count, each taken from the first launch
+/// that has it.
+const PEAK_SLOTS: [Slot; 9] = [
+    Slot::SmCount,
+    Slot::DfmaPeak,
+    Slot::FfmaPeak,
+    Slot::HfmaPeak,
+    Slot::DramPeak,
+    Slot::L2Peak,
+    Slot::L1Peak,
+    Slot::L2PeakNersc,
+    Slot::L1PeakNersc,
+];
+
+/// What the counter roofs of some launches are made of, summed one launch
+/// at a time: the duration-weighted clocks, the first peak of each unit,
+/// the GPU's name and compute capability.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MachineSums {
+    launches: u64,
+    clocks: [Mean; CLOCK_SLOTS.len()],
+    peaks: [Option<f64>; PEAK_SLOTS.len()],
+    tensor_peaks: BTreeMap<FlopKind, f64>,
+    cc_major: Option<u32>,
+    device_name: Option<Arc<str>>,
+    cc: Option<Arc<str>>,
+}
+
+impl MachineSums {
+    /// Adds one launch.
+    pub(crate) fn add(&mut self, l: &Launch) {
+        self.launches += 1;
+        let w = weight(l);
+        for (m, slot) in self.clocks.iter_mut().zip(CLOCK_SLOTS) {
+            if let Some(v) = l.get(slot) {
+                m.add(v, w);
+            }
+        }
+        for (p, slot) in self.peaks.iter_mut().zip(PEAK_SLOTS) {
+            if p.is_none() {
+                *p = l.get(slot);
+            }
+        }
+        for (&k, t) in &l.tensor {
+            if let Some(p) = t.peak_per_cycle.filter(|p| *p > 0.0) {
+                self.tensor_peaks.entry(k).or_insert(p);
+            }
+        }
+        if self.cc_major.is_none() {
+            self.cc_major = l.cc.split('.').next().and_then(|m| m.trim().parse::<u32>().ok());
+        }
+        if self.device_name.is_none() && !l.device_name.trim().is_empty() {
+            self.device_name = Some(l.device_name.trim().into());
+        }
+        if self.cc.is_none() && !l.cc.is_empty() {
+            self.cc = Some(l.cc.clone());
+        }
+    }
+
+    fn clock(&self, slot: Slot) -> Option<f64> {
+        CLOCK_SLOTS.iter().position(|s| *s == slot).and_then(|i| self.clocks[i].get())
+    }
+
+    fn first(&self, slot: Slot) -> Option<f64> {
+        PEAK_SLOTS.iter().position(|s| *s == slot).and_then(|i| self.peaks[i])
+    }
+
+    /// The roofs the counters themselves imply ("counter peaks"): each
+    /// `*.peak_sustained` (per cycle) times its unit's clock, as Nsight
+    /// Compute's roofline chart computes them. Clocks are duration-weighted
+    /// over the launches (with `--clock-control none` they differ per launch).
+    pub(crate) fn machine(&self, conv: ByteConvention) -> Machine {
+        let cc_major = self.cc_major;
+        // A clock of 0 (a hand-edited or broken capture) gives no roof, not a
+        // roof of 0 FLOP/s.
+        let sm_clock = self.clock(Slot::SmClock).filter(|c| *c > 0.0);
+        // The GPU's own name when the capture holds it (every view says "NVIDIA
+        // H200"); the ceilings' provenance still says they are counter peaks.
+        let device_name = self.device_name.as_deref().map(str::to_string);
+        let mut m = Machine {
+            name: device_name.clone().unwrap_or_else(|| "counter peaks (Nsight Compute)".into()),
+            gpu: GpuFacts {
+                name: device_name,
+                compute_capability: self.cc.as_deref().map(str::to_string),
+                sms: self.first(Slot::SmCount).filter(|n| *n > 0.0).map(|n| n as u32),
+                sm_clock_mhz: sm_clock.map(|c| c / 1e6),
+                mem_clock_mhz: self.clock(Slot::DramClock).map(|c| c / 1e6),
+                ..GpuFacts::default()
+            },
+            ..Machine::default()
+        };
+        let n = self.launches as usize;
+        let clock_note =
+            |hz: f64, metric: &str| format!("{metric} = {} (duration-weighted over {n} launch(es))", fmt_ghz(hz));
+        if let Some(clk) = sm_clock {
+            let cuda = [
+                (FlopKind::Fp64, Slot::DfmaPeak, 2.0, "dfma"),
+                (FlopKind::Fp32, Slot::FfmaPeak, 2.0, "ffma"),
+                (FlopKind::Fp16, Slot::HfmaPeak, 4.0, "hfma"),
+            ];
+            for (kind, slot, per_inst, op) in cuda {
+                if let Some(p) = self.first(slot).filter(|p| *p > 0.0) {
+                    let provenance = Provenance::new(
                     Origin::Counter,
                     format!(
                         "{per_inst} x smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.peak_sustained ({p} per cycle) x {}",
                         clock_note(clk, "sm__cycles_elapsed.avg.per_second")
                     ),
                 );
-                m.ceilings.push(
-                    Ceiling::new(Resource::Compute(kind), kind.label(), per_inst * p * clk, provenance)
-                        .with_clock(ClockBasis::sm(clk / 1e6, "profiled kernels' SM clock")),
-                );
-            }
-        }
-        let mut kinds: BTreeMap<FlopKind, f64> = BTreeMap::new();
-        for l in launches {
-            for (&k, t) in &l.tensor {
-                if let Some(p) = t.peak_per_cycle.filter(|p| *p > 0.0) {
-                    kinds.entry(k).or_insert(p);
+                    m.ceilings.push(
+                        Ceiling::new(Resource::Compute(kind), kind.label(), per_inst * p * clk, provenance)
+                            .with_clock(ClockBasis::sm(clk / 1e6, "profiled kernels' SM clock")),
+                    );
                 }
             }
-        }
-        for (kind, p) in kinds {
-            let sparse = sparse_peak(kind, cc_major);
-            let per_cycle = if sparse { p / 2.0 } else { p };
-            let (name, how) = if sparse {
-                (format!("{} (dense)", kind.label()), format!("half of ncu's sparse peak: {p}/2 ops per cycle"))
-            } else {
-                (kind.label().to_string(), format!("{p} ops per cycle"))
-            };
-            let provenance = Provenance::new(
-                Origin::Counter,
-                format!(
-                    "sm__ops_path_tensor_src_*.sum.peak_sustained, {how}, x {}",
-                    clock_note(clk, "sm__cycles_elapsed.avg.per_second")
-                ),
-            );
-            m.ceilings.push(
-                Ceiling::new(Resource::Compute(kind), name, per_cycle * clk, provenance)
-                    .with_clock(ClockBasis::sm(clk / 1e6, "profiled kernels' SM clock")),
-            );
-            if kind.is_tensor() && !sparse_convention_known(cc_major) {
-                let note = format!(
+            for (&kind, &p) in &self.tensor_peaks {
+                let sparse = sparse_peak(kind, cc_major);
+                let per_cycle = if sparse { p / 2.0 } else { p };
+                let (name, how) = if sparse {
+                    (format!("{} (dense)", kind.label()), format!("half of ncu's sparse peak: {p}/2 ops per cycle"))
+                } else {
+                    (kind.label().to_string(), format!("{p} ops per cycle"))
+                };
+                let provenance = Provenance::new(
+                    Origin::Counter,
+                    format!(
+                        "sm__ops_path_tensor_src_*.sum.peak_sustained, {how}, x {}",
+                        clock_note(clk, "sm__cycles_elapsed.avg.per_second")
+                    ),
+                );
+                m.ceilings.push(
+                    Ceiling::new(Resource::Compute(kind), name, per_cycle * clk, provenance)
+                        .with_clock(ClockBasis::sm(clk / 1e6, "profiled kernels' SM clock")),
+                );
+                if kind.is_tensor() && !sparse_convention_known(cc_major) {
+                    let note = format!(
                     "{}: Nsight Compute's tensor peak is used as it is; whether it is the sparse or the dense rate was checked on compute capability 9.0 only",
                     kind.label()
                 );
-                if !m.notes.contains(&note) {
-                    m.notes.push(note);
+                    if !m.notes.contains(&note) {
+                        m.notes.push(note);
+                    }
                 }
-            }
-            if sparse {
-                let note = format!(
+                if sparse {
+                    let note = format!(
                     "{}: Nsight Compute's peak is the 2:4 sparse rate; the roof used is half of it (dense work cannot exceed it)",
                     kind.label()
                 );
-                if !m.notes.contains(&note) {
-                    m.notes.push(note);
+                    if !m.notes.contains(&note) {
+                        m.notes.push(note);
+                    }
                 }
             }
         }
-    }
-    let (l2_peak, l1_peak, l2_metric, l1_metric) = match conv {
-        ByteConvention::Ncu => (
-            Slot::L2Peak,
-            Slot::L1Peak,
-            "32 B x lts__lts2xbar_cycles_active.sum.peak_sustained",
-            "128 B x l1tex__lsu_writeback_active_mem_lgds.sum.peak_sustained",
-        ),
-        ByteConvention::Nersc => (
-            Slot::L2PeakNersc,
-            Slot::L1PeakNersc,
-            "lts__t_bytes.sum.peak_sustained",
-            "l1tex__t_bytes.sum.peak_sustained",
-        ),
-    };
-    let levels = [
-        (
-            MemLevel::Dram,
-            Slot::DramPeak,
-            Slot::DramClock,
-            "dram__bytes.sum.peak_sustained",
-            "dram__cycles_elapsed.avg.per_second",
-        ),
-        (MemLevel::L2, l2_peak, Slot::LtsClock, l2_metric, "lts__cycles_elapsed.avg.per_second"),
-        (MemLevel::L1, l1_peak, Slot::L1Clock, l1_metric, "l1tex__cycles_elapsed.avg.per_second"),
-    ];
-    for (level, peak, clock, metric, clock_metric) in levels {
-        if let (Some(p), Some(clk)) =
-            (first(launches, peak).filter(|p| *p > 0.0), weighted(launches, clock).filter(|c| *c > 0.0))
-        {
-            let basis = if level == MemLevel::Dram {
-                ClockBasis::mem(clk / 1e6, "DRAM clock during the profiled kernels")
-            } else {
-                ClockBasis { sm_mhz: None, mem_mhz: None, basis: format!("{} clock {}", level.label(), fmt_ghz(clk)) }
-            };
-            let provenance = Provenance::new(
-                Origin::Counter,
-                format!("{metric} ({p} B per cycle) x {}", clock_note(clk, clock_metric)),
-            );
-            m.ceilings
-                .push(Ceiling::new(Resource::Memory(level), level.label(), p * clk, provenance).with_clock(basis));
+        let (l2_peak, l1_peak, l2_metric, l1_metric) = match conv {
+            ByteConvention::Ncu => (
+                Slot::L2Peak,
+                Slot::L1Peak,
+                "32 B x lts__lts2xbar_cycles_active.sum.peak_sustained",
+                "128 B x l1tex__lsu_writeback_active_mem_lgds.sum.peak_sustained",
+            ),
+            ByteConvention::Nersc => (
+                Slot::L2PeakNersc,
+                Slot::L1PeakNersc,
+                "lts__t_bytes.sum.peak_sustained",
+                "l1tex__t_bytes.sum.peak_sustained",
+            ),
+        };
+        let levels = [
+            (
+                MemLevel::Dram,
+                Slot::DramPeak,
+                Slot::DramClock,
+                "dram__bytes.sum.peak_sustained",
+                "dram__cycles_elapsed.avg.per_second",
+            ),
+            (MemLevel::L2, l2_peak, Slot::LtsClock, l2_metric, "lts__cycles_elapsed.avg.per_second"),
+            (MemLevel::L1, l1_peak, Slot::L1Clock, l1_metric, "l1tex__cycles_elapsed.avg.per_second"),
+        ];
+        for (level, peak, clock, metric, clock_metric) in levels {
+            if let (Some(p), Some(clk)) =
+                (self.first(peak).filter(|p| *p > 0.0), self.clock(clock).filter(|c| *c > 0.0))
+            {
+                let basis = if level == MemLevel::Dram {
+                    ClockBasis::mem(clk / 1e6, "DRAM clock during the profiled kernels")
+                } else {
+                    ClockBasis {
+                        sm_mhz: None,
+                        mem_mhz: None,
+                        basis: format!("{} clock {}", level.label(), fmt_ghz(clk)),
+                    }
+                };
+                let provenance = Provenance::new(
+                    Origin::Counter,
+                    format!("{metric} ({p} B per cycle) x {}", clock_note(clk, clock_metric)),
+                );
+                m.ceilings
+                    .push(Ceiling::new(Resource::Memory(level), level.label(), p * clk, provenance).with_clock(basis));
+            }
         }
+        m
     }
-    m
+}
+
+/// The roofs the counters of `launches` imply ([`MachineSums::machine`]).
+pub fn counter_machine(launches: &[&Launch], conv: ByteConvention) -> Machine {
+    let mut sums = MachineSums::default();
+    for l in launches {
+        sums.add(l);
+    }
+    sums.machine(conv)
 }
 
 #[cfg(test)]
@@ -653,6 +900,51 @@ mod tests {
             pipes: crate::csv::NameMap::new(),
             line: 1,
         }
+    }
+
+    /// The sums of these launches, in this order.
+    fn sums(launches: &[&Launch]) -> KernelSums {
+        let mut s = KernelSums::default();
+        for l in launches {
+            s.add(l, ByteConvention::Ncu);
+        }
+        s
+    }
+
+    fn weighted(launches: &[&Launch], slot: Slot) -> Option<f64> {
+        sums(launches).slots.weighted(slot)
+    }
+
+    fn max(launches: &[&Launch], slot: Slot) -> Option<f64> {
+        sums(launches).slots.max(slot)
+    }
+
+    fn first(launches: &[&Launch], slot: Slot) -> Option<f64> {
+        sums(launches).slots.first(slot)
+    }
+
+    fn total(launches: &[&Launch], slot: Slot) -> Option<f64> {
+        sums(launches).slots.total(slot)
+    }
+
+    fn evidence(launches: &[&Launch]) -> Evidence {
+        sums(launches).evidence()
+    }
+
+    fn pipes(launches: &[&Launch]) -> BTreeMap<Pipe, PipeUse> {
+        sums(launches).pipes()
+    }
+
+    fn pipe_pct(launches: &[&Launch], name: &str) -> Option<f64> {
+        sums(launches).pipe_pct(name)
+    }
+
+    fn sm_active_pct(launches: &[&Launch]) -> Option<f64> {
+        sums(launches).sm_active.get()
+    }
+
+    fn fp16_accounting(launches: &[&Launch], flops: &BTreeMap<FlopKind, f64>) -> Option<Fp16Accounting> {
+        sums(launches).fp16_accounting(flops)
     }
 
     fn with_pipe(mut l: Launch, name: &str, pct: Option<f64>, count: Option<f64>, cycles: Option<f64>) -> Launch {

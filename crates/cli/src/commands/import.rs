@@ -14,7 +14,7 @@ use roofline_analysis::analyze_capture;
 use roofline_documents::RankInfo;
 use roofline_documents::{AnalysisDocument, AnalysisSource, Producer};
 use roofline_model::Capture;
-use roofline_ncu::{capture, read_capture, ByteConvention, CsvError, Options, RawCapture, ReportError};
+use roofline_ncu::{capture, read_capture_with, ByteConvention, CsvError, Kernels, Options, RawCapture, ReportError};
 
 use crate::error::bad_input;
 use crate::machine_args::MachineArgs;
@@ -144,7 +144,7 @@ fn gzipped_json(path: &Path) -> bool {
 fn read_source(path: &Path, ncu: Option<&Path>, opts: &Options, machine_given: bool) -> anyhow::Result<Capture> {
     match SourceKind::of(path) {
         SourceKind::NcuReport => Ok(capture(&read_report(path, ncu)?, opts)),
-        SourceKind::NcuCsv => Ok(capture(&read_csv(path)?, opts)),
+        SourceKind::NcuCsv => read_csv(path, opts),
         SourceKind::PytorchTrace => Ok(read_trace(path, machine_given)?.capture),
     }
 }
@@ -187,7 +187,7 @@ fn compare_with_counters(
     }
     let sc = read_trace(trace, args_machine.is_some())?;
     let per_launch = Options { per_launch: true, ..opts.clone() };
-    let counted = capture(&read_csv(counters)?, &per_launch);
+    let counted = read_csv(counters, &per_launch)?;
     let kernels: Vec<roofline_model::Kernel> = counted.kernels.into_iter().map(|k| k.kernel).collect();
     // The side of the ridge is judged against the machine given, else the
     // theoretical roofs of the trace's GPU.
@@ -221,18 +221,22 @@ fn read_report(path: &Path, ncu: Option<&Path>) -> anyhow::Result<RawCapture> {
 }
 
 /// Reads a CSV capture from a file or stdin, gzipped or not (`app.csv.gz`,
-/// told by its first bytes, not its name).
-pub fn read_csv(path: &Path) -> anyhow::Result<RawCapture> {
+/// told by its first bytes, not its name), summing each launch into its
+/// kernel as it is read: no launch is held, so memory grows with the
+/// kernels, not the launches.
+pub fn read_csv(path: &Path, opts: &Options) -> anyhow::Result<Capture> {
     let input = path.display().to_string();
+    let mut kernels = Kernels::new(opts);
     let result = if input == "-" {
-        read_capture(crate::input_file::maybe_gunzip(std::io::stdin().lock()), "stdin")
+        read_capture_with(crate::input_file::maybe_gunzip(std::io::stdin().lock()), "stdin", |l| kernels.add(&l))
     } else {
         let f = std::fs::File::open(path).map_err(|e| {
             bad_input(format!("{input}: cannot open it ({e}); expected a CSV written by `ncu --csv --page raw`"))
         })?;
-        read_capture(crate::input_file::maybe_gunzip(f), &input)
+        read_capture_with(crate::input_file::maybe_gunzip(f), &input, |l| kernels.add(&l))
     };
-    result.map_err(|e: CsvError| bad_input(e))
+    let read = result.map_err(|e: CsvError| bad_input(e))?;
+    Ok(kernels.capture(&read))
 }
 
 /// Analyses a capture and prints it; warnings go to stderr and into the
