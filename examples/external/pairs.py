@@ -178,6 +178,66 @@ def bn_fold():
 
     return before, after
 
+@pair("tf32_mlp", "a recommender's top MLP in fp32 (Linear 1024-1024-512-256 with ReLU, batch 8192) forward+backward: FP32 CUDA-core GEMMs (before) against TF32 tensor-core GEMMs, torch.backends.cuda.matmul.allow_tf32 = True (after)")
+def tf32_mlp():
+    torch.manual_seed(0)
+    mlp = torch.nn.Sequential(torch.nn.Linear(1024, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 512), torch.nn.ReLU(),
+                              torch.nn.Linear(512, 256)).cuda()
+    x = torch.randn(8192, 1024, device="cuda")
+
+    def make(tf32):
+        def run():
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            mlp(x).sum().backward()
+            torch.backends.cuda.matmul.allow_tf32 = False
+
+        return run
+
+    return make(False), make(True)
+
+
+@pair("fused_qkv", "attention's input projections, bf16, 16384 tokens of width 768, forward+backward: three Linear(768, 768) for q, k and v (before) against one Linear(768, 2304) split into q, k and v (after)")
+def fused_qkv():
+    torch.manual_seed(0)
+    x = torch.randn(16384, 768, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    ws = [torch.randn(768, 768, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(3)]
+    w = torch.cat([t.detach() for t in ws]).requires_grad_()
+
+    def before():
+        q, k, v = (F.linear(x, t) for t in ws)
+        (q.float().sum() + k.float().sum() + v.float().sum()).backward()
+
+    def after():
+        q, k, v = F.linear(x, w).split(768, dim=-1)
+        (q.float().sum() + k.float().sum() + v.float().sum()).backward()
+
+    return before, after
+
+
+@pair("batched_embedding", "a recommender's sparse lookups, fp32: 8 EmbeddingBag tables of 500k x 128, sum pooling of 20 ids per bag, batch 4096, forward: one EmbeddingBag call per table (before) against one call on the tables stacked into one, ids offset by table (after)")
+def batched_embedding():
+    torch.manual_seed(0)
+    tables, rows, d, batch, bag = 8, 500_000, 128, 4096, 20
+    embs = [torch.nn.EmbeddingBag(rows, d, mode="sum").cuda() for _ in range(tables)]
+    stacked = torch.nn.EmbeddingBag(tables * rows, d, mode="sum").cuda()
+    with torch.no_grad():
+        stacked.weight.copy_(torch.cat([e.weight for e in embs]))
+    ids = [torch.randint(0, rows, (batch * bag,), device="cuda") for _ in range(tables)]
+    offsets = torch.arange(0, batch * bag, bag, device="cuda")
+    all_ids = torch.cat([i + t * rows for t, i in enumerate(ids)])
+    all_offsets = torch.arange(0, tables * batch * bag, bag, device="cuda")
+
+    def before():
+        with torch.no_grad():
+            return torch.stack([e(i, offsets) for e, i in zip(embs, ids)], dim=1)
+
+    def after():
+        with torch.no_grad():
+            return stacked(all_ids, all_offsets).view(tables, batch, d).transpose(0, 1).contiguous()
+
+    return before, after
+
+
 def time_pair(before, after, reps):
     for _ in range(3):
         before()
