@@ -133,20 +133,24 @@ fn cuda_core_fp32(a: &KernelAnalysis, o: Origin) -> bool {
         && fp32_operands(&a.kernel.name)
 }
 
-/// A 16-bit convolution (by its name) with FP32 FLOPs and no tensor-core
-/// FLOPs: the library ran a CUDA-core kernel for a tensor-core dtype.
+/// A 16-bit convolution run by a single-precision CUDA-core kernel (by its
+/// name: `sgemm` or `simt` on 16-bit operands) with FP32 FLOPs and no
+/// tensor-core work: the library ran a CUDA-core kernel for a tensor-core
+/// dtype.
 fn cuda_core_16bit_conv(a: &KernelAnalysis, o: Origin) -> bool {
     let lower = a.kernel.name.to_ascii_lowercase();
     o.role == Role::Convolution
+        && (lower.contains("sgemm") || lower.contains("simt"))
         && ["bf16", "bfloat16", "half", "f16"].iter().any(|t| lower.contains(t))
         && a.kernel.flops.get(&FlopKind::Fp32).is_some_and(|f| *f > 0.0)
         && no_tensor_work(a)
 }
 
-/// No tensor-core FLOPs, and the tensor pipe idle where counted.
+/// No tensor-core FLOPs, and the tensor pipe idle (under
+/// [`TENSOR_IDLE_PCT`]) where counted.
 fn no_tensor_work(a: &KernelAnalysis) -> bool {
     !a.kernel.flops.iter().any(|(k, f)| k.is_tensor() && *f > 0.0)
-        && !a.kernel.evidence.pipe_busy_pct.get(&Pipe::Tensor).is_some_and(|p| *p > 0.0)
+        && !a.kernel.evidence.pipe_busy_pct.get(&Pipe::Tensor).is_some_and(|p| *p >= TENSOR_IDLE_PCT)
 }
 
 /// Block slots left idle by the launch shape: a grid under one wave, or a

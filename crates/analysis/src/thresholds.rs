@@ -45,3 +45,7 @@ pub const MIN_MOVE_SHARE_PCT: f64 = 3.0;
 /// roof, with a grid of at least one wave, is under the diagonal, not
 /// waiting on latency or its launch: its bytes move, below the roof.
 pub const MEMORY_SIDE_PCT: f64 = 35.0;
+/// A tensor pipe busy under this % is idle: a kernel with no tensor FLOPs
+/// and its tensor pipe below it ran on the CUDA cores (ncu shows 0.01% for
+/// cuDNN's CUDA-core convolutions).
+pub const TENSOR_IDLE_PCT: f64 = 1.0;
