@@ -849,8 +849,7 @@ impl Advice {
                 _ => "an FP32 GEMM on the CUDA cores (FFMA, no tensor-core instructions) on a GPU with TF32 tensor cores: allow TF32 (torch.set_float32_matmul_precision('high'), or torch.backends.cuda.matmul.allow_tf32 = True), or run it in bf16 under torch.autocast".into(),
             },
             Advice::BatchEmbeddings { launches } => format!(
-                "{} of one embedding lookup, one per table, each too small to fill the GPU: look every table up in one launch (a table-batched embedding such as FBGEMM's, or one concatenated table with offsets)",
-                plural(*launches as f64, "launch")
+                "{launches} launches of one embedding lookup, one per table, each leaving block slots idle: look every table up in one launch (a table-batched embedding such as FBGEMM's, or one concatenated table with offsets)"
             ),
             Advice::ConvAsGemm => "a 16-bit convolution that the library runs on the CUDA cores (no tensor-core instructions), a shape its tensor-core kernels do not take, and that no batch or graph makes shorter: if it is a 1x1 convolution on a 1x1 input (a squeeze-excitation block's), run it as nn.Linear or torch.matmul on the flattened tensor, which cuBLAS serves with a tensor-core GEMM".into(),
             Advice::AttentionLayout => "copies that reorder a projection's output (clone, transpose, select of q, k, v) beside fused attention: give attention strided views of the packed projection instead (nn.MultiheadAttention with batch_first=True and need_weights=False takes the fast path to scaled_dot_product_attention; or call F.scaled_dot_product_attention on views of the QKV output)".into(),
