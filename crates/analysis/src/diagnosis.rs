@@ -9,7 +9,7 @@
 //! | on the roof | compute-bound, >= 75% | stop: new algorithm, precision or GPU |
 //! | under the flat roof | compute-bound, below that | the busy pipe, instruction mix, tensor cores |
 //! | pipe-bound | below its FLOP/byte roof while one pipe is >= 75% busy | advice for that pipe |
-//! | latency-bound | < 60% of the roof, of every bandwidth and of every pipe (Nsight Compute's speed-of-light rule); < 30% for a compute-bound kernel held by a FLOP pipe | occupancy, stalls |
+//! | latency-bound | < 60% of the roof, of every bandwidth and of every pipe (Nsight Compute's speed-of-light rule); < 30% for a compute-bound kernel held by a FLOP pipe; not a streaming kernel whose busiest memory level is >= 35% with a grid of at least one wave (under the diagonal) | occupancy, stalls |
 //!
 //! 75% is where a streaming kernel usually lands against a theoretical DRAM
 //! roof (seed 000: "75-90% of the theoretical peak is about as good as a
@@ -34,7 +34,7 @@ use crate::findings::*;
 use crate::kernel_analysis::KernelAnalysis;
 use crate::levels::{Bound, Limiter};
 use crate::limiter::{binding, units, Unit};
-use crate::origin::{origin, Library, Origin, Role};
+use crate::origin::{fp32_operands, origin, Library, Origin, Role};
 use crate::thresholds::*;
 
 /// Wasted global sectors per access direction, weighted by traffic.
@@ -95,20 +95,69 @@ impl Waste {
     }
 }
 
-/// Block slots left idle by the launch shape: a grid under one wave, or a
-/// tail wave. (finding, advice) when at least IDLE_SLOTS_PCT are idle.
-fn launch_shape(ev: &Evidence) -> Option<(Finding, Advice)> {
-    // Waves from the grid and the slots when both are known (ncu prints
-    // `launch__waves_per_multiprocessor` with two decimals only).
-    let slots_known = match (ev.sm_count, ev.blocks_per_sm) {
+/// The GPU's block slots for this kernel (SMs x resident blocks per SM).
+fn slots(ev: &Evidence) -> Option<f64> {
+    match (ev.sm_count, ev.blocks_per_sm) {
         (Some(s), Some(b)) if s > 0.0 && b > 0.0 => Some(s * b),
         _ => None,
-    };
-    let waves = match (ev.grid_size, slots_known) {
+    }
+}
+
+/// The grid in waves: from the grid and the slots when both are known (ncu
+/// prints `launch__waves_per_multiprocessor` with two decimals only).
+fn waves(ev: &Evidence) -> Option<f64> {
+    match (ev.grid_size, slots(ev)) {
         (Some(g), Some(s)) => Some(g / s),
         _ => ev.waves,
     }
-    .filter(|w| *w > 0.0 && w.is_finite())?;
+    .filter(|w| *w > 0.0 && w.is_finite())
+}
+
+/// The share of the block slots' time a grid of `waves` leaves idle: all
+/// but its share under one wave, else the tail wave's idle slots over the
+/// whole waves.
+fn idle_share(waves: f64) -> f64 {
+    if waves < 1.0 {
+        1.0 - waves
+    } else {
+        (waves.ceil() - waves) / waves.ceil()
+    }
+}
+
+/// An FP32 GEMM or convolution on the CUDA cores: FP32 FLOPs (FFMA), no
+/// tensor-core FLOPs, FP32 operands by its name.
+fn cuda_core_fp32(a: &KernelAnalysis, o: Origin) -> bool {
+    matches!(o.role, Role::Gemm | Role::Convolution)
+        && a.kernel.dominant_kind() == Some(FlopKind::Fp32)
+        && no_tensor_work(a)
+        && fp32_operands(&a.kernel.name)
+}
+
+/// A 16-bit convolution run by a single-precision CUDA-core kernel (by its
+/// name: `sgemm` or `simt` on 16-bit operands) with FP32 FLOPs and no
+/// tensor-core work: the library ran a CUDA-core kernel for a tensor-core
+/// dtype.
+fn cuda_core_16bit_conv(a: &KernelAnalysis, o: Origin) -> bool {
+    let lower = a.kernel.name.to_ascii_lowercase();
+    o.role == Role::Convolution
+        && (lower.contains("sgemm") || lower.contains("simt"))
+        && ["bf16", "bfloat16", "half", "f16"].iter().any(|t| lower.contains(t))
+        && a.kernel.flops.get(&FlopKind::Fp32).is_some_and(|f| *f > 0.0)
+        && no_tensor_work(a)
+}
+
+/// No tensor-core FLOPs, and the tensor pipe idle (under
+/// [`TENSOR_IDLE_PCT`]) where counted.
+fn no_tensor_work(a: &KernelAnalysis) -> bool {
+    !a.kernel.flops.iter().any(|(k, f)| k.is_tensor() && *f > 0.0)
+        && !a.kernel.evidence.pipe_busy_pct.get(&Pipe::Tensor).is_some_and(|p| *p >= TENSOR_IDLE_PCT)
+}
+
+/// Block slots left idle by the launch shape: a grid under one wave, or a
+/// tail wave. (finding, advice) when at least IDLE_SLOTS_PCT are idle.
+fn launch_shape(ev: &Evidence) -> Option<(Finding, Advice)> {
+    let slots_known = slots(ev);
+    let waves = waves(ev)?;
     if waves < 1.0 {
         let idle = 100.0 * (1.0 - waves);
         let blocks = ev.grid_size?;
@@ -173,7 +222,16 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
     let ev = &a.kernel.evidence;
     let seconds = a.kernel.duration_s.filter(|d| *d > 0.0 && d.is_finite())?;
     let origin = origin(&a.kernel.name);
-    let units = units(machine, a);
+    let mut units = units(machine, a);
+    // An FFMA GEMM issues about one instruction per 2 FLOPs: the issue
+    // slots follow the FP32 pipe, and the FP32 pipe's roof is its FLOP roof.
+    let cuda_core = cuda_core_fp32(a, origin);
+    if cuda_core && units.first().is_some_and(|u| u.unit == Unit::Pipe(Pipe::Issue)) {
+        if let Some(i) = units.iter().position(|u| u.unit == Unit::Pipe(Pipe::Fma)) {
+            let fma = units.remove(i);
+            units.insert(0, fma);
+        }
+    }
     let top = binding(&units);
     let mut evidence = Vec::new();
     if let Some(t) = top {
@@ -183,6 +241,10 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
             basis: t.basis,
             runner_up: units.get(1).map(|u| (u.unit, u.pct)),
         });
+    }
+    if let (true, Some(fma)) = (cuda_core, units.iter().find(|u| u.unit == Unit::Pipe(Pipe::Fma))) {
+        let issue = units.iter().find(|u| u.unit == Unit::Pipe(Pipe::Issue)).map(|u| u.pct);
+        evidence.push(Finding::CudaCoreGemm { fma_pct: fma.pct, issue_pct: issue });
     }
     evidence.push(Finding::KernelOrigin { origin });
     evidence.push(Finding::PctOfRoof {
@@ -258,7 +320,17 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
     // Warps stalled on a full queue (MIO, LSU, a math pipe) are waiting on
     // a busy unit the counters of this capture may not show: not latency.
     let throttled = top_stall(ev).is_some_and(|r| r.ends_with("throttle"));
+    let memory_pct = units.iter().filter(|u| matches!(u.unit, Unit::Memory(_))).map(|u| u.pct).fold(0.0, f64::max);
+    // A streaming kernel whose bytes move at a good share of a level's roof
+    // over a grid of at least one wave: under the diagonal, whatever its
+    // launch length (the evidence of latency is a grid or launch too small).
+    let streaming = !matches!(origin.role, Role::Gemm | Role::Convolution | Role::Attention);
+    let full_grid = waves(ev).is_some_and(|w| 100.0 * idle_share(w.min(1.0)) < IDLE_SLOTS_PCT);
+    let memory_side = streaming && bound == Bound::Memory && full_grid && memory_pct >= MEMORY_SIDE_PCT;
     let mut position = position(bound, unit, busiest, pct_of_roof, per_launch, below_one_wave);
+    if memory_side && matches!(position, Position::LatencyBound | Position::LaunchBound) {
+        position = Position::UnderDiagonal;
+    }
     if position == Position::LatencyBound && throttled {
         position = if bound == Bound::Memory { Position::UnderDiagonal } else { Position::UnderFlatRoof };
     }
@@ -269,7 +341,6 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
         evidence.push(Finding::ShortLaunch { seconds_per_launch: per_launch });
     }
 
-    let memory_pct = units.iter().filter(|u| matches!(u.unit, Unit::Memory(_))).map(|u| u.pct).fold(0.0, f64::max);
     let facts =
         Facts { machine, a, ev, seconds, per_launch, origin, unit, busiest, shape, conflicts_share, memory_pct };
     let mut moves = candidate_moves(&facts, position);
@@ -405,6 +476,15 @@ struct Facts<'a> {
 }
 
 impl Facts<'_> {
+    /// The busiest of these memory levels' utilisation, %.
+    fn memory_pct_of(&self, levels: &[MemLevel]) -> f64 {
+        units(self.machine, self.a)
+            .iter()
+            .filter(|u| matches!(u.unit, Unit::Memory(l) if levels.contains(&l)))
+            .map(|u| u.pct)
+            .fold(0.0, f64::max)
+    }
+
     /// The time the kernel would save at its binding unit's roof: the most
     /// any move that keeps its work can save.
     fn gap_s(&self) -> f64 {
@@ -458,6 +538,49 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
             }
         }
     }
+    // FP32 on the CUDA cores where the GPU has TF32 tensor cores, right of
+    // the ridge: the same share of the TF32 roof, bounded by the time its
+    // DRAM and L2 bytes take at their roofs (L1 and shared traffic is the
+    // kernel's own tiling, which a tensor-core kernel changes).
+    if cuda_core_fp32(f.a, o) && position != Position::LaunchBound && f.a.bound == Some(Bound::Compute) {
+        let rate = |k: FlopKind| f.machine.compute_roof(k).map(|c| c.rate).filter(|r| *r > 0.0);
+        if let (Some(fp32), Some(tf32)) = (rate(FlopKind::Fp32), rate(FlopKind::TensorTf32)) {
+            if tf32 > fp32 {
+                let memory = f.memory_pct_of(&[MemLevel::Dram, MemLevel::L2]);
+                let after = t * (fp32 / tf32).max(memory / 100.0);
+                moves.push(Move::saving(
+                    Advice::AllowTf32 { role: o.role },
+                    t - after,
+                    format!(
+                        "the TF32 tensor roof ({}) is {:.1}x the FP32 one ({}): at the same share of it the kernel takes {:.1}% of its time, bounded below by its DRAM and L2 traffic ({} of their roof today)",
+                        format_si(tf32, Unit2::FlopPerSecond),
+                        tf32 / fp32,
+                        format_si(fp32, Unit2::FlopPerSecond),
+                        100.0 * after / t,
+                        share(memory)
+                    ),
+                ));
+            }
+        }
+    }
+    // One embedding lookup per table: batched, the launches' blocks run as
+    // one grid, and only that grid's tail is idle.
+    if o.role == Role::Indexing && f.a.kernel.name.to_ascii_lowercase().contains("embedding") {
+        let n = f.a.kernel.launches;
+        if let (true, Some(w)) = (n >= 2, waves(f.ev)) {
+            let batched = w * n as f64;
+            let (now, then) = (idle_share(w), idle_share(batched));
+            moves.push(Move::saving(
+                Advice::BatchEmbeddings { launches: n },
+                (t * (now - then)).min(f.gap_s()),
+                format!(
+                    "each launch's grid is {w:.2} waves, {} of the block slots' time idle; one launch of {batched:.2} waves idles {}",
+                    share(100.0 * now),
+                    share(100.0 * then)
+                ),
+            ));
+        }
+    }
     match o.role {
         Role::Foreach => moves.push(Advice::FusedOptimizer.into()),
         Role::Cast => moves.push(Move::saving(Advice::RemoveCasts, t, "the cast kernel's whole time")),
@@ -499,6 +622,13 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
                 // larger batch gives it more tiles. Other library kernels'
                 // grids follow shapes the caller may not control (a GEMM can
                 // be a weight gradient; a reduction's grid is its output's).
+                // A 16-bit convolution on the CUDA cores: the kernel choice,
+                // not the batch, is the move.
+                (false, Finding::GridBelowOneWave { .. }) if cuda_core_16bit_conv(f.a, o) => moves.push(Move::saving(
+                    Advice::ConvAsGemm,
+                    saving,
+                    format!("{} of the block slots idle", share(idle)),
+                )),
                 (false, Finding::GridBelowOneWave { .. })
                     if matches!(o.role, Role::Convolution | Role::Attention) && grows_with_batch(&f.a.kernel.name) =>
                 {
@@ -522,6 +652,8 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
                 f.gap_s(),
                 "the gap to the busiest unit's roof",
             ));
+        } else if cuda_core_16bit_conv(f.a, o) {
+            moves.push(Move::saving(Advice::ConvAsGemm, f.gap_s(), "the gap to the busiest unit's roof"));
         } else if matches!(o.role, Role::Gemm | Role::Convolution | Role::Attention)
             && grows_with_batch(&f.a.kernel.name)
         {
@@ -980,6 +1112,60 @@ mod tests {
     fn the_clock_is_never_called_a_cooling_problem() {
         let t = Advice::Clock { loss_pct: 20.0 }.text();
         assert!(!t.contains("cooling") && t.contains("power cap"), "{t}");
+    }
+
+    #[test]
+    fn a_streaming_kernel_over_a_full_wave_is_under_the_diagonal_from_35_percent_of_a_level() {
+        let streaming = |l2: f64, grid: f64| {
+            let mut k = kernel("own_kernel", &[(MemLevel::L2, l2)], &[(Pipe::Issue, 20.0)]);
+            k.evidence.sm_count = Some(100.0);
+            k.evidence.blocks_per_sm = Some(1.0);
+            k.evidence.grid_size = Some(grid);
+            diagnose_kernel(&k).position
+        };
+        assert_eq!(streaming(35.1, 200.0), Position::UnderDiagonal);
+        assert_eq!(streaming(34.9, 200.0), Position::LatencyBound);
+        // 95 of 100 slots is a full wave; 85 of them is not.
+        assert_eq!(streaming(50.0, 95.0), Position::UnderDiagonal);
+        assert_eq!(streaming(50.0, 85.0), Position::LatencyBound);
+        // Without a grid there is no evidence of a full wave.
+        assert_eq!(position(&[(MemLevel::L2, 50.0)], &[]), Position::LatencyBound);
+    }
+
+    #[test]
+    fn an_ffma_gemm_is_held_by_its_fp32_pipe_and_offered_tf32_at_the_same_share_of_the_tf32_roof() {
+        let mut k = Kernel::named(
+            "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas",
+            Provenance::Counter,
+        );
+        // 63 TFLOP/s: 63% of the FP32 roof.
+        k.flops.insert(FlopKind::Fp32, 6.3e10);
+        k.bytes.insert(MemLevel::Dram, 1e8);
+        k.duration_s = Some(1e-3);
+        k.evidence.pipe_busy_pct.insert(Pipe::Issue, 72.0);
+        k.evidence.pipe_busy_pct.insert(Pipe::Fma, 63.0);
+        k.evidence.level_busy_pct.insert(MemLevel::L2, 20.0);
+        // FP32 at 100 TFLOP/s, TF32 tensor at 400: a quarter of the time.
+        let mut m = Machine::simple("m", FlopKind::Fp32, 100e12, 4e12);
+        m.ceilings.push(roofline_model::Ceiling::new(
+            roofline_model::Resource::Compute(FlopKind::TensorTf32),
+            FlopKind::TensorTf32.label(),
+            400e12,
+            m.ceilings[0].provenance.clone(),
+        ));
+        let d = analyze_kernel(&m, &k).diagnosis.unwrap();
+        assert_eq!(d.binding(), Some((Unit::Pipe(Pipe::Fma), 63.0)), "{d:?}");
+        assert!(d.has("cuda_core_gemm") && d.position == Position::UnderFlatRoof, "{d:?}");
+        let tf32 = &d.next_moves[0];
+        assert_eq!(tf32.advice, Advice::AllowTf32 { role: Role::Gemm });
+        assert!((tf32.saving_s.unwrap() - 0.75e-3).abs() < 1e-12, "{tf32:?}");
+        // Its busiest memory level at 40% bounds it: 60% saved.
+        k.evidence.level_busy_pct.insert(MemLevel::L2, 40.0);
+        let d = analyze_kernel(&m, &k).diagnosis.unwrap();
+        assert!((d.next_moves[0].saving_s.unwrap() - 0.6e-3).abs() < 1e-12, "{d:?}");
+        // A GPU without TF32 tensor cores: no such move.
+        let d = analyze_kernel(&Machine::simple("m", FlopKind::Fp32, 100e12, 4e12), &k).diagnosis.unwrap();
+        assert!(!d.advises("allow_tf32"), "{d:?}");
     }
 
     #[test]

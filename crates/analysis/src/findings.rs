@@ -278,6 +278,16 @@ pub enum Finding {
         /// Why its counter misses traffic.
         caveat: LevelCaveat,
     },
+    /// An FP32 GEMM or convolution on the CUDA cores (FFMA, no tensor-core
+    /// instructions): one FFMA is 2 FLOPs and one issue slot, so the issue
+    /// slots follow the FP32 pipe, whose roof is the FLOP roof.
+    CudaCoreGemm {
+        /// The FP32 (FMA) pipe's utilisation, %.
+        fma_pct: f64,
+        /// The issue slots' utilisation, %, when counted.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        issue_pct: Option<f64>,
+    },
     /// Text from a document written before findings were typed.
     Legacy {
         /// The finding's text as the old document had it.
@@ -409,6 +419,25 @@ pub enum Advice {
     },
     /// Matrix-shaped FP32/FP16 work could use tensor cores.
     UseTensorCores,
+    /// An FP32 GEMM or convolution on the CUDA cores of a GPU with TF32
+    /// tensor cores: allow TF32 (or run it in bf16).
+    AllowTf32 {
+        /// A GEMM or a convolution (which switch applies).
+        role: Role,
+    },
+    /// Several launches of an embedding lookup, one per table: one batched
+    /// lookup over every table.
+    BatchEmbeddings {
+        /// Launches of the lookup in the capture.
+        launches: u64,
+    },
+    /// A 16-bit convolution the library runs on the CUDA cores (no tensor
+    /// instructions): a shape its tensor-core kernels do not take; a 1x1
+    /// convolution on a 1x1 input is a GEMM.
+    ConvAsGemm,
+    /// Copies that reorder a projection's output (clone, transpose, select)
+    /// in a program with fused attention: attention reads strided views.
+    AttentionLayout,
     /// The clock costs a share of the roof.
     Clock {
         /// Share of the roof the clock costs, %.
@@ -723,6 +752,13 @@ impl Finding {
                 format_si(*flops_as_counted, Unit::Flop)
             ),
             Finding::LevelNotMeasured { level, caveat } => format!("{}: {}", level.label(), caveat.text()),
+            Finding::CudaCoreGemm { fma_pct, issue_pct } => {
+                let issue = issue_pct.map(|i| format!(" (issue slots {})", pct(i))).unwrap_or_default();
+                format!(
+                    "an FP32 GEMM on the CUDA cores (FFMA, no tensor-core instructions): each FFMA is 2 FLOPs and one issue slot, so the issue slots follow the FP32 pipe{issue}; the FLOP roof is the FP32 pipe's, {} busy",
+                    pct(*fma_pct)
+                )
+            }
             Finding::Legacy { text } => text.clone(),
         }
     }
@@ -799,7 +835,7 @@ impl Advice {
             Advice::FusedOptimizer => "a foreach optimizer chain re-reads and re-writes every parameter and state tensor once per step of the update: use the fused optimizer (torch.optim's fused=True, or apex's FusedAdam), which moves each tensor once".into(),
             Advice::RemoveCasts => "dtype casts (autocast casting fp32 weights each step, or explicit .to()): keep the weights in the compute dtype (bf16/fp16 with fp32 master weights in the optimizer), or cast once per step instead of once per use".into(),
             Advice::ChannelsLast => "NCHW <-> NHWC transposes around convolutions: run the model and its input in channels_last (model.to(memory_format=torch.channels_last)), so cuDNN needs no layout change".into(),
-            Advice::EpilogueFusion => "an activation that reads and writes a whole GEMM output again: fuse it into the GEMM's epilogue (cuBLASLt's GELU/ReLU epilogues, torch._addmm_activation, or torch.compile)".into(),
+            Advice::EpilogueFusion => "an activation that reads and writes a whole GEMM output again: fuse it into the GEMM's epilogue (cuBLASLt's GELU/ReLU epilogues, torch._addmm_activation, or torch.compile; where torch.compile already generated it, mode=\"max-autotune\" lets Inductor's GEMM templates apply it as the epilogue)".into(),
             Advice::FuseNorm => "a normalisation kernel far below the bandwidth roof: compile it with its neighbours (torch.compile fuses the norm with the residual add and the activation into one pass), or use a fused norm (apex, Transformer Engine)".into(),
             Advice::FuseElementwise => "a chain of elementwise kernels writes and re-reads each intermediate: fuse them into one kernel (torch.compile, a custom fused kernel, or in-place ops)".into(),
             Advice::LibraryKernel { library, role } => format!(
@@ -808,6 +844,15 @@ impl Advice {
                 role.label()
             ),
             Advice::LargerProblem => "a library kernel whose launch leaves the GPU mostly idle: give it more work per launch (a larger batch, several small operations batched into one, CUDA graphs for the launch cost)".into(),
+            Advice::AllowTf32 { role } => match role {
+                Role::Convolution => "an FP32 convolution on the CUDA cores (FFMA, no tensor-core instructions) on a GPU with TF32 tensor cores: allow TF32 for cuDNN (torch.backends.cudnn.allow_tf32 = True, PyTorch's default; check that nothing turned it off), or run it in bf16 under torch.autocast".into(),
+                _ => "an FP32 GEMM on the CUDA cores (FFMA, no tensor-core instructions) on a GPU with TF32 tensor cores: allow TF32 (torch.set_float32_matmul_precision('high'), or torch.backends.cuda.matmul.allow_tf32 = True), or run it in bf16 under torch.autocast".into(),
+            },
+            Advice::BatchEmbeddings { launches } => format!(
+                "{launches} launches of one embedding lookup, one per table, each leaving block slots idle: look every table up in one launch (a table-batched embedding such as FBGEMM's, or one concatenated table with offsets)"
+            ),
+            Advice::ConvAsGemm => "a 16-bit convolution that the library runs on the CUDA cores (no tensor-core instructions), a shape its tensor-core kernels do not take, and that no batch or graph makes shorter: if it is a 1x1 convolution on a 1x1 input (a squeeze-excitation block's), run it as nn.Linear or torch.matmul on the flattened tensor, which cuBLAS serves with a tensor-core GEMM".into(),
+            Advice::AttentionLayout => "copies that reorder a projection's output (clone, transpose, select of q, k, v) beside fused attention: give attention strided views of the packed projection instead (nn.MultiheadAttention with batch_first=True and need_weights=False takes the fast path to scaled_dot_product_attention; or call F.scaled_dot_product_attention on views of the QKV output)".into(),
             Advice::Legacy { text } => text.clone(),
         }
     }

@@ -25,9 +25,14 @@
 //!   launches whose input a fusable kernel made count (a chain's head, fed
 //!   from outside the capture, saves nothing). An activation that follows a
 //!   norm joins the norm's fusion, not a GEMM's epilogue. PyTorch's
-//!   reductions and indexing kernels that wait on latency or on their
-//!   launch join the same group (torch.compile fuses them, a CUDA graph
-//!   launches them for free); a launch-bound kernel saves all its time.
+//!   reductions that wait on latency or on their launch join the same group
+//!   (torch.compile fuses them, a CUDA graph launches them for free); a
+//!   launch-bound kernel saves all its time. Gathers, scatters, embedding
+//!   lookups and cats never do: they are data movement of another kind.
+//!
+//! Triton's copies that only reorder views (clone, transpose, select, with
+//! a cast or bias add), in a program with fused attention, are the q, k, v
+//! reorderings that strided views into attention remove: their whole time.
 //!
 //! An activation is a GEMM's epilogue only when a GEMM or convolution ran
 //! just before it; after anything else it is a link of the elementwise
@@ -57,6 +62,9 @@ pub enum FusionKind {
     Epilogue,
     /// Elementwise chains -> one fused kernel (torch.compile).
     ElementwiseChain,
+    /// Generated copies that reorder q, k, v beside fused attention ->
+    /// strided views into attention.
+    AttentionLayout,
 }
 
 impl FusionKind {
@@ -68,6 +76,7 @@ impl FusionKind {
             FusionKind::LayoutTransposes => "use channels_last",
             FusionKind::Epilogue => "fuse activations into GEMM epilogues",
             FusionKind::ElementwiseChain => "fuse elementwise chains (torch.compile)",
+            FusionKind::AttentionLayout => "feed attention strided views",
         }
     }
 
@@ -78,6 +87,7 @@ impl FusionKind {
             FusionKind::LayoutTransposes => Advice::ChannelsLast,
             FusionKind::Epilogue => Advice::EpilogueFusion,
             FusionKind::ElementwiseChain => Advice::FuseElementwise,
+            FusionKind::AttentionLayout => Advice::AttentionLayout,
         }
     }
 }
@@ -143,11 +153,13 @@ fn fused_share(a: &KernelAnalysis) -> f64 {
 }
 
 /// Framework glue a compiler fuses or a graph launches for free: PyTorch's
-/// reductions and indexing kernels that wait on latency or on their launch.
+/// reductions that wait on latency or on their launch. Gathers, scatters,
+/// embedding lookups and cats move data of their own (rows picked by an
+/// index, inputs copied into one output): no elementwise chain.
 fn framework_glue(a: &KernelAnalysis) -> bool {
     let o = origin(&a.kernel.name);
     o.library == Library::PyTorch
-        && matches!(o.role, Role::Reduction | Role::Indexing)
+        && o.role == Role::Reduction
         && a.diagnosis.as_ref().is_some_and(|d| matches!(d.position, Position::LaunchBound | Position::LatencyBound))
 }
 
@@ -259,6 +271,24 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
                 seconds: t,
                 saved_s: t,
                 rests_on: basis.into(),
+                saved_per_kernel_s: Vec::new(),
+            });
+        }
+    }
+    // Triton's layout copies (clone, transpose, select of views) in a
+    // program with fused attention: the q, k, v reorderings attention can
+    // read as strided views; the copies go away.
+    if kernels.iter().any(|a| origin(&a.kernel.name).role == Role::Attention) {
+        let ks: Vec<&KernelAnalysis> =
+            of_role(&[Role::Copy]).into_iter().filter(|a| origin(&a.kernel.name).library == Library::Triton).collect();
+        if !ks.is_empty() {
+            let t = secs(&ks);
+            out.push(Fusion {
+                kind: FusionKind::AttentionLayout,
+                kernels: ids(&ks),
+                seconds: t,
+                saved_s: t,
+                rests_on: "the copies' whole time: attention reads the projection's output in place".into(),
                 saved_per_kernel_s: Vec::new(),
             });
         }

@@ -192,7 +192,7 @@ fn has(name: &str, parts: &[&str]) -> bool {
 /// its name: 16-bit types 2, FP64 (`dgemm`) 8, FP32/TF32 (`sgemm`,
 /// `s1688gemm`, `tf32`) 4, else the 16-bit types of tensor-core kernels.
 fn operand_bytes(lower: &str) -> u32 {
-    if ["bf16", "f16_", "h1688", "h16816", "fp16", "half"].iter().any(|t| lower.contains(t)) {
+    if ["bf16", "bfloat16", "f16_", "h1688", "h16816", "fp16", "half"].iter().any(|t| lower.contains(t)) {
         2
     } else if ["dgemm", "d884", "f64f64"].iter().any(|t| lower.contains(t)) {
         8
@@ -201,6 +201,14 @@ fn operand_bytes(lower: &str) -> u32 {
     } else {
         2
     }
+}
+
+/// Whether a GEMM or convolution kernel's name says its operands are FP32
+/// and its math is not TF32 (`sgemm`, `f32f32_f32f32` without `tf32`): the
+/// kernels cuBLAS and cuDNN run on the CUDA cores (FFMA) when TF32 is off.
+pub(crate) fn fp32_operands(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    operand_bytes(&lower) == 4 && !lower.contains("tf32") && !lower.contains("s1688") && !lower.contains("tensorop")
 }
 
 /// The alignment tag of a CUTLASS/cuBLAS kernel name ("..._align1"), in
@@ -227,11 +235,32 @@ fn triton_role(n: &str) -> Role {
     }
     let words: Vec<&str> = ops.split('_').filter(|w| !w.is_empty()).collect();
     let act = |w: &str| ["gelu", "relu", "silu", "sigmoid", "tanh", "erf"].contains(&w);
+    // Views reshape without moving bytes: a fusion of them and an activation
+    // is the activation.
+    let view = |w: &str| ["view", "unsafe", "reshape", "squeeze", "unsqueeze", "expand"].contains(&w);
     if n.contains("triton_poi_")
         && words.iter().any(|w| act(w))
-        && words.iter().all(|w| act(w) || ["add", "mul", "to", "copy"].contains(w))
+        && words.iter().all(|w| act(w) || view(w) || ["add", "mul", "to", "copy"].contains(w))
     {
         return Role::Activation;
+    }
+    // A clone, transpose or select of views (with a cast and a bias add at
+    // most): a layout copy, as attention's q, k, v reorderings are.
+    let layout = |w: &str| ["clone", "transpose", "permute", "select"].contains(&w);
+    if n.contains("triton_poi_")
+        && words.iter().any(|w| layout(w))
+        && words.iter().all(|w| layout(w) || view(w) || ["to", "copy", "add"].contains(w))
+    {
+        return Role::Copy;
+    }
+    // `_to_copy` alone (with views or a transpose `t`): a dtype cast, as
+    // eager's `bfloat16_copy` is.
+    if n.contains("triton_poi_")
+        && words.contains(&"to")
+        && words.contains(&"copy")
+        && words.iter().all(|w| view(w) || ["to", "copy", "t"].contains(w))
+    {
+        return Role::Cast;
     }
     Role::Fusion
 }
@@ -371,36 +400,37 @@ pub fn origin(name: &str) -> Origin {
         || n.contains("c10::")
         || n.contains("TensorIterator");
     let library = if torch { Library::PyTorch } else { Library::User };
-    let role =
-        if has(&lower, &["batch_norm", "layer_norm", "group_norm", "rms_norm", "layernorm", "rmsnorm", "groupnorm"]) {
-            Role::Norm
-        } else if lower.contains("softmax") {
-            Role::Softmax
-        } else if has(&lower, &["cross_entropy", "nll_loss"]) {
-            Role::Loss
-        } else if has(&lower, &["embedding", "index", "gather", "scatter", "catarraybatchedcopy"]) {
-            Role::Indexing
-        } else if has(&lower, &["reduce_kernel", "reduction"]) {
-            Role::Reduction
-        } else if has(&lower, &["gelu", "silu", "relu", "sigmoid", "tanh", "hardswish", "mish", "elu_", "clamp_scalar"])
-            && !has(&lower, &["backward", "threshold"])
-        {
-            // Forward activations; their backward (PyTorch's ReLU backward is
-            // `threshold`) follows a norm's or a GEMM's backward, not a GEMM.
-            Role::Activation
-        } else if has(
-            &lower,
-            &["bfloat16_copy", "float16_copy", "half_copy", "_to_copy", "float_copy", "copy_kernel_cuda"],
-        ) && !lower.contains("direct_copy")
-        {
-            Role::Cast
-        } else if lower.contains("copy") {
-            Role::Copy
-        } else if lower.contains("elementwise") || lower.contains("functor") {
-            Role::Elementwise
-        } else {
-            Role::Other
-        };
+    let role = if has(&lower, &["batch_norm", "layer_norm", "group_norm", "rms_norm", "layernorm", "rmsnorm", "groupnorm"])
+            // PyTorch's GroupNorm statistics and the scale and shift it folds
+            // them into: the norm's own kernels.
+            || has(n, &["RowwiseMomentsCUDAKernel", "ComputeFusedParamsCUDAKernel"])
+    {
+        Role::Norm
+    } else if lower.contains("softmax") {
+        Role::Softmax
+    } else if has(&lower, &["cross_entropy", "nll_loss"]) {
+        Role::Loss
+    } else if has(&lower, &["embedding", "index", "gather", "scatter", "catarraybatchedcopy"]) {
+        Role::Indexing
+    } else if has(&lower, &["reduce_kernel", "reduction"]) {
+        Role::Reduction
+    } else if has(&lower, &["gelu", "silu", "relu", "sigmoid", "tanh", "hardswish", "mish", "elu_", "clamp_scalar"])
+        && !has(&lower, &["backward", "threshold"])
+    {
+        // Forward activations; their backward (PyTorch's ReLU backward is
+        // `threshold`) follows a norm's or a GEMM's backward, not a GEMM.
+        Role::Activation
+    } else if has(&lower, &["bfloat16_copy", "float16_copy", "half_copy", "_to_copy", "float_copy", "copy_kernel_cuda"])
+        && !lower.contains("direct_copy")
+    {
+        Role::Cast
+    } else if lower.contains("copy") {
+        Role::Copy
+    } else if lower.contains("elementwise") || lower.contains("functor") {
+        Role::Elementwise
+    } else {
+        Role::Other
+    };
     Origin { library, role, unaligned: false }
 }
 
@@ -501,6 +531,18 @@ mod tests {
         assert_eq!(origin("triton_poi_fused_gelu_3").role, Role::Activation);
         assert_eq!(origin("triton_per_fused__to_copy_add_native_layer_norm_5").role, Role::Norm);
         assert_eq!(origin("triton_red_fused_sum_1").role, Role::Fusion);
+        // Views move no bytes: an activation with them is the activation.
+        assert_eq!(origin("triton_poi_fused_gelu_view_11").role, Role::Activation);
+        // Inductor's `_to_copy` alone is a cast, as eager's is.
+        assert_eq!(origin("triton_poi_fused__to_copy_9").role, Role::Cast);
+        assert_eq!(origin("triton_poi_fused__to_copy_t_1").role, Role::Cast);
+        assert_eq!(origin("triton_poi_fused__to_copy_add_clone_transpose_3").role, Role::Copy);
+        assert_eq!(origin("triton_poi_fused__to_copy_add_clone_mul_transpose_3").role, Role::Fusion);
+        // GroupNorm's statistics are the norm's.
+        assert_eq!(
+            origin("void at::<unnamed>::RowwiseMomentsCUDAKernel<float>(long, T1, const T1 *, T1 *, T1 *)").role,
+            Role::Norm
+        );
         // PyTorch's kernels as some demanglers print them, without `at::`.
         let n = "void native::unrolled_elementwise_kernel<native::direct_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda() (instance 3)]>(int, T1, T2)";
         assert_eq!((origin(n).library, origin(n).role), (Library::PyTorch, Role::Copy));

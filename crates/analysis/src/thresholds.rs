@@ -40,3 +40,12 @@ pub const PIPE_BOUND_PCT: f64 = 60.0;
 /// A move that would save less than this share of a kernel's time is
 /// evidence, not a move.
 pub const MIN_MOVE_SHARE_PCT: f64 = 3.0;
+/// A streaming kernel (not a GEMM, convolution or attention) on the memory
+/// side of the ridge whose busiest memory level is at least this % of its
+/// roof, with a grid of at least one wave, is under the diagonal, not
+/// waiting on latency or its launch: its bytes move, below the roof.
+pub const MEMORY_SIDE_PCT: f64 = 35.0;
+/// A tensor pipe busy under this % is idle: a kernel with no tensor FLOPs
+/// and its tensor pipe below it ran on the CUDA cores (ncu shows 0.01% for
+/// cuDNN's CUDA-core convolutions).
+pub const TENSOR_IDLE_PCT: f64 = 1.0;

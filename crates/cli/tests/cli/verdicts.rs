@@ -31,6 +31,9 @@ const MORE_CAPTURES: [&str; 10] = [
     "cupy_stats",
 ];
 
+/// The fifth grading's captures (`results/h200-2026-12-02-grading/round5/`).
+const ROUND5: [&str; 5] = ["dlrm_train", "regnet_train", "unet_denoise_train", "compiled_encoder_train", "t5_train"];
+
 fn import(path: &str) -> Value {
     let out = roofline()
         .args(["import", "--format", "json", "--machine", &repo(MACHINE)])
@@ -44,7 +47,7 @@ fn import(path: &str) -> Value {
 }
 
 fn capture(name: &str) -> Value {
-    if MORE_CAPTURES.contains(&name) && !CAPTURES.contains(&name) {
+    if (MORE_CAPTURES.contains(&name) || ROUND5.contains(&name)) && !CAPTURES.contains(&name) {
         return import(&format!("{MORE}/{name}.full.csv.gz"));
     }
     import(&format!("{DIR}/{name}.full.csv"))
@@ -253,4 +256,162 @@ fn cudnns_batch_norm_is_a_norm_and_the_activation_after_it_joins_its_fusion() {
             );
         }
     }
+}
+
+fn named<'a>(doc: &'a Value, needle: &str) -> Vec<&'a Value> {
+    kernels(doc).iter().filter(|k| k["kernel"]["name"].as_str().unwrap().contains(needle)).collect()
+}
+
+fn first_move(k: &Value) -> &Value {
+    &k["diagnosis"]["next_moves"][0]
+}
+
+fn seconds(k: &Value) -> f64 {
+    k["kernel"]["duration_s"].as_f64().unwrap()
+}
+
+fn binding(k: &Value) -> (String, f64) {
+    let b = k["diagnosis"]["evidence"].as_array().unwrap().iter().find(|e| e["code"] == "binding").unwrap();
+    (b["unit"]["which"].as_str().unwrap().to_string(), b["pct"].as_f64().unwrap())
+}
+
+#[test]
+fn an_fp32_ffma_gemm_is_held_by_the_fp32_pipe_and_offered_tf32_against_the_tf32_roof() {
+    // DLRM's MLPs in fp32: cuBLAS's FFMA GEMMs, no tensor instructions, on
+    // an H200 with TF32 tensor cores.
+    let doc = capture("dlrm_train");
+    let ffma = named(&doc, "_ffma_");
+    assert_eq!(ffma.len(), 4);
+    for k in &ffma {
+        let name = k["kernel"]["name"].as_str().unwrap();
+        assert_eq!(binding(k).0, "fma", "{name}: the FP32 pipe binds, not the issue slots");
+        assert!(k["diagnosis"]["evidence"].as_array().unwrap().iter().any(|e| e["code"] == "cuda_core_gemm"), "{name}");
+        assert_ne!(k["diagnosis"]["position"], "issue_bound", "{name}");
+        let m = first_move(k);
+        assert_eq!(m["code"], "allow_tf32", "{name}: {}", k["diagnosis"]);
+        assert!(m["text"].as_str().unwrap().contains("set_float32_matmul_precision('high')"), "{m}");
+        assert!(m["rests_on"].as_str().unwrap().contains("TF32 tensor roof"), "{m}");
+    }
+    // The largest (128x128 tiles, 104 us, FP32 pipe at 63%): the same share
+    // of a TF32 roof 5.8x the FP32 one would leave 17% of its time, but its
+    // L2 traffic, at 20% of its roof today, needs 20% of it.
+    let big = ffma.iter().find(|k| k["kernel"]["name"].as_str().unwrap().contains("128x128x8")).unwrap();
+    assert_eq!(big["diagnosis"]["position"], "under_flat_roof");
+    let l2 = big["kernel"]["evidence"]["level_busy_pct"]["l2"].as_f64().unwrap();
+    assert!((19.0..21.0).contains(&l2), "{l2}");
+    let share = first_move(big)["saving_s"].as_f64().unwrap() / seconds(big);
+    assert!((share - (1.0 - l2 / 100.0)).abs() < 1e-9, "{share}");
+    // A memory-side FP32 GEMM (cuBLAS's small-N batched GEMM) is held by its
+    // bytes: TF32 does not shorten it.
+    for k in named(&doc, "gemmSN_TN_kernel") {
+        assert!(!moves(k).contains(&"allow_tf32".to_string()), "{}", k["diagnosis"]);
+    }
+    // A bf16 convolution on the CUDA cores is no TF32 candidate.
+    let regnet = capture("regnet_train");
+    for k in named(&regnet, "implicit_convolve_sgemm") {
+        assert!(!moves(k).contains(&"allow_tf32".to_string()), "{}", k["diagnosis"]);
+    }
+}
+
+#[test]
+fn gathers_embeddings_and_cats_never_join_an_elementwise_chain() {
+    let mut indexing = 0;
+    for c in ROUND5.into_iter().chain(CAPTURES) {
+        let doc = capture(c);
+        let chain: Vec<&Value> = doc["program"]["fusions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["kind"] == "elementwise_chain")
+            .flat_map(|f| f["kernels"].as_array().into_iter().flatten())
+            .collect();
+        for k in kernels(&doc) {
+            if origin(k)["origin"]["role"] == "indexing" {
+                indexing += 1;
+                assert!(!chain.contains(&&k["kernel"]["id"]), "{c}: {} in an elementwise chain", k["kernel"]["name"]);
+                assert!(!moves(k).contains(&"fuse_elementwise".to_string()), "{c}: {}", k["kernel"]["name"]);
+            }
+        }
+    }
+    assert!(indexing >= 5, "{indexing} indexing kernels");
+}
+
+#[test]
+fn embedding_lookups_launched_once_per_table_are_offered_one_batched_lookup_for_their_tail_waves() {
+    let doc = capture("dlrm_train");
+    let bag = named(&doc, "EmbeddingBag_updateOutputKernel")[0];
+    let m = first_move(bag);
+    assert_eq!(m["code"], "batch_embeddings", "{}", bag["diagnosis"]);
+    assert_eq!(m["launches"], 8);
+    // 8 launches of 1024 blocks in 792 slots (1.29 waves, 35% idle); as one
+    // grid of 10.3 waves, 6% idle.
+    let (n, w) = (8.0, bag["kernel"]["evidence"]["grid_size"].as_f64().unwrap() / 792.0);
+    let idle = |w: f64| (w.ceil() - w) / w.ceil();
+    let expect = seconds(bag) * (idle(w) - idle(n * w));
+    assert!((m["saving_s"].as_f64().unwrap() - expect).abs() < 1e-3 * expect, "{m} vs {expect}");
+}
+
+#[test]
+fn a_streaming_kernel_with_a_full_grid_at_35_percent_of_a_level_is_under_the_diagonal_not_latency_bound() {
+    // regnet's BN transform: L2 at 37% over 1.02 waves; unet's nchwToNhwc
+    // transpose: 32%, issue slots busier; DLRM's clamp 58% over 0.97 waves.
+    let regnet = capture("regnet_train");
+    let bn = named(&regnet, "batch_norm_transform_input")[0];
+    assert_eq!(bn["diagnosis"]["position"], "under_diagonal", "{}", bn["diagnosis"]);
+    let unet = capture("unet_denoise_train");
+    let t = named(&unet, "nchwToNhwcKernel")[0];
+    assert_eq!(t["diagnosis"]["position"], "latency_bound", "{}", t["diagnosis"]);
+    for (doc, needle) in [(&unet, "direct_copy_kernel_cuda"), (&unet, "nhwcToNchwKernel"), (&unet, "float16_copy")] {
+        let k = named(doc, needle)[0];
+        assert_eq!(k["diagnosis"]["position"], "under_diagonal", "{needle}: {}", k["diagnosis"]);
+    }
+    let dlrm = capture("dlrm_train");
+    let clamp = named(&dlrm, "launch_clamp_scalar")[0];
+    assert_eq!(clamp["diagnosis"]["position"], "under_diagonal", "{}", clamp["diagnosis"]);
+    // A small grid keeps its latency call: regnet's Mean (0.14 waves).
+    let mean = named(&regnet, "MeanOps")[0];
+    assert_eq!(mean["diagnosis"]["position"], "latency_bound");
+}
+
+#[test]
+fn inductors_kernels_and_groupnorms_statistics_get_the_user_level_move_of_what_they_do() {
+    let enc = capture("compiled_encoder_train");
+    // The GELU right after the linear1 GEMM: a max-autotune epilogue.
+    let gelu = named(&enc, "triton_poi_fused_gelu")[0];
+    assert_eq!(first_move(gelu)["code"], "epilogue_fusion", "{}", gelu["diagnosis"]);
+    assert!(first_move(gelu)["text"].as_str().unwrap().contains("max-autotune"));
+    // The q, k, v bias-transpose and clones beside cuDNN's flash attention:
+    // strided views into attention, their whole time.
+    let copies = named(&enc, "_clone_");
+    assert!(copies.len() >= 4, "{}", copies.len());
+    for k in copies.iter().filter(|k| !k["kernel"]["name"].as_str().unwrap().contains("norm")) {
+        let m = first_move(k);
+        assert_eq!(m["code"], "attention_layout", "{}", k["diagnosis"]);
+        assert!((m["saving_s"].as_f64().unwrap() - seconds(k)).abs() < 1e-12);
+    }
+    // Inductor's weight casts get the eager casts' move.
+    for needle in ["triton_poi_fused__to_copy_9", "triton_poi_fused__to_copy_t_1"] {
+        let k = named(&enc, needle)[0];
+        assert_eq!(first_move(k)["code"], "remove_casts", "{needle}: {}", k["diagnosis"]);
+    }
+    let regnet = capture("regnet_train");
+    assert_eq!(first_move(named(&regnet, "bfloat16_copy_kernel_cuda")[0])["code"], "remove_casts");
+    // GroupNorm's statistics are the norm's kernels, with its move.
+    let unet = capture("unet_denoise_train");
+    for needle in ["RowwiseMomentsCUDAKernel", "ComputeFusedParamsCUDAKernel"] {
+        let k = named(&unet, needle)[0];
+        assert_eq!(origin(k)["origin"]["role"], "norm", "{needle}");
+        assert_eq!(first_move(k)["code"], "fuse_norm", "{needle}: {}", k["diagnosis"]);
+    }
+}
+
+#[test]
+fn a_16bit_convolution_on_the_cuda_cores_is_told_to_run_as_a_gemm_not_to_grow_its_batch() {
+    // regnet's squeeze-excitation fc2: cuDNN's implicit_convolve_sgemm on
+    // bf16, 22 blocks, FFMA only.
+    let doc = capture("regnet_train");
+    let k = named(&doc, "implicit_convolve_sgemm")[0];
+    let m = moves(k);
+    assert_eq!(m[0], "conv_as_gemm", "{}", k["diagnosis"]);
+    assert!(!m.contains(&"larger_problem".to_string()), "{m:?}");
 }
