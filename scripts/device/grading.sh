@@ -70,6 +70,7 @@ launches() {
     mobilenet_*|t5_*|swin_*|wav2vec_*|cupy_stats) echo 25 ;;
     regnet_*|dlrm_*|compiled_encoder_*|unet_*) echo 30 ;;
     densenet_*|mixtral_*|fasterrcnn_*|jax_conv_*|cupy_cg|whisper_*|deeplab_*) echo "${GRADING_LAUNCHES:-20}" ;;
+    roberta_*|r3d_*|gnn_*|bart_*|cupy_kmeans|triton_kernels|jax_lm_*) echo "${GRADING_LAUNCHES:-25}" ;;
     *) echo 25 ;;
   esac
 }
