@@ -238,6 +238,70 @@ def batched_embedding():
     return before, after
 
 
+@pair("cupy_cg_update", "a conjugate-gradient iteration's vector work in CuPy, fp64, 4.2M unknowns: x += a*p, r -= a*q, rr = r.r, p = r + b*p as separate CuPy operations with a cuBLAS dot (before) against two cupy.ElementwiseKernel passes (x and r in one, p in the other) and a cupy.ReductionKernel for r.r (after)")
+def cupy_cg_update():
+    import cupy as cp
+
+    n = 2048 * 2048
+    cp.random.seed(0)
+    x, r, p, q = (cp.random.standard_normal(n) for _ in range(4))
+    a, b = 1e-3, 0.5
+    # x and r are updated in place, one pass over p, q, x and r
+    update_xr = cp.ElementwiseKernel("float64 p, float64 q, float64 a", "raw float64 x, raw float64 r",
+                                     "x[i] += a * p; r[i] -= a * q", "cg_update_xr")
+    rr_of = cp.ReductionKernel("float64 r", "float64 rr", "r * r", "a + b", "rr = a", "0", "cg_rr")
+    update_p = cp.ElementwiseKernel("float64 r, float64 b", "float64 p", "p = r + b * p", "cg_update_p")
+
+    def before():
+        cp.add(x, a * p, out=x)
+        cp.subtract(r, a * q, out=r)
+        rr = r.dot(r)
+        cp.multiply(p, b, out=p)
+        cp.add(p, r, out=p)
+        return rr
+
+    def after():
+        update_xr(p, q, a, x, r)
+        rr = rr_of(r)
+        update_p(r, b, p)
+        return rr
+
+    return before, after
+
+
+@pair("conv_bias_gelu", "Whisper's audio front end, bf16 autocast: Conv1d(80, 512, 3, padding=1) on 8 x 80 x 3000 then GELU, eager (before) against torch.compile of the same function, which fuses the bias add into the GELU (after)")
+def conv_bias_gelu():
+    torch.manual_seed(0)
+    conv = torch.nn.Conv1d(80, 512, 3, padding=1).cuda()
+    x = torch.randn(8, 80, 3000, device="cuda")
+
+    def run():
+        with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+            return F.gelu(conv(x))
+
+    compiled = torch.compile(run)
+    compiled()
+    return run, compiled
+
+
+@pair("cat_prealloc", "a DenseNet dense layer's concatenation, bf16 NCHW, batch 32 at 14 x 14: 256 channels of earlier features and 32 new ones from a ReLU, torch.cat into a fresh tensor (before) against the earlier features already in a preallocated 288-channel buffer and the ReLU (torch.clamp(min=0)) writing its 32 channels into the buffer's slice with out= (after)")
+def cat_prealloc():
+    torch.manual_seed(0)
+    prev = torch.randn(32, 256, 14, 14, device="cuda", dtype=torch.bfloat16)
+    new = torch.randn(32, 32, 14, 14, device="cuda", dtype=torch.bfloat16)
+    buf = torch.empty(32, 288, 14, 14, device="cuda", dtype=torch.bfloat16)
+    buf[:, :256].copy_(prev)
+
+    def before():
+        return torch.cat([prev, torch.relu(new)], dim=1)
+
+    def after():
+        torch.clamp(new, min=0, out=buf[:, 256:])
+        return buf
+
+    return before, after
+
+
 def time_pair(before, after, reps):
     for _ in range(3):
         before()
