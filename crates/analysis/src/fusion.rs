@@ -744,4 +744,64 @@ mod tests {
         assert!(saving(ADD).is_some_and(|s| (s - 20e-6).abs() < 1e-12));
         assert!(saving(RELU).is_some_and(|s| (s - 15e-6).abs() < 1e-12));
     }
+
+    #[test]
+    fn a_launch_bound_head_whose_output_the_next_kernel_reads_saves_its_whole_launch() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let pow = "void at::vectorized_elementwise_kernel<4, void at::pow_tensor_scalar_kernel_impl<float, float>(at::TensorIteratorBase &, T2)::[lambda(float) (instance 1)], std::array<char *, 2>>(int, T2, T3)";
+        let mean = "void at::reduce_kernel<512, 1, at::ReduceOp<float, at::MeanOps<float, float, float, float>, unsigned int, float, 4, 4>>(T3)";
+        let small = |name: &str, order: u64| {
+            let mut k = timed(name, 3e-6, order);
+            k.bytes.insert(MemLevel::Dram, 1e3);
+            k
+        };
+        let ks = analyze(&m, &[small(pow, 1), small(mean, 2)]);
+        assert_eq!(ks[0].diagnosis.as_ref().unwrap().position, Position::LaunchBound);
+        let chain = group(&fusions(&ks), FusionKind::ElementwiseChain).cloned().unwrap();
+        assert!((chain.saved_s - 6e-6).abs() < 1e-15, "{chain:?}");
+        // Alone, nothing reads its output in the capture: no saving.
+        let ks = analyze(&m, &[small(pow, 1)]);
+        assert!(group(&fusions(&ks), FusionKind::ElementwiseChain).is_none());
+    }
+
+    #[test]
+    fn a_kernel_after_a_layout_transpose_counts_as_fed_by_the_convolution_before_it() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let back = "void cudnn::nhwcToNchwKernel<__nv_bfloat16, __nv_bfloat16, float, 1, 0, 0>(cudnn::nhwc2nchw_params_t<T3>, const T1 *, T2 *)";
+        let ks = analyze(&m, &[timed(back, 30e-6, 1), timed(ADD, 30e-6, 2)]);
+        let chain = group(&fusions(&ks), FusionKind::ElementwiseChain).cloned().unwrap();
+        assert!((chain.saved_s - 20e-6).abs() < 1e-12, "{chain:?}");
+    }
+
+    #[test]
+    fn a_cupy_multiply_feeding_an_add_is_a_temporary_only_where_launch_ids_say_so() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let ids = |mut k: Kernel, ids: &[&str]| {
+            k.evidence.ncu_launch_ids = ids.iter().map(|s| s.to_string()).collect();
+            k
+        };
+        let mul = "cupy_multiply__float64_float64_float64";
+        let add = "cupy_add__float64_float64_float64";
+        let ks = analyze(&m, &[ids(timed(mul, 30e-6, 1), &["0"]), ids(timed(add, 30e-6, 2), &["1"])]);
+        let f = group(&fusions(&ks), FusionKind::ArrayExpressions).cloned().expect("a scaled temporary");
+        // 2 of its 3 operands: the temporary written and read back.
+        assert!((f.saved_s - 20e-6).abs() < 1e-12, "{f:?}");
+        assert_eq!(f.kernels, [ks[0].kernel.id.clone()]);
+        // The add first, the multiply after: nothing reads the product.
+        let ks = analyze(&m, &[ids(timed(add, 30e-6, 1), &["0"]), ids(timed(mul, 30e-6, 2), &["1"])]);
+        assert!(group(&fusions(&ks), FusionKind::ArrayExpressions).is_none());
+        // Without launch IDs the order is no evidence.
+        let ks = analyze(&m, &[timed(mul, 30e-6, 1), timed(add, 30e-6, 2)]);
+        assert!(group(&fusions(&ks), FusionKind::ArrayExpressions).is_none());
+    }
+
+    #[test]
+    fn backward_or_optimizer_kernels_make_a_capture_a_training_step() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let foreach = "void at::native::<unnamed>::multi_tensor_apply_kernel<at::native::<unnamed>::TensorListMetadata<3>>(T1, T2, T3...)";
+        let dgrad = "sm90_xmma_dgrad_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64";
+        assert!(training_step(&analyze(&m, &[timed(GEMM, 1e-3, 1), timed(foreach, 1e-4, 2)])));
+        assert!(training_step(&analyze(&m, &[timed(dgrad, 1e-3, 1)])));
+        assert!(!training_step(&analyze(&m, &[timed(GEMM, 1e-3, 1), timed(ADD, 30e-6, 2)])));
+    }
 }
