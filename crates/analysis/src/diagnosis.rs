@@ -819,8 +819,9 @@ fn sparse_format_move(f: &Facts, position: Position) -> Option<Move> {
         Advice::SparseFormat { index_share_pct: Some(100.0 * index_share) },
         t * index_share,
         format!(
-            "{:.1} million nonzeros (2 FLOPs each, counter; at most the DRAM bytes over a value and an index), each a {value:.0}-byte value and a {index:.0}-byte column index: the indices are {} of the {} the kernel moves from DRAM; an operator that also knows its values (matrix-free) saves up to the matrix's whole share",
+            "{:.1} million nonzeros over {} (2 FLOPs each, counter; at most the DRAM bytes over a value and an index), each with a {value:.0}-byte value and a {index:.0}-byte column index: the indices are {} of the {} the kernel moves from DRAM; an operator that also knows its values (matrix-free) saves up to the matrix's whole share",
             nonzeros / 1e6,
+            if f.a.kernel.launches == 1 { "its launch".to_string() } else { format!("its {} launches", f.a.kernel.launches) },
             share(100.0 * index_share),
             format_si(bytes, Unit2::Byte)
         ),
