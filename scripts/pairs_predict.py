@@ -11,6 +11,7 @@ measured saving (median before - median after, CUDA events) from
 timings.tsv, and prints one row per pair with the ratio.
 
     python3 scripts/pairs_predict.py --bin target/release/roofline
+    python3 scripts/pairs_predict.py --bin target/release/roofline --round6
 """
 import argparse
 import json
@@ -40,10 +41,46 @@ def predicted(doc, how, code):
     return total
 
 
+# The round-6 pairs (issue 25): both sides captured under ncu, so the
+# measured saving is also the kernels' GPU time, before - after.
+D6 = "results/h200-2026-12-02-pairs-round6"
+MOVE6 = {
+    "tf32_mlp": ("move", "allow_tf32"),
+    "fused_qkv": ("move", "fused_qkv"),
+    "batched_embedding": ("move", "batch_embeddings"),
+}
+
+
+def gpu_time_us(doc):
+    return sum(k["kernel"].get("duration_s") or 0.0 for k in doc["kernels"]) * 1e6
+
+
+def round6(binary):
+    events = {}
+    for line in open(f"{D6}/timings.tsv"):
+        f = line.rstrip("\n").split("\t")
+        if f[0] in MOVE6:
+            events[f[0]] = float(f[7])
+    print("pair\tmove\tpredicted_us\tgpu_time_saved_us\tratio\tevents_saved_us")
+    for pair, (how, code) in MOVE6.items():
+        docs = []
+        for side in ("", ".after"):
+            out = subprocess.run([binary, "import", f"{D6}/{pair}{side}.csv.gz", "--machine", MACHINE, "--format", "json"],
+                                 capture_output=True, text=True, check=True).stdout
+            docs.append(json.loads(out))
+        p = predicted(docs[0], how, code) * 1e6
+        m = gpu_time_us(docs[0]) - gpu_time_us(docs[1])
+        print(f"{pair}\t{code}\t{p:.1f}\t{m:.1f}\t{p / m:.2f}\t{events[pair]:.1f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/roofline")
+    ap.add_argument("--round6", action="store_true",
+                    help=f"the round-6 pairs of {D6}, against the kernels' GPU time saved")
     args = ap.parse_args()
+    if args.round6:
+        return round6(args.bin)
     measured = {}
     for line in open(f"{D}/timings.tsv"):
         f = line.rstrip("\n").split("\t")

@@ -570,15 +570,36 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
         if let (true, Some(w)) = (n >= 2, waves(f.ev)) {
             let batched = w * n as f64;
             let (now, then) = (idle_share(w), idle_share(batched));
+            // Idle slots cost time only where the memory system has room:
+            // while the slots are full it runs at the average utilisation
+            // over the busy share of the slot time; the tail's blocks take
+            // the rest of the bandwidth, so that share of the idle time is
+            // not lost.
+            let full = (f.memory_pct / 100.0 / (1.0 - now).max(1e-9)).min(1.0);
             moves.push(Move::saving(
                 Advice::BatchEmbeddings { launches: n },
-                (t * (now - then)).min(f.gap_s()),
+                (t * (now - then) * (1.0 - full)).min(f.gap_s()),
                 format!(
-                    "each launch's grid is {w:.2} waves, {} of the block slots' time idle; one launch of {batched:.2} waves idles {}",
+                    "each launch's grid is {w:.2} waves, {} of the block slots' time idle; one launch of {batched:.2} waves idles {}; while the slots are full the busiest memory level runs at {} of its roof, and only the bandwidth left over is time lost",
                     share(100.0 * now),
-                    share(100.0 * then)
+                    share(100.0 * then),
+                    share(100.0 * full)
                 ),
             ));
+        }
+    }
+    // PyTorch's cat copies every input into a new tensor: written where the
+    // output wants them, the copy goes, and with it the cat's whole time.
+    if o.role == Role::Indexing && f.a.kernel.name.contains("CatArrayBatchedCopy") {
+        moves.push(Move::saving(
+            Advice::CatInPlace,
+            t,
+            "the cat's whole time: its inputs are written into the output by the kernels that make them",
+        ));
+    }
+    if o.role == Role::Sparse {
+        if let Some(m) = sparse_format_move(f, position) {
+            moves.push(m);
         }
     }
     match o.role {
@@ -747,6 +768,64 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
         }
     }
     moves
+}
+
+/// The bytes of a CSR SpMV's value and column-index types, from cuSPARSE's
+/// template arguments (`csrmv_v3_kernel<bool, int, int, double, ...>`):
+/// 64-bit indices where `long` appears, else 32-bit.
+fn csr_element_bytes(name: &str) -> (f64, f64) {
+    let index = if name.contains("long") { 8.0 } else { 4.0 };
+    let value = if name.contains("double") {
+        8.0
+    } else if name.contains("half") || name.contains("bfloat16") {
+        2.0
+    } else {
+        4.0
+    };
+    (value, index)
+}
+
+/// cuSPARSE's CSR SpMV, memory-bound: per nonzero it reads a value and a
+/// column index (and 2 FLOPs, a multiply-add, so the FLOP counters give
+/// the nonzeros, at most the bytes over a value and an index). A format or
+/// operator that stores no index per nonzero (a diagonal or banded format,
+/// a matrix-free stencil) stops moving them: at least the indices' share of
+/// the time. CSR's load-balancing pass (`csr_partition`, once per call)
+/// goes with the format: its whole time.
+fn sparse_format_move(f: &Facts, position: Position) -> Option<Move> {
+    let name = &f.a.kernel.name;
+    let lower = name.to_ascii_lowercase();
+    let t = f.seconds;
+    if lower.contains("csr_partition") {
+        return Some(Move::saving(
+            Advice::SparseFormat { index_share_pct: None },
+            t,
+            "the partition pass's whole time: cuSPARSE splits the CSR rows among blocks before every SpMV, and a format without CSR rows needs no split",
+        ));
+    }
+    let spmv = lower.contains("csrmv") || lower.contains("spmv") && lower.contains("csr");
+    if !spmv || !matches!(position, Position::UnderDiagonal | Position::OnDiagonal) {
+        return None;
+    }
+    let bytes = f.a.kernel.bytes.get(&MemLevel::Dram).copied().filter(|b| *b > 0.0)?;
+    let flops = f.a.total_flops;
+    let (value, index) = csr_element_bytes(name);
+    let nonzeros = (flops / 2.0).min(bytes / (value + index));
+    if nonzeros <= 0.0 {
+        return None;
+    }
+    let index_share = index * nonzeros / bytes;
+    Some(Move::saving(
+        Advice::SparseFormat { index_share_pct: Some(100.0 * index_share) },
+        t * index_share,
+        format!(
+            "{:.1} million nonzeros over {} (2 FLOPs each, counter; at most the DRAM bytes over a value and an index), each with a {value:.0}-byte value and a {index:.0}-byte column index: the indices are {} of the {} the kernel moves from DRAM; an operator that also knows its values (matrix-free) saves up to the matrix's whole share",
+            nonzeros / 1e6,
+            if f.a.kernel.launches == 1 { "its launch".to_string() } else { format!("its {} launches", f.a.kernel.launches) },
+            share(100.0 * index_share),
+            format_si(bytes, Unit2::Byte)
+        ),
+    ))
 }
 
 /// Whether a larger batch gives a library kernel more blocks: not for a

@@ -117,6 +117,12 @@ pub enum Finding {
         /// Seconds it could save.
         saving_s: f64,
     },
+    /// A larger batch would fill the GPU, but the program is a training
+    /// step, whose batch size is a hyperparameter: evidence, not a move.
+    BatchIsTrainingChoice {
+        /// Seconds a larger problem per launch would have saved.
+        saving_s: f64,
+    },
     /// % of the roof that applies (`roof`: its name, "DRAM bandwidth", "FP32").
     PctOfRoof {
         /// % of that roof reached.
@@ -330,6 +336,20 @@ pub enum Advice {
         /// What it does.
         role: Role,
     },
+    /// PyTorch's cat copies its inputs into a new tensor: let the kernels
+    /// that make the inputs write into the output.
+    CatInPlace,
+    /// A CSR sparse matrix-vector product at the memory side: a format or
+    /// operator that moves fewer bytes per nonzero.
+    SparseFormat {
+        /// The column indices' share of the kernel's DRAM bytes, % (none for
+        /// CSR's partition pass).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        index_share_pct: Option<f64>,
+    },
+    /// CuPy elementwise and cuBLAS level-1 kernels, one after another over
+    /// the same vectors: fuse them into one pass.
+    FuseArrayOps,
     /// A library kernel whose grid is too small or short for the GPU:
     /// larger batches, or fewer, larger operations.
     LargerProblem,
@@ -655,6 +675,10 @@ impl Finding {
                 advice.text(),
                 format_si(*saving_s, Unit::Second)
             ),
+            Finding::BatchIsTrainingChoice { saving_s } => format!(
+                "the launch leaves the GPU mostly idle, and a larger batch would fill it (up to {} of this kernel's time), but the capture is of a training step (backward or optimizer kernels), where the batch size is a training choice, not a per-step saving: no move",
+                format_si(*saving_s, Unit::Second)
+            ),
             Finding::PctOfRoof { pct: p, roof } => format!("{} of the {roof} roof", pct(*p)),
             Finding::PctOfMixRoof { pct: p, bytes_per_s, read_share_pct, lower, upper } => {
                 let between = if lower == upper {
@@ -843,6 +867,15 @@ impl Advice {
                 library.label(),
                 role.label()
             ),
+            Advice::CatInPlace => "a torch.cat copies every input into a new tensor: let the kernels that make the inputs write into slices of one preallocated output (torch.cat's inputs computed with out= into views of it), or compile the block (torch.compile writes the producers' results into the cat's output)".into(),
+            Advice::SparseFormat { index_share_pct } => match index_share_pct {
+                Some(p) => format!(
+                    "a CSR sparse matrix-vector product at the memory side reads a value and a column index per nonzero, the indices {} of its bytes: use a format or operator that moves fewer bytes per nonzero (a diagonal or banded format for a banded matrix, a matrix-free operator such as a stencil in a cupy.ElementwiseKernel behind a LinearOperator, or smaller index and value types)",
+                    pct(*p)
+                ),
+                None => "cuSPARSE's CSR partition pass, run before every SpMV to split the rows among blocks: a format or operator without CSR rows (see the SpMV's move) needs no partition".into(),
+            },
+            Advice::FuseArrayOps => "CuPy elementwise and cuBLAS level-1 kernels over the same vectors, one after another, each writing a vector the next one reads: fuse the update into one pass (cupy.fuse or a cupy.ElementwiseKernel for x + a*y, a cupy.ReductionKernel that accumulates the dot or norm of the vector it updates), so the temporaries stay in registers".into(),
             Advice::LargerProblem => "a library kernel whose launch leaves the GPU mostly idle: give it more work per launch (a larger batch, several small operations batched into one, CUDA graphs for the launch cost)".into(),
             Advice::AllowTf32 { role } => match role {
                 Role::Convolution => "an FP32 convolution on the CUDA cores (FFMA, no tensor-core instructions) on a GPU with TF32 tensor cores: allow TF32 for cuDNN (torch.backends.cudnn.allow_tf32 = True, PyTorch's default; check that nothing turned it off), or run it in bf16 under torch.autocast".into(),

@@ -27,8 +27,23 @@
 //!   norm joins the norm's fusion, not a GEMM's epilogue. PyTorch's
 //!   reductions that wait on latency or on their launch join the same group
 //!   (torch.compile fuses them, a CUDA graph launches them for free); a
-//!   launch-bound kernel saves all its time. Gathers, scatters, embedding
-//!   lookups and cats never do: they are data movement of another kind.
+//!   launch-bound kernel saves all its time, even at the head of a chain
+//!   when the next kernel reads its output (fused, its launch goes). A
+//!   PyTorch reduction under the diagonal joins as well, for the gap to the
+//!   bandwidth roof a compiled split reduction streams at. A kernel right
+//!   after a layout transpose counts as fed by the convolution before it
+//!   (channels_last removes the transpose). Gathers, scatters, embedding
+//!   lookups and cats never do: they are data movement of another kind (a
+//!   cat's own move is to let its producers write into its output).
+//! - CuPy array expressions, by launch order: a multiply feeding an add, a
+//!   subtract or a sum is a scaled temporary a fused pass keeps in
+//!   registers (2/N of its launch for N operands); a cuBLAS dot or norm of a
+//!   vector the kernel before it wrote reads at least one operand fewer
+//!   when accumulated in the update (half its launch).
+//!
+//! In a training step (backward or optimizer kernels in the capture) a
+//! larger batch is a training choice, not a per-step saving: the library
+//! kernels' larger-problem move becomes evidence.
 //!
 //! Triton's copies that only reorder views (clone, transpose, select, with
 //! a cast or bias add), in a program with fused attention, are the q, k, v
@@ -65,6 +80,9 @@ pub enum FusionKind {
     /// Generated copies that reorder q, k, v beside fused attention ->
     /// strided views into attention.
     AttentionLayout,
+    /// CuPy elementwise and cuBLAS level-1 kernels over the same vectors ->
+    /// one fused pass (cupy.fuse, ElementwiseKernel, ReductionKernel).
+    ArrayExpressions,
 }
 
 impl FusionKind {
@@ -77,6 +95,7 @@ impl FusionKind {
             FusionKind::Epilogue => "fuse activations into GEMM epilogues",
             FusionKind::ElementwiseChain => "fuse elementwise chains (torch.compile)",
             FusionKind::AttentionLayout => "feed attention strided views",
+            FusionKind::ArrayExpressions => "fuse CuPy array expressions (cupy.fuse, ElementwiseKernel)",
         }
     }
 
@@ -88,6 +107,7 @@ impl FusionKind {
             FusionKind::Epilogue => Advice::EpilogueFusion,
             FusionKind::ElementwiseChain => Advice::FuseElementwise,
             FusionKind::AttentionLayout => Advice::AttentionLayout,
+            FusionKind::ArrayExpressions => Advice::FuseArrayOps,
         }
     }
 }
@@ -160,7 +180,23 @@ fn framework_glue(a: &KernelAnalysis) -> bool {
     let o = origin(&a.kernel.name);
     o.library == Library::PyTorch
         && o.role == Role::Reduction
-        && a.diagnosis.as_ref().is_some_and(|d| matches!(d.position, Position::LaunchBound | Position::LatencyBound))
+        && a.diagnosis.as_ref().is_some_and(|d| {
+            matches!(d.position, Position::LaunchBound | Position::LatencyBound) || under_diagonal_reduction(a)
+        })
+}
+
+/// A PyTorch reduction under the diagonal: it streams its input below the
+/// bandwidth roof, and a compiled (split) reduction streams it at the roof.
+fn under_diagonal_reduction(a: &KernelAnalysis) -> bool {
+    origin(&a.kernel.name).role == Role::Reduction
+        && a.diagnosis.as_ref().is_some_and(|d| d.position == Position::UnderDiagonal)
+}
+
+/// The share of a memory-bound reduction's time a pass at the bandwidth
+/// roof saves: the gap from its busiest memory level to the roof.
+fn reduction_gap_share(a: &KernelAnalysis) -> f64 {
+    let pct = a.diagnosis.as_ref().and_then(|d| d.binding()).map(|(_, p)| p).unwrap_or(100.0);
+    (1.0 - pct / crate::thresholds::ON_ROOF_PCT).clamp(0.0, 1.0)
 }
 
 /// The kernels in capture order, to find the kernel that ran just before
@@ -201,6 +237,31 @@ impl<'a> CaptureOrder<'a> {
         });
         before.map(|k| origin(&k.kernel.name).role)
     }
+
+    /// The role of the kernel that ran just after `a`'s last launch.
+    fn successor(&self, a: &KernelAnalysis) -> Option<Role> {
+        let last_id = a.kernel.evidence.ncu_launch_ids.last().and_then(|i| i.parse::<u64>().ok());
+        let after = match last_id {
+            Some(id) => self.by_launch_id.get(&(id + 1)).copied(),
+            None => a.kernel.capture_order.and_then(|o| self.first_launch.get(&(o + 1)).copied()),
+        };
+        after.map(|k| origin(&k.kernel.name).role)
+    }
+
+    /// The kernels launched just before and just after each of `a`'s
+    /// launches, by Nsight Compute's launch IDs (none without them).
+    fn around_launches(&self, a: &KernelAnalysis) -> Vec<(Option<&'a KernelAnalysis>, Option<&'a KernelAnalysis>)> {
+        a.kernel
+            .evidence
+            .ncu_launch_ids
+            .iter()
+            .filter_map(|i| i.parse::<u64>().ok())
+            .map(|id| {
+                let before = id.checked_sub(1).and_then(|b| self.by_launch_id.get(&b).copied());
+                (before, self.by_launch_id.get(&(id + 1)).copied())
+            })
+            .collect()
+    }
 }
 
 /// The share of a kernel's launches whose input comes from a kernel a
@@ -209,14 +270,117 @@ impl<'a> CaptureOrder<'a> {
 /// it is one; otherwise every launch but its first (the head of a chain,
 /// whose input the capture did not make, saves nothing).
 fn fusable_launches(a: &KernelAnalysis, order: &CaptureOrder) -> f64 {
+    // A layout transpose after a convolution goes with channels_last, and
+    // the convolution's output is then the kernel's input.
     let absorbs = |r: Role| {
-        r.is_elementwise() || matches!(r, Role::Norm | Role::Reduction | Role::Gemm | Role::Convolution | Role::Fusion)
+        r.is_elementwise()
+            || matches!(
+                r,
+                Role::Norm | Role::Reduction | Role::Gemm | Role::Convolution | Role::Fusion | Role::LayoutTranspose
+            )
     };
     if order.predecessor(a).is_some_and(absorbs) {
         return 1.0;
     }
+    // A launch-bound head whose output the next kernel of the chain reads:
+    // fused, its launch goes, which is all its time.
+    let launch_bound = a.diagnosis.as_ref().is_some_and(|d| d.position == Position::LaunchBound);
+    let chain = |r: Role| r.is_elementwise() || r == Role::Reduction;
+    if launch_bound && order.successor(a).is_some_and(chain) {
+        return 1.0;
+    }
     let n = a.kernel.launches.max(1) as f64;
     (n - 1.0) / n
+}
+
+/// The operands of a CuPy generated kernel, from the dtypes its name lists
+/// (`cupy_multiply__float64_float64_float64`: two inputs and the output).
+fn cupy_operands(name: &str) -> Option<u32> {
+    let dtypes = name.split("__").nth(1)?;
+    let n = dtypes.split('_').filter(|w| !w.is_empty()).count() as u32;
+    (n >= 2).then_some(n)
+}
+
+/// A reduction over a vector: CuPy's and CUB's reductions, cuBLAS's dot
+/// and norm (level 1).
+fn vector_reduction(a: &KernelAnalysis) -> bool {
+    let o = origin(&a.kernel.name);
+    matches!(o.library, Library::Cupy | Library::Cub) && o.role == Role::Reduction || blas1_reduction(&a.kernel.name)
+}
+
+fn blas1_reduction(name: &str) -> bool {
+    o_blas(name) && (name.contains("dot_kernel") || name.contains("nrm2"))
+}
+
+fn o_blas(name: &str) -> bool {
+    origin(name).library == Library::Cublas
+}
+
+/// CuPy's array expressions, kernel by kernel in launch order: a CuPy
+/// multiply whose next launch is a CuPy add or subtract (`x + a*y` as two
+/// kernels) or a reduction (`sum(x*x)`) writes a temporary the next kernel
+/// reads back; fused into one pass it stays in registers: 2/N of the
+/// launch's time for N operands (the written vector and its read). A
+/// cuBLAS dot or norm right after a CuPy elementwise kernel re-reads the
+/// vector that kernel just wrote; accumulated in the update pass, at least
+/// one of its two operands is not read again: half the launch's time.
+/// Without launch IDs nothing is claimed (the order of launches is the evidence).
+fn array_expressions(kernels: &[KernelAnalysis], order: &CaptureOrder) -> Option<Fusion> {
+    let cupy_elementwise = |k: &KernelAnalysis| {
+        let o = origin(&k.kernel.name);
+        o.library == Library::Cupy && o.role == Role::Elementwise
+    };
+    let mut ks = Vec::new();
+    let mut per_kernel = Vec::new();
+    for a in kernels.iter().filter(|a| a.kernel.duration_s.is_some_and(|d| d > 0.0 && d.is_finite())) {
+        let t = a.kernel.duration_s.unwrap_or(0.0);
+        let around = order.around_launches(a);
+        if around.is_empty() {
+            continue;
+        }
+        let per_launch = t / around.len() as f64;
+        let name = &a.kernel.name;
+        let saved: f64 = if name.starts_with("cupy_multiply") {
+            let share = cupy_operands(name).map_or(2.0 / 3.0, |n| 2.0 / n as f64);
+            let consumer = |k: &KernelAnalysis| {
+                cupy_elementwise(k)
+                    && (k.kernel.name.starts_with("cupy_add") || k.kernel.name.starts_with("cupy_subtract"))
+                    || vector_reduction(k)
+            };
+            around.iter().filter(|(_, next)| next.is_some_and(consumer)).count() as f64 * per_launch * share
+        } else if blas1_reduction(name) {
+            around.iter().filter(|(before, _)| before.is_some_and(cupy_elementwise)).count() as f64 * per_launch * 0.5
+        } else {
+            0.0
+        };
+        if saved > 0.0 {
+            ks.push(a);
+            per_kernel.push(saved);
+        }
+    }
+    if ks.is_empty() {
+        return None;
+    }
+    let seconds = ks.iter().filter_map(|a| a.kernel.duration_s).sum::<f64>();
+    Some(Fusion {
+        kind: FusionKind::ArrayExpressions,
+        kernels: ks.iter().map(|a| a.kernel.id.clone()).collect(),
+        seconds,
+        saved_s: per_kernel.iter().sum(),
+        rests_on: "by launch order: a scaled temporary (a multiply feeding an add, a subtract or a sum) is no longer written and read back, 2/N of its launch for N operands; a dot or norm of a vector the kernel before it wrote reads at least one operand fewer, half its launch".into(),
+        saved_per_kernel_s: per_kernel,
+    })
+}
+
+/// Whether the capture is of a training step: backward kernels (a
+/// convolution's data or weight gradient, `*_backward`) or an optimizer's.
+pub(crate) fn training_step(kernels: &[KernelAnalysis]) -> bool {
+    kernels.iter().any(|a| {
+        let o = origin(&a.kernel.name);
+        let lower = a.kernel.name.to_ascii_lowercase();
+        matches!(o.role, Role::Foreach | Role::FusedOptimizer)
+            || ["dgrad", "wgrad", "backward"].iter().any(|w| lower.contains(w))
+    })
 }
 
 /// The program-level opportunities of an analysis, largest saving first.
@@ -293,6 +457,7 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
             });
         }
     }
+    out.extend(array_expressions(kernels, &order));
     let gemms = kernels.iter().any(|a| matches!(origin(&a.kernel.name).role, Role::Gemm));
     // An epilogue takes the activation of the GEMM or convolution that
     // produced its input; after a norm or elementwise work it is a link of
@@ -324,7 +489,14 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
     if !elementwise.is_empty() {
         let per_kernel: Vec<f64> = elementwise
             .iter()
-            .map(|a| a.kernel.duration_s.unwrap_or(0.0) * fused_share(a) * fusable_launches(a, &order))
+            .map(|a| {
+                let t = a.kernel.duration_s.unwrap_or(0.0);
+                if under_diagonal_reduction(a) {
+                    t * reduction_gap_share(a)
+                } else {
+                    t * fused_share(a) * fusable_launches(a, &order)
+                }
+            })
             .collect();
         let t = secs(&elementwise);
         let saved: f64 = per_kernel.iter().sum();
@@ -335,7 +507,12 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
                 seconds: t,
                 saved_s: saved,
                 rests_on: format!(
-                    "fused into the kernel that produces its input, each no longer has one operand written and read back: {:.0}% of these kernels' time",
+                    "fused into the kernel that produces its input, each no longer has one operand written and read back{}: {:.0}% of these kernels' time",
+                    if elementwise.iter().any(|a| under_diagonal_reduction(a)) {
+                        "; a reduction under the diagonal, compiled, streams its input at the bandwidth roof"
+                    } else {
+                        ""
+                    },
                     100.0 * saved / t
                 ),
                 saved_per_kernel_s: per_kernel,
@@ -385,8 +562,24 @@ pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
             crate::diagnosis::rank_moves(&mut d.next_moves, t, &mut d.evidence);
         }
     }
+    // In a training step a larger batch is a training choice, not a saving
+    // per step: the library's larger-problem move becomes evidence.
+    let training = training_step(kernels);
     // Group moves with no group (a lone elementwise kernel) have no estimate: drop them.
     for a in kernels.iter_mut() {
+        if training {
+            if let Some(d) = a.diagnosis.as_mut() {
+                if let Some(at) = d.next_moves.iter().position(|m| m.advice == Advice::LargerProblem) {
+                    let m = d.next_moves.remove(at);
+                    d.evidence
+                        .push(crate::findings::Finding::BatchIsTrainingChoice { saving_s: m.saving_s.unwrap_or(0.0) });
+                    if d.next_moves.is_empty() {
+                        let binding = d.binding().map(|(u, _)| u);
+                        d.next_moves.push(crate::diagnosis::no_cause_move(d.position, origin(&a.kernel.name), binding));
+                    }
+                }
+            }
+        }
         if let Some(d) = a.diagnosis.as_mut() {
             let before = d.next_moves.len();
             d.next_moves.retain(|m| {
@@ -550,5 +743,65 @@ mod tests {
         };
         assert!(saving(ADD).is_some_and(|s| (s - 20e-6).abs() < 1e-12));
         assert!(saving(RELU).is_some_and(|s| (s - 15e-6).abs() < 1e-12));
+    }
+
+    #[test]
+    fn a_launch_bound_head_whose_output_the_next_kernel_reads_saves_its_whole_launch() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let pow = "void at::vectorized_elementwise_kernel<4, void at::pow_tensor_scalar_kernel_impl<float, float>(at::TensorIteratorBase &, T2)::[lambda(float) (instance 1)], std::array<char *, 2>>(int, T2, T3)";
+        let mean = "void at::reduce_kernel<512, 1, at::ReduceOp<float, at::MeanOps<float, float, float, float>, unsigned int, float, 4, 4>>(T3)";
+        let small = |name: &str, order: u64| {
+            let mut k = timed(name, 3e-6, order);
+            k.bytes.insert(MemLevel::Dram, 1e3);
+            k
+        };
+        let ks = analyze(&m, &[small(pow, 1), small(mean, 2)]);
+        assert_eq!(ks[0].diagnosis.as_ref().unwrap().position, Position::LaunchBound);
+        let chain = group(&fusions(&ks), FusionKind::ElementwiseChain).cloned().unwrap();
+        assert!((chain.saved_s - 6e-6).abs() < 1e-15, "{chain:?}");
+        // Alone, nothing reads its output in the capture: no saving.
+        let ks = analyze(&m, &[small(pow, 1)]);
+        assert!(group(&fusions(&ks), FusionKind::ElementwiseChain).is_none());
+    }
+
+    #[test]
+    fn a_kernel_after_a_layout_transpose_counts_as_fed_by_the_convolution_before_it() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let back = "void cudnn::nhwcToNchwKernel<__nv_bfloat16, __nv_bfloat16, float, 1, 0, 0>(cudnn::nhwc2nchw_params_t<T3>, const T1 *, T2 *)";
+        let ks = analyze(&m, &[timed(back, 30e-6, 1), timed(ADD, 30e-6, 2)]);
+        let chain = group(&fusions(&ks), FusionKind::ElementwiseChain).cloned().unwrap();
+        assert!((chain.saved_s - 20e-6).abs() < 1e-12, "{chain:?}");
+    }
+
+    #[test]
+    fn a_cupy_multiply_feeding_an_add_is_a_temporary_only_where_launch_ids_say_so() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let ids = |mut k: Kernel, ids: &[&str]| {
+            k.evidence.ncu_launch_ids = ids.iter().map(|s| s.to_string()).collect();
+            k
+        };
+        let mul = "cupy_multiply__float64_float64_float64";
+        let add = "cupy_add__float64_float64_float64";
+        let ks = analyze(&m, &[ids(timed(mul, 30e-6, 1), &["0"]), ids(timed(add, 30e-6, 2), &["1"])]);
+        let f = group(&fusions(&ks), FusionKind::ArrayExpressions).cloned().expect("a scaled temporary");
+        // 2 of its 3 operands: the temporary written and read back.
+        assert!((f.saved_s - 20e-6).abs() < 1e-12, "{f:?}");
+        assert_eq!(f.kernels, [ks[0].kernel.id.clone()]);
+        // The add first, the multiply after: nothing reads the product.
+        let ks = analyze(&m, &[ids(timed(add, 30e-6, 1), &["0"]), ids(timed(mul, 30e-6, 2), &["1"])]);
+        assert!(group(&fusions(&ks), FusionKind::ArrayExpressions).is_none());
+        // Without launch IDs the order is no evidence.
+        let ks = analyze(&m, &[timed(mul, 30e-6, 1), timed(add, 30e-6, 2)]);
+        assert!(group(&fusions(&ks), FusionKind::ArrayExpressions).is_none());
+    }
+
+    #[test]
+    fn backward_or_optimizer_kernels_make_a_capture_a_training_step() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let foreach = "void at::native::<unnamed>::multi_tensor_apply_kernel<at::native::<unnamed>::TensorListMetadata<3>>(T1, T2, T3...)";
+        let dgrad = "sm90_xmma_dgrad_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64";
+        assert!(training_step(&analyze(&m, &[timed(GEMM, 1e-3, 1), timed(foreach, 1e-4, 2)])));
+        assert!(training_step(&analyze(&m, &[timed(dgrad, 1e-3, 1)])));
+        assert!(!training_step(&analyze(&m, &[timed(GEMM, 1e-3, 1), timed(ADD, 30e-6, 2)])));
     }
 }

@@ -398,7 +398,10 @@ pub fn origin(name: &str) -> Origin {
         || n.contains("native::")
         || n.contains("at_cuda_detail")
         || n.contains("c10::")
-        || n.contains("TensorIterator");
+        || n.contains("TensorIterator")
+        // PyTorch's own kernels as demanglers print them without a namespace
+        // (`unnamed>::EmbeddingBag_updateOutputKernel...`).
+        || has(n, &["EmbeddingBag_", "CatArrayBatchedCopy", "indexSelectLargeIndex", "indexSelectSmallIndex"]);
     let library = if torch { Library::PyTorch } else { Library::User };
     let role = if has(&lower, &["batch_norm", "layer_norm", "group_norm", "rms_norm", "layernorm", "rmsnorm", "groupnorm"])
             // PyTorch's GroupNorm statistics and the scale and shift it folds
@@ -558,6 +561,12 @@ mod tests {
             origin("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096>)").role,
             Role::Collective
         );
+        // PyTorch's embedding bag and cat without a namespace are still PyTorch's.
+        let bag = "void unnamed>::EmbeddingBag_updateOutputKernel_sum_mean<float, long>(const T2 *, const T2 *)";
+        assert_eq!((origin(bag).library, origin(bag).role), (Library::PyTorch, Role::Indexing));
+        let cat =
+            "void unnamed>::CatArrayBatchedCopy_vectorized<unnamed>::OpaqueType<4>, unsigned int, 2, 128, 1>(T1 *)";
+        assert_eq!((origin(cat).library, origin(cat).role), (Library::PyTorch, Role::Indexing));
         // The user's own kernels stay editable.
         let own = origin("fma_loop(float *, int)");
         assert_eq!(own.library, Library::User);
