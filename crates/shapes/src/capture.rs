@@ -16,7 +16,7 @@ use roofline_model::{
 };
 
 use crate::args::{Arg, Tensor};
-use crate::catalogue::{estimate, Estimate, OpClass};
+use crate::catalogue::{estimate, Estimate, OpClass, Unaligned};
 use crate::dtype::Dtype;
 use crate::trace::Trace;
 
@@ -44,6 +44,8 @@ pub struct LaunchEstimate {
     pub mapping: Mapping,
     /// The formula with its numbers.
     pub formula: String,
+    /// A GEMM cuBLAS runs as an unaligned fallback (its shapes say so).
+    pub unaligned: Option<Unaligned>,
 }
 
 /// How an operator's work met its kernels.
@@ -178,6 +180,7 @@ impl Transform {
                 "layout transform of input {} {:?} (matched by its launch grid): read once, written once",
                 self.which, self.dims
             ),
+            unaligned: None,
         }
     }
 }
@@ -319,6 +322,7 @@ pub fn estimate_capture(trace: &Trace, input: &str) -> ShapesCapture {
                         written_bytes: sel.iter().map(|p| p.written_bytes).sum(),
                         mapping,
                         formula: e.formula.clone(),
+                        unaligned: e.unaligned,
                     });
                 }
             }
