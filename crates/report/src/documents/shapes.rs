@@ -407,7 +407,7 @@ impl Describe for ComparisonDocument {
             agreement("places", "same position under the DRAM roofline", self.place_agreement_pct, self.place_time_s),
             agreement(
                 "verdicts",
-                "same position as the counters' verdict",
+                "position claimed from shapes admits the counters' verdict",
                 self.verdict_agreement_pct,
                 self.verdict_time_s,
             ),
@@ -513,7 +513,7 @@ impl Describe for ComparisonDocument {
             ]);
         }
         let mut notes = vec![Note::info(
-            "error = (estimated - counted) / counted; FLOPs: issued FLOPs from shapes (attention: whole 128x128 tiles) against the counters' FLOPs of every kind; bytes: compulsory bytes from shapes against DRAM bytes (dram__bytes); reads: the estimate's inputs against dram__bytes_read (Nsight Compute flushes the caches before each kernel, and an output that fits in L2 is not yet written to DRAM when the kernel ends, so DRAM writes are undercounted). Byte errors leave out launches with under 1 MB counted. The trace and the counter capture are separate runs, matched by kernel name, grid and block in order.",
+            "error = (estimated - counted) / counted; FLOPs: issued FLOPs from shapes (attention: whole 128x128 tiles; convolutions: channels padded to the tensor cores' 16-byte rows) against the counters' FLOPs of every kind; bytes: compulsory bytes from shapes against DRAM bytes (dram__bytes); reads: the estimate's inputs against dram__bytes_read (Nsight Compute flushes the caches before each kernel, and an output that fits in L2 is not yet written to DRAM when the kernel ends, so DRAM writes are undercounted). Byte errors leave out launches with under 1 MB counted. The trace and the counter capture are separate runs, matched by kernel name, grid and block in order.",
         )];
         if !self.unmatched.is_empty() {
             notes.push(Note::warning(format!(
