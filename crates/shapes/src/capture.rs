@@ -16,7 +16,7 @@ use roofline_model::{
 };
 
 use crate::args::{Arg, Tensor};
-use crate::catalogue::{estimate, Estimate, OpClass};
+use crate::catalogue::{estimate, Estimate, OpClass, Unaligned};
 use crate::dtype::Dtype;
 use crate::trace::Trace;
 
@@ -44,6 +44,8 @@ pub struct LaunchEstimate {
     pub mapping: Mapping,
     /// The formula with its numbers.
     pub formula: String,
+    /// A GEMM cuBLAS runs as an unaligned fallback (its shapes say so).
+    pub unaligned: Option<Unaligned>,
 }
 
 /// How an operator's work met its kernels.
@@ -178,6 +180,7 @@ impl Transform {
                 "layout transform of input {} {:?} (matched by its launch grid): read once, written once",
                 self.which, self.dims
             ),
+            unaligned: None,
         }
     }
 }
@@ -319,6 +322,7 @@ pub fn estimate_capture(trace: &Trace, input: &str) -> ShapesCapture {
                         written_bytes: sel.iter().map(|p| p.written_bytes).sum(),
                         mapping,
                         formula: e.formula.clone(),
+                        unaligned: e.unaligned,
                     });
                 }
             }
@@ -465,6 +469,37 @@ fn warnings(sc: &ShapesCapture, trace: &Trace, input: &str) -> Vec<Warning> {
             ),
         });
     }
+    // GEMMs the shapes say run as unaligned fallbacks, per kernel name:
+    // their place from DRAM bytes and FLOPs is not where they are.
+    let mut unaligned: BTreeMap<(String, &str, u64, u64), (u64, f64)> = BTreeMap::new();
+    for l in &sc.launches {
+        if let Some(u) = l.estimate.as_ref().ok().and_then(|e| e.unaligned) {
+            let key = (roofline_model::display_name(&l.name), u.operand, u.leading, u.multiple);
+            let d = unaligned.entry(key).or_insert((0, 0.0));
+            d.0 += 1;
+            d.1 += l.duration_s;
+        }
+    }
+    if !unaligned.is_empty() {
+        let t: f64 = unaligned.values().map(|v| v.1).sum();
+        let list: Vec<String> = unaligned
+            .iter()
+            .map(|((name, operand, leading, multiple), (n, time))| {
+                format!(
+                    "{name} x{n} ({}; operand {operand}'s leading dimension {leading}, not a multiple of {multiple})",
+                    format_seconds(*time)
+                )
+            })
+            .collect();
+        w.push(Warning::Capture {
+            message: format!(
+                "{input}: {} of GPU time ({}) is GEMMs whose shapes put an operand's rows off the 16-byte grid: cuBLAS runs them as unaligned fallbacks held by their L1 load path, on or under the L1 diagonal (which, the shapes cannot say), not where their DRAM bytes and FLOPs place them: {}",
+                format_seconds(t),
+                format_percent(100.0 * t / total.max(f64::MIN_POSITIVE)),
+                list.join("; ")
+            ),
+        });
+    }
     if trace.unlinked > 0 {
         w.push(Warning::Capture {
             message: format!(
@@ -586,5 +621,23 @@ mod tests {
             .find(|w| w.contains("how operators met kernels"))
             .unwrap();
         assert!(how.contains("1 launch(es) did a whole operator each; 2 were one of several kernels"), "{how}");
+        // n = 32 is on the 16-byte grid: no fallback is claimed.
+        assert!(!sc.capture.warnings.iter().any(|w| w.to_string().contains("unaligned fallbacks")));
+    }
+
+    #[test]
+    fn a_gemm_off_the_sixteen_byte_grid_is_named_in_the_warnings() {
+        // A vocabulary of 50257 (not a multiple of 8 at bf16): B's rows (and C's).
+        let events = [
+            op(1, "aten::mm", "[[64,768],[768,50257]]", r#"["c10::BFloat16","c10::BFloat16"]"#, r#"["",""]"#),
+            kernel(1, "cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_tn_align1", 10.0, 30.0),
+        ];
+        let text = format!(r#"{{"traceEvents":[{}]}}"#, events.join(","));
+        let t = read_trace(text.as_bytes(), "t.json").unwrap();
+        let sc = estimate_capture(&t, "t.json");
+        let u = sc.launches[0].estimate.as_ref().unwrap().unaligned.unwrap();
+        assert_eq!((u.operand, u.leading, u.multiple), ("B", 50257, 8));
+        let w = sc.capture.warnings.iter().map(|w| w.to_string()).find(|w| w.contains("unaligned fallbacks")).unwrap();
+        assert!(w.contains("on or under the L1 diagonal") && w.contains("leading dimension 50257"), "{w}");
     }
 }

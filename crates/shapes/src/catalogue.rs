@@ -119,6 +119,11 @@ impl Part {
         self
     }
 
+    fn issues(mut self, issued: f64) -> Part {
+        self.issued_flops = issued;
+        self
+    }
+
     fn hinted(mut self, hints: &'static [&'static str]) -> Part {
         self.hints = hints;
         self
@@ -140,6 +145,80 @@ pub struct Estimate {
     pub formula: String,
     /// The operators a fused kernel does (an inductor kernel's name).
     pub fused: Vec<String>,
+    /// A matrix product whose operands cuBLAS cannot load in 16-byte
+    /// vectors ([`Unaligned`]).
+    pub unaligned: Option<Unaligned>,
+}
+
+/// A GEMM operand whose leading dimension is not a multiple of 16 bytes.
+///
+/// cuBLAS's fast kernels load their tiles with TMA (Hopper) or 16-byte
+/// `cp.async`/`LDG.128`; both need every row of an operand to start on a
+/// 16-byte boundary, so a leading dimension of a multiple of 8 elements at
+/// 16 bits (4 at FP32, 16 at 8 bits). Otherwise cuBLAS falls back to a
+/// kernel that loads as many elements per access as the dimension allows,
+/// one for an odd one (`align1`), each through the L1 as its own access.
+/// Such a kernel is held by its load path, not by DRAM (its tiles re-read
+/// the operands from L2) nor by the tensor pipe: its position is on or under
+/// the L1 diagonal. Whether on or under, the shapes cannot say: that is the
+/// share of the L1's throughput the fallback's thread map reaches, which
+/// differs by layout (the H200 fixtures' three `align1` kernels of one shape
+/// ran at 96%, 69% and 68% of it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unaligned {
+    /// Which operand ("A", "B", "C").
+    pub operand: &'static str,
+    /// Its leading dimension, elements.
+    pub leading: u64,
+    /// The multiple a 16-byte row start needs, elements.
+    pub multiple: u64,
+}
+
+impl Unaligned {
+    /// Elements per 16 bytes at `dtype`.
+    pub fn multiple_of(dtype: Dtype) -> u64 {
+        (16.0 / dtype.size()).max(1.0) as u64
+    }
+
+    /// The first operand of `operands` whose leading dimension breaks the
+    /// 16-byte rule.
+    pub fn find(operands: &[(&'static str, u64, Dtype)]) -> Option<Unaligned> {
+        operands.iter().find_map(|&(operand, leading, dtype)| {
+            let multiple = Unaligned::multiple_of(dtype);
+            (leading > 1 && leading % multiple != 0).then_some(Unaligned { operand, leading, multiple })
+        })
+    }
+}
+
+impl fmt::Display for Unaligned {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "operand {}'s leading dimension {} is not a multiple of {} elements (16 bytes): cuBLAS runs an unaligned fallback, bound on its L1 load path",
+            self.operand, self.leading, self.multiple
+        )
+    }
+}
+
+/// The leading dimension of a row-major matrix operand (its last two
+/// dimensions): the larger of their strides when recorded (a transposed
+/// view's is its first), else its last size.
+fn leading_dim(t: &Tensor) -> u64 {
+    let n = t.dims.len();
+    if n < 2 {
+        return t.dim(1);
+    }
+    if t.strides.len() == n {
+        let (a, b) = (t.strides[n - 2].unsigned_abs(), t.strides[n - 1].unsigned_abs());
+        // A size-1 dimension's stride says nothing.
+        let a = if t.dims[n - 2] <= 1 { 0 } else { a };
+        let b = if t.dims[n - 1] <= 1 { 0 } else { b };
+        let ld = a.max(b);
+        if ld > 0 {
+            return ld;
+        }
+    }
+    t.dims[n - 1]
 }
 
 impl Estimate {
@@ -177,6 +256,7 @@ impl Estimate {
             parts: vec![Part::new("whole", flops, bytes)],
             formula,
             fused: Vec::new(),
+            unaligned: None,
         }
     }
 }
@@ -319,7 +399,20 @@ fn matmul(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
         in_dtype.key(),
         if c.is_some() { " + bias" } else { "" }
     );
-    Ok(Estimate::one(op, OpClass::Matmul, kind, flops, bytes, formula).writes(out))
+    let mut e = Estimate::one(op, OpClass::Matmul, kind, flops, bytes, formula).writes(out);
+    // Matrix products only (a vector operand runs a GEMV); the output is
+    // written contiguous, its leading dimension n.
+    if a.dims.len() >= 2 && b.dims.len() >= 2 {
+        e.unaligned = Unaligned::find(&[
+            ("A", leading_dim(a), a.dtype),
+            ("B", leading_dim(b), b.dtype),
+            ("C", n as u64, out_dtype),
+        ]);
+        if let Some(u) = e.unaligned {
+            e.formula = format!("{}; {u}", e.formula);
+        }
+    }
+    Ok(e)
 }
 
 // ---- convolution --------------------------------------------------------
@@ -350,6 +443,42 @@ impl ConvShape {
     fn flops(&self) -> f64 {
         2.0 * self.n * self.k * self.out_spatial * (self.c / self.groups) * self.kernel
     }
+
+    /// The FLOPs a tensor-core kernel issues: cuDNN's implicit GEMMs load
+    /// channels in 16-byte vectors, so input channels (per group) and
+    /// output channels not a multiple of `multiple` (8 at 16 bits, 16 at 8
+    /// bits; [`Unaligned::multiple_of`]) are padded up to it with zeros,
+    /// and the padded products are issued. Grouped convolutions are left
+    /// as they are (their kernels do not run one implicit GEMM).
+    fn issued_flops(&self, multiple: Option<u64>) -> f64 {
+        let Some(m) = multiple.filter(|_| self.groups == 1.0).map(|m| m as f64) else {
+            return self.flops();
+        };
+        let up = |x: f64| (x / m).ceil() * m;
+        2.0 * self.n * up(self.k) * self.out_spatial * up(self.c) * self.kernel
+    }
+
+    /// "; issued with channels padded to 8: C 3 -> 8" when they are.
+    fn padding_note(&self, multiple: Option<u64>) -> String {
+        if self.issued_flops(multiple) == self.flops() {
+            return String::new();
+        }
+        let m = multiple.unwrap_or(1) as f64;
+        let up = |x: f64| (x / m).ceil() * m;
+        format!(
+            "; issued with channels padded to a multiple of {m} (16-byte tensor-core rows): C {} -> {}, K {} -> {}",
+            self.c,
+            up(self.c),
+            self.k,
+            up(self.k)
+        )
+    }
+}
+
+/// The channel multiple a convolution of `dtype` on `kind` pads to: the
+/// tensor cores' 16-byte rows; none on the CUDA cores.
+fn channel_multiple(dtype: Dtype, kind: FlopKind) -> Option<u64> {
+    kind.is_tensor().then(|| Unaligned::multiple_of(dtype))
 }
 
 fn conv_shape(input: &Tensor, weight: &Tensor, args: &[Arg], pos: (usize, usize, usize, Option<usize>)) -> ConvShape {
@@ -392,8 +521,10 @@ fn conv_forward(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstima
         s.c / s.groups,
         s.kernel
     );
-    let mut e =
-        Estimate::one(op, OpClass::Convolution, input.dtype.matmul_kind(), s.flops(), bytes, formula).writes(out);
+    let kind = input.dtype.matmul_kind();
+    let mut e = Estimate::one(op, OpClass::Convolution, kind, s.flops(), bytes, formula).writes(out);
+    e.parts[0].issued_flops = s.issued_flops(channel_multiple(input.dtype, kind));
+    e.formula.push_str(&s.padding_note(channel_multiple(input.dtype, kind)));
     e.parts[0].label = "forward";
     e.parts[0].hints = &["fprop", "conv", "gemm", "nvjet", "xmma", "cutlass"];
     Ok(e)
@@ -408,6 +539,7 @@ fn conv_backward(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
     let s = conv_shape(input, weight, args, (4, 5, 6, Some(9)));
     let mask = args.get(10).and_then(Arg::ints).unwrap_or_else(|| vec![1, 1, 0]);
     let want = |i: usize| mask.get(i).copied().unwrap_or(0) != 0;
+    let issued = s.issued_flops(channel_multiple(input.dtype, input.dtype.matmul_kind()));
     let mut parts = Vec::new();
     if want(0) {
         parts.push(
@@ -417,6 +549,7 @@ fn conv_backward(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
                 grad_out.bytes() + weight.bytes() + input.numel() * input.dtype.size(),
             )
             .writes(input.numel() * input.dtype.size())
+            .issues(issued)
             .hinted(&["dgrad"]),
         );
     }
@@ -428,6 +561,7 @@ fn conv_backward(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
                 grad_out.bytes() + input.bytes() + weight.numel() * weight.dtype.size(),
             )
             .writes(weight.numel() * weight.dtype.size())
+            .issues(issued)
             .hinted(&["wgrad"]),
         );
     }
@@ -448,7 +582,7 @@ fn conv_backward(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
         s.c / s.groups,
         s.kernel,
         parts.len()
-    );
+    ) + &s.padding_note(channel_multiple(input.dtype, input.dtype.matmul_kind()));
     Ok(Estimate {
         op: op.into(),
         class: OpClass::Convolution,
@@ -456,6 +590,7 @@ fn conv_backward(op: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
         parts,
         formula,
         fused: Vec::new(),
+        unaligned: None,
     })
 }
 
@@ -569,6 +704,7 @@ fn attention(op: &str, n: &str, args: &[Arg]) -> Result<Estimate, NoEstimate> {
         parts: vec![part],
         formula,
         fused: Vec::new(),
+        unaligned: None,
     })
 }
 
@@ -645,6 +781,7 @@ fn norm_backward(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstim
         parts,
         formula,
         fused: Vec::new(),
+        unaligned: None,
     })
 }
 
@@ -691,6 +828,7 @@ fn batch_norm(op: &str, name: &str, args: &[Arg]) -> Result<Estimate, NoEstimate
         parts,
         formula,
         fused: Vec::new(),
+        unaligned: None,
     })
 }
 

@@ -25,8 +25,14 @@
 //! counters' launch from its counted FLOPs, DRAM traffic and ncu's
 //! duration. And against the counters' whole verdict (their diagnosis's
 //! position, from every memory level and the busiest unit), which sees
-//! what shapes cannot: an unaligned GEMM bound by its L1 traffic, a tensor
-//! pipe at its roof at the clock it ran at.
+//! what shapes cannot: a tensor pipe at its roof at the clock it ran at, a
+//! memory level busier than its bytes say. Against the verdict the
+//! estimate states its own [`Claim`]: its DRAM place, except where the
+//! shapes say more. A GEMM whose operands cuBLAS cannot load in 16-byte
+//! vectors ([`Unaligned`]) runs a fallback held by its L1 load path: the
+//! claim is "on or under the diagonal", at L1, and agrees with either
+//! memory-side verdict; the strict figure counts such an open claim as a
+//! disagreement.
 
 use std::collections::BTreeMap;
 
@@ -34,7 +40,7 @@ use roofline_analysis::{analyze_kernel, Bound, Position, ON_ROOF_PCT};
 use roofline_model::{FlopKind, Kernel, Machine, MemLevel, Origin};
 
 use crate::capture::Launch;
-use crate::catalogue::OpClass;
+use crate::catalogue::{OpClass, Unaligned};
 
 /// Below this many counted DRAM bytes a kernel's byte error is not
 /// computed: the counters' fixed traffic (launch descriptors, a few sectors
@@ -76,6 +82,8 @@ pub struct Pair {
     pub counted_place: Option<Place>,
     /// Where the counters' diagnosis puts it (every level, every unit).
     pub verdict_place: Option<Place>,
+    /// What the estimate says of its position, held to the verdict.
+    pub est_claim: Option<Claim>,
     /// The trace launch's duration, seconds.
     pub duration_s: f64,
     /// The estimate's FLOP kind.
@@ -123,6 +131,56 @@ impl Place {
             (Side::Memory, false) => Position::UnderDiagonal.label(),
             (Side::Compute, true) => Position::OnRoof.label(),
             (Side::Compute, false) => Position::UnderFlatRoof.label(),
+        }
+    }
+}
+
+/// The position an estimate claims against the counters' whole verdict:
+/// its side of the roofline, and whether it is on the roof when the shapes
+/// can tell (`None`: on or under, the shapes cannot say which).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Claim {
+    /// The slanted (memory) or the flat (compute) roof.
+    pub side: Side,
+    /// On the roof rather than under it; `None` when the shapes cannot say.
+    pub on: Option<bool>,
+    /// The memory level that binds, when the shapes name one other than
+    /// DRAM.
+    pub level: Option<MemLevel>,
+}
+
+impl Claim {
+    /// The claim of an estimate placed under the DRAM roofline at `place`;
+    /// a GEMM run as an unaligned fallback is held by its L1 load path
+    /// instead ([`Unaligned`]), on or under that diagonal.
+    pub fn of(place: Place, unaligned: Option<Unaligned>) -> Claim {
+        match unaligned {
+            Some(_) => Claim { side: Side::Memory, on: None, level: Some(MemLevel::L1) },
+            None => Claim { side: place.side, on: Some(place.on), level: None },
+        }
+    }
+
+    /// Whether the verdict's place is one the claim allows.
+    pub fn admits(self, verdict: Place) -> bool {
+        self.side == verdict.side && self.on.is_none_or(|on| on == verdict.on)
+    }
+
+    /// Whether the claim names exactly the verdict's place.
+    pub fn is(self, verdict: Place) -> bool {
+        self.side == verdict.side && self.on == Some(verdict.on)
+    }
+
+    /// "under the diagonal"; "on or under the L1 diagonal" for an open claim.
+    pub fn label(self) -> String {
+        match (self.on, self.level) {
+            (Some(on), _) => Place { side: self.side, on }.label().to_string(),
+            (None, level) => {
+                let level = level.map(|l| format!("{} ", l.label())).unwrap_or_default();
+                match self.side {
+                    Side::Memory => format!("on or under the {level}diagonal"),
+                    Side::Compute => "on or under the flat roof".to_string(),
+                }
+            }
         }
     }
 }
@@ -240,8 +298,12 @@ pub struct Comparison {
     /// whose estimated place under the DRAM roofline is the counted one,
     /// and of all those that could be judged.
     pub places: (f64, f64),
-    /// The same against the counters' whole verdict.
+    /// The same against the counters' whole verdict: the time whose
+    /// estimate's [`Claim`] admits the verdict's place.
     pub verdicts: (f64, f64),
+    /// The time whose claim names exactly the verdict's place (an open
+    /// claim, on or under, counted as a disagreement), of the same time.
+    pub verdicts_strict: f64,
 }
 
 /// The base of a kernel name both spellings share: "void at::native::(anonymous
@@ -338,6 +400,7 @@ pub fn compare(launches: &[Launch], counted: &[Kernel], machine: &Machine) -> Co
             est_place,
             counted_place,
             verdict_place: est_place.and_then(|_| verdict_place(machine, k)),
+            est_claim: est_place.map(|p| Claim::of(p, est.and_then(|e| e.unaligned))),
             duration_s: l.duration_s,
             est_kind: est.map(|e| e.kind),
             counted_kind: k.dominant_kind(),
@@ -376,6 +439,7 @@ pub fn compare(launches: &[Launch], counted: &[Kernel], machine: &Machine) -> Co
     let mut position = (0.0, 0.0);
     let mut places = (0.0, 0.0);
     let mut verdicts = (0.0, 0.0);
+    let mut verdicts_strict = 0.0;
     for p in &pairs {
         if let (Some(e), Some(c)) = (p.est_place, p.counted_place) {
             places.1 += p.duration_s;
@@ -389,10 +453,13 @@ pub fn compare(launches: &[Launch], counted: &[Kernel], machine: &Machine) -> Co
                 position.0 += p.duration_s;
             }
         }
-        if let (Some(e), Some(c)) = (p.est_place, p.verdict_place) {
+        if let (Some(e), Some(c)) = (p.est_claim, p.verdict_place) {
             verdicts.1 += p.duration_s;
-            if e == c {
+            if e.admits(c) {
                 verdicts.0 += p.duration_s;
+            }
+            if e.is(c) {
+                verdicts_strict += p.duration_s;
             }
         }
     }
@@ -405,6 +472,7 @@ pub fn compare(launches: &[Launch], counted: &[Kernel], machine: &Machine) -> Co
         position,
         places,
         verdicts,
+        verdicts_strict,
     }
 }
 
@@ -429,6 +497,26 @@ mod tests {
     }
 
     #[test]
+    fn an_unaligned_gemm_claims_the_l1_diagonal_on_or_under() {
+        let flat = Place { side: Side::Compute, on: false };
+        let u = Unaligned { operand: "C", leading: 50257, multiple: 8 };
+        // Aligned: the claim is the DRAM place, and names it exactly.
+        let c = Claim::of(flat, None);
+        assert!(c.admits(flat) && c.is(flat));
+        assert!(!c.admits(Place { side: Side::Memory, on: true }));
+        assert_eq!(c.label(), "under the flat roof");
+        // Unaligned: memory-side at L1, on or under; either memory verdict is
+        // admitted, none is named exactly, a compute-side one is refused.
+        let c = Claim::of(flat, Some(u));
+        assert_eq!(c.label(), "on or under the L1/shared diagonal");
+        for on in [true, false] {
+            let v = Place { side: Side::Memory, on };
+            assert!(c.admits(v) && !c.is(v));
+        }
+        assert!(!c.admits(flat) && !c.admits(Place { side: Side::Compute, on: true }));
+    }
+
+    #[test]
     fn errors_are_relative_to_the_count() {
         let p = Pair {
             name: "k".into(),
@@ -446,6 +534,7 @@ mod tests {
             est_place: None,
             counted_place: None,
             verdict_place: None,
+            est_claim: None,
             duration_s: 1e-6,
             est_kind: Some(FlopKind::TensorBf16),
             counted_kind: Some(FlopKind::TensorBf16),

@@ -30,6 +30,6 @@ mod dtype;
 
 pub use args::{Arg, Tensor};
 pub use capture::{estimate_capture, ShapesCapture, Unestimated};
-pub use catalogue::{estimate, Estimate, OpClass, Part};
+pub use catalogue::{estimate, Estimate, OpClass, Part, Unaligned};
 pub use dtype::Dtype;
 pub use trace::{read_trace, read_trace_file, Trace, TraceError, TraceKernel};

@@ -322,3 +322,92 @@ fn unknown_operators_are_told_apart_from_unrecorded_ones() {
     assert_eq!(estimate("aten::frobnicate", &[t(&[4], BF)]).unwrap_err(), NoEstimate::Unknown);
     assert!(matches!(estimate("aten::mm", &[t(&[4, 4], BF)]).unwrap_err(), NoEstimate::Unrecorded(_)));
 }
+
+#[test]
+fn a_gemm_with_a_dimension_off_the_sixteen_byte_grid_runs_an_unaligned_fallback() {
+    // GPT-2's LM head, forward: x[4096,768] · Wᵀ, W [50257,768] seen as a
+    // transposed view [768,50257] (strides [1,768]). A's rows are 768
+    // elements (a multiple of 8 at bf16), B's leading dimension is 768
+    // (the view's larger stride), C's rows are n = 50257 elements: 100,514
+    // bytes, not a multiple of 16.
+    let x = t(&[4096, 768], BF);
+    let wt = strided(&[768, 50257], &[1, 768], BF);
+    let u = est("aten::mm", &[x.clone(), wt]).unaligned.expect("C is unaligned");
+    assert_eq!((u.operand, u.leading, u.multiple), ("C", 50257, 8));
+    // Backward, grad_input = dY[4096,50257] · W[50257,768]: A's rows are 50257.
+    let dy = t(&[4096, 50257], BF);
+    let u = est("aten::mm", &[dy.clone(), t(&[50257, 768], BF)]).unaligned.unwrap();
+    assert_eq!((u.operand, u.leading), ("A", 50257));
+    // grad_weight = dYᵀ · x: dYᵀ is [50257,4096] with strides [1,50257].
+    let dyt = strided(&[50257, 4096], &[1, 50257], BF);
+    let u = est("aten::mm", &[dyt, x.clone()]).unaligned.unwrap();
+    assert_eq!((u.operand, u.leading), ("A", 50257));
+    // The vocabulary padded to 50304 (a multiple of 64): every row starts on 16 bytes.
+    let wt = strided(&[768, 50304], &[1, 768], BF);
+    assert_eq!(est("aten::mm", &[x.clone(), wt]).unaligned, None);
+    // FP32 needs a multiple of 4 elements: 50258 is 2 off it, 50260 is on it.
+    let f = Dtype::Fp32;
+    let u = est("aten::mm", &[t(&[64, 32], f), t(&[32, 50258], f)]).unaligned.unwrap();
+    assert_eq!((u.operand, u.leading, u.multiple), ("B", 50258, 4));
+    assert_eq!(est("aten::mm", &[t(&[64, 32], f), t(&[32, 50260], f)]).unaligned, None);
+    // 8-bit operands need 16 elements: k = 40 is unaligned at FP8, aligned at bf16.
+    let fp8 = Dtype::Fp8;
+    let e = est("aten::_scaled_mm", &[t(&[128, 40], fp8), t(&[40, 32], fp8), t(&[1], f), t(&[1], f)]);
+    assert_eq!(e.unaligned.map(|u| (u.operand, u.leading, u.multiple)), Some(("A", 40, 16)));
+    assert_eq!(est("aten::mm", &[t(&[128, 40], BF), t(&[40, 32], BF)]).unaligned, None);
+    // A matrix-vector product is not a GEMM: no fallback is claimed.
+    assert_eq!(est("aten::matmul", &[t(&[4096, 50257], BF), t(&[50257], BF)]).unaligned, None);
+    // The estimate's formula says so, for every view that shows it.
+    assert!(est("aten::mm", &[dy, t(&[50257, 768], BF)]).formula.contains("not a multiple of 8 elements"));
+}
+
+#[test]
+fn convolution_channels_off_the_tensor_core_grid_are_issued_padded() {
+    // ResNet's stem, bf16: x[32,3,224,224], w[64,3,7,7], stride 2, padding 3: out 112x112.
+    // Useful: 2·32·64·12544·3·49 = 7,552,892,928. cuDNN's tensor-core kernels
+    // load channels in 16-byte rows (8 at bf16): C 3 is padded to 8, so the
+    // issued FLOPs are 8/3 of them: 20,141,047,808.
+    let x = t(&[32, 3, 224, 224], BF);
+    let w = t(&[64, 3, 7, 7], BF);
+    let e = est("aten::cudnn_convolution", &[x.clone(), w.clone(), sl("[3, 3]"), sl("[2, 2]"), sl("[1, 1]"), s("1")]);
+    assert_eq!(e.useful_flops(), 7_552_892_928.0);
+    assert_eq!(e.issued_flops(), 20_141_047_808.0);
+    assert!(e.formula.contains("C 3 -> 8"), "{}", e.formula);
+    // Its weight gradient (the stem's only backward pass) is padded the same way.
+    let g = t(&[32, 64, 112, 112], BF);
+    let e = est(
+        "aten::convolution_backward",
+        &[
+            g,
+            x,
+            w,
+            sl("[0]"),
+            sl("[2, 2]"),
+            sl("[3, 3]"),
+            sl("[1, 1]"),
+            s("False"),
+            sl("[0, 0]"),
+            s("1"),
+            sl("[False, True, False]"),
+        ],
+    );
+    assert_eq!((e.useful_flops(), e.issued_flops()), (7_552_892_928.0, 20_141_047_808.0));
+    // Output channels too: K 60 pads to 64 (C 64 is on the grid): issued 64/60 of useful.
+    let x = t(&[8, 64, 16, 16], BF);
+    let e = est(
+        "aten::cudnn_convolution",
+        &[x.clone(), t(&[60, 64, 1, 1], BF), sl("[0, 0]"), sl("[1, 1]"), sl("[1, 1]"), s("1")],
+    );
+    assert_eq!(e.issued_flops(), e.useful_flops() * 64.0 / 60.0);
+    // Channels on the grid issue what is useful (every convolution of the H200 fixtures).
+    let e =
+        est("aten::cudnn_convolution", &[x, t(&[128, 64, 3, 3], BF), sl("[1, 1]"), sl("[1, 1]"), sl("[1, 1]"), s("1")]);
+    assert_eq!(e.issued_flops(), e.useful_flops());
+    // FP32 runs on the CUDA cores here: nothing is padded.
+    let f = Dtype::Fp32;
+    let e = est(
+        "aten::cudnn_convolution",
+        &[t(&[32, 3, 224, 224], f), t(&[64, 3, 7, 7], f), sl("[3, 3]"), sl("[2, 2]"), sl("[1, 1]"), s("1")],
+    );
+    assert_eq!(e.issued_flops(), e.useful_flops());
+}

@@ -241,6 +241,42 @@ fn estimated_positions_under_the_dram_roofline_are_the_counted_ones_for_ninety_p
 }
 
 #[test]
+fn estimated_positions_admit_the_counters_whole_verdict_for_ninety_percent_of_the_time() {
+    // Issue 29's acceptance against the counters' whole verdict (every
+    // memory level, the busiest unit). GPT-2's LM-head GEMMs (vocabulary
+    // 50257, not a multiple of 8) are 7.9 ms of the 11.5 ms judged: the
+    // shapes say cuBLAS runs them as unaligned fallbacks held by their L1
+    // load path, and the estimate claims "on or under the L1 diagonal"
+    // where its DRAM place says "under the flat roof". Without that rule
+    // the figure is 24%.
+    let (mut admitted, mut strict, mut judged) = (0.0, 0.0, 0.0);
+    let mut unaligned = 0;
+    for p in ["vit_infer", "gpt2_train", "resnet50_train", "compiled_mlp_train"] {
+        let doc = comparison(p);
+        let t = doc["verdict_time_s"].as_f64().unwrap();
+        admitted += doc["verdict_agreement_pct"].as_f64().unwrap() / 100.0 * t;
+        strict += doc["verdict_strict_agreement_pct"].as_f64().unwrap() / 100.0 * t;
+        judged += t;
+        for k in doc["kernels"].as_array().unwrap() {
+            if k["est_verdict"] == "on or under the L1/shared diagonal" {
+                unaligned += 1;
+                assert_eq!(p, "gpt2_train", "{k}");
+                assert_eq!(k["est_position"], "under the flat roof", "{k}");
+                let v = k["verdict_position"].as_str().unwrap();
+                assert!(v.ends_with("the diagonal"), "{k}");
+            } else if k["est_position"].is_string() {
+                assert_eq!(k["est_verdict"], k["est_position"], "{k}");
+            }
+        }
+    }
+    assert_eq!(unaligned, 3);
+    assert!(admitted / judged >= 0.9, "{:.1}% of {judged} s", 100.0 * admitted / judged);
+    // Counted as disagreeing, the open claims leave the figure where it was:
+    // whether a fallback is on its L1 roof or under it, the shapes cannot say.
+    assert!(strict / judged < 0.3, "{:.1}%", 100.0 * strict / judged);
+}
+
+#[test]
 fn the_comparison_says_how_many_launches_matched() {
     let out = roofline()
         .args(["import", &trace("vit_infer"), "--with-counters", &counters("vit_infer")])

@@ -243,6 +243,10 @@ pub struct PairRow {
     pub counted_position: Option<String>,
     /// Where the counters' whole diagnosis puts it.
     pub verdict_position: Option<String>,
+    /// What the estimate claims against that verdict: its DRAM position, or
+    /// "on or under the L1/shared diagonal" for a GEMM the shapes say runs
+    /// as an unaligned fallback.
+    pub est_verdict: Option<String>,
     /// The trace's duration of the launch, seconds.
     pub duration_s: f64,
 }
@@ -283,8 +287,12 @@ pub struct ComparisonDocument {
     /// The GPU time judged for it, seconds (trace durations).
     pub place_time_s: f64,
     /// The same against the counters' whole verdict (their diagnosis's
-    /// position, from every level and unit), %.
+    /// position, from every level and unit): the share whose estimated
+    /// claim admits the verdict's position, %.
     pub verdict_agreement_pct: Option<f64>,
+    /// The share whose claim names exactly the verdict's position (an open
+    /// claim, "on or under", counted as a disagreement), %.
+    pub verdict_strict_agreement_pct: Option<f64>,
     /// The GPU time judged for it, seconds (trace durations).
     pub verdict_time_s: f64,
 }
@@ -344,6 +352,7 @@ impl ComparisonDocument {
                     est_position: p.est_place.map(|x| x.label().to_string()),
                     counted_position: p.counted_place.map(|x| x.label().to_string()),
                     verdict_position: p.verdict_place.map(|x| x.label().to_string()),
+                    est_verdict: p.est_claim.map(|x| x.label()),
                     duration_s: p.duration_s,
                 })
                 .collect(),
@@ -353,6 +362,7 @@ impl ComparisonDocument {
             place_agreement_pct: (c.places.1 > 0.0).then(|| 100.0 * c.places.0 / c.places.1),
             place_time_s: c.places.1,
             verdict_agreement_pct: (c.verdicts.1 > 0.0).then(|| 100.0 * c.verdicts.0 / c.verdicts.1),
+            verdict_strict_agreement_pct: (c.verdicts.1 > 0.0).then(|| 100.0 * c.verdicts_strict / c.verdicts.1),
             verdict_time_s: c.verdicts.1,
         }
     }
@@ -397,8 +407,14 @@ impl Describe for ComparisonDocument {
             agreement("places", "same position under the DRAM roofline", self.place_agreement_pct, self.place_time_s),
             agreement(
                 "verdicts",
-                "same position as the counters' verdict",
+                "position claimed from shapes admits the counters' verdict",
                 self.verdict_agreement_pct,
+                self.verdict_time_s,
+            ),
+            agreement(
+                "verdicts_strict",
+                "the same, open claims (on or under) counted as disagreeing",
+                self.verdict_strict_agreement_pct,
                 self.verdict_time_s,
             ),
         ];
@@ -466,6 +482,7 @@ impl Describe for ComparisonDocument {
                 Column::text("est_position", "position estimated"),
                 Column::text("counted_position", "position counted (DRAM)"),
                 Column::text("verdict_position", "position of the counters' verdict"),
+                Column::text("est_verdict", "position claimed from shapes"),
             ],
         );
         for p in &self.kernels {
@@ -492,10 +509,11 @@ impl Describe for ComparisonDocument {
                 Cell::opt_text(p.est_position.clone()),
                 Cell::opt_text(p.counted_position.clone()),
                 Cell::opt_text(p.verdict_position.clone()),
+                Cell::opt_text(p.est_verdict.clone()),
             ]);
         }
         let mut notes = vec![Note::info(
-            "error = (estimated - counted) / counted; FLOPs: issued FLOPs from shapes (attention: whole 128x128 tiles) against the counters' FLOPs of every kind; bytes: compulsory bytes from shapes against DRAM bytes (dram__bytes); reads: the estimate's inputs against dram__bytes_read (Nsight Compute flushes the caches before each kernel, and an output that fits in L2 is not yet written to DRAM when the kernel ends, so DRAM writes are undercounted). Byte errors leave out launches with under 1 MB counted. The trace and the counter capture are separate runs, matched by kernel name, grid and block in order.",
+            "error = (estimated - counted) / counted; FLOPs: issued FLOPs from shapes (attention: whole 128x128 tiles; convolutions: channels padded to the tensor cores' 16-byte rows) against the counters' FLOPs of every kind; bytes: compulsory bytes from shapes against DRAM bytes (dram__bytes); reads: the estimate's inputs against dram__bytes_read (Nsight Compute flushes the caches before each kernel, and an output that fits in L2 is not yet written to DRAM when the kernel ends, so DRAM writes are undercounted). Byte errors leave out launches with under 1 MB counted. The trace and the counter capture are separate runs, matched by kernel name, grid and block in order.",
         )];
         if !self.unmatched.is_empty() {
             notes.push(Note::warning(format!(
