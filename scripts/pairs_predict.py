@@ -12,6 +12,7 @@ timings.tsv, and prints one row per pair with the ratio.
 
     python3 scripts/pairs_predict.py --bin target/release/roofline
     python3 scripts/pairs_predict.py --bin target/release/roofline --round6
+    python3 scripts/pairs_predict.py --bin target/release/roofline --round7
 """
 import argparse
 import json
@@ -49,23 +50,30 @@ MOVE6 = {
     "fused_qkv": ("move", "fused_qkv"),
     "batched_embedding": ("move", "batch_embeddings"),
 }
+# The round-7 pairs, the same way (results/h200-2026-12-02-pairs-round7).
+D7 = "results/h200-2026-12-02-pairs-round7"
+MOVE7 = {
+    "cupy_cg_update": ("fusion", "array_expressions"),
+    "conv_bias_gelu": ("fusion", "elementwise_chain"),
+    "cat_prealloc": ("move", "cat_in_place"),
+}
 
 
 def gpu_time_us(doc):
     return sum(k["kernel"].get("duration_s") or 0.0 for k in doc["kernels"]) * 1e6
 
 
-def round6(binary):
+def both_sides(binary, d, moves):
     events = {}
-    for line in open(f"{D6}/timings.tsv"):
+    for line in open(f"{d}/timings.tsv"):
         f = line.rstrip("\n").split("\t")
-        if f[0] in MOVE6:
+        if f[0] in moves:
             events[f[0]] = float(f[7])
     print("pair\tmove\tpredicted_us\tgpu_time_saved_us\tratio\tevents_saved_us")
-    for pair, (how, code) in MOVE6.items():
+    for pair, (how, code) in moves.items():
         docs = []
         for side in ("", ".after"):
-            out = subprocess.run([binary, "import", f"{D6}/{pair}{side}.csv.gz", "--machine", MACHINE, "--format", "json"],
+            out = subprocess.run([binary, "import", f"{d}/{pair}{side}.csv.gz", "--machine", MACHINE, "--format", "json"],
                                  capture_output=True, text=True, check=True).stdout
             docs.append(json.loads(out))
         p = predicted(docs[0], how, code) * 1e6
@@ -78,9 +86,13 @@ def main():
     ap.add_argument("--bin", default="target/release/roofline")
     ap.add_argument("--round6", action="store_true",
                     help=f"the round-6 pairs of {D6}, against the kernels' GPU time saved")
+    ap.add_argument("--round7", action="store_true",
+                    help=f"the round-7 pairs of {D7}, against the kernels' GPU time saved")
     args = ap.parse_args()
     if args.round6:
-        return round6(args.bin)
+        return both_sides(args.bin, D6, MOVE6)
+    if args.round7:
+        return both_sides(args.bin, D7, MOVE7)
     measured = {}
     for line in open(f"{D}/timings.tsv"):
         f = line.rstrip("\n").split("\t")
