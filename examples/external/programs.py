@@ -161,6 +161,35 @@ def train(model, opt, batch, loss_fn, steps_warm, win, modules, trace, autocast_
     return time.perf_counter() - t0
 
 
+def train_scaled(model, opt, scaler, batch, loss_fn, steps_warm, win, modules, trace):
+    """A training step under fp16 autocast with a GradScaler; the scaler's
+    unscale and the optimizer step are a window of their own."""
+    import torch
+
+    def step(measure):
+        for m in modules:
+            m._measure = measure
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = loss_fn(model, batch)
+        scaler.scale(loss).backward()
+        if measure:
+            win.start()
+        scaler.step(opt)
+        scaler.update()
+        if measure:
+            win.stop()
+
+    for _ in range(steps_warm):
+        step(False)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    with torch_trace(trace):
+        step(True)
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
 def resnet50(args, channels_last):
     import torch
     import torchvision
@@ -372,27 +401,8 @@ def bert_train(args):
     layer = model.bert.encoder.layer[1]
     windowed(layer, win)
 
-    def step(measure):
-        layer._measure = measure
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.float16):
-            loss = model(input_ids=ids, labels=labels).loss
-        scaler.scale(loss).backward()
-        if measure:
-            win.start()
-        scaler.step(opt)
-        scaler.update()
-        if measure:
-            win.stop()
-
-    for _ in range(3):
-        step(False)
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    with torch_trace(args.trace):
-        step(True)
-    torch.cuda.synchronize()
-    return time.perf_counter() - t0
+    loss_fn = lambda m, b: m(input_ids=b[0], labels=b[1]).loss
+    return train_scaled(model, opt, scaler, (ids, labels), loss_fn, 3, win, [layer], args.trace)
 
 
 @program("llama_decode", "Hugging Face transformers Llama (4 layers, d 2048, GQA 16/4 heads, vocab 32000, random weights) bf16 inference: a 256-token prefill for batch 8, then greedy decoding with the KV cache; window: one decode step's whole forward (token 12)")
@@ -1052,27 +1062,8 @@ def roberta_fp16_train(args):
     layer = model.roberta.encoder.layer[1]
     windowed(layer, win)
 
-    def step(measure):
-        layer._measure = measure
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.float16):
-            loss = model(input_ids=ids, labels=labels).loss
-        scaler.scale(loss).backward()
-        if measure:
-            win.start()
-        scaler.step(opt)
-        scaler.update()
-        if measure:
-            win.stop()
-
-    for _ in range(3):
-        step(False)
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    with torch_trace(args.trace):
-        step(True)
-    torch.cuda.synchronize()
-    return time.perf_counter() - t0
+    loss_fn = lambda m, b: m(input_ids=b[0], labels=b[1]).loss
+    return train_scaled(model, opt, scaler, (ids, labels), loss_fn, 3, win, [layer], args.trace)
 
 
 @program("r3d_infer", "torchvision video ResNet R3D-18 (3-D convolutions, random weights) inference on 8 clips of 16 x 112 x 112, bf16 autocast, cudnn.benchmark; windows: layer2 and layer3 (3-D convolutions, batch norms, ReLU, residual adds)")
