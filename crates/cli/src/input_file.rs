@@ -215,10 +215,9 @@ impl Mapped {
     /// when they hold a NUL: binary data, not text.
     pub fn text(&self, path: &Path, expected: &str) -> anyhow::Result<&[u8]> {
         match memchr::memchr(0, self.bytes()) {
-            Some(_) => Err(bad_input(format!(
-                "{}: binary data (NUL bytes), not text; expected {expected}",
-                path.display()
-            ))),
+            Some(_) => {
+                Err(bad_input(format!("{}: binary data (NUL bytes), not text; expected {expected}", path.display())))
+            }
             None => Ok(self.bytes()),
         }
     }

@@ -281,8 +281,9 @@ fn split_quoted(line: &[u8], rec: &mut Record) -> bool {
     // Carried from one block to the next: inside a field at its last byte,
     // a closing quote there, a byte between fields there.
     let (mut inside, mut closed, mut between) = (0u64, 0u64, 0u64);
-    let mut open = 0usize;
-    let mut expect_open = true;
+    // Fields opened and closed so far: the bounds' starts and ends are
+    // written apart, each from its own mask.
+    let (mut opened, mut ended) = (0usize, 0usize);
     let mut base = 0usize;
     while base < n {
         let left = n - base;
@@ -305,15 +306,21 @@ fn split_quoted(line: &[u8], rec: &mut Record) -> bool {
         if outside & !commas != 0 || outside != after_close || opening != after_between {
             return false;
         }
-        let mut m = quotes;
+        let need = opened + opening.count_ones() as usize;
+        if rec.bounds.len() < need {
+            rec.bounds.resize(need, (0, 0));
+        }
+        let mut m = opening;
         while m != 0 {
-            let i = base + m.trailing_zeros() as usize;
-            if expect_open {
-                open = i;
-            } else {
-                rec.bounds.push((open as u32 + 1, i as u32));
-            }
-            expect_open = !expect_open;
+            rec.bounds[opened].0 = (base + m.trailing_zeros() as usize + 1) as u32;
+            opened += 1;
+            m &= m - 1;
+        }
+        let mut m = closing;
+        while m != 0 {
+            // A field closes after it opens, so its start is written.
+            rec.bounds[ended].1 = (base + m.trailing_zeros() as usize) as u32;
+            ended += 1;
             m &= m - 1;
         }
         inside = if fields >> 63 == 1 { u64::MAX } else { 0 };
@@ -321,7 +328,7 @@ fn split_quoted(line: &[u8], rec: &mut Record) -> bool {
         between = outside >> 63;
         base += 64;
     }
-    expect_open
+    inside == 0 && opened == ended
 }
 
 #[cfg(test)]
@@ -462,7 +469,9 @@ mod tests {
             assert!(split_quoted(line.as_bytes(), &mut fast), "{line}");
             assert!(split_quoted_bytewise(line.as_bytes(), &mut slow));
             assert_eq!(fast.bounds, slow.bounds);
-            for bad in [format!("{line},"), format!("{line}\"\""), format!("{line} "), format!("\"{field}\"\"{field}\"")] {
+            for bad in
+                [format!("{line},"), format!("{line}\"\""), format!("{line} "), format!("\"{field}\"\"{field}\"")]
+            {
                 assert!(!split_quoted(bad.as_bytes(), &mut Record::new()), "{bad}");
             }
         }
