@@ -5,7 +5,8 @@ Replicates two committed captures (a targeted metric set and a `--set full` one)
 with the baselines' gen.py, then runs, interleaved, `roofline import CAPTURE --format json -o
 FILE` and the NERSC-style pandas (tuned: only the needed columns) and polars scripts, each under
 `/usr/bin/time`, and prints per size and shape the median CPU time (user + sys), the median
-peak RSS, and roofline's ratio to each baseline measured in the same run.
+peak RSS, and roofline's ratio to each baseline measured in the same run. The cores may be
+shared: each run records the 1-minute load average before it, and each size prints their range.
 
   scripts/bench-import.py [--sizes 3000,30000,100000,300000] [--runs 3] [--roofline PATH]
                           [--shapes targeted,full] [--per-launch] [--compare OLD_BINARY]
@@ -43,6 +44,11 @@ def timed(cmd):
         return float(u) + float(s), int(m), float(e)
     finally:
         os.unlink(path)
+
+
+def load():
+    """The 1-minute load average."""
+    return float(open("/proc/loadavg").read().split()[0])
 
 
 def have_baselines():
@@ -101,17 +107,20 @@ def main():
             got = {t: [] for t in tools}
             for run in range(a.runs):
                 for t, cmd in tools.items():
+                    before = load()
                     cpu, rss, wall = timed(cmd)
                     got[t].append((cpu, rss))
-                    rows.append((shape, n, t, run, cpu, rss, wall))
+                    rows.append((shape, n, t, run, cpu, rss, wall, before))
             med = {t: (statistics.median(c for c, _ in v), statistics.median(r for _, r in v)) for t, v in got.items()}
             for t, (cpu, rss) in med.items():
                 ratio = lambda b: f"{cpu / med[b][0]:.2f}x" if b in med and not t.startswith("pandas") and t != "polars" else ""
                 print(f"{shape:8} {n:>8} {t:16} {cpu:8.2f} {cpu / n * 1e6:9.1f} {rss / 1024:8.0f} "
                       f"{rss * 1024 / n:8.0f} {ratio('pandas-tuned'):>9} {ratio('polars'):>9}", flush=True)
+            loads = [r[7] for r in rows if r[0] == shape and r[1] == n]
+            print(f"{'':8} {'':>8} (load average before the runs: {min(loads):.1f} to {max(loads):.1f})", flush=True)
     if a.out:
         with open(a.out, "w") as f:
-            f.write("shape,launches,tool,run,cpu_s,max_rss_kib,wall_s\n")
+            f.write("shape,launches,tool,run,cpu_s,max_rss_kib,wall_s,load_1min\n")
             for r in rows:
                 f.write(",".join(str(x) for x in r) + "\n")
 

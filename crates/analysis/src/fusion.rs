@@ -153,11 +153,11 @@ fn operands(name: &str) -> Option<u32> {
 /// A launch-bound kernel's time is its launch: fused, all of it goes. A
 /// PyTorch kernel whose name does not count its operands is taken for a
 /// binary op (unary functors are named so).
-fn fused_share(a: &KernelAnalysis) -> f64 {
+fn fused_share(a: &KernelAnalysis, order: &CaptureOrder) -> f64 {
     if a.diagnosis.as_ref().is_some_and(|d| d.position == Position::LaunchBound) {
         return 1.0;
     }
-    let o = origin(&a.kernel.name);
+    let o = order.origin(a);
     match operands(&a.kernel.name) {
         Some(n) => (2.0 / n as f64).min(1.0),
         None if o.library == Library::PyTorch => {
@@ -176,19 +176,19 @@ fn fused_share(a: &KernelAnalysis) -> f64 {
 /// reductions that wait on latency or on their launch. Gathers, scatters,
 /// embedding lookups and cats move data of their own (rows picked by an
 /// index, inputs copied into one output): no elementwise chain.
-fn framework_glue(a: &KernelAnalysis) -> bool {
-    let o = origin(&a.kernel.name);
+fn framework_glue(a: &KernelAnalysis, order: &CaptureOrder) -> bool {
+    let o = order.origin(a);
     o.library == Library::PyTorch
         && o.role == Role::Reduction
         && a.diagnosis.as_ref().is_some_and(|d| {
-            matches!(d.position, Position::LaunchBound | Position::LatencyBound) || under_diagonal_reduction(a)
+            matches!(d.position, Position::LaunchBound | Position::LatencyBound) || under_diagonal_reduction(a, order)
         })
 }
 
 /// A PyTorch reduction under the diagonal: it streams its input below the
 /// bandwidth roof, and a compiled (split) reduction streams it at the roof.
-fn under_diagonal_reduction(a: &KernelAnalysis) -> bool {
-    origin(&a.kernel.name).role == Role::Reduction
+fn under_diagonal_reduction(a: &KernelAnalysis, order: &CaptureOrder) -> bool {
+    order.origin(a).role == Role::Reduction
         && a.diagnosis.as_ref().is_some_and(|d| d.position == Position::UnderDiagonal)
 }
 
@@ -202,17 +202,23 @@ fn reduction_gap_share(a: &KernelAnalysis) -> f64 {
 /// The kernels in capture order, to find the kernel that ran just before
 /// another without searching the whole list for each: by Nsight Compute's
 /// launch IDs where the capture has them (a GEMM launched many times is
-/// found before each of its activations), else by first launch.
+/// found before each of its activations), else by first launch. And each
+/// kernel name's origin, found once: [`origin`] tries dozens of patterns
+/// on the name, and the groups ask it of every kernel many times (a
+/// tenth of `import`'s time at 8,000 kernels).
 struct CaptureOrder<'a> {
     first_launch: std::collections::HashMap<u64, &'a KernelAnalysis>,
     by_launch_id: std::collections::HashMap<u64, &'a KernelAnalysis>,
+    origins: std::collections::HashMap<&'a str, crate::origin::Origin>,
 }
 
 impl<'a> CaptureOrder<'a> {
     fn of(kernels: &'a [KernelAnalysis]) -> Self {
         let mut first_launch = std::collections::HashMap::new();
         let mut by_launch_id = std::collections::HashMap::new();
+        let mut origins = std::collections::HashMap::new();
         for k in kernels {
+            origins.entry(k.kernel.name.as_str()).or_insert_with(|| origin(&k.kernel.name));
             if let Some(o) = k.kernel.capture_order {
                 first_launch.entry(o).or_insert(k);
             }
@@ -220,7 +226,12 @@ impl<'a> CaptureOrder<'a> {
                 by_launch_id.entry(id).or_insert(k);
             }
         }
-        CaptureOrder { first_launch, by_launch_id }
+        CaptureOrder { first_launch, by_launch_id, origins }
+    }
+
+    /// The origin of `a`, one of the kernels it was made of.
+    fn origin(&self, a: &KernelAnalysis) -> crate::origin::Origin {
+        self.origins.get(a.kernel.name.as_str()).copied().unwrap_or_else(|| origin(&a.kernel.name))
     }
 
     /// The role of the kernel that ran just before `a`'s first launch.
@@ -235,7 +246,7 @@ impl<'a> CaptureOrder<'a> {
             let o = a.kernel.capture_order.filter(|o| *o > 1)?;
             self.first_launch.get(&(o - 1)).copied()
         });
-        before.map(|k| origin(&k.kernel.name).role)
+        before.map(|k| self.origin(k).role)
     }
 
     /// The role of the kernel that ran just after `a`'s last launch.
@@ -245,7 +256,7 @@ impl<'a> CaptureOrder<'a> {
             Some(id) => self.by_launch_id.get(&(id + 1)).copied(),
             None => a.kernel.capture_order.and_then(|o| self.first_launch.get(&(o + 1)).copied()),
         };
-        after.map(|k| origin(&k.kernel.name).role)
+        after.map(|k| self.origin(k).role)
     }
 
     /// The kernels launched just before and just after each of `a`'s
@@ -388,19 +399,19 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
     let timed = |a: &&KernelAnalysis| a.kernel.duration_s.is_some_and(|d| d > 0.0 && d.is_finite());
     // CuPy's generated kernels are mostly the internals of its functions
     // (a sort's copy, a bincount's checks): no fusion the user controls.
+    let order = CaptureOrder::of(kernels);
     let of_role = |roles: &[Role]| -> Vec<&KernelAnalysis> {
         kernels
             .iter()
             .filter(timed)
             .filter(|a| {
-                let o = origin(&a.kernel.name);
+                let o = order.origin(a);
                 roles.contains(&o.role) && o.library != Library::Cupy
             })
             .collect()
     };
     let secs = |ks: &[&KernelAnalysis]| ks.iter().filter_map(|a| a.kernel.duration_s).sum::<f64>();
     let ids = |ks: &[&KernelAnalysis]| ks.iter().map(|a| a.kernel.id.clone()).collect::<Vec<_>>();
-    let order = CaptureOrder::of(kernels);
     let mut out = Vec::new();
     let chain = of_role(&[Role::Foreach]);
     if !chain.is_empty() {
@@ -442,9 +453,9 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
     // Triton's layout copies (clone, transpose, select of views) in a
     // program with fused attention: the q, k, v reorderings attention can
     // read as strided views; the copies go away.
-    if kernels.iter().any(|a| origin(&a.kernel.name).role == Role::Attention) {
+    if kernels.iter().any(|a| order.origin(a).role == Role::Attention) {
         let ks: Vec<&KernelAnalysis> =
-            of_role(&[Role::Copy]).into_iter().filter(|a| origin(&a.kernel.name).library == Library::Triton).collect();
+            of_role(&[Role::Copy]).into_iter().filter(|a| order.origin(a).library == Library::Triton).collect();
         if !ks.is_empty() {
             let t = secs(&ks);
             out.push(Fusion {
@@ -458,7 +469,7 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
         }
     }
     out.extend(array_expressions(kernels, &order));
-    let gemms = kernels.iter().any(|a| matches!(origin(&a.kernel.name).role, Role::Gemm));
+    let gemms = kernels.iter().any(|a| matches!(order.origin(a).role, Role::Gemm));
     // An epilogue takes the activation of the GEMM or convolution that
     // produced its input; after a norm or elementwise work it is a link of
     // the chain instead.
@@ -484,17 +495,17 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
     if gemms {
         elementwise.extend(after_other);
     }
-    elementwise.extend(kernels.iter().filter(timed).filter(|a| framework_glue(a)));
-    elementwise.retain(|a| origin(&a.kernel.name).library != Library::Triton);
+    elementwise.extend(kernels.iter().filter(timed).filter(|a| framework_glue(a, &order)));
+    elementwise.retain(|a| order.origin(a).library != Library::Triton);
     if !elementwise.is_empty() {
         let per_kernel: Vec<f64> = elementwise
             .iter()
             .map(|a| {
                 let t = a.kernel.duration_s.unwrap_or(0.0);
-                if under_diagonal_reduction(a) {
+                if under_diagonal_reduction(a, &order) {
                     t * reduction_gap_share(a)
                 } else {
-                    t * fused_share(a) * fusable_launches(a, &order)
+                    t * fused_share(a, &order) * fusable_launches(a, &order)
                 }
             })
             .collect();
@@ -508,7 +519,7 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
                 saved_s: saved,
                 rests_on: format!(
                     "fused into the kernel that produces its input, each no longer has one operand written and read back{}: {:.0}% of these kernels' time",
-                    if elementwise.iter().any(|a| under_diagonal_reduction(a)) {
+                    if elementwise.iter().any(|a| under_diagonal_reduction(a, &order)) {
                         "; a reduction under the diagonal, compiled, streams its input at the bandwidth roof"
                     } else {
                         ""

@@ -618,40 +618,71 @@ pub fn read_number(raw: &[u8]) -> Result<Option<f64>, NumberProblem> {
 /// the grammar gives them. Anything else: `None`, for [`read_number`]'s
 /// whole reading.
 fn plain_number(raw: &[u8]) -> Option<f64> {
-    let (int, frac) = match raw.iter().position(|&b| b == b'.') {
-        Some(p) => (&raw[..p], Some(&raw[p + 1..])),
-        None => (raw, None),
-    };
-    // The integer part: digits, or 1 to 3 digits and groups of ",ddd".
-    let mut groups = int.split(|&b| b == b',');
-    let head = groups.next()?;
-    if head.is_empty() || !head.iter().all(u8::is_ascii_digit) {
+    // One pass over the integer part: digits, or 1 to 3 digits and groups
+    // of ",ddd"; the first 19 digits make the mantissa (below 2^64).
+    let (mut mantissa, mut digits) = (0u64, 0usize);
+    let (mut head, mut group, mut grouped) = (0usize, 0usize, false);
+    let mut i = 0;
+    while let Some(&b) = raw.get(i) {
+        match b {
+            b'0'..=b'9' => {
+                if digits < 19 {
+                    mantissa = mantissa * 10 + u64::from(b - b'0');
+                }
+                digits += 1;
+                if grouped {
+                    group += 1;
+                } else {
+                    head += 1;
+                }
+            }
+            b',' => {
+                if if grouped { group != 3 } else { head == 0 || head > 3 } {
+                    return None;
+                }
+                (grouped, group) = (true, 0);
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    if head == 0 || grouped && group != 3 {
         return None;
     }
-    let grouped = int.len() > head.len();
-    if grouped && (head.len() > 3 || !groups.all(|g| g.len() == 3 && g.iter().all(u8::is_ascii_digit))) {
-        return None;
-    }
-    let digits = int.iter().filter(|&&b| b != b',');
-    match frac {
+    let Some(&point) = raw.get(i) else {
         // Up to 15 digits an integer is below 2^53: exactly the double
         // the decimal reading gives.
-        None if int.len() <= 20 && digits.clone().count() <= 15 => {
-            Some(digits.fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')) as f64)
-        }
-        Some(f) if !f.is_empty() && f.iter().all(u8::is_ascii_digit) && raw.len() <= 64 => {
-            // The number without its separators, as the grammar reads it.
-            let mut buf = [0u8; 64];
-            let mut n = 0;
-            for &b in digits.chain(b".").chain(f) {
-                buf[n] = b;
-                n += 1;
-            }
-            std::str::from_utf8(&buf[..n]).ok()?.parse().ok().filter(|v: &f64| v.is_finite())
-        }
-        _ => None,
+        return (i <= 20 && digits <= 15).then_some(mantissa as f64);
+    };
+    let f = &raw[i + 1..];
+    if point != b'.' || f.is_empty() || !f.iter().all(u8::is_ascii_digit) || raw.len() > 64 {
+        return None;
     }
+    // Clinger's fast path: a mantissa of at most 2^53 and a power of ten
+    // of at most 1e22 are both exact doubles, so their quotient, rounded
+    // once by the division, is the correctly rounded value that the
+    // decimal reading gives.
+    if digits + f.len() <= 19 && f.len() < POW10.len() {
+        let m = f.iter().fold(mantissa, |n, &d| n * 10 + u64::from(d - b'0'));
+        if m <= 1 << 53 {
+            return Some(m as f64 / POW10[f.len()]);
+        }
+    }
+    // The number without its separators, as the grammar reads it.
+    let mut buf = [0u8; 64];
+    let mut n = 0;
+    for &b in raw[..i].iter().filter(|&&b| b != b',').chain(b".").chain(f) {
+        buf[n] = b;
+        n += 1;
+    }
+    std::str::from_utf8(&buf[..n]).ok()?.parse().ok().filter(|v: &f64| v.is_finite())
 }
+
+/// The powers of ten a double holds exactly: 1e0 to 1e22.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22,
+];
 
 /// The tensor kind of `sm__ops_path_tensor_src_<suffix>.sum`, if it is one
 /// we count (sparsity breakdowns repeat the same total and are skipped).
@@ -1661,6 +1692,30 @@ mod tests {
                 read_number(field.as_bytes()).ok().flatten().map(f64::to_bits),
                 grammar.filter(|_| field.bytes().any(|b| b.is_ascii_digit())).map(f64::to_bits)
             );
+        }
+    }
+
+    /// Decimals short enough for an exact mantissa and power of ten are
+    /// divided, the rest parsed: both give the grammar's bits, at the
+    /// edges of the short path too (2^53, 19 digits, 1e22).
+    #[test]
+    fn decimal_fields_read_as_the_grammar_reads_them_on_both_sides_of_the_short_path() {
+        for field in [
+            "0.1",
+            "70.54",
+            "3,942,250.67",
+            "9007199254740992.0",
+            "900719925474099.3",
+            "900719925474099.5",
+            "0.9007199254740993",
+            "1234567890123456789.5",
+            "0.0000000000000000000001",
+            "0.00000000000000000000001",
+            "1.0000000000000000001",
+            "000000000000000001.5",
+        ] {
+            let grammar = roofline_model::parse_number(field.as_bytes()).ok().map(f64::to_bits);
+            assert_eq!(plain_number(field.as_bytes()).map(f64::to_bits), grammar, "{field}");
         }
     }
 

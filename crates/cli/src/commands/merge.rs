@@ -110,6 +110,17 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         let path = &args.files[i];
         let input = path.display().to_string();
         let expected = format!("a {ANALYSIS_SCHEMA} or {TIMELINE_SCHEMA} file a rank wrote");
+        // A large rank file is skimmed where it lies in the page cache; a
+        // timeline, or a rank the skimming reader leaves to serde_json, is
+        // read as any other file.
+        if let Some(map) = crate::input_file::Mapped::of(path) {
+            let text = map.text(path, &expected)?;
+            if !timeline_at_head(&text[..text.len().min(HEAD_BYTES)]) {
+                if let Some(parsed) = skim_rank_bytes(text) {
+                    return Ok((input, parsed, false));
+                }
+            }
+        }
         let mut stream = crate::input_file::open_text(path, &expected)?;
         let head = stream.head(HEAD_BYTES)?;
         // A timeline (roofline writes its schema first) is parsed as it is

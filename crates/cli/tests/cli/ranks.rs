@@ -54,6 +54,35 @@ fn the_committed_ranks_merge_into_one_job_with_a_rank_dimension() {
     assert!(split["communication_s"].as_f64().unwrap() > 0.0 && split["compute_s"].as_f64().unwrap() > 0.0);
 }
 
+/// Rank files of a MiB or more are mapped, not read (`input_file::Mapped`):
+/// the committed ranks padded past that size merge into the job the
+/// unpadded ones (read as before) give.
+#[test]
+fn large_rank_files_are_mapped_and_merge_as_read_ones_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = |padding: usize| -> serde_json::Value {
+        let at = dir.path().join(format!("padded-{padding}"));
+        std::fs::create_dir(&at).unwrap();
+        let mut names = Vec::new();
+        for p in committed_ranks() {
+            let name = p.file_name().unwrap().to_owned();
+            let mut text = std::fs::read(&p).unwrap();
+            text.resize(text.len() + padding, b'\n');
+            std::fs::write(at.join(&name), text).unwrap();
+            names.push(name);
+        }
+        roofline().current_dir(&at).arg("merge").args(&names).args(["-o", "job.json"]).assert().success();
+        let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(at.join("job.json")).unwrap()).unwrap();
+        // The same job, but for when it was made.
+        v["producer"]["created"] = serde_json::Value::Null;
+        v["job"]["producer"]["created"] = serde_json::Value::Null;
+        v
+    };
+    let read = job(0);
+    assert_eq!(read["ranks"].as_array().unwrap().len(), 2);
+    assert_eq!(read, job(1 << 20));
+}
+
 #[test]
 fn the_merged_job_goes_through_report_check_and_diff() {
     let dir = tempfile::tempdir().unwrap();
