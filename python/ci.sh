@@ -4,7 +4,7 @@
 #  1. `pip install .` in a new venv: builds the release binary through
 #     maturin, reusing target/ (a few minutes cold on 2 cores, seconds warm);
 #     with $ROOFLINE_WHEEL_BINARY set (.ci/run sets it to the debug binary
-#     `cargo test --workspace` has just linked), the build backend packs that
+#     the test build has just linked), the build backend packs that
 #     binary and the libraries beside it instead, compiling nothing
 #     (python/_build/roofline_build.py), and this script checks that the
 #     venv's `roofline` is that very binary;
@@ -14,19 +14,36 @@
 #     the committed captures (examples/pytorch/test_recipe.py), importing the
 #     installed package, not the source folder. GPU tests print SKIPPED.
 # pytest's exit status is this script's.
+#
+# With $ROOFLINE_CI_VENV set (.ci/run makes it in the background while the
+# Rust build runs: `python3 -m venv` and pip's pytest and pandas, nothing
+# else), step 1 installs into that venv instead of making one here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 python=${PYTHON:-python3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-venv=$work/venv
 took() { echo "python ci: $1 took $(( $(date +%s) - $2 )) s"; }
 
 t=$(date +%s)
-"$python" -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check pytest pandas
-took "a fresh venv with pytest and pandas" "$t"
+if [ -n "${ROOFLINE_CI_VENV:-}" ]; then
+  venv=$ROOFLINE_CI_VENV
+  "$venv/bin/python" -c "import pytest, pandas" || {
+    echo "python ci: \$ROOFLINE_CI_VENV ($venv) is no venv with pytest and pandas" >&2
+    exit 1
+  }
+  if (cd "$work" && "$venv/bin/python" -c "import roofline" 2>/dev/null); then
+    echo "python ci: \$ROOFLINE_CI_VENV ($venv) has roofline installed already: it must be fresh" >&2
+    exit 1
+  fi
+  took "the venv .ci/run made (pytest and pandas), checked" "$t"
+else
+  venv=$work/venv
+  "$python" -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check pytest pandas
+  took "a fresh venv with pytest and pandas" "$t"
+fi
 
 t=$(date +%s)
 "$venv/bin/pip" install --disable-pip-version-check --progress-bar off .

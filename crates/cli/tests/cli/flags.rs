@@ -369,6 +369,17 @@ if [ -f sleep ]; then sleep "$(cat sleep)"; fi
 printf '{"t":"end","reason":"exit","records":20}\n' >> "$f"
 "#;
 
+/// A copy of `template` (a folder `setup` made) in `dir`: every case starts
+/// from the same files without importing the capture again (196 imports of
+/// the debug binary were half this test's time).
+fn copy_setup(template: &Path, dir: &Path) {
+    for entry in std::fs::read_dir(template).unwrap() {
+        let entry = entry.unwrap();
+        // std::fs::copy keeps the permissions: fake-cuda-app stays executable.
+        std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+    }
+}
+
 fn setup(dir: &Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::write(dir.join("fake-cuda-app"), FAKE_CUDA_APP).unwrap();
@@ -404,13 +415,15 @@ fn every_documented_flag_works_or_is_refused() {
     assert!(subs.len() >= 10, "{subs:?}");
     let mut missing = Vec::new();
     let mut checked: BTreeMap<String, usize> = BTreeMap::new();
+    let template = tempfile::tempdir().unwrap();
+    setup(template.path());
     for sub in &subs {
         let help = run(Path::new("."), &[sub.clone(), "--help".into()]);
         let flags = documented_flags(&help.stdout);
         assert!(flags.contains(&"--format".to_string()), "{sub}: {flags:?}");
         for flag in flags {
             let dir = tempfile::tempdir().unwrap();
-            setup(dir.path());
+            copy_setup(template.path(), dir.path());
             let (mut args, needs_gpu) = base(sub, dir.path());
             let Some((extra, expect)) = case(sub, &flag, dir.path()) else {
                 missing.push(format!("{sub} {flag}"));
