@@ -134,7 +134,9 @@ def infer(model, inputs, win, modules, trace, warm=3):
     return time.perf_counter() - t0
 
 
-def train(model, opt, batch, loss_fn, steps_warm, win, modules, trace, autocast_dtype=None):
+def train(model, opt, batch, loss_fn, steps_warm, win, modules, trace, autocast_dtype=None, scaler=None):
+    """A training step; with a GradScaler, the loss is scaled and the
+    scaler's unscale and step are inside the optimizer's window."""
     import torch
 
     def step(measure):
@@ -144,41 +146,20 @@ def train(model, opt, batch, loss_fn, steps_warm, win, modules, trace, autocast_
         ctx = torch.autocast("cuda", dtype=autocast_dtype) if autocast_dtype else contextlib.nullcontext()
         with ctx:
             loss = loss_fn(model, batch)
-        loss.backward()
+        (scaler.scale(loss) if scaler else loss).backward()
+
+        def update():
+            if scaler:
+                scaler.step(opt)
+                scaler.update()
+            else:
+                opt.step()
+
         if measure:
             with win():
-                opt.step()
+                update()
         else:
-            opt.step()
-
-    for _ in range(steps_warm):
-        step(False)
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    with torch_trace(trace):
-        step(True)
-    torch.cuda.synchronize()
-    return time.perf_counter() - t0
-
-
-def train_scaled(model, opt, scaler, batch, loss_fn, steps_warm, win, modules, trace):
-    """A training step under fp16 autocast with a GradScaler; the scaler's
-    unscale and the optimizer step are a window of their own."""
-    import torch
-
-    def step(measure):
-        for m in modules:
-            m._measure = measure
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.float16):
-            loss = loss_fn(model, batch)
-        scaler.scale(loss).backward()
-        if measure:
-            win.start()
-        scaler.step(opt)
-        scaler.update()
-        if measure:
-            win.stop()
+            update()
 
     for _ in range(steps_warm):
         step(False)
@@ -402,7 +383,7 @@ def bert_train(args):
     windowed(layer, win)
 
     loss_fn = lambda m, b: m(input_ids=b[0], labels=b[1]).loss
-    return train_scaled(model, opt, scaler, (ids, labels), loss_fn, 3, win, [layer], args.trace)
+    return train(model, opt, (ids, labels), loss_fn, 3, win, [layer], args.trace, torch.float16, scaler)
 
 
 @program("llama_decode", "Hugging Face transformers Llama (4 layers, d 2048, GQA 16/4 heads, vocab 32000, random weights) bf16 inference: a 256-token prefill for batch 8, then greedy decoding with the KV cache; window: one decode step's whole forward (token 12)")
@@ -1063,7 +1044,7 @@ def roberta_fp16_train(args):
     windowed(layer, win)
 
     loss_fn = lambda m, b: m(input_ids=b[0], labels=b[1]).loss
-    return train_scaled(model, opt, scaler, (ids, labels), loss_fn, 3, win, [layer], args.trace)
+    return train(model, opt, (ids, labels), loss_fn, 3, win, [layer], args.trace, torch.float16, scaler)
 
 
 @program("r3d_infer", "torchvision video ResNet R3D-18 (3-D convolutions, random weights) inference on 8 clips of 16 x 112 x 112, bf16 autocast, cudnn.benchmark; windows: layer2 and layer3 (3-D convolutions, batch norms, ReLU, residual adds)")
