@@ -17,9 +17,13 @@
 //! runtime and driver API records of only the calls that put work on the
 //! GPU (launches, graph launches, copies, memsets: filtered per callback id).
 //!
-//! CUPTI hands over full buffers, and every `ROOFLINE_TIMELINE_FLUSH_MS`
-//! (500 ms) the partial ones; each is written and flushed at once, so a
-//! crash leaves a readable prefix. At exit, and when SIGINT, SIGTERM or
+//! CUPTI hands over full buffers on its own; its periodic flush
+//! (`cuptiActivityFlushPeriod`) returns only full ones, and an 8 MB buffer
+//! holds tens of thousands of launches. So a thread of ours asks for the
+//! completed records of partial buffers too (`cuptiActivityFlushAll(0)`)
+//! every `ROOFLINE_TIMELINE_FLUSH_MS` (500 ms). Each buffer is written and
+//! flushed at once: the tool's progress counts launches while the program
+//! runs, and a crash leaves a readable prefix. At exit, and when SIGINT, SIGTERM or
 //! SIGHUP arrive in a process that left them at their default action,
 //! everything is flushed and an `end` line written (then the signal takes
 //! its default course). Nothing here may take the program down: failures
@@ -62,6 +66,9 @@ static IN_FORKED_CHILD: AtomicBool = AtomicBool::new(false);
 static SIGNAL_PIPE_WRITE: AtomicI32 = AtomicI32::new(-1);
 static RECORDED_PID: AtomicI32 = AtomicI32::new(0);
 static FLUSH_DONE: AtomicBool = AtomicBool::new(false);
+/// Held by whoever flushes CUPTI: the periodic flusher never flushes into
+/// a writer that [`finish`] has taken.
+static FLUSHING: Mutex<bool> = Mutex::new(false);
 /// The signals whose default action is replaced by flush-then-default.
 const FLUSH_SIGNALS: [c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
@@ -287,6 +294,7 @@ fn init() {
         if let Some(f) = c.flush_period {
             f(period);
         }
+        start_periodic_flush(period);
         libc::atexit(at_exit);
         libc::pthread_atfork(None, None, Some(in_forked_child));
     }
@@ -343,17 +351,58 @@ fn finish(reason: &str) {
     if st.pid != std::process::id() {
         return;
     }
+    let mut finished = FLUSHING.lock().unwrap_or_else(|e| e.into_inner());
     if let Ok(c) = cupti_lib() {
         // CUPTI_ACTIVITY_FLAG_FLUSH_FORCED: incomplete records too. The
         // writer must not be locked here: the flush calls buffer_completed.
         // SAFETY: plain CUPTI call.
         unsafe { (c.flush_all)(1) };
     }
+    *finished = true;
     if let Some(mut w) = writer_lock(st).take() {
         let n = w.records;
         w.write(&Record::End { reason: reason.into(), records: n });
         w.flush();
     }
+}
+
+/// Every `period_ms`, the completed records of partly filled buffers
+/// (flag 0: records still being written stay in CUPTI). Stops once
+/// [`finish`] has run; a forked child has no such thread.
+fn start_periodic_flush(period_ms: u32) {
+    if period_ms == 0 {
+        return;
+    }
+    let pid = std::process::id();
+    let _ = std::thread::Builder::new().name("roofline-periodic-flush".into()).spawn(move || {
+        // SAFETY: this thread never takes the signals the flusher serves.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for sig in FLUSH_SIGNALS {
+                libc::sigaddset(&mut set, sig);
+            }
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        }
+        let period = std::time::Duration::from_millis(period_ms.into());
+        loop {
+            std::thread::sleep(period);
+            let flushed = std::panic::catch_unwind(|| {
+                let finished = FLUSHING.lock().unwrap_or_else(|e| e.into_inner());
+                if *finished || IN_FORKED_CHILD.load(Ordering::SeqCst) || std::process::id() != pid {
+                    return false;
+                }
+                if let Ok(c) = cupti_lib() {
+                    // SAFETY: plain CUPTI call; the writer is not locked here.
+                    unsafe { (c.flush_all)(0) };
+                }
+                true
+            });
+            if !matches!(flushed, Ok(true)) {
+                return;
+            }
+        }
+    });
 }
 
 extern "C" fn at_exit() {

@@ -153,3 +153,44 @@ fn without_a_record_folder_nothing_is_written_and_the_program_runs() {
     assert_eq!(out.status.code(), Some(94));
     assert!(String::from_utf8_lossy(&out.stderr).contains("ROOFLINE_TIMELINE_DIR is not set"));
 }
+
+/// CUPTI's own periodic flush returns only full buffers (tens of thousands
+/// of launches each), so the tool's progress read 0 launches for a whole
+/// run: the library's own flusher hands over partial buffers while the
+/// program still runs.
+#[test]
+fn launches_reach_the_file_while_the_program_still_runs() {
+    let Some(f) = Fixture::new() else { return };
+    let good = f.cupti("cupti13");
+    let records = f.dir.path().join("running");
+    std::fs::create_dir(&records).unwrap();
+    let mut child = Command::new(&f.fake.app)
+        .arg("sleep")
+        .env("CUDA_INJECTION64_PATH", &f.inject)
+        .env("NVTX_INJECTION64_PATH", &f.inject)
+        .env("ROOFLINE_TIMELINE_DIR", &records)
+        .env("ROOFLINE_TIMELINE_FLUSH_MS", "50")
+        .env("ROOFLINE_CUPTI_LIB", &good)
+        .env("FAKE_CUPTI_USED", &good)
+        .env_remove("FAKE_PRELOAD")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let kernels = || {
+        std::fs::read_dir(&records)
+            .unwrap()
+            .flatten()
+            .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default().matches("\"t\":\"kernel\"").count())
+            .sum::<usize>()
+    };
+    let t = std::time::Instant::now();
+    while kernels() < 12 && t.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let running = child.try_wait().unwrap().is_none();
+    let seen = kernels();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(running, "the program (sleeping 60 s) was still running");
+    assert_eq!(seen, 12, "every launch reached the file before the program ended");
+}
