@@ -302,6 +302,45 @@ def cat_prealloc():
     return before, after
 
 
+
+@pair("bn_relu_compile", "a ResNeXt-50 layer-3 batch norm in training, bf16 autocast, channels_last, 32 x 512 x 28 x 28: BatchNorm2d (batch statistics) then ReLU, eager (before) against torch.compile of the same function (after)")
+def bn_relu_compile():
+    torch.manual_seed(0)
+    bn = torch.nn.BatchNorm2d(512).cuda().train()
+    x = torch.randn(32, 512, 28, 28, device="cuda").to(torch.bfloat16).to(memory_format=torch.channels_last)
+
+    def run():
+        with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+            return F.relu(bn(x))
+
+    compiled = torch.compile(run)
+    compiled()
+    return run, compiled
+
+
+@pair("opt_use_cache", "a Hugging Face OPT causal LM (4 layers, d 768, 12 heads, vocab 50272, random weights) training forward+backward, batch 8 x 512, bf16 autocast: the default use_cache (before) against use_cache=False (after)")
+def opt_use_cache():
+    from transformers import OPTConfig, OPTForCausalLM
+
+    torch.manual_seed(0)
+    cfg = OPTConfig(hidden_size=768, num_hidden_layers=4, num_attention_heads=12, ffn_dim=3072,
+                    vocab_size=50272, max_position_embeddings=1024, word_embed_proj_dim=768)
+    cfg._attn_implementation = "sdpa"
+    model = OPTForCausalLM(cfg).cuda()
+    ids = torch.randint(3, 50272, (8, 512), device="cuda")
+
+    def make(use_cache):
+        def step():
+            model.zero_grad(set_to_none=True)
+            kw = {} if use_cache is None else {"use_cache": use_cache}
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(input_ids=ids, labels=ids, **kw).loss
+            loss.backward()
+        return step
+
+    return make(None), make(False)
+
+
 def time_pair(before, after, reps):
     for _ in range(3):
         before()
