@@ -13,6 +13,7 @@ timings.tsv, and prints one row per pair with the ratio.
     python3 scripts/pairs_predict.py --bin target/release/roofline
     python3 scripts/pairs_predict.py --bin target/release/roofline --round6
     python3 scripts/pairs_predict.py --bin target/release/roofline --round7
+    python3 scripts/pairs_predict.py --bin target/release/roofline --round8
 """
 import argparse
 import json
@@ -58,6 +59,14 @@ MOVE7 = {
     "cat_prealloc": ("move", "cat_in_place"),
 }
 
+# The round-8 pairs (results/h200-2026-12-02-pairs-round8). A pair whose
+# change is one torch.compile takes every move that compiling makes: the
+# norm's and the elementwise chain's.
+D8 = "results/h200-2026-12-02-pairs-round8"
+MOVE8 = {
+    "bn_relu_compile": [("move", "fuse_norm"), ("fusion", "elementwise_chain")],
+}
+
 
 def gpu_time_us(doc):
     return sum(k["kernel"].get("duration_s") or 0.0 for k in doc["kernels"]) * 1e6
@@ -70,14 +79,16 @@ def both_sides(binary, d, moves):
         if f[0] in moves:
             events[f[0]] = float(f[7])
     print("pair\tmove\tpredicted_us\tgpu_time_saved_us\tratio\tevents_saved_us")
-    for pair, (how, code) in moves.items():
+    for pair, move in moves.items():
+        move = move if isinstance(move, list) else [move]
         docs = []
         for side in ("", ".after"):
             out = subprocess.run([binary, "import", f"{d}/{pair}{side}.csv.gz", "--machine", MACHINE, "--format", "json"],
                                  capture_output=True, text=True, check=True).stdout
             docs.append(json.loads(out))
-        p = predicted(docs[0], how, code) * 1e6
+        p = sum(predicted(docs[0], how, code) for how, code in move) * 1e6
         m = gpu_time_us(docs[0]) - gpu_time_us(docs[1])
+        code = "+".join(code for _, code in move)
         print(f"{pair}\t{code}\t{p:.1f}\t{m:.1f}\t{p / m:.2f}\t{events[pair]:.1f}")
 
 
@@ -88,7 +99,11 @@ def main():
                     help=f"the round-6 pairs of {D6}, against the kernels' GPU time saved")
     ap.add_argument("--round7", action="store_true",
                     help=f"the round-7 pairs of {D7}, against the kernels' GPU time saved")
+    ap.add_argument("--round8", action="store_true",
+                    help=f"the round-8 pairs of {D8}, against the kernels' GPU time saved")
     args = ap.parse_args()
+    if args.round8:
+        return both_sides(args.bin, D8, MOVE8)
     if args.round6:
         return both_sides(args.bin, D6, MOVE6)
     if args.round7:
