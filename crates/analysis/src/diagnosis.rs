@@ -563,6 +563,35 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
             }
         }
     }
+    // A 16-bit convolution on the CUDA cores with a grid that fills the
+    // GPU: on the tensor cores the same FLOPs take their share of the
+    // 16-bit tensor roof, bounded below by the time its DRAM and L2 bytes
+    // take today (a small grid's and a short launch's moves are below).
+    let below_one_wave = matches!(f.shape, Some((Finding::GridBelowOneWave { .. }, _)));
+    if cuda_core_16bit_conv(f.a, o) && position != Position::LaunchBound && !below_one_wave {
+        let kind = if f.a.kernel.name.to_ascii_lowercase().contains("bf") {
+            FlopKind::TensorBf16
+        } else {
+            FlopKind::TensorFp16
+        };
+        let flops = f.a.kernel.flops.get(&FlopKind::Fp32).copied().unwrap_or(0.0);
+        if let Some(c) = f.machine.compute_roof(kind).filter(|c| c.rate > 0.0) {
+            let memory = f.memory_pct_of(&[MemLevel::Dram, MemLevel::L2]);
+            let after = (flops / c.rate).max(t * memory / 100.0);
+            moves.push(Move::saving(
+                Advice::ConvAsGemm,
+                t - after,
+                format!(
+                    "its {} at the {} roof ({}) take {}, bounded below by its DRAM and L2 traffic ({} of their roof today)",
+                    format_si(flops, Unit2::Flop),
+                    c.name,
+                    format_si(c.rate, Unit2::FlopPerSecond),
+                    format_si(flops / c.rate, Unit2::Second),
+                    share(memory)
+                ),
+            ));
+        }
+    }
     // One embedding lookup per table: batched, the launches' blocks run as
     // one grid, and only that grid's tail is idle.
     if o.role == Role::Indexing && f.a.kernel.name.to_ascii_lowercase().contains("embedding") {

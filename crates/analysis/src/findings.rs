@@ -452,8 +452,9 @@ pub enum Advice {
         launches: u64,
     },
     /// A 16-bit convolution the library runs on the CUDA cores (no tensor
-    /// instructions): a shape its tensor-core kernels do not take; a 1x1
-    /// convolution on a 1x1 input is a GEMM.
+    /// instructions): a shape its tensor-core kernels do not take. Padded
+    /// channels, a patchify convolution as one GEMM, or a 1x1 convolution
+    /// on a 1x1 input as nn.Linear run on the tensor cores.
     ConvAsGemm,
     /// Copies that reorder a projection's output (clone, transpose, select)
     /// in a program with fused attention: attention reads strided views.
@@ -884,7 +885,7 @@ impl Advice {
             Advice::BatchEmbeddings { launches } => format!(
                 "{launches} launches of one embedding lookup, one per table, each leaving block slots idle: look every table up in one launch (a table-batched embedding such as FBGEMM's, or one concatenated table with offsets)"
             ),
-            Advice::ConvAsGemm => "a 16-bit convolution that the library runs on the CUDA cores (no tensor-core instructions), a shape its tensor-core kernels do not take, and that no batch or graph makes shorter: if it is a 1x1 convolution on a 1x1 input (a squeeze-excitation block's), run it as nn.Linear or torch.matmul on the flattened tensor, which cuBLAS serves with a tensor-core GEMM".into(),
+            Advice::ConvAsGemm => "a 16-bit convolution that the library runs on the CUDA cores (no tensor-core instructions): a shape its tensor-core kernels do not take, and no batch or graph fixes that. Give it one they take: input channels padded with zeros to a multiple of 8 (an RGB stem's 3); a patchify convolution (kernel size = stride, as a vision transformer's patch embedding) as a reshape of the input into patches and one nn.Linear or torch.matmul; a 1x1 convolution on a 1x1 input (a squeeze-excitation block's) as nn.Linear on the flattened tensor. cuBLAS serves those GEMMs on the tensor cores".into(),
             Advice::AttentionLayout => "copies that reorder a projection's output (clone, transpose, select of q, k, v) beside fused attention: give attention strided views of the packed projection instead (nn.MultiheadAttention with batch_first=True and need_weights=False takes the fast path to scaled_dot_product_attention; or call F.scaled_dot_product_attention on views of the QKV output)".into(),
             Advice::Legacy { text } => text.clone(),
         }

@@ -259,6 +259,42 @@ impl<'a> CaptureOrder<'a> {
         after.map(|k| self.origin(k).role)
     }
 
+    /// How many of `a`'s launches pass over a GEMM's output: walking back
+    /// over CuPy elementwise launches, vector reductions and launches that
+    /// move under 1% of its bytes (at most [`GEMM_EXPRESSION_DEPTH`])
+    /// reaches a cuBLAS GEMM launch, and the launch moves at least as many
+    /// DRAM bytes as that GEMM wrote. Only with launch IDs.
+    fn passes_over_gemm_output(&self, a: &KernelAnalysis) -> usize {
+        let moved = bytes(a) / a.kernel.launches.max(1) as f64;
+        a.kernel
+            .evidence
+            .ncu_launch_ids
+            .iter()
+            .filter_map(|i| i.parse::<u64>().ok())
+            .filter(|&id| {
+                let mut at = id;
+                for _ in 0..GEMM_EXPRESSION_DEPTH {
+                    let Some(before) = at.checked_sub(1).and_then(|b| self.by_launch_id.get(&b).copied()) else {
+                        return false;
+                    };
+                    let o = self.origin(before);
+                    if o.role == Role::Gemm {
+                        let written = writes(before) / before.kernel.launches.max(1) as f64;
+                        return written > 0.0 && moved >= written;
+                    }
+                    // Small side work (a norm of the centroids) leaves the
+                    // pass's input where the GEMM wrote it.
+                    let small = bytes(before) / (before.kernel.launches.max(1) as f64) < moved / 100.0;
+                    if !(o.library == Library::Cupy && o.role.is_elementwise() || vector_reduction(before) || small) {
+                        return false;
+                    }
+                    at -= 1;
+                }
+                false
+            })
+            .count()
+    }
+
     /// The kernels launched just before and just after each of `a`'s
     /// launches, by Nsight Compute's launch IDs (none without them).
     fn around_launches(&self, a: &KernelAnalysis) -> Vec<(Option<&'a KernelAnalysis>, Option<&'a KernelAnalysis>)> {
@@ -327,6 +363,11 @@ fn o_blas(name: &str) -> bool {
     origin(name).library == Library::Cublas
 }
 
+/// Launches walked back from an elementwise pass to find the GEMM whose
+/// output it reads: `x2 - 2*(x @ c.T) + (c*c).sum(1)` launches the GEMM, a
+/// multiply, a subtract, a small multiply and its sum, then the add.
+const GEMM_EXPRESSION_DEPTH: usize = 6;
+
 /// CuPy's array expressions, kernel by kernel in launch order: a CuPy
 /// multiply whose next launch is a CuPy add or subtract (`x + a*y` as two
 /// kernels) or a reduction (`sum(x*x)`) writes a temporary the next kernel
@@ -351,7 +392,12 @@ fn array_expressions(kernels: &[KernelAnalysis], order: &CaptureOrder) -> Option
         }
         let per_launch = t / around.len() as f64;
         let name = &a.kernel.name;
-        let saved: f64 = if name.starts_with("cupy_multiply") {
+        // Launches that pass over a GEMM's output: the whole expression
+        // folds into the GEMM (its epilogue, or columns that augment it).
+        let over_gemm = if cupy_elementwise(a) { order.passes_over_gemm_output(a) } else { 0 };
+        let saved: f64 = if over_gemm > 0 {
+            over_gemm as f64 * per_launch
+        } else if name.starts_with("cupy_multiply") {
             let share = cupy_operands(name).map_or(2.0 / 3.0, |n| 2.0 / n as f64);
             let consumer = |k: &KernelAnalysis| {
                 cupy_elementwise(k)
@@ -378,7 +424,7 @@ fn array_expressions(kernels: &[KernelAnalysis], order: &CaptureOrder) -> Option
         kernels: ks.iter().map(|a| a.kernel.id.clone()).collect(),
         seconds,
         saved_s: per_kernel.iter().sum(),
-        rests_on: "by launch order: a scaled temporary (a multiply feeding an add, a subtract or a sum) is no longer written and read back, 2/N of its launch for N operands; a dot or norm of a vector the kernel before it wrote reads at least one operand fewer, half its launch".into(),
+        rests_on: "by launch order: an elementwise pass over a GEMM's output (a GEMM launch before it, with only CuPy elementwise work between, and at least that output's bytes moved) folds into the GEMM, its whole launch; a scaled temporary (a multiply feeding an add, a subtract or a sum) is no longer written and read back, 2/N of its launch for N operands; a dot or norm of a vector the kernel before it wrote reads at least one operand fewer, half its launch".into(),
         saved_per_kernel_s: per_kernel,
     })
 }

@@ -50,8 +50,19 @@ fn import(path: &str) -> Value {
 const ROUND6: [&str; 6] =
     ["densenet_train", "mixtral_train", "whisper_train", "fasterrcnn_infer", "cupy_cg", "deeplab_infer"];
 
+/// The seventh grading's (`results/h200-2026-12-02-grading/round7/`).
+const ROUND7: [&str; 3] = ["cupy_kmeans", "gnn_train", "roberta_fp16_train"];
+
+/// The eighth grading's (`results/h200-2026-12-02-grading/round8/`).
+const ROUND8: [&str; 5] = ["opt_train", "resnext_train", "fno_train", "cupy_image", "vit_compiled_infer"];
+
 fn capture(name: &str) -> Value {
-    if (MORE_CAPTURES.contains(&name) || ROUND5.contains(&name) || ROUND6.contains(&name)) && !CAPTURES.contains(&name)
+    if (MORE_CAPTURES.contains(&name)
+        || ROUND5.contains(&name)
+        || ROUND6.contains(&name)
+        || ROUND7.contains(&name)
+        || ROUND8.contains(&name))
+        && !CAPTURES.contains(&name)
     {
         return import(&format!("{MORE}/{name}.full.csv.gz"));
     }
@@ -426,6 +437,40 @@ fn a_16bit_convolution_on_the_cuda_cores_is_told_to_run_as_a_gemm_not_to_grow_it
     let m = moves(k);
     assert_eq!(m[0], "conv_as_gemm", "{}", k["diagnosis"]);
     assert!(!m.contains(&"larger_problem".to_string()), "{m:?}");
+}
+
+#[test]
+fn a_large_16bit_convolution_on_the_cuda_cores_is_told_which_shapes_the_tensor_cores_take() {
+    // Round 8's ViT patch embedding: a 3-channel, stride-16 bf16
+    // convolution cuDNN ran as implicit_convolve_sgemm (FFMA only), 42% of
+    // the window, with a grid that fills the GPU. On the BF16 tensor roof
+    // its FLOPs take a few percent of that time.
+    let doc = capture("vit_compiled_infer");
+    let k = named(&doc, "implicit_convolve_sgemm")[0];
+    let m = first_move(k);
+    assert_eq!(m["code"], "conv_as_gemm", "{}", k["diagnosis"]);
+    let share = m["saving_s"].as_f64().unwrap() / seconds(k);
+    assert!((0.85..1.0).contains(&share), "saves {share:.3} of the kernel's time");
+    assert!(m["rests_on"].as_str().unwrap_or_default().contains("BF16"), "{m}");
+}
+
+#[test]
+fn elementwise_passes_over_a_gemms_output_fold_into_the_gemm_with_their_whole_time() {
+    // Round 7's k-means: dist = x2 - 2*(x @ c.T) + (c*c).sum(1), over a
+    // 2M x 256 matrix: the subtract and the add each read and write it
+    // once more after the GEMM (with a multiply and a small reduction
+    // between); folded into the GEMM, their whole time goes.
+    let doc = capture("cupy_kmeans");
+    for needle in ["cupy_subtract", "cupy_add"] {
+        let k = named(&doc, needle)[0];
+        let m = first_move(k);
+        assert_eq!(m["code"], "fuse_array_ops", "{needle}: {}", k["diagnosis"]);
+        let share = m["saving_s"].as_f64().unwrap() / seconds(k);
+        assert!((share - 1.0).abs() < 1e-9, "{needle} saves {share:.3} of its time");
+    }
+    // The 256-element c*c is no pass over the GEMM's output.
+    let small = named(&doc, "cupy_multiply").into_iter().min_by(|a, b| seconds(a).total_cmp(&seconds(b))).unwrap();
+    assert!(move_saving(small, "fuse_array_ops") < seconds(small), "{}", small["diagnosis"]);
 }
 
 /// The saving a kernel's move of `code` predicts, seconds (0 without one).
