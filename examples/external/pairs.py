@@ -341,6 +341,48 @@ def opt_use_cache():
     return make(None), make(False)
 
 
+
+@pair("patchify_gemm", "a vision transformer's patch embedding, bf16, 64 images of 3 x 224 x 224 into 384 channels: Conv2d(3, 384, 16, stride 16), which cuDNN runs on the CUDA cores (before), against the image cut into 16 x 16 patches (one reshape-permute copy) and one Linear(768, 384) GEMM (after)")
+def patchify_gemm():
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(3, 384, 16, stride=16).cuda().to(torch.bfloat16)
+    x = torch.randn(64, 3, 224, 224, device="cuda", dtype=torch.bfloat16)
+    w = conv.weight.detach().reshape(384, 768)
+    bias = conv.bias.detach()
+
+    def before():
+        with torch.no_grad():
+            return conv(x)
+
+    def after():
+        patches = x.reshape(64, 3, 14, 16, 14, 16).permute(0, 2, 4, 1, 3, 5).reshape(64 * 196, 768)
+        return torch.addmm(bias, patches, w.t())
+
+    return before, after
+
+
+@pair("kmeans_augmented_gemm", "k-means distances in CuPy, fp32, 2M points of 64 features against 256 centroids: x2[:, None] - 2 * (x @ c.T) + c2[None, :] as a GEMM and three elementwise passes (before) against one GEMM of the points augmented with [x2, 1] and the centroids with [1, c2] scaled by -2 (after)")
+def kmeans_augmented_gemm():
+    import cupy as cp
+
+    n, d, k = 2_000_000, 64, 256
+    cp.random.seed(0)
+    x = cp.random.standard_normal((n, d), dtype=cp.float32)
+    c = x[:k].copy()
+    x2 = (x * x).sum(axis=1)
+    c2 = (c * c).sum(axis=1)
+    xa = cp.concatenate([x, x2[:, None], cp.ones((n, 1), dtype=cp.float32)], axis=1)
+    ca = cp.concatenate([-2.0 * c, cp.ones((k, 1), dtype=cp.float32), c2[:, None]], axis=1)
+
+    def before():
+        return x2[:, None] - 2.0 * (x @ c.T) + c2[None, :]
+
+    def after():
+        return xa @ ca.T
+
+    return before, after
+
+
 def time_pair(before, after, reps):
     for _ in range(3):
         before()

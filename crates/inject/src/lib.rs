@@ -366,6 +366,20 @@ fn finish(reason: &str) {
     }
 }
 
+/// Keeps the flush signals off the calling thread (the library's own
+/// threads: the signals go to the program's).
+fn block_flush_signals() {
+    // SAFETY: a signal set built and applied to this thread only.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in FLUSH_SIGNALS {
+            libc::sigaddset(&mut set, sig);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
 /// Every `period_ms`, the completed records of partly filled buffers
 /// (flag 0: records still being written stay in CUPTI). Stops once
 /// [`finish`] has run; a forked child has no such thread.
@@ -375,15 +389,7 @@ fn start_periodic_flush(period_ms: u32) {
     }
     let pid = std::process::id();
     let _ = std::thread::Builder::new().name("roofline-periodic-flush".into()).spawn(move || {
-        // SAFETY: this thread never takes the signals the flusher serves.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            for sig in FLUSH_SIGNALS {
-                libc::sigaddset(&mut set, sig);
-            }
-            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        }
+        block_flush_signals();
         let period = std::time::Duration::from_millis(period_ms.into());
         loop {
             std::thread::sleep(period);
@@ -465,15 +471,7 @@ fn install_signal_flush() {
     }
     let (read_fd, write_fd) = (fds[0], fds[1]);
     let spawned = std::thread::Builder::new().name("roofline-flush".into()).spawn(move || {
-        // SAFETY: this thread never takes the signals it serves.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            for sig in FLUSH_SIGNALS {
-                libc::sigaddset(&mut set, sig);
-            }
-            libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        }
+        block_flush_signals();
         loop {
             let mut b = 0u8;
             // SAFETY: reads one byte from our pipe.
