@@ -65,6 +65,8 @@ MOVE7 = {
 D8 = "results/h200-2026-12-02-pairs-round8"
 MOVE8 = {
     "bn_relu_compile": [("move", "fuse_norm"), ("fusion", "elementwise_chain")],
+    "patchify_gemm": ("move", "conv_as_gemm"),
+    "kmeans_augmented_gemm": ("fusion", "array_expressions"),
 }
 
 
