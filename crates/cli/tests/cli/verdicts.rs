@@ -228,6 +228,21 @@ fn predicted_savings_come_true_within_25_percent_where_the_h200_says_so() {
 }
 
 #[test]
+fn the_round_8_moves_come_true_against_both_sides_under_ncu() {
+    // results/h200-2026-12-02-pairs-round8/: both sides captured, the
+    // saving read as the kernels' GPU time, before minus after.
+    const D8: &str = "results/h200-2026-12-02-pairs-round8";
+    let gpu_us = |doc: &Value| kernels(doc).iter().map(seconds).sum::<f64>() * 1e6;
+    for (pair, code) in [("patchify_gemm", "conv_as_gemm"), ("kmeans_augmented_gemm", "fuse_array_ops")] {
+        let before = import(&format!("{D8}/{pair}.csv.gz"));
+        let after = import(&format!("{D8}/{pair}.after.csv.gz"));
+        let predicted: f64 = kernels(&before).iter().map(|k| move_saving(k, code)).sum::<f64>() * 1e6;
+        let ratio = predicted / (gpu_us(&before) - gpu_us(&after));
+        assert!((0.75..=1.25).contains(&ratio), "{pair}: predicted {predicted:.0} us, ratio {ratio:.2}");
+    }
+}
+
+#[test]
 fn solver_random_and_blas_internals_are_library_kernels_not_the_users_code() {
     for (c, needle) in [
         ("cupy_stats", "sytrd4_gpu"),
