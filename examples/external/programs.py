@@ -1507,6 +1507,213 @@ def jax_mixer_train(args):
     return time.perf_counter() - t0
 
 
+# Round 9 (2026-12-03): chosen and written before the rules of this round.
+
+
+@program("qwen2_train", "Hugging Face transformers Qwen2 causal LM (random weights; hidden 1024, 4 layers, 16 query heads sharing 4 key/value heads, SwiGLU MLP 2816, RMSNorm, rotary; vocab 32000) training step, batch 4 x 1024 tokens, bf16 autocast, SDPA attention, AdamW (foreach); windows: decoder layer 1 forward+backward and the optimizer step")
+def qwen2_train(args):
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    cfg = Qwen2Config(hidden_size=1024, intermediate_size=2816, num_hidden_layers=4, num_attention_heads=16,
+                      num_key_value_heads=4, vocab_size=32000, max_position_embeddings=2048)
+    cfg._attn_implementation = "sdpa"
+    model = Qwen2ForCausalLM(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    ids = torch.randint(0, 32000, (4, 1024), device="cuda")
+    win = Window(args.trace, torch_sync)
+    layer = model.model.layers[1]
+    windowed(layer, win)
+    loss_fn = lambda m, b: m(input_ids=b, labels=b).loss
+    return train(model, opt, ids, loss_fn, 3, win, [layer], args.trace, torch.bfloat16)
+
+
+@program("neox_prefill_infer", "Hugging Face transformers GPT-NeoX causal LM (random weights; hidden 1024, 8 layers, 16 heads, MLP 4096, partial rotary 25%, parallel residual; vocab 50432) prefill inference, batch 8 x 1024 tokens, fp16 weights, SDPA attention, no KV cache; window: decoder layer 2's forward")
+def neox_prefill_infer(args):
+    import torch
+    from transformers import GPTNeoXConfig, GPTNeoXForCausalLM
+
+    cfg = GPTNeoXConfig(hidden_size=1024, num_hidden_layers=8, num_attention_heads=16, intermediate_size=4096,
+                        vocab_size=50432, rotary_pct=0.25, max_position_embeddings=2048, use_cache=False)
+    cfg._attn_implementation = "sdpa"
+    model = GPTNeoXForCausalLM(cfg).cuda().eval().half()
+    ids = torch.randint(0, 50432, (8, 1024), device="cuda")
+    win = Window(args.trace, torch_sync)
+    layer = model.gpt_neox.layers[2]
+    return infer(model, ids, win, [layer], args.trace)
+
+
+@program("pyg_sage_train", "torch_geometric GraphSAGE (two SAGEConv layers with mean aggregation, 128 -> 128 -> 64, ReLU) node-classification training step on a random graph of 100,000 nodes and 1.6 million edges, 128 fp32 features, 64 classes, Adam (foreach); windows: the second SAGEConv's forward+backward and the optimizer step")
+def pyg_sage_train(args):
+    import torch
+    from torch_geometric.nn import SAGEConv
+
+    class Sage(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = SAGEConv(128, 128)
+            self.conv2 = SAGEConv(128, 64)
+
+        def forward(self, x, edge_index):
+            return self.conv2(torch.relu(self.conv1(x, edge_index)), edge_index)
+
+    torch.manual_seed(0)
+    n, e = 100_000, 1_600_000
+    x = torch.randn(n, 128, device="cuda")
+    edge_index = torch.randint(0, n, (2, e), device="cuda")
+    y = torch.randint(0, 64, (n,), device="cuda")
+    model = Sage().cuda()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    win = Window(args.trace, torch_sync)
+    windowed(model.conv2, win)
+    loss_fn = lambda m, b: torch.nn.functional.cross_entropy(m(b[0], b[1]), b[2])
+    return train(model, opt, (x, edge_index, y), loss_fn, 3, win, [model.conv2], args.trace)
+
+
+@program("vae_train", "a convolutional VAE in plain PyTorch (encoder: three stride-2 4x4 Conv2d 3 -> 32 -> 64 -> 128 with ReLU, Linear heads to a 256-d latent; decoder: Linear, three stride-2 ConvTranspose2d 128 -> 64 -> 32 -> 3, ReLU, sigmoid; MSE + KL loss) training step, batch 256 at 64 x 64, fp16 autocast with GradScaler, cudnn.benchmark, Adam (foreach); windows: the decoder's forward+backward and the optimizer step")
+def vae_train(args):
+    import torch
+    from torch import nn
+
+    class Vae(nn.Module):
+        def __init__(self, z=256):
+            super().__init__()
+            self.enc = nn.Sequential(nn.Conv2d(3, 32, 4, 2, 1), nn.ReLU(), nn.Conv2d(32, 64, 4, 2, 1), nn.ReLU(),
+                                     nn.Conv2d(64, 128, 4, 2, 1), nn.ReLU(), nn.Flatten())
+            self.mu = nn.Linear(128 * 8 * 8, z)
+            self.logvar = nn.Linear(128 * 8 * 8, z)
+            self.dec = nn.Sequential(nn.Linear(z, 128 * 8 * 8), nn.Unflatten(1, (128, 8, 8)),
+                                     nn.ConvTranspose2d(128, 64, 4, 2, 1), nn.ReLU(),
+                                     nn.ConvTranspose2d(64, 32, 4, 2, 1), nn.ReLU(),
+                                     nn.ConvTranspose2d(32, 3, 4, 2, 1), nn.Sigmoid())
+
+        def forward(self, x):
+            h = self.enc(x)
+            mu, logvar = self.mu(h), self.logvar(h)
+            zs = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar)
+            return self.dec(zs), mu, logvar
+
+    def loss_fn(m, x):
+        rec, mu, logvar = m(x)
+        kl = -0.5 * torch.mean(1 + logvar - mu.pow(2) - logvar.exp())
+        return nn.functional.mse_loss(rec.float(), x) + kl
+
+    torch.backends.cudnn.benchmark = True
+    model = Vae().cuda()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    scaler = torch.amp.GradScaler("cuda")
+    x = torch.rand(256, 3, 64, 64, device="cuda")
+    win = Window(args.trace, torch_sync)
+    windowed(model.dec, win)
+    return train(model, opt, x, loss_fn, 3, win, [model.dec], args.trace, torch.float16, scaler)
+
+
+@program("cupy_heat", "CuPy explicit 2-D heat equation on an 8192 x 8192 fp32 grid written with array slicing (five-point Laplacian as shifted-slice arithmetic into a copy of the grid), with a max-abs-change convergence check every step; window: three steps after two of warm-up")
+def cupy_heat(args):
+    import cupy as cp
+
+    cp.random.seed(0)
+    u = cp.random.random((8192, 8192), dtype=cp.float32)
+    alpha = cp.float32(0.2)
+
+    def step(u):
+        un = u.copy()
+        un[1:-1, 1:-1] = u[1:-1, 1:-1] + alpha * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2]
+                                                   - 4 * u[1:-1, 1:-1])
+        change = float(cp.abs(un - u).max())
+        return un, change
+
+    for _ in range(2):
+        u, _ = step(u)
+    cp.cuda.Device().synchronize()
+    win = Window(None, cp.cuda.Device().synchronize)
+    t0 = time.perf_counter()
+    with win():
+        for _ in range(3):
+            u, _ = step(u)
+    return time.perf_counter() - t0
+
+
+@program("numba_kernels", "user CUDA kernels written with numba.cuda as its documentation teaches: the naive matrix product (one thread per output, `tmp = 0.` accumulator) and the 16 x 16 shared-memory tiled one on 2048 x 2048 fp32, a 256-bin histogram with global atomics over 64 M values, and a three-point stencil over 64 M fp32; window: one call of each after a warm-up call")
+def numba_kernels(args):
+    import math
+
+    import numpy as np
+    from numba import cuda, float32
+
+    TPB = 16
+
+    @cuda.jit
+    def matmul(A, B, C):
+        i, j = cuda.grid(2)
+        if i < C.shape[0] and j < C.shape[1]:
+            tmp = 0.
+            for k in range(A.shape[1]):
+                tmp += A[i, k] * B[k, j]
+            C[i, j] = tmp
+
+    @cuda.jit
+    def fast_matmul(A, B, C):
+        sA = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+        sB = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+        x, y = cuda.grid(2)
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        bpg = cuda.gridDim.x
+        tmp = float32(0.)
+        for i in range(bpg):
+            sA[ty, tx] = 0
+            sB[ty, tx] = 0
+            if y < A.shape[0] and (tx + i * TPB) < A.shape[1]:
+                sA[ty, tx] = A[y, tx + i * TPB]
+            if x < B.shape[1] and (ty + i * TPB) < B.shape[0]:
+                sB[ty, tx] = B[ty + i * TPB, x]
+            cuda.syncthreads()
+            for j in range(TPB):
+                tmp += sA[ty, j] * sB[j, tx]
+            cuda.syncthreads()
+        if y < C.shape[0] and x < C.shape[1]:
+            C[y, x] = tmp
+
+    @cuda.jit
+    def histogram(data, bins):
+        i = cuda.grid(1)
+        if i < data.size:
+            cuda.atomic.add(bins, int(data[i] * 256.0) % 256, 1)
+
+    @cuda.jit
+    def stencil(a, out):
+        i = cuda.grid(1)
+        if 0 < i < a.size - 1:
+            out[i] = 0.25 * a[i - 1] + 0.5 * a[i] + 0.25 * a[i + 1]
+
+    n = 2048
+    rng = np.random.default_rng(0)
+    A = cuda.to_device(rng.random((n, n), dtype=np.float32))
+    B = cuda.to_device(rng.random((n, n), dtype=np.float32))
+    C = cuda.device_array((n, n), dtype=np.float32)
+    m = 64 * 1024 * 1024
+    data = cuda.to_device(rng.random(m, dtype=np.float32))
+    bins = cuda.to_device(np.zeros(256, dtype=np.int32))
+    out = cuda.device_array(m, dtype=np.float32)
+    grid2 = (math.ceil(n / TPB), math.ceil(n / TPB))
+    grid1 = math.ceil(m / 256)
+
+    def run():
+        matmul[grid2, (TPB, TPB)](A, B, C)
+        fast_matmul[grid2, (TPB, TPB)](A, B, C)
+        histogram[grid1, 256](data, bins)
+        stencil[grid1, 256](data, out)
+
+    run()
+    cuda.synchronize()
+    win = Window(None, cuda.synchronize)
+    t0 = time.perf_counter()
+    with win():
+        run()
+    return time.perf_counter() - t0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("name", nargs="?")
