@@ -1634,85 +1634,70 @@ def cupy_heat(args):
     return time.perf_counter() - t0
 
 
-@program("numba_kernels", "user CUDA kernels written with numba.cuda as its documentation teaches: the naive matrix product (one thread per output, `tmp = 0.` accumulator) and the 16 x 16 shared-memory tiled one on 2048 x 2048 fp32, a 256-bin histogram with global atomics over 64 M values, and a three-point stencil over 64 M fp32; window: one call of each after a warm-up call")
-def numba_kernels(args):
-    import math
+@program("cupy_user_kernels", "user CUDA kernels written with CuPy as its user guide teaches: a RawKernel naive matrix product (one thread per output) and a 16 x 16 shared-memory tiled one on 2048 x 2048 fp32, a RawKernel 256-bin histogram with global atomics over 64 M values, an ElementwiseKernel squared difference and a ReductionKernel L2 norm over 64 M fp32; window: one call of each after a warm-up call")
+def cupy_user_kernels(args):
+    import cupy as cp
 
-    import numpy as np
-    from numba import cuda, float32
+    src = r"""
+    extern "C" __global__ void matmul(const float* A, const float* B, float* C, int n) {
+        int row = blockIdx.y * blockDim.y + threadIdx.y;
+        int col = blockIdx.x * blockDim.x + threadIdx.x;
+        if (row < n && col < n) {
+            float acc = 0.0f;
+            for (int k = 0; k < n; ++k) acc += A[row * n + k] * B[k * n + col];
+            C[row * n + col] = acc;
+        }
+    }
+    #define TILE 16
+    extern "C" __global__ void tiled_matmul(const float* A, const float* B, float* C, int n) {
+        __shared__ float sA[TILE][TILE];
+        __shared__ float sB[TILE][TILE];
+        int row = blockIdx.y * TILE + threadIdx.y;
+        int col = blockIdx.x * TILE + threadIdx.x;
+        float acc = 0.0f;
+        for (int t = 0; t < n / TILE; ++t) {
+            sA[threadIdx.y][threadIdx.x] = A[row * n + t * TILE + threadIdx.x];
+            sB[threadIdx.y][threadIdx.x] = B[(t * TILE + threadIdx.y) * n + col];
+            __syncthreads();
+            for (int k = 0; k < TILE; ++k) acc += sA[threadIdx.y][k] * sB[k][threadIdx.x];
+            __syncthreads();
+        }
+        C[row * n + col] = acc;
+    }
+    extern "C" __global__ void histogram(const float* data, int* bins, long long m) {
+        long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < m) atomicAdd(&bins[((int)(data[i] * 256.0f)) & 255], 1);
+    }
+    """
+    mod = cp.RawModule(code=src)
+    matmul, tiled, hist = (mod.get_function(f) for f in ("matmul", "tiled_matmul", "histogram"))
+    squared_diff = cp.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)", "squared_diff")
+    l2norm = cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
 
-    TPB = 16
-
-    @cuda.jit
-    def matmul(A, B, C):
-        i, j = cuda.grid(2)
-        if i < C.shape[0] and j < C.shape[1]:
-            tmp = 0.
-            for k in range(A.shape[1]):
-                tmp += A[i, k] * B[k, j]
-            C[i, j] = tmp
-
-    @cuda.jit
-    def fast_matmul(A, B, C):
-        sA = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
-        sB = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
-        x, y = cuda.grid(2)
-        tx = cuda.threadIdx.x
-        ty = cuda.threadIdx.y
-        bpg = cuda.gridDim.x
-        tmp = float32(0.)
-        for i in range(bpg):
-            sA[ty, tx] = 0
-            sB[ty, tx] = 0
-            if y < A.shape[0] and (tx + i * TPB) < A.shape[1]:
-                sA[ty, tx] = A[y, tx + i * TPB]
-            if x < B.shape[1] and (ty + i * TPB) < B.shape[0]:
-                sB[ty, tx] = B[ty + i * TPB, x]
-            cuda.syncthreads()
-            for j in range(TPB):
-                tmp += sA[ty, j] * sB[j, tx]
-            cuda.syncthreads()
-        if y < C.shape[0] and x < C.shape[1]:
-            C[y, x] = tmp
-
-    @cuda.jit
-    def histogram(data, bins):
-        i = cuda.grid(1)
-        if i < data.size:
-            cuda.atomic.add(bins, int(data[i] * 256.0) % 256, 1)
-
-    @cuda.jit
-    def stencil(a, out):
-        i = cuda.grid(1)
-        if 0 < i < a.size - 1:
-            out[i] = 0.25 * a[i - 1] + 0.5 * a[i] + 0.25 * a[i + 1]
-
-    n = 2048
-    rng = np.random.default_rng(0)
-    A = cuda.to_device(rng.random((n, n), dtype=np.float32))
-    B = cuda.to_device(rng.random((n, n), dtype=np.float32))
-    C = cuda.device_array((n, n), dtype=np.float32)
-    m = 64 * 1024 * 1024
-    data = cuda.to_device(rng.random(m, dtype=np.float32))
-    bins = cuda.to_device(np.zeros(256, dtype=np.int32))
-    out = cuda.device_array(m, dtype=np.float32)
-    grid2 = (math.ceil(n / TPB), math.ceil(n / TPB))
-    grid1 = math.ceil(m / 256)
+    n, m = 2048, 64 * 1024 * 1024
+    cp.random.seed(0)
+    A = cp.random.random((n, n), dtype=cp.float32)
+    B = cp.random.random((n, n), dtype=cp.float32)
+    C = cp.empty((n, n), dtype=cp.float32)
+    data = cp.random.random(m, dtype=cp.float32)
+    other = cp.random.random(m, dtype=cp.float32)
+    bins = cp.zeros(256, dtype=cp.int32)
+    grid2 = ((n + 15) // 16, (n + 15) // 16)
 
     def run():
-        matmul[grid2, (TPB, TPB)](A, B, C)
-        fast_matmul[grid2, (TPB, TPB)](A, B, C)
-        histogram[grid1, 256](data, bins)
-        stencil[grid1, 256](data, out)
+        matmul(grid2, (16, 16), (A, B, C, cp.int32(n)))
+        tiled(grid2, (16, 16), (A, B, C, cp.int32(n)))
+        hist(((m + 255) // 256,), (256,), (data, bins, cp.int64(m)))
+        d = squared_diff(data, other)
+        return l2norm(d)
 
     run()
-    cuda.synchronize()
-    win = Window(None, cuda.synchronize)
+    cp.cuda.Device().synchronize()
+    win = Window(None, cp.cuda.Device().synchronize)
     t0 = time.perf_counter()
     with win():
         run()
     return time.perf_counter() - t0
-
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
