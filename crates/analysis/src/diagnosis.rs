@@ -631,6 +631,9 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
             moves.push(m);
         }
     }
+    if let Some(m) = specific_kernel_move(f, position) {
+        moves.push(m);
+    }
     match o.role {
         Role::Foreach => moves.push(Advice::FusedOptimizer.into()),
         Role::Cast => moves.push(Move::saving(Advice::RemoveCasts, t, "the cast kernel's whole time")),
@@ -797,6 +800,51 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
         }
     }
     moves
+}
+
+/// A generic array library's kernel (CuPy's generated elementwise and
+/// ndimage kernels, PyTorch's TensorIterator and indexing kernels) held by
+/// its issue slots while DRAM is far from its roof (under
+/// [`MEMORY_SIDE_PCT`]): the generic code
+/// recomputes indices and boundary handling for every element (and, in a
+/// filter, every tap). A
+/// kernel written for the operation streams the same DRAM bytes at a
+/// streaming kernel's share of the roof ([`ON_ROOF_PCT`]); the saving is the
+/// time above that. Its L1 and L2 traffic (taps re-read from cache) is the
+/// generic kernel's own and is not kept. Roles with moves of their own
+/// (activations, norms, softmax, losses, casts, and PyTorch's elementwise
+/// kernels, which the fusion moves cover) are left to those.
+fn specific_kernel_move(f: &Facts, position: Position) -> Option<Move> {
+    let o = f.origin;
+    let generic = match o.library {
+        Library::Cupy => {
+            matches!(o.role, Role::Elementwise | Role::Copy | Role::Reduction | Role::Indexing | Role::Other)
+        }
+        // PyTorch's elementwise kernels have the fusion moves.
+        Library::PyTorch => matches!(o.role, Role::Reduction | Role::Indexing | Role::Other),
+        _ => false,
+    };
+    if !generic || position != Position::IssueBound || f.unit != Some(Unit::Pipe(Pipe::Issue)) {
+        return None;
+    }
+    // At MEMORY_SIDE_PCT of DRAM or more the bytes already stream: the
+    // under-the-diagonal moves apply, not a rewrite.
+    let dram = units(f.machine, f.a)
+        .iter()
+        .find(|u| u.unit == Unit::Memory(MemLevel::Dram))
+        .map(|u| u.pct)
+        .filter(|d| *d < MEMORY_SIDE_PCT)?;
+    let after = (f.seconds * dram / ON_ROOF_PCT).min(f.seconds);
+    Some(Move::saving(
+        Advice::SpecificKernel { library: o.library, issue_pct: f.busiest, dram_pct: dram },
+        f.seconds - after,
+        format!(
+            "its DRAM bytes at {} of the DRAM roof take {} of its time; a streaming kernel moves them at {} or more of the roof",
+            share(dram),
+            share(100.0 * dram / ON_ROOF_PCT),
+            share(ON_ROOF_PCT)
+        ),
+    ))
 }
 
 /// The bytes of a CSR SpMV's value and column-index types, from cuSPARSE's

@@ -456,6 +456,17 @@ pub enum Advice {
     /// channels, a patchify convolution as one GEMM, or a 1x1 convolution
     /// on a 1x1 input as nn.Linear run on the tensor cores.
     ConvAsGemm,
+    /// A generic array library's kernel (CuPy's, PyTorch's TensorIterator)
+    /// held by its own instruction issue while its DRAM bytes move far
+    /// below the roof: a kernel written for the operation streams them.
+    SpecificKernel {
+        /// The library whose generic kernel it is.
+        library: Library,
+        /// The issue slots' utilisation, %.
+        issue_pct: f64,
+        /// DRAM's utilisation against its roof, %.
+        dram_pct: f64,
+    },
     /// Copies that reorder a projection's output (clone, transpose, select)
     /// in a program with fused attention: attention reads strided views.
     AttentionLayout,
@@ -886,6 +897,16 @@ impl Advice {
                 "{launches} launches of one embedding lookup, one per table, each leaving block slots idle: look every table up in one launch (a table-batched embedding such as FBGEMM's, or one concatenated table with offsets)"
             ),
             Advice::ConvAsGemm => "a 16-bit convolution that the library runs on the CUDA cores (no tensor-core instructions): a shape its tensor-core kernels do not take, and no batch or graph fixes that. Give it one they take: input channels padded with zeros to a multiple of 8 (an RGB stem's 3); a patchify convolution (kernel size = stride, as a vision transformer's patch embedding) as a reshape of the input into patches and one nn.Linear or torch.matmul; a 1x1 convolution on a 1x1 input (a squeeze-excitation block's) as nn.Linear on the flattened tensor. cuBLAS serves those GEMMs on the tensor cores".into(),
+            Advice::SpecificKernel { library, issue_pct, dram_pct } => format!(
+                "a generic {} kernel held by its own instructions (issue slots {} busy: index arithmetic and boundary handling for every element) while its DRAM bytes move at {} of the roof: write the operation as a kernel of its own that computes its indices once per tile and keeps the data it reuses in shared memory or registers ({}), so that it streams its bytes at the bandwidth roof",
+                library.label(),
+                pct(*issue_pct),
+                pct(*dram_pct),
+                match library {
+                    Library::PyTorch => "torch.compile, or a Triton kernel",
+                    _ => "a cupy.RawKernel or cupy.ElementwiseKernel, a separable pass where the operation is separable, or a library built for the operation",
+                }
+            ),
             Advice::AttentionLayout => "copies that reorder a projection's output (clone, transpose, select of q, k, v) beside fused attention: give attention strided views of the packed projection instead (nn.MultiheadAttention with batch_first=True and need_weights=False takes the fast path to scaled_dot_product_attention; or call F.scaled_dot_product_attention on views of the QKV output)".into(),
             Advice::Legacy { text } => text.clone(),
         }

@@ -595,3 +595,35 @@ fn a_larger_batch_is_no_move_for_library_kernels_of_a_training_step() {
     let doc = capture("fasterrcnn_infer");
     assert!(named(&doc, "fprop_implicit_gemm").iter().any(|k| moves(k).contains(&"larger_problem".to_string())));
 }
+
+#[test]
+fn an_issue_bound_generic_array_kernel_is_told_to_become_a_kernel_of_its_own() {
+    // Round 8's CuPy ndimage filters: generic correlate and rank kernels
+    // whose issue slots are 74-85% busy on index arithmetic while DRAM is
+    // at 6-36% of its roof. Written for the operation, the same DRAM bytes
+    // stream at a streaming kernel's share of the roof: the saving is the
+    // time above the DRAM share over ON_ROOF_PCT (75%).
+    let doc = capture("cupy_image");
+    for needle in ["correlate_3d_reflect_w1_17_1", "rank_9_4_3d_reflect", "correlate_3d_reflect_w1_3_1"] {
+        let k = named(&doc, needle)[0];
+        let m = first_move(k);
+        assert_eq!(m["code"], "specific_kernel", "{needle}: {}", k["diagnosis"]);
+        let dram = m["dram_pct"].as_f64().unwrap();
+        let expected = seconds(k) * (1.0 - dram / 75.0);
+        let saving = m["saving_s"].as_f64().unwrap();
+        assert!((saving - expected).abs() < 1e-9 * seconds(k).max(1.0), "{needle}: {saving} against {expected}");
+        assert!(m["issue_pct"].as_f64().unwrap() >= 60.0, "{m}");
+        assert!(m["text"].as_str().unwrap().contains("cupy.RawKernel"), "{m}");
+    }
+    // The 17-tap Gaussian pass moves its bytes at a few percent of DRAM:
+    // most of its time goes.
+    let k = named(&doc, "correlate_3d_reflect_w1_17_1")[0];
+    let share = first_move(k)["saving_s"].as_f64().unwrap() / seconds(k);
+    assert!((0.85..0.97).contains(&share), "saves {share:.3} of the Gaussian pass");
+    // cuFFT, the streaming CuPy passes, and the 3-tap smoothing whose DRAM
+    // is at 38% of its roof (memory side, MEMORY_SIDE_PCT) get no such move.
+    for needle in ["regular_fft", "cupy_multiply__complex64", "cupy_hypot", "correlate_3d_reflect_w3_1_1"] {
+        let k = named(&doc, needle)[0];
+        assert!(!moves(k).contains(&"specific_kernel".to_string()), "{needle}: {}", k["diagnosis"]);
+    }
+}
