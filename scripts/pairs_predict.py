@@ -14,6 +14,7 @@ timings.tsv, and prints one row per pair with the ratio.
     python3 scripts/pairs_predict.py --bin target/release/roofline --round6
     python3 scripts/pairs_predict.py --bin target/release/roofline --round7
     python3 scripts/pairs_predict.py --bin target/release/roofline --round8
+    python3 scripts/pairs_predict.py --bin target/release/roofline --round9
 """
 import argparse
 import json
@@ -70,6 +71,15 @@ MOVE8 = {
 }
 
 
+# The round-9 pair (results/h200-2026-12-03-pairs-round9; its captures are
+# fixtures): the move added
+# after round 8, a generic kernel rewritten for its operation.
+D9 = "tests/fixtures/external/h200-2026-12-03/pairs"
+MOVE9 = {
+    "tiled_gaussian": ("move", "specific_kernel"),
+}
+
+
 def gpu_time_us(doc):
     return sum(k["kernel"].get("duration_s") or 0.0 for k in doc["kernels"]) * 1e6
 
@@ -103,7 +113,11 @@ def main():
                     help=f"the round-7 pairs of {D7}, against the kernels' GPU time saved")
     ap.add_argument("--round8", action="store_true",
                     help=f"the round-8 pairs of {D8}, against the kernels' GPU time saved")
+    ap.add_argument("--round9", action="store_true",
+                    help=f"the round-9 pair of {D9}, against the kernels' GPU time saved")
     args = ap.parse_args()
+    if args.round9:
+        return both_sides(args.bin, D9, MOVE9)
     if args.round8:
         return both_sides(args.bin, D8, MOVE8)
     if args.round6:
