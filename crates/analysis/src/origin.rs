@@ -267,7 +267,15 @@ fn triton_role(n: &str) -> Role {
 
 /// The origin of a kernel from its (demangled) name.
 pub fn origin(name: &str) -> Origin {
-    let n = name;
+    // A timeline (CUPTI) records names mangled, ncu prints them demangled:
+    // the patterns are the demangled spellings (`at::native::`, `cunn_`).
+    let demangled;
+    let n = if name.trim_start().starts_with("_Z") {
+        demangled = roofline_model::demangle(name);
+        demangled.as_str()
+    } else {
+        name
+    };
     let lower = n.to_ascii_lowercase();
     let of = |library, role| Origin { library, role, unaligned: false };
     // Collectives and solvers first: their names also hold "reduce", "copy".
@@ -492,6 +500,18 @@ mod tests {
             Role::Norm
         );
         assert_eq!(origin("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4>>(T3)").role, Role::Reduction);
+    }
+
+    #[test]
+    fn a_timelines_mangled_names_have_the_origin_of_their_demangled_spelling() {
+        // `roofline profile`'s kernels are named as CUPTI records them,
+        // mangled: PyTorch's log-softmax and fill were taken for user code.
+        let softmax = "_ZN2at6native43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6319cunn_SoftMaxForwardILi4EfffNS1_25LogSoftMaxForwardEpilogueEEEvPT2_PKT0_i";
+        assert_eq!((origin(softmax).library, origin(softmax).role), (Library::PyTorch, Role::Softmax));
+        let fill = "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_";
+        assert_eq!(origin(fill).library, Library::PyTorch);
+        let cast = "_ZN2at6native29vectorized_elementwise_kernelILi8EZZZNS0_25bfloat16_copy_kernel_cudaERNS_18TensorIteratorBaseEENKUlvE_clEvENKUlvE_clEvEUlfE_St5arrayIPcLm2EEEEviT0_T1_";
+        assert_eq!(origin(cast), origin(&roofline_model::demangle(cast)));
     }
 
     #[test]
