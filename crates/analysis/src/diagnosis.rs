@@ -763,6 +763,12 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
                 "the atomics' bank-conflict share of their wavefronts",
             ));
         }
+        if let Some(m) = contended_atomics(f, position) {
+            moves.push(m);
+        }
+        if let Some(m) = library_product(f) {
+            moves.push(m);
+        }
         match (position, f.unit) {
             (Position::PipeBound | Position::IssueBound, Some(Unit::Pipe(p))) => moves.push(Move::saving(
                 Advice::PipeWork { pipe: p, pct: f.busiest },
@@ -845,6 +851,68 @@ fn specific_kernel_move(f: &Facts, position: Position) -> Option<Move> {
             share(ON_ROOF_PCT)
         ),
     ))
+}
+
+/// Global atomics queued at their addresses: the kernel issues global
+/// atomics and its warps' top stall is waiting for outstanding memory
+/// operations to finish (`drain`, at exit) or for the global queue
+/// (`lg_throttle`). Throughput roofs do not show it (the atomics' own rate
+/// is low); the stall does. Aggregated per block, the wait goes: the gap to
+/// the busiest unit's roof.
+fn contended_atomics(f: &Facts, position: Position) -> Option<Move> {
+    let atomics = f.ev.pipes.get(&Pipe::GlobalAtomic).and_then(|p| p.warp_instructions).is_some_and(|n| n > 0.0);
+    let stall = top_stall(f.ev).filter(|s| matches!(*s, "drain" | "lg_throttle"))?;
+    if !atomics || position == Position::OnRoof {
+        return None;
+    }
+    let cycles = f.ev.stalls.get(stall).copied().unwrap_or(0.0);
+    Some(Move::saving(
+        Advice::AggregateAtomics { stall: stall.to_string(), cycles_per_instruction: cycles },
+        f.gap_s(),
+        format!(
+            "the gap to the busiest unit's roof ({} busy): the warps' top stall is {}",
+            share(f.busiest),
+            stall.replace('_', " ")
+        ),
+    ))
+}
+
+/// The user's own FP32 dense product: FP32 FLOPs (no tensor work) right of
+/// the FP32 ridge at DRAM, held by L1, shared memory, the LSU or issue
+/// slots rather than the FP32 pipe. A library's product runs those FLOPs at
+/// a streaming share ([`ON_ROOF_PCT`]) of the FP32 roof or better: the
+/// saving is the time above that.
+fn library_product(f: &Facts) -> Option<Move> {
+    let a = f.a;
+    if a.kernel.dominant_kind() != Some(FlopKind::Fp32) || !no_tensor_work(a) {
+        return None;
+    }
+    let fed_from_cache = matches!(
+        f.unit,
+        Some(Unit::Memory(MemLevel::L1 | MemLevel::L2)) | Some(Unit::Pipe(Pipe::Lsu | Pipe::Shared | Pipe::Issue))
+    );
+    let fp32 = f.machine.compute_roof(FlopKind::Fp32).map(|c| c.rate).filter(|r| *r > 0.0)?;
+    let dram = f.machine.bandwidth_roof(MemLevel::Dram).map(|c| c.rate).filter(|r| *r > 0.0)?;
+    let bytes = a.kernel.bytes.get(&MemLevel::Dram).copied().filter(|b| *b > 0.0)?;
+    let intensity = a.total_flops / bytes;
+    if !fed_from_cache || intensity < fp32 / dram {
+        return None;
+    }
+    let after = a.total_flops / (fp32 * ON_ROOF_PCT / 100.0);
+    (after < f.seconds).then(|| {
+        Move::saving(
+            Advice::LibraryProduct { intensity },
+            f.seconds - after,
+            format!(
+                "its {} at {} of the FP32 roof ({}) take {}; the FP32 ridge at DRAM is {:.1} FLOP/B",
+                format_si(a.total_flops, Unit2::Flop),
+                share(ON_ROOF_PCT),
+                format_si(fp32, Unit2::FlopPerSecond),
+                format_si(after, Unit2::Second),
+                fp32 / dram
+            ),
+        )
+    })
 }
 
 /// The bytes of a CSR SpMV's value and column-index types, from cuSPARSE's

@@ -467,6 +467,20 @@ pub enum Advice {
         /// DRAM's utilisation against its roof, %.
         dram_pct: f64,
     },
+    /// Global atomics that queue at their addresses: the warps wait for them
+    /// to drain. Aggregate per warp or block first.
+    AggregateAtomics {
+        /// The stall the warps wait in (`drain`, `lg_throttle`).
+        stall: String,
+        /// Its cycles per issued instruction.
+        cycles_per_instruction: f64,
+    },
+    /// The user's own FP32 dense product fed from L1 or shared memory:
+    /// the library's product runs the same FLOPs near the FP32 roof.
+    LibraryProduct {
+        /// FLOPs per DRAM byte.
+        intensity: f64,
+    },
     /// Copies that reorder a projection's output (clone, transpose, select)
     /// in a program with fused attention: attention reads strided views.
     AttentionLayout,
@@ -906,6 +920,13 @@ impl Advice {
                     Library::PyTorch => "torch.compile, or a Triton kernel",
                     _ => "a cupy.RawKernel or cupy.ElementwiseKernel, a separable pass where the operation is separable, or a library built for the operation",
                 }
+            ),
+            Advice::AggregateAtomics { stall, cycles_per_instruction } => format!(
+                "global atomics queue at their addresses: the warps wait {cycles_per_instruction:.0} cycles per issued instruction in {} for them to finish, the sign of many atomics on few addresses (a histogram's bins, a counter). Aggregate first: per warp (warp reductions, __match_any_sync) or per block in shared memory (a shared-memory histogram), then one global atomic per block and address; or sort or segment the keys",
+                stall.replace('_', " ")
+            ),
+            Advice::LibraryProduct { intensity } => format!(
+                "FP32 multiply-adds fed from L1 or shared memory, at {intensity:.0} FLOP per DRAM byte, as a dense product's: if it is a matrix product or a convolution, the library's (cuBLAS through cupy.matmul, torch.matmul or cublasSgemm; cuDNN) runs its FLOPs near the FP32 roof, and on TF32 or BF16 tensor cores faster still. Written by hand, it needs register tiling (several outputs per thread) to leave L1"
             ),
             Advice::AttentionLayout => "copies that reorder a projection's output (clone, transpose, select of q, k, v) beside fused attention: give attention strided views of the packed projection instead (nn.MultiheadAttention with batch_first=True and need_weights=False takes the fast path to scaled_dot_product_attention; or call F.scaled_dot_product_attention on views of the QKV output)".into(),
             Advice::Legacy { text } => text.clone(),

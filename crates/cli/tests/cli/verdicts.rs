@@ -641,3 +641,49 @@ fn an_issue_bound_generic_array_kernel_is_told_to_become_a_kernel_of_its_own() {
         assert!(!moves(k).contains(&"specific_kernel".to_string()), "{needle}: {}", k["diagnosis"]);
     }
 }
+
+/// The ninth grading's (`results/h200-2026-12-02-grading/round9/`); the
+/// moves below were written after it, and wait for round 10's programs.
+const ROUND9: &str = "tests/fixtures/external/h200-2026-12-03";
+
+#[test]
+fn atomics_on_few_addresses_are_told_to_aggregate_and_a_dense_product_from_l1_to_call_the_library() {
+    let doc = import(&format!("{ROUND9}/cupy_user_kernels.full.csv.gz"));
+    // A 256-bin histogram of 64 M values with one global atomicAdd each:
+    // every throughput under 1%, the warps waiting in `drain`.
+    let k = named(&doc, "histogram")[0];
+    let m = first_move(k);
+    assert_eq!(m["code"], "aggregate_atomics", "{}", k["diagnosis"]);
+    assert_eq!(m["stall"], "drain");
+    assert!(m["saving_s"].as_f64().unwrap() / seconds(k) > 0.9, "{m}");
+    // The naive and the shared-memory-tiled FP32 products, held by L1: the
+    // saving is the time above their FLOPs at 75% of the FP32 roof.
+    let fp32 = 0.75 * fp32_roof(&doc);
+    for needle in ["matmul", "tiled_matmul"] {
+        let k = kernels(&doc).iter().find(|k| k["kernel"]["name"] == needle).unwrap();
+        let m = first_move(k);
+        assert_eq!(m["code"], "library_product", "{needle}: {}", k["diagnosis"]);
+        let flops = k["kernel"]["flops"]["fp32"].as_f64().unwrap();
+        let expected = seconds(k) - flops / fp32;
+        assert!((m["saving_s"].as_f64().unwrap() - expected).abs() < 1e-9, "{needle}: {m}");
+    }
+    // Streaming kernels of the same program get neither move.
+    for needle in ["squared_diff", "l2norm_pass1"] {
+        let k = named(&doc, needle)[0];
+        let m = moves(k);
+        assert!(!m.iter().any(|c| c == "aggregate_atomics" || c == "library_product"), "{needle}: {m:?}");
+    }
+}
+
+/// The FP32 roof of the machine the import used, FLOP/s: the measured one
+/// where the machine has it.
+fn fp32_roof(doc: &Value) -> f64 {
+    let fp32: Vec<&Value> = doc["machine"]["ceilings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["resource"]["which"] == "fp32" && c["secondary"] != true)
+        .collect();
+    let measured = fp32.iter().find(|c| c["provenance"]["origin"] == "measured");
+    measured.or(fp32.first()).and_then(|c| c["rate"].as_f64()).unwrap()
+}
