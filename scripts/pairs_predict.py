@@ -71,12 +71,14 @@ MOVE8 = {
 }
 
 
-# The round-9 pair (results/h200-2026-12-03-pairs-round9; its captures are
+# The round-9 pairs (results/h200-2026-12-03-pairs-round9; its captures are
 # fixtures): the move added
 # after round 8, a generic kernel rewritten for its operation.
 D9 = "tests/fixtures/external/h200-2026-12-03/pairs"
 MOVE9 = {
     "tiled_gaussian": ("move", "specific_kernel"),
+    "library_matmul": ("move", "library_product"),
+    "shared_histogram": ("move", "aggregate_atomics"),
 }
 
 

@@ -454,6 +454,89 @@ def tiled_gaussian():
     return before, after
 
 
+USER_KERNELS = r"""
+extern "C" __global__ void matmul(const float* A, const float* B, float* C, int n) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < n && col < n) {
+        float acc = 0.0f;
+        for (int k = 0; k < n; ++k) acc += A[row * n + k] * B[k * n + col];
+        C[row * n + col] = acc;
+    }
+}
+extern "C" __global__ void histogram(const float* data, int* bins, long long m) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m) atomicAdd(&bins[((int)(data[i] * 256.0f)) & 255], 1);
+}
+// One block-private histogram in shared memory, then one global atomic per
+// bin and block; each thread strides over the input.
+extern "C" __global__ void shared_histogram(const float* data, int* bins, long long m) {
+    __shared__ int local[256];
+    local[threadIdx.x] = 0;
+    __syncthreads();
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (long long)gridDim.x * blockDim.x)
+        atomicAdd(&local[((int)(data[i] * 256.0f)) & 255], 1);
+    __syncthreads();
+    if (local[threadIdx.x]) atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
+}
+"""
+
+
+@pair("library_matmul", "a user's naive FP32 matrix product (cupy.RawKernel, one thread per output, as in round 9's cupy_user_kernels) of 2048 x 2048 matrices (before) against cupy.matmul, cuBLAS's SGEMM without TF32 (after)")
+def library_matmul():
+    import cupy as cp
+
+    n = 2048
+    mod = cp.RawModule(code=USER_KERNELS)
+    matmul = mod.get_function("matmul")
+    cp.random.seed(0)
+    a = cp.random.random((n, n), dtype=cp.float32)
+    b = cp.random.random((n, n), dtype=cp.float32)
+    c = cp.empty((n, n), dtype=cp.float32)
+
+    def before():
+        matmul(((n + 15) // 16, (n + 15) // 16), (16, 16), (a, b, c, cp.int32(n)))
+        return c
+
+    def after():
+        return cp.matmul(a, b)
+
+    err = float(cp.abs(before() - after()).max() / cp.abs(after()).max())
+    print(f"library_matmul: max relative |before - after| = {err:.3g}", file=sys.stderr)
+    if err > 1e-4:
+        raise SystemExit(f"library_matmul: the two sides differ by {err}")
+    return before, after
+
+
+@pair("shared_histogram", "a 256-bin histogram of 64 M fp32 values: one global atomicAdd per value (cupy.RawKernel, as in round 9's cupy_user_kernels; before) against a block-private histogram in shared memory and one global atomicAdd per bin and block (after)")
+def shared_histogram():
+    import cupy as cp
+
+    m = 64 * 1024 * 1024
+    mod = cp.RawModule(code=USER_KERNELS)
+    hist, shared = mod.get_function("histogram"), mod.get_function("shared_histogram")
+    cp.random.seed(0)
+    data = cp.random.random(m, dtype=cp.float32)
+    bins = cp.zeros(256, dtype=cp.int32)
+    bins2 = cp.zeros(256, dtype=cp.int32)
+
+    def before():
+        hist(((m + 255) // 256,), (256,), (data, bins, cp.int64(m)))
+        return bins
+
+    def after():
+        shared((132 * 8,), (256,), (data, bins2, cp.int64(m)))
+        return bins2
+
+    bins.fill(0)
+    bins2.fill(0)
+    same = bool((before() == after()).all())
+    print(f"shared_histogram: same bins: {same}", file=sys.stderr)
+    if not same:
+        raise SystemExit("shared_histogram: the two sides' bins differ")
+    return before, after
+
+
 def time_pair(before, after, reps):
     for _ in range(3):
         before()

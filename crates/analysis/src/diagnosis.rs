@@ -855,13 +855,19 @@ fn specific_kernel_move(f: &Facts, position: Position) -> Option<Move> {
 
 /// Global atomics queued at their addresses: the kernel issues global
 /// atomics and its warps' top stall is waiting for outstanding memory
-/// operations to finish (`drain`, at exit) or for the global queue
-/// (`lg_throttle`). Throughput roofs do not show it (the atomics' own rate
+/// operations to finish (`drain`, at exit), for the global queue
+/// (`lg_throttle`), or, with nothing busy (latency-bound), for loads queued
+/// behind the atomics (`long_scoreboard`). Throughput roofs do not show it (the atomics' own rate
 /// is low); the stall does. Aggregated per block, the wait goes: the gap to
 /// the busiest unit's roof.
 fn contended_atomics(f: &Facts, position: Position) -> Option<Move> {
     let atomics = f.ev.pipes.get(&Pipe::GlobalAtomic).and_then(|p| p.warp_instructions).is_some_and(|n| n > 0.0);
-    let stall = top_stall(f.ev).filter(|s| matches!(*s, "drain" | "lg_throttle"))?;
+    // A capture without the drain stall (the tool's list before 2026-12-03)
+    // shows the same queue as loads waiting behind the atomics: a memory
+    // wait in a kernel where nothing is busy.
+    let stall = top_stall(f.ev).filter(|s| {
+        matches!(*s, "drain" | "lg_throttle") || *s == "long_scoreboard" && position == Position::LatencyBound
+    })?;
     if !atomics || position == Position::OnRoof {
         return None;
     }
