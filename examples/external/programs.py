@@ -1699,6 +1699,92 @@ def cupy_user_kernels(args):
         run()
     return time.perf_counter() - t0
 
+@program("raft_flow_infer", "torchvision RAFT-small optical flow (random weights) inference on a batch of 8 image pairs at 368 x 496, fp32, cudnn.benchmark, 12 recurrent flow updates; window: the recurrent update block's forward (motion encoder, ConvGRU, flow head) at every update")
+def raft_flow_infer(args):
+    import torch
+    import torchvision
+
+    torch.backends.cudnn.benchmark = True
+    model = torchvision.models.optical_flow.raft_small(weights=None).cuda().eval()
+    torch.manual_seed(0)
+    img1 = torch.rand(8, 3, 368, 496, device="cuda") * 2 - 1
+    img2 = torch.rand(8, 3, 368, 496, device="cuda") * 2 - 1
+    win = Window(args.trace, torch_sync)
+    block = model.update_block
+    block.register_forward_pre_hook(lambda m, a: win.start() if getattr(m, "_measure", False) else None)
+    block.register_forward_hook(lambda m, a, o: win.stop() if getattr(m, "_measure", False) else None)
+    with torch.no_grad():
+        for _ in range(3):
+            model(img1, img2, num_flow_updates=12)
+        torch.cuda.synchronize()
+        block._measure = True
+        t0 = time.perf_counter()
+        with torch_trace(args.trace):
+            model(img1, img2, num_flow_updates=12)
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+@program("clip_train", "Hugging Face transformers CLIP (random weights; ViT-B/16-style vision tower at 224 x 224 with hidden 512, 6 layers, 8 heads; text tower hidden 512, 6 layers, 77 tokens, vocab 49408; projection 512) contrastive training step, batch 64 image-text pairs, bf16 autocast, SDPA attention, AdamW (foreach); windows: vision layer 2 forward+backward and the optimizer step")
+def clip_train(args):
+    import torch
+    from transformers import CLIPConfig, CLIPModel
+
+    cfg = CLIPConfig(
+        text_config=dict(hidden_size=512, intermediate_size=2048, num_hidden_layers=6, num_attention_heads=8,
+                         max_position_embeddings=77, vocab_size=49408),
+        vision_config=dict(hidden_size=512, intermediate_size=2048, num_hidden_layers=6, num_attention_heads=8,
+                           image_size=224, patch_size=16),
+        projection_dim=512)
+    cfg._attn_implementation = "sdpa"
+    model = CLIPModel(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.1)
+    torch.manual_seed(0)
+    ids = torch.randint(0, 49408, (64, 77), device="cuda")
+    pixels = torch.randn(64, 3, 224, 224, device="cuda")
+    win = Window(args.trace, torch_sync)
+    layer = model.vision_model.encoder.layers[2]
+    windowed(layer, win)
+    loss_fn = lambda m, b: m(input_ids=b[0], pixel_values=b[1], return_loss=True).loss
+    return train(model, opt, (ids, pixels), loss_fn, 3, win, [layer], args.trace, torch.bfloat16)
+
+
+@program("cupy_option_mc", "CuPy Monte Carlo option pricing as a quant writes it: a European call on 2^25 fp32 paths (standard normals, terminal price by the exponential of the drift and the scaled normal, payoff by maximum, discounted mean and standard error) and an arithmetic Asian call on 2^18 paths x 64 steps (normal increments, cumsum of log-returns along time, exponential, mean over time, payoff); window: one pricing of both after a warm-up")
+def cupy_option_mc(args):
+    import math
+
+    import cupy as cp
+
+    s0, k, r, sigma, t = 100.0, 105.0, 0.03, 0.2, 1.0
+
+    def european(n):
+        z = cp.random.standard_normal(n, dtype=cp.float32)
+        st = s0 * cp.exp((r - 0.5 * sigma ** 2) * t + sigma * math.sqrt(t) * z)
+        payoff = cp.maximum(st - k, 0.0)
+        price = math.exp(-r * t) * payoff.mean()
+        stderr = payoff.std() / math.sqrt(n)
+        return float(price), float(stderr)
+
+    def asian(n, steps):
+        dt = t / steps
+        z = cp.random.standard_normal((n, steps), dtype=cp.float32)
+        log_paths = cp.cumsum((r - 0.5 * sigma ** 2) * dt + sigma * math.sqrt(dt) * z, axis=1)
+        paths = s0 * cp.exp(log_paths)
+        payoff = cp.maximum(paths.mean(axis=1) - k, 0.0)
+        return float(math.exp(-r * t) * payoff.mean())
+
+    cp.random.seed(0)
+    european(1 << 25)
+    asian(1 << 18, 64)
+    cp.cuda.Device().synchronize()
+    win = Window(None, cp.cuda.Device().synchronize)
+    t0 = time.perf_counter()
+    with win():
+        european(1 << 25)
+        asian(1 << 18, 64)
+    return time.perf_counter() - t0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("name", nargs="?")

@@ -72,6 +72,7 @@ launches() {
     densenet_*|mixtral_*|fasterrcnn_*|jax_conv_*|cupy_cg|whisper_*|deeplab_*) echo "${GRADING_LAUNCHES:-20}" ;;
     roberta_*|r3d_*|gnn_*|bart_*|cupy_kmeans|triton_kernels|jax_lm_*) echo "${GRADING_LAUNCHES:-25}" ;;
     opt_*|resnext_*|vit_compiled_*|fno_*|cupy_image|jax_mixer_*) echo "${GRADING_LAUNCHES:-25}" ;;
+    raft_*|clip_*|cupy_option_mc) echo "${GRADING_LAUNCHES:-25}" ;;
     *) echo 25 ;;
   esac
 }
