@@ -38,6 +38,7 @@
 mod capture;
 mod collective;
 mod diagnosis;
+mod facts;
 mod findings;
 mod fusion;
 mod instructions;
@@ -55,6 +56,7 @@ mod unit;
 pub use capture::{analyze_capture, sort_by_time, CaptureAnalysis};
 pub use collective::{Algorithm, CollectivePlacement, NcclKernel, Protocol, Traffic};
 pub use diagnosis::diagnose;
+pub use facts::KernelFacts;
 pub use findings::{Access, Advice, Diagnosis, Finding, Move, Position, Stall};
 pub use fusion::{fusions, Fusion, FusionKind};
 pub use instructions::{pipe_roof, InstructionAnalysis, InstructionLevel, PipePoint, PipeRoof};
