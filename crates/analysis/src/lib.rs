@@ -49,6 +49,7 @@ mod occupancy;
 mod origin;
 mod placement;
 mod program;
+mod stream;
 mod thresholds;
 mod time_class;
 mod unit;
@@ -73,6 +74,7 @@ pub use placement::{analyze, analyze_kernel, level_caveats};
 pub use program::{
     GroupBy, GroupTime, LaunchTime, Opportunity, ProgramOptions, ProgramView, SteadyState, Verdict, VerdictTime,
 };
+pub use stream::{CaptureStream, StreamedCapture};
 pub use thresholds::{
     BUSY_PIPE_PCT, CONSTANT_MOVES_MAX_SHARE_PCT, FLOP_PIPE_LATENCY_PCT, LATENCY_PCT, LAUNCH_BOUND_S,
     MIN_MOVE_SHARE_PCT, ON_ROOF_PCT, PIPE_BOUND_PCT,
