@@ -378,29 +378,77 @@ pub fn check_analysis(doc: &AnalysisDocument, input: &str) -> Result<(), Documen
     roofline_model::check_numbers(doc).map_err(|e| range_error(input, e))?;
     check_ceilings(&doc.machine, "machine.", input)?;
     for (i, k) in doc.kernels.iter().enumerate() {
-        if let Some(d) = k.kernel.duration_s.filter(|d| *d <= 0.0) {
-            let field = format!("kernels[{i}].kernel.duration_s");
-            return Err(value_error(
-                input,
-                field,
-                d,
-                "a duration must be greater than zero (leave it out when unknown)",
-            ));
+        check_kernel_values(i, k, input)?;
+    }
+    Ok(())
+}
+
+/// A kernel's duration positive, its FLOPs and bytes not negative.
+fn check_kernel_values(i: usize, k: &KernelAnalysis, input: &str) -> Result<(), DocumentError> {
+    if let Some(d) = k.kernel.duration_s.filter(|d| *d <= 0.0) {
+        let field = format!("kernels[{i}].kernel.duration_s");
+        return Err(value_error(input, field, d, "a duration must be greater than zero (leave it out when unknown)"));
+    }
+    for (kind, v) in &k.kernel.flops {
+        if *v < 0.0 {
+            let field = format!("kernels[{i}].kernel.flops.{}", kind.key());
+            return Err(value_error(input, field, *v, "FLOPs cannot be negative"));
         }
-        for (kind, v) in &k.kernel.flops {
-            if *v < 0.0 {
-                let field = format!("kernels[{i}].kernel.flops.{}", kind.key());
-                return Err(value_error(input, field, *v, "FLOPs cannot be negative"));
-            }
-        }
-        for (level, v) in &k.kernel.bytes {
-            if *v < 0.0 {
-                let field = format!("kernels[{i}].kernel.bytes.{}", level.key());
-                return Err(value_error(input, field, *v, "bytes cannot be negative"));
-            }
+    }
+    for (level, v) in &k.kernel.bytes {
+        if *v < 0.0 {
+            let field = format!("kernels[{i}].kernel.bytes.{}", level.key());
+            return Err(value_error(input, field, *v, "bytes cannot be negative"));
         }
     }
     Ok(())
+}
+
+/// [`check_analysis`] of a document written a kernel at a time (`import
+/// --per-launch`, streamed), with the same first error: [`AnalysisCheck::shell`]
+/// on the document without its kernels, warnings and program view, then
+/// [`AnalysisCheck::kernel`] on each kernel in order, then
+/// [`AnalysisCheck::finish`] on the document without its kernels.
+#[derive(Debug)]
+pub struct AnalysisCheck {
+    input: String,
+    /// The first kernel value out of place, reported after the ceilings
+    /// as `check_analysis` reports it.
+    value: Option<DocumentError>,
+}
+
+impl AnalysisCheck {
+    /// Checks for the document named `input` in errors.
+    pub fn new(input: &str) -> AnalysisCheck {
+        AnalysisCheck { input: input.into(), value: None }
+    }
+
+    /// The numbers of a document with no kernels (the fields before them,
+    /// or, from [`AnalysisCheck::finish`], those after them too).
+    pub fn shell(&self, shell: &AnalysisDocument) -> Result<(), DocumentError> {
+        debug_assert!(shell.kernels.is_empty(), "the kernels are checked one by one");
+        roofline_model::check_numbers(shell).map_err(|e| range_error(&self.input, e))
+    }
+
+    /// The document's `i`th kernel.
+    pub fn kernel(&mut self, i: usize, k: &KernelAnalysis) -> Result<(), DocumentError> {
+        roofline_model::check_numbers(k).map_err(|mut e| {
+            e.path = format!("kernels[{i}].{}", e.path);
+            range_error(&self.input, e)
+        })?;
+        if self.value.is_none() {
+            self.value = check_kernel_values(i, k, &self.input).err();
+        }
+        Ok(())
+    }
+
+    /// The document without its kernels, once they are all checked: its
+    /// warnings and program view, its ceilings, then the kernels' values.
+    pub fn finish(self, shell: &AnalysisDocument) -> Result<(), DocumentError> {
+        self.shell(shell)?;
+        check_ceilings(&shell.machine, "machine.", &self.input)?;
+        self.value.map_or(Ok(()), Err)
+    }
 }
 
 /// Checks an analysis's derived figures against what they derive from
