@@ -706,4 +706,61 @@ mod tests {
         let e = read_analysis("{\"schema\": \"roofline.anal", "cut.json").unwrap_err().to_string();
         assert!(e.contains("cut.json") && e.contains("not valid JSON"), "{e}");
     }
+
+    /// `AnalysisCheck`, fed the document a kernel at a time, stops at the
+    /// error `check_analysis` stops at, wherever the bad values are.
+    #[test]
+    fn a_document_checked_kernel_by_kernel_stops_at_the_error_check_analysis_stops_at() {
+        fn streamed(d: &AnalysisDocument) -> Result<(), DocumentError> {
+            let mut shell = d.clone();
+            let kernels = std::mem::take(&mut shell.kernels);
+            let (warnings, program) = (std::mem::take(&mut shell.warnings), shell.program.take());
+            let mut check = AnalysisCheck::new("x.json");
+            check.shell(&shell)?;
+            for (i, k) in kernels.iter().enumerate() {
+                check.kernel(i, k)?;
+            }
+            (shell.warnings, shell.program) = (warnings, program);
+            check.finish(&shell)
+        }
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/recipe/after.json");
+        let base = read_analysis(&std::fs::read_to_string(path).unwrap(), "after.json").unwrap();
+        assert!(base.kernels.len() >= 2 && base.program.is_some());
+        let dram = roofline_model::MemLevel::Dram;
+        type Change = Box<dyn Fn(&mut AnalysisDocument)>;
+        let cases: Vec<(&str, Change)> = vec![
+            ("none", Box::new(|_| {})),
+            ("a kernel's number", Box::new(|d| d.kernels[1].total_flops = 1e200)),
+            ("a negative byte count", Box::new(move |d| _ = d.kernels[0].kernel.bytes.insert(dram, -1.0))),
+            ("a zero roof", Box::new(|d| d.machine.ceilings[0].rate = 0.0)),
+            (
+                "a zero roof and a negative duration",
+                Box::new(|d| {
+                    d.kernels[1].kernel.duration_s = Some(-1.0);
+                    d.machine.ceilings[0].rate = 0.0;
+                }),
+            ),
+            (
+                "a roof's number and a kernel's",
+                Box::new(|d| {
+                    d.kernels[1].total_flops = f64::INFINITY;
+                    d.machine.ceilings[0].rate = 1e300;
+                }),
+            ),
+            (
+                "the program view's number and a negative duration",
+                Box::new(|d| {
+                    d.program.as_mut().unwrap().total_s = 1e200;
+                    d.kernels[0].kernel.duration_s = Some(-1.0);
+                }),
+            ),
+        ];
+        for (what, change) in cases {
+            let mut d = base.clone();
+            change(&mut d);
+            let whole = check_analysis(&d, "x.json").err().map(|e| e.to_string());
+            assert_eq!(whole.is_none(), what == "none", "{what}: {whole:?}");
+            assert_eq!(whole, streamed(&d).err().map(|e| e.to_string()), "{what}");
+        }
+    }
 }
