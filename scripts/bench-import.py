@@ -11,6 +11,8 @@ shared: each run records the 1-minute load average before it, and each size prin
   scripts/bench-import.py [--sizes 3000,30000,100000,300000] [--runs 3] [--roofline PATH]
                           [--shapes targeted,full] [--per-launch] [--compare OLD_BINARY]
                           [--out results.csv]
+With --compare, the documents of the last run of each size are compared byte for byte between
+the two builds (plain and --per-launch).
   scripts/bench-import.py --smoke        (3k launches, one run of each: a few seconds, for CI)
 
 The baselines (`nersc_pandas.py`, `gen.py`) are not the project's code: they are found in
@@ -18,6 +20,7 @@ $ROOFLINE_BASELINES (default /work/shared/baselines). pandas and polars must be 
 without them only roofline is timed (and no ratio is printed).
 """
 import argparse
+import filecmp
 import os
 import statistics
 import subprocess
@@ -118,6 +121,12 @@ def main():
                       f"{rss * 1024 / n:8.0f} {ratio('pandas-tuned'):>9} {ratio('polars'):>9}", flush=True)
             loads = [r[7] for r in rows if r[0] == shape and r[1] == n]
             print(f"{'':8} {'':>8} (load average before the runs: {min(loads):.1f} to {max(loads):.1f})", flush=True)
+            # The two builds' documents of the last run, byte for byte.
+            for t, suffix in (("roofline-compare", ""), ("compare-launch", "-launch")):
+                if t in tools:
+                    same = filecmp.cmp(f"{out}{suffix}.json", f"{out}{suffix}-c.json", shallow=False)
+                    print(f"{'':8} {'':>8} {'--per-launch' if suffix else 'plain'} documents of both builds: "
+                          f"{'the same bytes' if same else 'DIFFERENT'}", flush=True)
     if a.out:
         with open(a.out, "w") as f:
             f.write("shape,launches,tool,run,cpu_s,max_rss_kib,wall_s,load_1min\n")

@@ -6,6 +6,7 @@
 
 use roofline_model::{Capture, FlopKind, Fp16Packing, Machine, MemLevel, Warning};
 
+use crate::facts::KernelFacts;
 use crate::kernel_analysis::KernelAnalysis;
 use crate::placement::{analyze_kernel, points_above_roof, IMPLAUSIBLE_PCT_OF_ROOF};
 
@@ -48,7 +49,7 @@ pub fn analyze_capture(capture: &Capture, machine: Option<&Machine>) -> CaptureA
     crate::fusion::apply(&mut kernels, &groups);
     sort_by_time(&mut kernels);
     warnings.extend(kernel_warnings(&kernels));
-    warnings.extend(scope_warnings(&kernels));
+    warnings.extend(scope_warnings(kernels.iter().map(|a| a.kernel.name.as_str())));
     let machine = match machine {
         Some(m) => m.clone(),
         None => capture.roofs.clone().unwrap_or_default(),
@@ -65,8 +66,8 @@ pub fn analyze_capture(capture: &Capture, machine: Option<&Machine>) -> CaptureA
 /// Kernels with the most GPU time first, in every view and format; kernels
 /// without a duration (paper estimates) after them, in their own order (the
 /// sort is stable); `Kernel::capture_order` keeps the capture's order.
-pub fn sort_by_time(kernels: &mut [KernelAnalysis]) {
-    let time = |a: &KernelAnalysis| a.kernel.duration_s.filter(|d| d.is_finite() && *d >= 0.0);
+pub fn sort_by_time<K: KernelFacts>(kernels: &mut [K]) {
+    let time = |a: &K| a.duration_s().filter(|d| d.is_finite() && *d >= 0.0);
     kernels.sort_by(|x, y| match (time(x), time(y)) {
         (Some(a), Some(b)) => b.total_cmp(&a),
         (Some(_), None) => std::cmp::Ordering::Less,
@@ -88,11 +89,12 @@ fn is_backward(name: &str) -> bool {
 }
 
 /// Captures that cannot be a whole step: an optimizer without a backward.
-fn scope_warnings(kernels: &[KernelAnalysis]) -> Vec<Warning> {
-    let roles: Vec<crate::origin::Role> = kernels.iter().map(|a| crate::origin::origin(&a.kernel.name).role).collect();
+/// `names`: the kernels' full names.
+pub(crate) fn scope_warnings<'a>(names: impl Iterator<Item = &'a str> + Clone) -> Vec<Warning> {
+    let roles: Vec<crate::origin::Role> = names.clone().map(|n| crate::origin::origin(n).role).collect();
     let optimizer =
         roles.iter().any(|r| matches!(r, crate::origin::Role::Foreach | crate::origin::Role::FusedOptimizer));
-    let backward = kernels.iter().any(|a| is_backward(&a.kernel.name));
+    let backward = names.into_iter().any(is_backward);
     let forward_work = roles
         .iter()
         .any(|r| matches!(r, crate::origin::Role::Gemm | crate::origin::Role::Convolution | crate::origin::Role::Norm));
@@ -106,28 +108,72 @@ fn scope_warnings(kernels: &[KernelAnalysis]) -> Vec<Warning> {
 }
 
 fn kernel_warnings(kernels: &[KernelAnalysis]) -> Vec<Warning> {
-    let names = |f: &dyn Fn(&KernelAnalysis) -> bool| -> Vec<String> {
-        kernels.iter().filter(|a| f(a)).map(|a| a.kernel.display_name.clone()).collect()
+    let facts: Vec<WarningFacts> = kernels.iter().map(WarningFacts::of).collect();
+    kernel_warnings_of(kernels.iter().map(|a| a.kernel.display_name.as_str()).zip(&facts))
+}
+
+/// What the warnings that name kernels read of one placed kernel, kept
+/// apart from it so that a streamed capture need not hold its kernels.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct WarningFacts {
+    fp16_moves: bool,
+    fp16_unknown: bool,
+    /// Bit `i`: not measured at `MemLevel::ALL[i]`.
+    hidden: u8,
+    /// Its points above their roofs: the roof and the %.
+    above: Vec<(String, f64)>,
+}
+
+impl WarningFacts {
+    pub(crate) fn of(a: &KernelAnalysis) -> WarningFacts {
+        let mut hidden = 0u8;
+        for (i, level) in MemLevel::ALL.into_iter().enumerate() {
+            if a.level(level).is_some_and(|p| !p.measured()) {
+                hidden |= 1 << i;
+            }
+        }
+        WarningFacts {
+            fp16_moves: a.kernel.evidence.fp16.as_ref().is_some_and(|f| f.constant_moves.is_some()),
+            fp16_unknown: a.kernel.flops.get(&FlopKind::Fp16).is_some_and(|f| *f > 0.0)
+                && a.kernel.evidence.fp16.as_ref().is_some_and(|f| f.packing == Fp16Packing::Unknown),
+            hidden,
+            above: points_above_roof(std::slice::from_ref(a)).into_iter().map(|p| (p.roof, p.pct)).collect(),
+        }
+    }
+}
+
+/// The warnings that name kernels, from each kernel's display name and
+/// facts, in the kernels' order.
+pub(crate) fn kernel_warnings_of<'a>(
+    kernels: impl Iterator<Item = (&'a str, &'a WarningFacts)> + Clone,
+) -> Vec<Warning> {
+    let names = |f: &dyn Fn(&WarningFacts) -> bool| -> Vec<String> {
+        kernels.clone().filter(|(_, w)| f(w)).map(|(n, _)| n.to_string()).collect()
     };
     let mut out = Vec::new();
-    let moves = names(&|a| a.kernel.evidence.fp16.as_ref().is_some_and(|f| f.constant_moves.is_some()));
+    let moves = names(&|w| w.fp16_moves);
     if !moves.is_empty() {
         out.push(Warning::Fp16ConstantMoves { kernels: moves });
     }
-    let unknown = names(&|a| {
-        a.kernel.flops.get(&FlopKind::Fp16).is_some_and(|f| *f > 0.0)
-            && a.kernel.evidence.fp16.as_ref().is_some_and(|f| f.packing == Fp16Packing::Unknown)
-    });
+    let unknown = names(&|w| w.fp16_unknown);
     if !unknown.is_empty() {
         out.push(Warning::Fp16PackingUnknown { kernels: unknown });
     }
-    for level in MemLevel::ALL {
-        let hidden = names(&|a| a.level(level).is_some_and(|p| !p.measured()));
+    for (i, level) in MemLevel::ALL.into_iter().enumerate() {
+        let hidden = names(&|w| w.hidden & (1 << i) != 0);
         if !hidden.is_empty() {
             out.push(Warning::LevelNotMeasured { level, kernels: hidden });
         }
     }
-    let above = points_above_roof(kernels);
+    let above: Vec<roofline_model::AboveRoofPoint> = kernels
+        .flat_map(|(n, w)| {
+            w.above.iter().map(move |(roof, pct)| roofline_model::AboveRoofPoint {
+                kernel: n.to_string(),
+                roof: roof.clone(),
+                pct: *pct,
+            })
+        })
+        .collect();
     if !above.is_empty() {
         out.push(Warning::AboveRoof { limit_pct: IMPLAUSIBLE_PCT_OF_ROOF, points: above });
     }
@@ -155,12 +201,13 @@ mod tests {
     fn an_optimizer_without_a_backward_is_named_as_a_partial_step() {
         let adam = "void at::native::multi_tensor_apply_kernel<at::native::TensorListMetadata<4>, X>(T1)";
         let gemm = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT";
-        assert_eq!(scope_warnings(&placed(&[gemm, adam])).len(), 1);
+        let scope = |ks: &[KernelAnalysis]| scope_warnings(ks.iter().map(|a| a.kernel.name.as_str()));
+        assert_eq!(scope(&placed(&[gemm, adam])).len(), 1);
         let bwd = "void at::native::batch_norm_backward_kernel<float>(int)";
-        assert!(scope_warnings(&placed(&[gemm, bwd, adam])).is_empty());
-        assert!(scope_warnings(&placed(&[gemm])).is_empty());
+        assert!(scope(&placed(&[gemm, bwd, adam])).is_empty());
+        assert!(scope(&placed(&[gemm])).is_empty());
         // cuDNN's LSTM backward, as CUPTI records it (mangled).
         let lstm_bwd = "_Z20LSTM_elementWise_bp1IfffEviiPT_S1_S1_S1_S1_S1_S1_PT0_S3_ii18cudnnRNNClipMode_t21cudnnNanPropagation_tff";
-        assert!(scope_warnings(&placed(&[gemm, lstm_bwd, adam])).is_empty());
+        assert!(scope(&placed(&[gemm, lstm_bwd, adam])).is_empty());
     }
 }

@@ -57,8 +57,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use roofline_model::MemLevel;
-
+use crate::facts::KernelFacts;
 use crate::findings::{Advice, Move, Position};
 use crate::kernel_analysis::KernelAnalysis;
 use crate::origin::{origin, Library, Role};
@@ -131,12 +130,12 @@ pub struct Fusion {
     pub saved_per_kernel_s: Vec<f64>,
 }
 
-fn bytes(a: &KernelAnalysis) -> f64 {
-    a.kernel.bytes.get(&MemLevel::Dram).copied().unwrap_or(0.0)
+fn bytes<K: KernelFacts>(a: &K) -> f64 {
+    a.dram_bytes().unwrap_or(0.0)
 }
 
-fn writes(a: &KernelAnalysis) -> f64 {
-    a.kernel.evidence.dram_write_bytes.unwrap_or(bytes(a) / 3.0)
+fn writes<K: KernelFacts>(a: &K) -> f64 {
+    a.dram_write_bytes().unwrap_or(bytes(a) / 3.0)
 }
 
 /// The operands of a PyTorch TensorIterator kernel (inputs and its one
@@ -153,15 +152,15 @@ fn operands(name: &str) -> Option<u32> {
 /// A launch-bound kernel's time is its launch: fused, all of it goes. A
 /// PyTorch kernel whose name does not count its operands is taken for a
 /// binary op (unary functors are named so).
-fn fused_share(a: &KernelAnalysis, order: &CaptureOrder) -> f64 {
-    if a.diagnosis.as_ref().is_some_and(|d| d.position == Position::LaunchBound) {
+fn fused_share<K: KernelFacts>(a: &K, order: &CaptureOrder<K>) -> f64 {
+    if a.position() == Some(Position::LaunchBound) {
         return 1.0;
     }
     let o = order.origin(a);
-    match operands(&a.kernel.name) {
+    match operands(a.name()) {
         Some(n) => (2.0 / n as f64).min(1.0),
         None if o.library == Library::PyTorch => {
-            if a.kernel.name.contains("UnaryFunctor") && !a.kernel.name.contains("BUnaryFunctor") {
+            if a.name().contains("UnaryFunctor") && !a.name().contains("BUnaryFunctor") {
                 1.0
             } else {
                 2.0 / 3.0
@@ -176,26 +175,25 @@ fn fused_share(a: &KernelAnalysis, order: &CaptureOrder) -> f64 {
 /// reductions that wait on latency or on their launch. Gathers, scatters,
 /// embedding lookups and cats move data of their own (rows picked by an
 /// index, inputs copied into one output): no elementwise chain.
-fn framework_glue(a: &KernelAnalysis, order: &CaptureOrder) -> bool {
+fn framework_glue<K: KernelFacts>(a: &K, order: &CaptureOrder<K>) -> bool {
     let o = order.origin(a);
     o.library == Library::PyTorch
         && o.role == Role::Reduction
-        && a.diagnosis.as_ref().is_some_and(|d| {
-            matches!(d.position, Position::LaunchBound | Position::LatencyBound) || under_diagonal_reduction(a, order)
+        && a.position().is_some_and(|p| {
+            matches!(p, Position::LaunchBound | Position::LatencyBound) || under_diagonal_reduction(a, order)
         })
 }
 
 /// A PyTorch reduction under the diagonal: it streams its input below the
 /// bandwidth roof, and a compiled (split) reduction streams it at the roof.
-fn under_diagonal_reduction(a: &KernelAnalysis, order: &CaptureOrder) -> bool {
-    order.origin(a).role == Role::Reduction
-        && a.diagnosis.as_ref().is_some_and(|d| d.position == Position::UnderDiagonal)
+fn under_diagonal_reduction<K: KernelFacts>(a: &K, order: &CaptureOrder<K>) -> bool {
+    order.origin(a).role == Role::Reduction && a.position() == Some(Position::UnderDiagonal)
 }
 
 /// The share of a memory-bound reduction's time a pass at the bandwidth
 /// roof saves: the gap from its busiest memory level to the roof.
-fn reduction_gap_share(a: &KernelAnalysis) -> f64 {
-    let pct = a.diagnosis.as_ref().and_then(|d| d.binding()).map(|(_, p)| p).unwrap_or(100.0);
+fn reduction_gap_share<K: KernelFacts>(a: &K) -> f64 {
+    let pct = a.binding_pct().unwrap_or(100.0);
     (1.0 - pct / crate::thresholds::ON_ROOF_PCT).clamp(0.0, 1.0)
 }
 
@@ -206,23 +204,23 @@ fn reduction_gap_share(a: &KernelAnalysis) -> f64 {
 /// kernel name's origin, found once: [`origin`] tries dozens of patterns
 /// on the name, and the groups ask it of every kernel many times (a
 /// tenth of `import`'s time at 8,000 kernels).
-struct CaptureOrder<'a> {
-    first_launch: std::collections::HashMap<u64, &'a KernelAnalysis>,
-    by_launch_id: std::collections::HashMap<u64, &'a KernelAnalysis>,
+struct CaptureOrder<'a, K> {
+    first_launch: std::collections::HashMap<u64, &'a K>,
+    by_launch_id: std::collections::HashMap<u64, &'a K>,
     origins: std::collections::HashMap<&'a str, crate::origin::Origin>,
 }
 
-impl<'a> CaptureOrder<'a> {
-    fn of(kernels: &'a [KernelAnalysis]) -> Self {
+impl<'a, K: KernelFacts> CaptureOrder<'a, K> {
+    fn of(kernels: &'a [K]) -> Self {
         let mut first_launch = std::collections::HashMap::new();
         let mut by_launch_id = std::collections::HashMap::new();
         let mut origins = std::collections::HashMap::new();
         for k in kernels {
-            origins.entry(k.kernel.name.as_str()).or_insert_with(|| origin(&k.kernel.name));
-            if let Some(o) = k.kernel.capture_order {
+            origins.entry(k.name()).or_insert_with(|| origin(k.name()));
+            if let Some(o) = k.capture_order() {
                 first_launch.entry(o).or_insert(k);
             }
-            for id in k.kernel.evidence.ncu_launch_ids.iter().filter_map(|i| i.parse::<u64>().ok()) {
+            for id in k.launch_ids().iter().filter_map(|i| i.parse::<u64>().ok()) {
                 by_launch_id.entry(id).or_insert(k);
             }
         }
@@ -230,31 +228,31 @@ impl<'a> CaptureOrder<'a> {
     }
 
     /// The origin of `a`, one of the kernels it was made of.
-    fn origin(&self, a: &KernelAnalysis) -> crate::origin::Origin {
-        self.origins.get(a.kernel.name.as_str()).copied().unwrap_or_else(|| origin(&a.kernel.name))
+    fn origin(&self, a: &K) -> crate::origin::Origin {
+        self.origins.get(a.name()).copied().unwrap_or_else(|| origin(a.name()))
     }
 
     /// The role of the kernel that ran just before `a`'s first launch.
-    fn predecessor(&self, a: &KernelAnalysis) -> Option<Role> {
-        let first_id = a.kernel.evidence.ncu_launch_ids.first().and_then(|i| i.parse::<u64>().ok());
+    fn predecessor(&self, a: &K) -> Option<Role> {
+        let first_id = a.launch_ids().first().and_then(|i| i.parse::<u64>().ok());
         let before = match first_id {
             Some(0) => return None,
             Some(id) => self.by_launch_id.get(&(id - 1)).copied(),
             None => None,
         };
         let before = before.or_else(|| {
-            let o = a.kernel.capture_order.filter(|o| *o > 1)?;
+            let o = a.capture_order().filter(|o| *o > 1)?;
             self.first_launch.get(&(o - 1)).copied()
         });
         before.map(|k| self.origin(k).role)
     }
 
     /// The role of the kernel that ran just after `a`'s last launch.
-    fn successor(&self, a: &KernelAnalysis) -> Option<Role> {
-        let last_id = a.kernel.evidence.ncu_launch_ids.last().and_then(|i| i.parse::<u64>().ok());
+    fn successor(&self, a: &K) -> Option<Role> {
+        let last_id = a.launch_ids().last().and_then(|i| i.parse::<u64>().ok());
         let after = match last_id {
             Some(id) => self.by_launch_id.get(&(id + 1)).copied(),
-            None => a.kernel.capture_order.and_then(|o| self.first_launch.get(&(o + 1)).copied()),
+            None => a.capture_order().and_then(|o| self.first_launch.get(&(o + 1)).copied()),
         };
         after.map(|k| self.origin(k).role)
     }
@@ -264,11 +262,9 @@ impl<'a> CaptureOrder<'a> {
     /// move under 1% of its bytes (at most [`GEMM_EXPRESSION_DEPTH`])
     /// reaches a cuBLAS GEMM launch, and the launch moves at least as many
     /// DRAM bytes as that GEMM wrote. Only with launch IDs.
-    fn passes_over_gemm_output(&self, a: &KernelAnalysis) -> usize {
-        let moved = bytes(a) / a.kernel.launches.max(1) as f64;
-        a.kernel
-            .evidence
-            .ncu_launch_ids
+    fn passes_over_gemm_output(&self, a: &K) -> usize {
+        let moved = bytes(a) / a.launches().max(1) as f64;
+        a.launch_ids()
             .iter()
             .filter_map(|i| i.parse::<u64>().ok())
             .filter(|&id| {
@@ -279,12 +275,12 @@ impl<'a> CaptureOrder<'a> {
                     };
                     let o = self.origin(before);
                     if o.role == Role::Gemm {
-                        let written = writes(before) / before.kernel.launches.max(1) as f64;
+                        let written = writes(before) / before.launches().max(1) as f64;
                         return written > 0.0 && moved >= written;
                     }
                     // Small side work (a norm of the centroids) leaves the
                     // pass's input where the GEMM wrote it.
-                    let small = bytes(before) / (before.kernel.launches.max(1) as f64) < moved / 100.0;
+                    let small = bytes(before) / (before.launches().max(1) as f64) < moved / 100.0;
                     if !(o.library == Library::Cupy && o.role.is_elementwise() || vector_reduction(before) || small) {
                         return false;
                     }
@@ -297,10 +293,8 @@ impl<'a> CaptureOrder<'a> {
 
     /// The kernels launched just before and just after each of `a`'s
     /// launches, by Nsight Compute's launch IDs (none without them).
-    fn around_launches(&self, a: &KernelAnalysis) -> Vec<(Option<&'a KernelAnalysis>, Option<&'a KernelAnalysis>)> {
-        a.kernel
-            .evidence
-            .ncu_launch_ids
+    fn around_launches(&self, a: &K) -> Vec<(Option<&'a K>, Option<&'a K>)> {
+        a.launch_ids()
             .iter()
             .filter_map(|i| i.parse::<u64>().ok())
             .map(|id| {
@@ -316,7 +310,7 @@ impl<'a> CaptureOrder<'a> {
 /// or convolution epilogue): all of them when the kernel captured before
 /// it is one; otherwise every launch but its first (the head of a chain,
 /// whose input the capture did not make, saves nothing).
-fn fusable_launches(a: &KernelAnalysis, order: &CaptureOrder) -> f64 {
+fn fusable_launches<K: KernelFacts>(a: &K, order: &CaptureOrder<K>) -> f64 {
     // A layout transpose after a convolution goes with channels_last, and
     // the convolution's output is then the kernel's input.
     let absorbs = |r: Role| {
@@ -331,12 +325,12 @@ fn fusable_launches(a: &KernelAnalysis, order: &CaptureOrder) -> f64 {
     }
     // A launch-bound head whose output the next kernel of the chain reads:
     // fused, its launch goes, which is all its time.
-    let launch_bound = a.diagnosis.as_ref().is_some_and(|d| d.position == Position::LaunchBound);
+    let launch_bound = a.position() == Some(Position::LaunchBound);
     let chain = |r: Role| r.is_elementwise() || r == Role::Reduction;
     if launch_bound && order.successor(a).is_some_and(chain) {
         return 1.0;
     }
-    let n = a.kernel.launches.max(1) as f64;
+    let n = a.launches().max(1) as f64;
     (n - 1.0) / n
 }
 
@@ -350,9 +344,9 @@ fn cupy_operands(name: &str) -> Option<u32> {
 
 /// A reduction over a vector: CuPy's and CUB's reductions, cuBLAS's dot
 /// and norm (level 1).
-fn vector_reduction(a: &KernelAnalysis) -> bool {
-    let o = origin(&a.kernel.name);
-    matches!(o.library, Library::Cupy | Library::Cub) && o.role == Role::Reduction || blas1_reduction(&a.kernel.name)
+fn vector_reduction<K: KernelFacts>(a: &K) -> bool {
+    let o = origin(a.name());
+    matches!(o.library, Library::Cupy | Library::Cub) && o.role == Role::Reduction || blas1_reduction(a.name())
 }
 
 fn blas1_reduction(name: &str) -> bool {
@@ -377,21 +371,21 @@ const GEMM_EXPRESSION_DEPTH: usize = 6;
 /// vector that kernel just wrote; accumulated in the update pass, at least
 /// one of its two operands is not read again: half the launch's time.
 /// Without launch IDs nothing is claimed (the order of launches is the evidence).
-fn array_expressions(kernels: &[KernelAnalysis], order: &CaptureOrder) -> Option<Fusion> {
-    let cupy_elementwise = |k: &KernelAnalysis| {
-        let o = origin(&k.kernel.name);
+fn array_expressions<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> Option<Fusion> {
+    let cupy_elementwise = |k: &K| {
+        let o = origin(k.name());
         o.library == Library::Cupy && o.role == Role::Elementwise
     };
     let mut ks = Vec::new();
     let mut per_kernel = Vec::new();
-    for a in kernels.iter().filter(|a| a.kernel.duration_s.is_some_and(|d| d > 0.0 && d.is_finite())) {
-        let t = a.kernel.duration_s.unwrap_or(0.0);
+    for a in kernels.iter().filter(|a| a.duration_s().is_some_and(|d| d > 0.0 && d.is_finite())) {
+        let t = a.duration_s().unwrap_or(0.0);
         let around = order.around_launches(a);
         if around.is_empty() {
             continue;
         }
         let per_launch = t / around.len() as f64;
-        let name = &a.kernel.name;
+        let name = a.name();
         // Launches that pass over a GEMM's output: the whole expression
         // folds into the GEMM (its epilogue, or columns that augment it).
         let over_gemm = if cupy_elementwise(a) { order.passes_over_gemm_output(a) } else { 0 };
@@ -399,9 +393,8 @@ fn array_expressions(kernels: &[KernelAnalysis], order: &CaptureOrder) -> Option
             over_gemm as f64 * per_launch
         } else if name.starts_with("cupy_multiply") {
             let share = cupy_operands(name).map_or(2.0 / 3.0, |n| 2.0 / n as f64);
-            let consumer = |k: &KernelAnalysis| {
-                cupy_elementwise(k)
-                    && (k.kernel.name.starts_with("cupy_add") || k.kernel.name.starts_with("cupy_subtract"))
+            let consumer = |k: &K| {
+                cupy_elementwise(k) && (k.name().starts_with("cupy_add") || k.name().starts_with("cupy_subtract"))
                     || vector_reduction(k)
             };
             around.iter().filter(|(_, next)| next.is_some_and(consumer)).count() as f64 * per_launch * share
@@ -418,10 +411,10 @@ fn array_expressions(kernels: &[KernelAnalysis], order: &CaptureOrder) -> Option
     if ks.is_empty() {
         return None;
     }
-    let seconds = ks.iter().filter_map(|a| a.kernel.duration_s).sum::<f64>();
+    let seconds = ks.iter().filter_map(|a| a.duration_s()).sum::<f64>();
     Some(Fusion {
         kind: FusionKind::ArrayExpressions,
-        kernels: ks.iter().map(|a| a.kernel.id.clone()).collect(),
+        kernels: ks.iter().map(|a| a.id().to_string()).collect(),
         seconds,
         saved_s: per_kernel.iter().sum(),
         rests_on: "by launch order: an elementwise pass over a GEMM's output (a GEMM launch before it, with only CuPy elementwise work between, and at least that output's bytes moved) folds into the GEMM, its whole launch; a scaled temporary (a multiply feeding an add, a subtract or a sum) is no longer written and read back, 2/N of its launch for N operands; a dot or norm of a vector the kernel before it wrote reads at least one operand fewer, half its launch".into(),
@@ -431,22 +424,22 @@ fn array_expressions(kernels: &[KernelAnalysis], order: &CaptureOrder) -> Option
 
 /// Whether the capture is of a training step: backward kernels (a
 /// convolution's data or weight gradient, `*_backward`) or an optimizer's.
-pub(crate) fn training_step(kernels: &[KernelAnalysis]) -> bool {
+pub(crate) fn training_step<K: KernelFacts>(kernels: &[K]) -> bool {
     kernels.iter().any(|a| {
-        let o = origin(&a.kernel.name);
-        let lower = a.kernel.name.to_ascii_lowercase();
+        let o = origin(a.name());
+        let lower = a.name().to_ascii_lowercase();
         matches!(o.role, Role::Foreach | Role::FusedOptimizer)
             || ["dgrad", "wgrad", "backward"].iter().any(|w| lower.contains(w))
     })
 }
 
 /// The program-level opportunities of an analysis, largest saving first.
-pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
-    let timed = |a: &&KernelAnalysis| a.kernel.duration_s.is_some_and(|d| d > 0.0 && d.is_finite());
+pub fn fusions<K: KernelFacts>(kernels: &[K]) -> Vec<Fusion> {
+    let timed = |a: &&K| a.duration_s().is_some_and(|d| d > 0.0 && d.is_finite());
     // CuPy's generated kernels are mostly the internals of its functions
     // (a sort's copy, a bincount's checks): no fusion the user controls.
     let order = CaptureOrder::of(kernels);
-    let of_role = |roles: &[Role]| -> Vec<&KernelAnalysis> {
+    let of_role = |roles: &[Role]| -> Vec<&K> {
         kernels
             .iter()
             .filter(timed)
@@ -456,13 +449,13 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
             })
             .collect()
     };
-    let secs = |ks: &[&KernelAnalysis]| ks.iter().filter_map(|a| a.kernel.duration_s).sum::<f64>();
-    let ids = |ks: &[&KernelAnalysis]| ks.iter().map(|a| a.kernel.id.clone()).collect::<Vec<_>>();
+    let secs = |ks: &[&K]| ks.iter().filter_map(|a| a.duration_s()).sum::<f64>();
+    let ids = |ks: &[&K]| ks.iter().map(|a| a.id().to_string()).collect::<Vec<_>>();
     let mut out = Vec::new();
     let chain = of_role(&[Role::Foreach]);
     if !chain.is_empty() {
         let adam = chain.iter().any(|a| {
-            let n = a.kernel.name.to_ascii_lowercase();
+            let n = a.name().to_ascii_lowercase();
             ["lerp", "addcdiv", "addcmul", "sqrt"].iter().any(|f| n.contains(f))
         });
         let (passes, fused) = if adam { (20.0, 7.0) } else { (11.0, 5.0) };
@@ -500,7 +493,7 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
     // program with fused attention: the q, k, v reorderings attention can
     // read as strided views; the copies go away.
     if kernels.iter().any(|a| order.origin(a).role == Role::Attention) {
-        let ks: Vec<&KernelAnalysis> =
+        let ks: Vec<&K> =
             of_role(&[Role::Copy]).into_iter().filter(|a| order.origin(a).library == Library::Triton).collect();
         if !ks.is_empty() {
             let t = secs(&ks);
@@ -519,7 +512,7 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
     // An epilogue takes the activation of the GEMM or convolution that
     // produced its input; after a norm or elementwise work it is a link of
     // the chain instead.
-    let (acts, after_other): (Vec<&KernelAnalysis>, Vec<&KernelAnalysis>) = of_role(&[Role::Activation])
+    let (acts, after_other): (Vec<&K>, Vec<&K>) = of_role(&[Role::Activation])
         .into_iter()
         .partition(|a| matches!(order.predecessor(a), None | Some(Role::Gemm | Role::Convolution)));
     if gemms && !acts.is_empty() {
@@ -541,13 +534,13 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
     if gemms {
         elementwise.extend(after_other);
     }
-    elementwise.extend(kernels.iter().filter(timed).filter(|a| framework_glue(a, &order)));
+    elementwise.extend(kernels.iter().filter(timed).filter(|a| framework_glue(*a, &order)));
     elementwise.retain(|a| order.origin(a).library != Library::Triton);
     if !elementwise.is_empty() {
         let per_kernel: Vec<f64> = elementwise
             .iter()
-            .map(|a| {
-                let t = a.kernel.duration_s.unwrap_or(0.0);
+            .map(|&a| {
+                let t = a.duration_s().unwrap_or(0.0);
                 if under_diagonal_reduction(a, &order) {
                     t * reduction_gap_share(a)
                 } else {
@@ -565,7 +558,7 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
                 saved_s: saved,
                 rests_on: format!(
                     "fused into the kernel that produces its input, each no longer has one operand written and read back{}: {:.0}% of these kernels' time",
-                    if elementwise.iter().any(|a| under_diagonal_reduction(a, &order)) {
+                    if elementwise.iter().any(|&a| under_diagonal_reduction(a, &order)) {
                         "; a reduction under the diagonal, compiled, streams its input at the bandwidth roof"
                     } else {
                         ""
@@ -583,70 +576,90 @@ pub fn fusions(kernels: &[KernelAnalysis]) -> Vec<Fusion> {
 /// Shares each group's saving over its kernels' moves (in proportion to
 /// their time), then ranks every kernel's moves again.
 pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
-    // Each ID's kernels, found once: a search of every fusion's list for
-    // every kernel grew with their product (160k kernels).
-    let mut by_id: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
-    for (i, a) in kernels.iter().enumerate() {
-        by_id.entry(a.kernel.id.as_str()).or_default().push(i);
-    }
-    let by_id: std::collections::HashMap<String, Vec<usize>> =
-        by_id.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    for f in fusions {
-        let frac = if f.seconds > 0.0 { f.saved_s / f.seconds } else { 0.0 };
-        let advice = f.kind.advice();
-        // The fusion's kernels in capture order, each once, with their
-        // place in its list (for their own share of the saving).
-        let mut members: Vec<(usize, usize)> = f
-            .kernels
-            .iter()
-            .enumerate()
-            .flat_map(|(at, id)| by_id.get(id.as_str()).into_iter().flatten().map(move |&i| (i, at)))
-            .collect();
-        members.sort_unstable();
-        members.dedup_by_key(|m| m.0);
-        for (i, at) in members {
-            let a = &mut kernels[i];
-            let Some(t) = a.kernel.duration_s else { continue };
-            let Some(d) = a.diagnosis.as_mut() else { continue };
-            let saved = f.saved_per_kernel_s.get(at).copied().unwrap_or(t * frac);
-            let m = Move::saving(advice.clone(), saved, format!("{} (program view): {}", f.kind.label(), f.rests_on));
-            match d.next_moves.iter_mut().find(|m| m.advice == advice) {
-                Some(old) => *old = m,
-                None => d.next_moves.push(m),
-            }
-            // A group move is the kernel's move: the catch-all goes.
-            d.next_moves.retain(|m| !matches!(m.advice, Advice::LibraryKernel { .. } | Advice::WaitOnLatency));
-            crate::diagnosis::rank_moves(&mut d.next_moves, t, &mut d.evidence);
-        }
-    }
+    let members = Members::of(kernels, fusions);
     // In a training step a larger batch is a training choice, not a saving
     // per step: the library's larger-problem move becomes evidence.
     let training = training_step(kernels);
-    // Group moves with no group (a lone elementwise kernel) have no estimate: drop them.
-    for a in kernels.iter_mut() {
-        if training {
-            if let Some(d) = a.diagnosis.as_mut() {
-                if let Some(at) = d.next_moves.iter().position(|m| m.advice == Advice::LargerProblem) {
-                    let m = d.next_moves.remove(at);
-                    d.evidence
-                        .push(crate::findings::Finding::BatchIsTrainingChoice { saving_s: m.saving_s.unwrap_or(0.0) });
-                    if d.next_moves.is_empty() {
-                        let binding = d.binding().map(|(u, _)| u);
-                        d.next_moves.push(crate::diagnosis::no_cause_move(d.position, origin(&a.kernel.name), binding));
-                    }
+    for (i, a) in kernels.iter_mut().enumerate() {
+        apply_one(a, members.of_kernel(i), fusions, training);
+    }
+}
+
+/// Each kernel's places in the groups: (kernel's index, group's index,
+/// the kernel's first place in the group's list), sorted. Found once: a
+/// search of every group's list for every kernel grew with their product
+/// (160k kernels).
+#[derive(Debug)]
+pub(crate) struct Members(Vec<(usize, usize, usize)>);
+
+impl Members {
+    pub(crate) fn of<K: KernelFacts>(kernels: &[K], fusions: &[Fusion]) -> Members {
+        let mut by_id: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+        for (i, a) in kernels.iter().enumerate() {
+            by_id.entry(a.id()).or_default().push(i);
+        }
+        let mut m = Vec::new();
+        for (g, f) in fusions.iter().enumerate() {
+            for (at, id) in f.kernels.iter().enumerate() {
+                m.extend(by_id.get(id.as_str()).into_iter().flatten().map(|&i| (i, g, at)));
+            }
+        }
+        m.sort_unstable();
+        m.dedup_by_key(|x| (x.0, x.1));
+        Members(m)
+    }
+
+    /// The places of the `i`th kernel, in the groups' order.
+    pub(crate) fn of_kernel(&self, i: usize) -> &[(usize, usize, usize)] {
+        let from = self.0.partition_point(|m| m.0 < i);
+        let to = self.0.partition_point(|m| m.0 <= i);
+        &self.0[from..to]
+    }
+}
+
+/// [`apply`] to one kernel: `members` are its places in `fusions`
+/// ([`Members::of_kernel`]), `training` whether the capture is a training
+/// step ([`training_step`] of all its kernels).
+pub(crate) fn apply_one(a: &mut KernelAnalysis, members: &[(usize, usize, usize)], fusions: &[Fusion], training: bool) {
+    for &(_, g, at) in members {
+        let f = &fusions[g];
+        let frac = if f.seconds > 0.0 { f.saved_s / f.seconds } else { 0.0 };
+        let advice = f.kind.advice();
+        let Some(t) = a.kernel.duration_s else { continue };
+        let Some(d) = a.diagnosis.as_mut() else { continue };
+        let saved = f.saved_per_kernel_s.get(at).copied().unwrap_or(t * frac);
+        let m = Move::saving(advice.clone(), saved, format!("{} (program view): {}", f.kind.label(), f.rests_on));
+        match d.next_moves.iter_mut().find(|m| m.advice == advice) {
+            Some(old) => *old = m,
+            None => d.next_moves.push(m),
+        }
+        // A group move is the kernel's move: the catch-all goes.
+        d.next_moves.retain(|m| !matches!(m.advice, Advice::LibraryKernel { .. } | Advice::WaitOnLatency));
+        crate::diagnosis::rank_moves(&mut d.next_moves, t, &mut d.evidence);
+    }
+    if training {
+        if let Some(d) = a.diagnosis.as_mut() {
+            if let Some(at) = d.next_moves.iter().position(|m| m.advice == Advice::LargerProblem) {
+                let m = d.next_moves.remove(at);
+                d.evidence
+                    .push(crate::findings::Finding::BatchIsTrainingChoice { saving_s: m.saving_s.unwrap_or(0.0) });
+                if d.next_moves.is_empty() {
+                    let binding = d.binding().map(|(u, _)| u);
+                    d.next_moves.push(crate::diagnosis::no_cause_move(d.position, origin(&a.kernel.name), binding));
                 }
             }
         }
-        if let Some(d) = a.diagnosis.as_mut() {
-            let before = d.next_moves.len();
-            d.next_moves.retain(|m| {
-                m.saving_s.is_some()
-                    || !matches!(m.advice, Advice::FusedOptimizer | Advice::FuseElementwise | Advice::EpilogueFusion)
-            });
-            if d.next_moves.is_empty() && (before > 0 || !d.evidence.is_empty()) {
-                let binding = d.binding().map(|(u, _)| u);
-                d.next_moves.push(crate::diagnosis::no_cause_move(d.position, origin(&a.kernel.name), binding));
-            }
+    }
+    // Group moves with no group (a lone elementwise kernel) have no estimate: drop them.
+    if let Some(d) = a.diagnosis.as_mut() {
+        let before = d.next_moves.len();
+        d.next_moves.retain(|m| {
+            m.saving_s.is_some()
+                || !matches!(m.advice, Advice::FusedOptimizer | Advice::FuseElementwise | Advice::EpilogueFusion)
+        });
+        if d.next_moves.is_empty() && (before > 0 || !d.evidence.is_empty()) {
+            let binding = d.binding().map(|(u, _)| u);
+            d.next_moves.push(crate::diagnosis::no_cause_move(d.position, origin(&a.kernel.name), binding));
         }
     }
 }
@@ -655,7 +668,7 @@ pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
 mod tests {
     use super::*;
     use crate::placement::analyze;
-    use roofline_model::{FlopKind, Kernel, Machine, Origin};
+    use roofline_model::{FlopKind, Kernel, Machine, MemLevel, Origin};
 
     const ADD: &str = "void at::vectorized_elementwise_kernel<8, at::CUDAFunctor_add<c10::BFloat16>, std::array<char *, 3>>(int, T2, T3)";
     const RELU: &str = "void at::vectorized_elementwise_kernel<8, at::<unnamed>::launch_clamp_scalar(at::TensorIteratorBase &, c10::Scalar, c10::Scalar, detail::ClampLimits)::[lambda(c10::BFloat16) (instance 1)], std::array<char *, 2>>(int, T2, T3)";

@@ -38,6 +38,7 @@
 mod capture;
 mod collective;
 mod diagnosis;
+mod facts;
 mod findings;
 mod fusion;
 mod instructions;
@@ -48,6 +49,7 @@ mod occupancy;
 mod origin;
 mod placement;
 mod program;
+mod stream;
 mod thresholds;
 mod time_class;
 mod unit;
@@ -55,6 +57,7 @@ mod unit;
 pub use capture::{analyze_capture, sort_by_time, CaptureAnalysis};
 pub use collective::{Algorithm, CollectivePlacement, NcclKernel, Protocol, Traffic};
 pub use diagnosis::diagnose;
+pub use facts::KernelFacts;
 pub use findings::{Access, Advice, Diagnosis, Finding, Move, Position, Stall};
 pub use fusion::{fusions, Fusion, FusionKind};
 pub use instructions::{pipe_roof, InstructionAnalysis, InstructionLevel, PipePoint, PipeRoof};
@@ -71,6 +74,7 @@ pub use placement::{analyze, analyze_kernel, level_caveats};
 pub use program::{
     GroupBy, GroupTime, LaunchTime, Opportunity, ProgramOptions, ProgramView, SteadyState, Verdict, VerdictTime,
 };
+pub use stream::{CaptureStream, StreamedCapture};
 pub use thresholds::{
     BUSY_PIPE_PCT, CONSTANT_MOVES_MAX_SHARE_PCT, FLOP_PIPE_LATENCY_PCT, LATENCY_PCT, LAUNCH_BOUND_S,
     MIN_MOVE_SHARE_PCT, ON_ROOF_PCT, PIPE_BOUND_PCT,

@@ -26,8 +26,8 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::facts::KernelFacts;
 use crate::findings::Position;
-use crate::kernel_analysis::KernelAnalysis;
 use crate::levels::Bound;
 
 /// How many opportunities and groups a view keeps by default.
@@ -64,14 +64,14 @@ impl Verdict {
     /// The verdict of an analysed kernel: latency-bound when the diagnosis
     /// says so, else the side of the ridge; "no counters" when the kernel
     /// has no % of roof; a collective is communication.
-    pub fn of(a: &KernelAnalysis) -> Verdict {
-        if a.collective.is_some() {
+    pub fn of<K: KernelFacts + ?Sized>(a: &K) -> Verdict {
+        if a.is_collective() {
             return Verdict::Communication;
         }
-        if a.diagnosis.as_ref().is_some_and(|d| matches!(d.position, Position::LatencyBound | Position::LaunchBound)) {
+        if matches!(a.position(), Some(Position::LatencyBound | Position::LaunchBound)) {
             return Verdict::LatencyBound;
         }
-        match (a.pct_of_roof.filter(|p| p.is_finite()), a.bound) {
+        match (a.pct_of_roof().filter(|p| p.is_finite()), a.bound()) {
             (Some(_), Some(Bound::Memory)) => Verdict::MemoryBound,
             (Some(_), Some(Bound::Compute)) => Verdict::ComputeBound,
             _ => Verdict::NoCounters,
@@ -124,11 +124,11 @@ impl GroupBy {
     /// The group a kernel falls in by its name alone: its short name, its
     /// library, or its library and role. Labels belong to launches, not
     /// kernels: a kernel's group by labels is its short name.
-    pub fn kernel_label(self, a: &KernelAnalysis) -> String {
+    pub fn kernel_label<K: KernelFacts + ?Sized>(self, a: &K) -> String {
         match self {
             GroupBy::Name | GroupBy::Labels => short_name(a).to_string(),
-            GroupBy::Library => crate::origin(&a.kernel.name).library.label().to_string(),
-            GroupBy::Origin => crate::origin(&a.kernel.name).label(),
+            GroupBy::Library => crate::origin(a.name()).library.label().to_string(),
+            GroupBy::Origin => crate::origin(a.name()).label(),
         }
     }
 }
@@ -306,35 +306,30 @@ pub fn seconds_saved(seconds: f64, pct_of_roof: f64, target_pct: f64) -> f64 {
 /// The share of a kernel's time its best next move would save: the
 /// diagnosis's estimate where there is one (nothing for a kernel at its
 /// roof or with no move worth it), else the gap to `target` % of its roof.
-pub fn saved_share(a: &KernelAnalysis, target: f64) -> f64 {
-    let Some(t) = a.kernel.duration_s.filter(|d| *d > 0.0 && d.is_finite()) else { return 0.0 };
-    match &a.diagnosis {
-        Some(d) => {
-            let best = (d.best_saving_s().unwrap_or(0.0) / t).clamp(0.0, 1.0);
+pub fn saved_share<K: KernelFacts + ?Sized>(a: &K, target: f64) -> f64 {
+    let Some(t) = a.duration_s().filter(|d| *d > 0.0 && d.is_finite()) else { return 0.0 };
+    match a.position() {
+        Some(_) => {
+            let best = (a.best_saving_s().unwrap_or(0.0) / t).clamp(0.0, 1.0);
             // A target below the roof caps what reaching it can save.
-            match d.binding() {
-                Some((_, pct)) if target < 100.0 => best.min(seconds_saved(t, pct, target) / t),
+            match a.binding_pct() {
+                Some(pct) if target < 100.0 => best.min(seconds_saved(t, pct, target) / t),
                 _ => best,
             }
         }
-        None => a.pct_of_roof.map(|p| seconds_saved(t, p, target) / t).unwrap_or(0.0),
+        None => a.pct_of_roof().map(|p| seconds_saved(t, p, target) / t).unwrap_or(0.0),
     }
 }
 
 impl ProgramView {
     /// The view of an analysis: one row per kernel with its total duration,
     /// grouped by name.
-    pub fn from_kernels(kernels: &[KernelAnalysis], opts: &ProgramOptions) -> ProgramView {
+    pub fn from_kernels<K: KernelFacts>(kernels: &[K], opts: &ProgramOptions) -> ProgramView {
         let rows: Vec<LaunchTime> = kernels
             .iter()
             .filter_map(|a| {
-                let d = a.kernel.duration_s.filter(|d| d.is_finite() && *d > 0.0)?;
-                Some(LaunchTime {
-                    kernel: a.kernel.id.clone(),
-                    duration_s: d,
-                    launches: a.kernel.launches,
-                    labels: vec![],
-                })
+                let d = a.duration_s().filter(|d| d.is_finite() && *d > 0.0)?;
+                Some(LaunchTime { kernel: a.id().to_string(), duration_s: d, launches: a.launches(), labels: vec![] })
             })
             .collect();
         ProgramView::from_launches(kernels, &rows, opts)
@@ -343,14 +338,13 @@ impl ProgramView {
     /// The view of launches with true durations (a timeline), each taking
     /// the verdict and % of roof of its kernel in `kernels` (matched by ID);
     /// a launch whose kernel has no point counts as "no counters".
-    pub fn from_launches(kernels: &[KernelAnalysis], rows: &[LaunchTime], opts: &ProgramOptions) -> ProgramView {
+    pub fn from_launches<K: KernelFacts>(kernels: &[K], rows: &[LaunchTime], opts: &ProgramOptions) -> ProgramView {
         let target = if opts.target_pct_of_roof.is_finite() && opts.target_pct_of_roof > 0.0 {
             opts.target_pct_of_roof
         } else {
             100.0
         };
-        let by_id: HashMap<&str, usize> =
-            kernels.iter().enumerate().rev().map(|(i, a)| (a.kernel.id.as_str(), i)).collect();
+        let by_id: HashMap<&str, usize> = kernels.iter().enumerate().rev().map(|(i, a)| (a.id(), i)).collect();
 
         // Per kernel (by index; rows of unknown kernels by their ID).
         struct Acc {
@@ -380,7 +374,7 @@ impl ProgramView {
             acc.seconds += r.duration_s;
             acc.launches += r.launches;
             let a = index.map(|i| &kernels[i]);
-            let verdict = a.map(Verdict::of).unwrap_or(Verdict::NoCounters);
+            let verdict = a.map(|a| Verdict::of(a)).unwrap_or(Verdict::NoCounters);
             let saved = a.map(|a| saved_share(a, target) * r.duration_s).unwrap_or(0.0);
             let label = match (opts.group_by, a) {
                 (GroupBy::Labels, _) if r.labels.is_empty() => "(no range)".to_string(),
@@ -420,17 +414,17 @@ impl ProgramView {
             let v = &mut by_verdict[verdict_index(verdict)];
             v.seconds += acc.seconds;
             v.kernels += 1;
-            let Some(pct) = a.pct_of_roof.filter(|p| p.is_finite()) else { continue };
+            let Some(pct) = a.pct_of_roof().filter(|p| p.is_finite()) else { continue };
             placed += acc.seconds;
             let saved = saved_share(a, target) * acc.seconds;
-            let pct = a.diagnosis.as_ref().and_then(|d| d.binding()).map(|b| b.1).unwrap_or(pct);
+            let pct = a.binding_pct().unwrap_or(pct);
             v.saved_s += saved;
             saved_total += saved;
             if saved > 0.0 {
                 opportunities.push(Opportunity {
-                    id: a.kernel.id.clone(),
+                    id: a.id().to_string(),
                     name: short_name(a).to_string(),
-                    full_name: a.kernel.name.clone(),
+                    full_name: a.name().to_string(),
                     verdict,
                     seconds: acc.seconds,
                     share: share(acc.seconds),
@@ -509,11 +503,11 @@ fn verdict_index(v: Verdict) -> usize {
     Verdict::ALL.iter().position(|x| *x == v).unwrap_or(Verdict::ALL.len() - 1)
 }
 
-fn short_name(a: &KernelAnalysis) -> &str {
-    if a.kernel.display_name.is_empty() {
-        &a.kernel.name
+fn short_name<K: KernelFacts + ?Sized>(a: &K) -> &str {
+    if a.display_name().is_empty() {
+        a.name()
     } else {
-        &a.kernel.display_name
+        a.display_name()
     }
 }
 

@@ -68,6 +68,12 @@ impl Body<'_> {
 /// What to do when a document about to be written breaks the range checks.
 const UNPLACEABLE: &str = "nothing was written: the input values behind this number are too large, too small or zero where they cannot be (see the warnings above); correct them";
 
+/// The error of an analysis about to be written that breaks the range
+/// checks (`check_analysis`, or `AnalysisCheck` of a streamed one).
+pub fn unplaceable(e: roofline_documents::DocumentError) -> anyhow::Error {
+    bad_input(format!("{e}; {UNPLACEABLE}"))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
     /// Tables fitted to the width: COLUMNS, else the terminal's, else 100 columns (check: whole lines).
@@ -575,8 +581,7 @@ impl Output {
     /// named), before anything is written: every document the tool writes,
     /// it reads back.
     pub fn check_analysis(&self, doc: &AnalysisDocument) -> anyhow::Result<()> {
-        roofline_documents::check_analysis(doc, "the analysis to write")
-            .map_err(|e| bad_input(format!("{e}; {UNPLACEABLE}")))
+        roofline_documents::check_analysis(doc, "the analysis to write").map_err(unplaceable)
     }
 
     /// As [`Output::check_analysis`], for a machine.

@@ -44,7 +44,7 @@ pub use merge::{
 pub use placements::read_analysis_placements;
 pub use ranks::{expand_rank, BadRank, RankInfo};
 pub use schema::{
-    check_analysis, check_machine, read_analysis, read_machine, schema_at_head, schema_of, AnalysisDocument,
-    AnalysisSource, DocumentError, MachineDocument, Producer, ANALYSIS_SCHEMA, MACHINE_SCHEMA,
+    check_analysis, check_machine, read_analysis, read_machine, schema_at_head, schema_of, AnalysisCheck,
+    AnalysisDocument, AnalysisSource, DocumentError, MachineDocument, Producer, ANALYSIS_SCHEMA, MACHINE_SCHEMA,
 };
 pub use stream::{reread_kernels, stream_analysis, stream_analysis_as_written, stream_placements, StreamedAnalysis};

@@ -378,29 +378,77 @@ pub fn check_analysis(doc: &AnalysisDocument, input: &str) -> Result<(), Documen
     roofline_model::check_numbers(doc).map_err(|e| range_error(input, e))?;
     check_ceilings(&doc.machine, "machine.", input)?;
     for (i, k) in doc.kernels.iter().enumerate() {
-        if let Some(d) = k.kernel.duration_s.filter(|d| *d <= 0.0) {
-            let field = format!("kernels[{i}].kernel.duration_s");
-            return Err(value_error(
-                input,
-                field,
-                d,
-                "a duration must be greater than zero (leave it out when unknown)",
-            ));
+        check_kernel_values(i, k, input)?;
+    }
+    Ok(())
+}
+
+/// A kernel's duration positive, its FLOPs and bytes not negative.
+fn check_kernel_values(i: usize, k: &KernelAnalysis, input: &str) -> Result<(), DocumentError> {
+    if let Some(d) = k.kernel.duration_s.filter(|d| *d <= 0.0) {
+        let field = format!("kernels[{i}].kernel.duration_s");
+        return Err(value_error(input, field, d, "a duration must be greater than zero (leave it out when unknown)"));
+    }
+    for (kind, v) in &k.kernel.flops {
+        if *v < 0.0 {
+            let field = format!("kernels[{i}].kernel.flops.{}", kind.key());
+            return Err(value_error(input, field, *v, "FLOPs cannot be negative"));
         }
-        for (kind, v) in &k.kernel.flops {
-            if *v < 0.0 {
-                let field = format!("kernels[{i}].kernel.flops.{}", kind.key());
-                return Err(value_error(input, field, *v, "FLOPs cannot be negative"));
-            }
-        }
-        for (level, v) in &k.kernel.bytes {
-            if *v < 0.0 {
-                let field = format!("kernels[{i}].kernel.bytes.{}", level.key());
-                return Err(value_error(input, field, *v, "bytes cannot be negative"));
-            }
+    }
+    for (level, v) in &k.kernel.bytes {
+        if *v < 0.0 {
+            let field = format!("kernels[{i}].kernel.bytes.{}", level.key());
+            return Err(value_error(input, field, *v, "bytes cannot be negative"));
         }
     }
     Ok(())
+}
+
+/// [`check_analysis`] of a document written a kernel at a time (`import
+/// --per-launch`, streamed), with the same first error: [`AnalysisCheck::shell`]
+/// on the document without its kernels, warnings and program view, then
+/// [`AnalysisCheck::kernel`] on each kernel in order, then
+/// [`AnalysisCheck::finish`] on the document without its kernels.
+#[derive(Debug)]
+pub struct AnalysisCheck {
+    input: String,
+    /// The first kernel value out of place, reported after the ceilings
+    /// as `check_analysis` reports it.
+    value: Option<DocumentError>,
+}
+
+impl AnalysisCheck {
+    /// Checks for the document named `input` in errors.
+    pub fn new(input: &str) -> AnalysisCheck {
+        AnalysisCheck { input: input.into(), value: None }
+    }
+
+    /// The numbers of a document with no kernels (the fields before them,
+    /// or, from [`AnalysisCheck::finish`], those after them too).
+    pub fn shell(&self, shell: &AnalysisDocument) -> Result<(), DocumentError> {
+        debug_assert!(shell.kernels.is_empty(), "the kernels are checked one by one");
+        roofline_model::check_numbers(shell).map_err(|e| range_error(&self.input, e))
+    }
+
+    /// The document's `i`th kernel.
+    pub fn kernel(&mut self, i: usize, k: &KernelAnalysis) -> Result<(), DocumentError> {
+        roofline_model::check_numbers(k).map_err(|mut e| {
+            e.path = format!("kernels[{i}].{}", e.path);
+            range_error(&self.input, e)
+        })?;
+        if self.value.is_none() {
+            self.value = check_kernel_values(i, k, &self.input).err();
+        }
+        Ok(())
+    }
+
+    /// The document without its kernels, once they are all checked: its
+    /// warnings and program view, its ceilings, then the kernels' values.
+    pub fn finish(self, shell: &AnalysisDocument) -> Result<(), DocumentError> {
+        self.shell(shell)?;
+        check_ceilings(&shell.machine, "machine.", &self.input)?;
+        self.value.map_or(Ok(()), Err)
+    }
 }
 
 /// Checks an analysis's derived figures against what they derive from
@@ -657,5 +705,62 @@ mod tests {
     fn truncated_file_is_named() {
         let e = read_analysis("{\"schema\": \"roofline.anal", "cut.json").unwrap_err().to_string();
         assert!(e.contains("cut.json") && e.contains("not valid JSON"), "{e}");
+    }
+
+    /// `AnalysisCheck`, fed the document a kernel at a time, stops at the
+    /// error `check_analysis` stops at, wherever the bad values are.
+    #[test]
+    fn a_document_checked_kernel_by_kernel_stops_at_the_error_check_analysis_stops_at() {
+        fn streamed(d: &AnalysisDocument) -> Result<(), DocumentError> {
+            let mut shell = d.clone();
+            let kernels = std::mem::take(&mut shell.kernels);
+            let (warnings, program) = (std::mem::take(&mut shell.warnings), shell.program.take());
+            let mut check = AnalysisCheck::new("x.json");
+            check.shell(&shell)?;
+            for (i, k) in kernels.iter().enumerate() {
+                check.kernel(i, k)?;
+            }
+            (shell.warnings, shell.program) = (warnings, program);
+            check.finish(&shell)
+        }
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/recipe/after.json");
+        let base = read_analysis(&std::fs::read_to_string(path).unwrap(), "after.json").unwrap();
+        assert!(base.kernels.len() >= 2 && base.program.is_some());
+        let dram = roofline_model::MemLevel::Dram;
+        type Change = Box<dyn Fn(&mut AnalysisDocument)>;
+        let cases: Vec<(&str, Change)> = vec![
+            ("none", Box::new(|_| {})),
+            ("a kernel's number", Box::new(|d| d.kernels[1].total_flops = 1e200)),
+            ("a negative byte count", Box::new(move |d| _ = d.kernels[0].kernel.bytes.insert(dram, -1.0))),
+            ("a zero roof", Box::new(|d| d.machine.ceilings[0].rate = 0.0)),
+            (
+                "a zero roof and a negative duration",
+                Box::new(|d| {
+                    d.kernels[1].kernel.duration_s = Some(-1.0);
+                    d.machine.ceilings[0].rate = 0.0;
+                }),
+            ),
+            (
+                "a roof's number and a kernel's",
+                Box::new(|d| {
+                    d.kernels[1].total_flops = f64::INFINITY;
+                    d.machine.ceilings[0].rate = 1e300;
+                }),
+            ),
+            (
+                "the program view's number and a negative duration",
+                Box::new(|d| {
+                    d.program.as_mut().unwrap().total_s = 1e200;
+                    d.kernels[0].kernel.duration_s = Some(-1.0);
+                }),
+            ),
+        ];
+        for (what, change) in cases {
+            let mut d = base.clone();
+            change(&mut d);
+            let whole = check_analysis(&d, "x.json").err().map(|e| e.to_string());
+            assert_eq!(whole.is_none(), what == "none", "{what}: {whole:?}");
+            assert_eq!(whole, streamed(&d).err().map(|e| e.to_string()), "{what}");
+        }
     }
 }

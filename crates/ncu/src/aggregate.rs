@@ -12,6 +12,12 @@
 //! names, IDs and warnings that need the whole capture (several processes?
 //! which display names collide?) are made at the end, from what the sums
 //! kept.
+//!
+//! With one point per launch, [`Kernels::add_launch`] hands each launch's
+//! point back as it is made instead of keeping it: `import --per-launch`
+//! analyses and spills it at once, and [`Kernels::streamed_capture`] then
+//! gives the names and warnings from what each launch left (about 130
+//! bytes), the same the held points would have had.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -123,12 +129,36 @@ impl Group {
     }
 }
 
+/// What the end needs of a launch whose point was handed on
+/// ([`Kernels::add_launch`]): its kernel's key and ID for the names, and
+/// what the warnings count.
+#[derive(Debug)]
+struct Launched {
+    key: Key,
+    first_id: Box<str>,
+    /// The launch's line and duration, when below the floor.
+    short: Option<(u64, f64)>,
+    /// Whether its point has no duration.
+    no_duration: bool,
+}
+
+/// A kernel's ID and display name, as the end of a capture gives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelNames {
+    /// [`Kernel::id`].
+    pub id: String,
+    /// [`Kernel::display_name`].
+    pub display_name: String,
+}
+
 /// The kernels of a capture, summed as its launches are read ([`Kernels::add`]),
 /// then made into the capture's [`Capture`] ([`Kernels::capture`]).
 #[derive(Debug)]
 pub struct Kernels {
     opts: Options,
     groups: Vec<Group>,
+    /// Launches whose points were handed on ([`Kernels::add_launch`]).
+    launched: Vec<Launched>,
     index: HashMap<Key, usize>,
     /// The counter roofs of the whole capture.
     overall: MachineSums,
@@ -152,6 +182,7 @@ impl Kernels {
         Kernels {
             opts: opts.clone(),
             groups: Vec::new(),
+            launched: Vec::new(),
             index: HashMap::new(),
             overall: MachineSums::default(),
             stopped_clocks: [0; 4],
@@ -162,13 +193,8 @@ impl Kernels {
     /// Adds one launch to its kernel (or, one point per launch, makes its
     /// point at once).
     pub fn add(&mut self, l: &Launch) {
-        self.launches += 1;
-        self.overall.add(l);
-        for (n, (slot, _)) in self.stopped_clocks.iter_mut().zip(CLOCKS) {
-            if l.get(slot) == Some(0.0) {
-                *n += 1;
-            }
-        }
+        debug_assert!(self.launched.is_empty(), "add and add_launch do not mix");
+        self.count(l);
         let conv = self.opts.convention;
         if self.opts.per_launch {
             let mut g = Group::new(l);
@@ -190,6 +216,37 @@ impl Kernels {
         self.groups[at].add(l, conv);
     }
 
+    /// One point per launch, handed back as it is made rather than kept
+    /// (its ID and display name empty: they need the whole capture, and
+    /// [`Kernels::streamed_capture`] gives them). Only with
+    /// `Options::per_launch`; not to be mixed with [`Kernels::add`].
+    pub fn add_launch(&mut self, l: &Launch) -> CapturedKernel {
+        debug_assert!(self.opts.per_launch && self.groups.is_empty(), "add_launch is for one point per launch");
+        self.count(l);
+        let conv = self.opts.convention;
+        let mut g = Group::new(l);
+        g.add(l, conv);
+        let (kernel, roofs) = g.finish(conv, String::new(), String::new());
+        self.launched.push(Launched {
+            key: g.key,
+            first_id: g.first_id.into_boxed_str(),
+            short: g.short_examples.first().copied(),
+            no_duration: kernel.duration_s.is_none(),
+        });
+        CapturedKernel { kernel, roofs: Some(roofs) }
+    }
+
+    /// What every launch adds to the capture's own sums.
+    fn count(&mut self, l: &Launch) {
+        self.launches += 1;
+        self.overall.add(l);
+        for (n, (slot, _)) in self.stopped_clocks.iter_mut().zip(CLOCKS) {
+            if l.get(slot) == Some(0.0) {
+                *n += 1;
+            }
+        }
+    }
+
     /// Launches added so far.
     pub fn launches(&self) -> u64 {
         self.launches
@@ -204,8 +261,87 @@ impl Kernels {
     /// ...]` suffix only where the capture has several processes, devices,
     /// contexts or streams.
     pub fn capture(self, read: &RawCapture) -> Capture {
+        debug_assert!(self.launched.is_empty(), "launches handed on: streamed_capture");
         let conv = self.opts.convention;
-        let per_launch = self.opts.per_launch;
+        let mut warnings = self.read_warnings(read);
+        let mut namer = Namer::of(self.groups.iter().map(|g| &g.key), self.opts.per_launch);
+        let mut kernels = Vec::with_capacity(self.groups.len());
+        let mut counts = Counts::default();
+        // Each group is consumed as its kernel is made: a point made per
+        // launch moves into the capture, never copied.
+        for (i, mut g) in self.groups.into_iter().enumerate() {
+            let KernelNames { id, display_name: display } = namer.name(i, &g.key, &g.first_id);
+            let (kernel, roofs) = match g.done.take() {
+                Some((mut kernel, roofs)) => {
+                    kernel.id = id;
+                    kernel.display_name = display;
+                    (kernel, roofs)
+                }
+                None => g.finish(conv, id, display),
+            };
+            for &(line, duration_s) in &g.short_examples {
+                counts.short_example(&kernel.display_name, line, duration_s);
+            }
+            counts.short += g.short;
+            let (timed, untimed) = (g.timed_launches, g.untimed_launches);
+            if timed > 0 && untimed > 0 {
+                counts.partly_timed.push(PartlyTimedKernel {
+                    kernel: kernel.display_name.clone(),
+                    left_out: untimed,
+                    launches: timed + untimed,
+                    lines: g.untimed_lines.clone(),
+                });
+            } else if kernel.duration_s.is_none() {
+                counts.untimed_launches += timed + untimed;
+            }
+            kernels.push(CapturedKernel { kernel, roofs: Some(roofs) });
+        }
+        counts.warnings(&mut warnings);
+        Capture {
+            source: CaptureSource { kind: "ncu".into(), byte_convention: Some(conv.describe().into()) },
+            kernels,
+            roofs: Some(overall_roofs(&self.overall, conv)),
+            warnings,
+            launches: self.launches,
+        }
+    }
+
+    /// As [`Kernels::capture`], for launches whose points were handed on
+    /// ([`Kernels::add_launch`]): the capture without its kernels, and each
+    /// kernel's ID and display name in capture order, as `capture` would
+    /// have given them to the held points.
+    pub fn streamed_capture(self, read: &RawCapture) -> (Capture, Vec<KernelNames>) {
+        debug_assert!(self.groups.is_empty(), "launches summed: capture");
+        let conv = self.opts.convention;
+        let mut warnings = self.read_warnings(read);
+        let mut namer = Namer::of(self.launched.iter().map(|l| &l.key), true);
+        let mut names = Vec::with_capacity(self.launched.len());
+        let mut counts = Counts::default();
+        for (i, l) in self.launched.into_iter().enumerate() {
+            let n = namer.name(i, &l.key, &l.first_id);
+            if let Some((line, duration_s)) = l.short {
+                counts.short_example(&n.display_name, line, duration_s);
+                counts.short += 1;
+            }
+            // One launch: timed or not, never partly.
+            if l.no_duration {
+                counts.untimed_launches += 1;
+            }
+            names.push(n);
+        }
+        counts.warnings(&mut warnings);
+        let cap = Capture {
+            source: CaptureSource { kind: "ncu".into(), byte_convention: Some(conv.describe().into()) },
+            kernels: Vec::new(),
+            roofs: Some(overall_roofs(&self.overall, conv)),
+            warnings,
+            launches: self.launches,
+        };
+        (cap, names)
+    }
+
+    /// The warnings about what was read, missing metrics and stopped clocks.
+    fn read_warnings(&self, read: &RawCapture) -> Vec<Warning> {
         let mut warnings: Vec<Warning> =
             read.warnings.iter().map(|m| Warning::Capture { message: m.clone() }).collect();
         for e in &read.errors {
@@ -238,109 +374,112 @@ impl Kernels {
                 warnings.push(Warning::ClockStopped { metric: metric.into(), launches: zero });
             }
         }
+        warnings
+    }
+}
 
+/// The counter roofs of the whole capture.
+fn overall_roofs(overall: &MachineSums, conv: ByteConvention) -> Machine {
+    let mut roofs = overall.machine(conv);
+    roofs.notes.push(
+        "each kernel is judged against these peaks at its own clocks (its launches' duration-weighted SM, L2, L1 and DRAM clocks); the clocks above are the capture's average".into(),
+    );
+    roofs
+}
+
+/// Kernels' IDs and display names. Names get a `[pid ..., dev ...,
+/// stream ...]` suffix only where the capture has several processes,
+/// devices, contexts or streams; with one point per launch, the launch's
+/// ID too (and `.2`, `.3` where joined captures repeat it).
+struct Namer {
+    many: [bool; 4],
+    displays: Vec<String>,
+    per_launch: bool,
+    launch_ids: HashMap<String, usize>,
+}
+
+impl Namer {
+    fn of<'a>(keys: impl Iterator<Item = &'a Key> + Clone, per_launch: bool) -> Namer {
         let distinct = |f: fn(&Key) -> &Arc<str>| {
-            let mut v: Vec<&str> = self.groups.iter().map(|g| &**f(&g.key)).collect();
+            let mut v: Vec<&str> = keys.clone().map(|k| &**f(k)).collect();
             v.sort_unstable();
             v.dedup();
             v.len() > 1
         };
-        let many_proc = distinct(|k| &k.process);
-        let many_dev = distinct(|k| &k.device);
-        let many_ctx = distinct(|k| &k.context);
-        let many_stream = distinct(|k| &k.stream);
-        let displays = display_names(&self.groups.iter().map(|g| &*g.key.name).collect::<Vec<&str>>());
-        let mut launch_ids: HashMap<String, usize> = HashMap::new();
-        let mut kernels = Vec::with_capacity(self.groups.len());
-        let mut partly_timed: Vec<PartlyTimedKernel> = Vec::new();
-        let mut untimed_launches = 0u64;
-        let mut short = (0u64, Vec::new());
-        // Each group is consumed as its kernel is made: a point made per
-        // launch moves into the capture, never copied.
-        for (mut g, display) in self.groups.into_iter().zip(displays) {
-            let k = &g.key;
-            let mut tags = Vec::new();
-            if many_proc {
-                tags.push(format!("pid {}", k.process));
-            }
-            if many_dev {
-                tags.push(format!("dev {}", k.device));
-            }
-            if many_ctx {
-                tags.push(format!("ctx {}", k.context));
-            }
-            if many_stream {
-                tags.push(format!("stream {}", k.stream));
-            }
-            let mut display = display;
-            let mut id_source = k.name.to_string();
-            if !tags.is_empty() {
-                display = format!("{display} [{}]", tags.join(", "));
-                id_source = format!("{id_source}\u{1f}{}", tags.join(","));
-            }
-            let mut id = short_id(&id_source);
-            if per_launch {
-                display = format!("{display} #{}", g.first_id);
-                id = format!("{id}-{}", g.first_id);
-                // Captures joined together repeat launch IDs; kernel IDs stay unique.
-                let seen = launch_ids.entry(id.clone()).or_insert(0);
-                *seen += 1;
-                if *seen > 1 {
-                    id = format!("{id}.{seen}");
-                    display = format!("{display}.{seen}");
-                }
-            }
-            let (kernel, roofs) = match g.done.take() {
-                Some((mut kernel, roofs)) => {
-                    kernel.id = id;
-                    kernel.display_name = display;
-                    (kernel, roofs)
-                }
-                None => g.finish(conv, id, display),
-            };
-            for &(line, duration_s) in &g.short_examples {
-                if short.1.len() < EXAMPLES {
-                    short.1.push(ShortLaunch { kernel: kernel.display_name.clone(), line, duration_s });
-                }
-            }
-            short.0 += g.short;
-            let (timed, untimed) = (g.timed_launches, g.untimed_launches);
-            if timed > 0 && untimed > 0 {
-                partly_timed.push(PartlyTimedKernel {
-                    kernel: kernel.display_name.clone(),
-                    left_out: untimed,
-                    launches: timed + untimed,
-                    lines: g.untimed_lines.clone(),
-                });
-            } else if kernel.duration_s.is_none() {
-                untimed_launches += timed + untimed;
-            }
-            kernels.push(CapturedKernel { kernel, roofs: Some(roofs) });
+        let many =
+            [distinct(|k| &k.process), distinct(|k| &k.device), distinct(|k| &k.context), distinct(|k| &k.stream)];
+        let displays = display_names(&keys.map(|k| &*k.name).collect::<Vec<&str>>());
+        Namer { many, displays, per_launch, launch_ids: HashMap::new() }
+    }
+
+    /// The names of the `i`th kernel, of key `k` and first launch `first_id`.
+    fn name(&mut self, i: usize, k: &Key, first_id: &str) -> KernelNames {
+        let [many_proc, many_dev, many_ctx, many_stream] = self.many;
+        let mut tags = Vec::new();
+        if many_proc {
+            tags.push(format!("pid {}", k.process));
         }
-        if short.0 > 0 {
+        if many_dev {
+            tags.push(format!("dev {}", k.device));
+        }
+        if many_ctx {
+            tags.push(format!("ctx {}", k.context));
+        }
+        if many_stream {
+            tags.push(format!("stream {}", k.stream));
+        }
+        let mut display = std::mem::take(&mut self.displays[i]);
+        let mut id_source = k.name.to_string();
+        if !tags.is_empty() {
+            display = format!("{display} [{}]", tags.join(", "));
+            id_source = format!("{id_source}\u{1f}{}", tags.join(","));
+        }
+        let mut id = short_id(&id_source);
+        if self.per_launch {
+            display = format!("{display} #{first_id}");
+            id = format!("{id}-{first_id}");
+            // Captures joined together repeat launch IDs; kernel IDs stay unique.
+            let seen = self.launch_ids.entry(id.clone()).or_insert(0);
+            *seen += 1;
+            if *seen > 1 {
+                id = format!("{id}.{seen}");
+                display = format!("{display}.{seen}");
+            }
+        }
+        KernelNames { id, display_name: display }
+    }
+}
+
+/// The launches the warnings at the end of a capture count.
+#[derive(Default)]
+struct Counts {
+    short: u64,
+    short_examples: Vec<ShortLaunch>,
+    partly_timed: Vec<PartlyTimedKernel>,
+    untimed_launches: u64,
+}
+
+impl Counts {
+    fn short_example(&mut self, kernel: &str, line: u64, duration_s: f64) {
+        if self.short_examples.len() < EXAMPLES {
+            self.short_examples.push(ShortLaunch { kernel: kernel.to_string(), line, duration_s });
+        }
+    }
+
+    fn warnings(self, warnings: &mut Vec<Warning>) {
+        if self.short > 0 {
             warnings.push(Warning::DurationBelowFloor {
                 metric: "gpu__time_duration.sum".into(),
                 floor_s: points::MIN_PLAUSIBLE_DURATION_S,
-                launches: short.0,
-                examples: short.1,
+                launches: self.short,
+                examples: self.short_examples,
             });
         }
-        if !partly_timed.is_empty() {
-            warnings.push(Warning::PartlyTimed { kernels: partly_timed });
+        if !self.partly_timed.is_empty() {
+            warnings.push(Warning::PartlyTimed { kernels: self.partly_timed });
         }
-        if untimed_launches > 0 {
-            warnings.push(Warning::NoDuration { launches: untimed_launches });
-        }
-        let mut roofs = self.overall.machine(conv);
-        roofs.notes.push(
-            "each kernel is judged against these peaks at its own clocks (its launches' duration-weighted SM, L2, L1 and DRAM clocks); the clocks above are the capture's average".into(),
-        );
-        Capture {
-            source: CaptureSource { kind: "ncu".into(), byte_convention: Some(conv.describe().into()) },
-            kernels,
-            roofs: Some(roofs),
-            warnings,
-            launches: self.launches,
+        if self.untimed_launches > 0 {
+            warnings.push(Warning::NoDuration { launches: self.untimed_launches });
         }
     }
 }
@@ -470,6 +609,36 @@ mod tests {
             let opts = Options { convention, per_launch };
             let held = crate::oracle::capture(&cap, &opts);
             let streamed = crate::capture(&cap, &opts);
+            prop_assert_eq!(format!("{held:?}"), format!("{streamed:?}"));
+        }
+
+        /// Points handed on as they are made (`import --per-launch`,
+        /// streamed), named at the end, make the capture the held points
+        /// make, bit for bit.
+        #[test]
+        fn points_handed_on_and_named_at_the_end_give_the_capture_held_points_gave(
+            seed in any::<u64>(),
+            n in 0usize..60,
+            nersc in any::<bool>(),
+        ) {
+            let mut rng = Rng(seed);
+            let cap = RawCapture {
+                launches: (0..n).map(|i| random_launch(&mut rng, i as u64 + 3)).collect(),
+                warnings: vec!["a warning".into()],
+                ..RawCapture::default()
+            };
+            let convention = if nersc { ByteConvention::Nersc } else { ByteConvention::Ncu };
+            let opts = Options { convention, per_launch: true };
+            let held = crate::capture(&cap, &opts);
+            let mut kernels = Kernels::new(&opts);
+            let points: Vec<CapturedKernel> = cap.launches.iter().map(|l| kernels.add_launch(l)).collect();
+            let (mut streamed, names) = kernels.streamed_capture(&cap);
+            prop_assert_eq!(names.len(), points.len());
+            for (mut c, n) in points.into_iter().zip(names) {
+                c.kernel.id = n.id;
+                c.kernel.display_name = n.display_name;
+                streamed.kernels.push(c);
+            }
             prop_assert_eq!(format!("{held:?}"), format!("{streamed:?}"));
         }
     }

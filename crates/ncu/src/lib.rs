@@ -54,7 +54,7 @@ mod runner;
 
 use roofline_model::Capture;
 
-pub use crate::aggregate::Kernels;
+pub use crate::aggregate::{KernelNames, Kernels};
 pub use crate::collectives::{plan as collectives_plan, Mode as CollectivesMode, Plan as CollectivesPlan};
 pub use crate::csv::{
     clock_range, ncu_unit, parse_value, read_capture, read_capture_with, read_number, CsvError, Launch, NameMap,

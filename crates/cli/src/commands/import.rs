@@ -14,9 +14,13 @@ use roofline_analysis::analyze_capture;
 use roofline_documents::RankInfo;
 use roofline_documents::{AnalysisDocument, AnalysisSource, Producer};
 use roofline_model::Capture;
-use roofline_ncu::{capture, read_capture_with, ByteConvention, CsvError, Kernels, Options, RawCapture, ReportError};
+use roofline_ncu::{
+    capture, read_capture_with, ByteConvention, CsvError, Kernels, Launch, Options, RawCapture, ReportError,
+};
 
 use crate::error::bad_input;
+
+mod per_launch;
 use crate::machine_args::MachineArgs;
 use crate::output::{Output, ViewArg};
 
@@ -225,18 +229,24 @@ fn read_report(path: &Path, ncu: Option<&Path>) -> anyhow::Result<RawCapture> {
 /// kernel as it is read: no launch is held, so memory grows with the
 /// kernels, not the launches.
 pub fn read_csv(path: &Path, opts: &Options) -> anyhow::Result<Capture> {
-    let input = path.display().to_string();
     let mut kernels = Kernels::new(opts);
+    let read = read_csv_with(path, |l| kernels.add(&l))?;
+    Ok(kernels.capture(&read))
+}
+
+/// Reads a CSV capture from a file or stdin, gzipped or not, handing each
+/// launch to `each` as it is read.
+fn read_csv_with(path: &Path, each: impl FnMut(Launch)) -> anyhow::Result<RawCapture> {
+    let input = path.display().to_string();
     let result = if input == "-" {
-        read_capture_with(crate::input_file::maybe_gunzip(std::io::stdin().lock()), "stdin", |l| kernels.add(&l))
+        read_capture_with(crate::input_file::maybe_gunzip(std::io::stdin().lock()), "stdin", each)
     } else {
         let f = std::fs::File::open(path).map_err(|e| {
             bad_input(format!("{input}: cannot open it ({e}); expected a CSV written by `ncu --csv --page raw`"))
         })?;
-        read_capture_with(crate::input_file::maybe_gunzip(f), &input, |l| kernels.add(&l))
+        read_capture_with(crate::input_file::maybe_gunzip(f), &input, each)
     };
-    let read = result.map_err(|e: CsvError| bad_input(e))?;
-    Ok(kernels.capture(&read))
+    result.map_err(|e: CsvError| bad_input(e))
 }
 
 /// Analyses a capture and prints it; warnings go to stderr and into the
@@ -269,23 +279,38 @@ pub fn report_with(
     adjust: impl FnOnce(&mut AnalysisDocument),
 ) -> anyhow::Result<()> {
     let machine = args.machine.resolve()?;
-    let a = analyze_capture(captured, machine.as_ref());
+    let doc = analysis_document(captured, machine.as_ref(), command, detail, created, rank);
     // The terminal table lists the warnings itself; other formats carry
     // them in the document, and stderr says them once.
     if !out.table_on_stdout() {
-        for w in &a.warnings {
+        for w in &doc.warnings {
             out.warn(&w.to_string());
         }
     }
+    let mut doc = doc;
+    out.check_analysis(&doc)?;
+    out.info(&format!("{} launch(es) of {} kernel(s) analysed", captured.launches, doc.kernels.len()));
+    adjust(&mut doc);
+    out.analysis(&doc, None, args.view, detail)
+}
+
+/// The analysis document of a capture, placed as a whole (the oracle of the
+/// streamed `--per-launch` path, `per_launch`).
+fn analysis_document(
+    captured: &Capture,
+    machine: Option<&roofline_model::Machine>,
+    command: &str,
+    detail: &str,
+    created: Option<String>,
+    rank: Option<RankInfo>,
+) -> AnalysisDocument {
+    let a = analyze_capture(captured, machine);
     let mut producer = Producer::new(command);
     producer.created = created;
     let mut doc = AnalysisDocument::new(producer, AnalysisSource::of(&captured.source, detail), a.machine, a.kernels);
     doc.warnings = a.warnings;
     doc.rank = rank;
-    out.check_analysis(&doc)?;
-    out.info(&format!("{} launch(es) of {} kernel(s) analysed", captured.launches, doc.kernels.len()));
-    adjust(&mut doc);
-    out.analysis(&doc, None, args.view, detail)
+    doc
 }
 
 pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
@@ -320,6 +345,10 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let filter = args.filter.filter()?;
+    if per_launch::streams(args, kind, filter.is_some(), out) {
+        per_launch::run(args, out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let machine_given = args.analysis.machine.resolve()?.is_some();
     let mut cap = read_source(&args.file, args.ncu.as_deref(), &args.analysis.options(), machine_given)?;
     let input = args.file.display().to_string();

@@ -85,6 +85,40 @@ fn import_of_a_report_goes_through_ncu_import() {
     assert_eq!(args, ["--import", rep.to_str().unwrap(), "--csv", "--page", "raw", "--print-units", "base"]);
 }
 
+/// `import --per-launch` streams its JSON document (each launch placed as it
+/// is read and spilled to a temporary file): read from stdin, into `-o` and
+/// stdout at once, it is the document the whole-capture path makes
+/// (`--kernels .` takes that path), with the same messages, and it leaves
+/// nothing in the temporary folder.
+#[test]
+fn import_per_launch_from_stdin_streams_the_document_the_whole_capture_path_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    let spill = dir.path().join("tmp");
+    std::fs::create_dir(&spill).unwrap();
+    let file = dir.path().join("out.json");
+    let capture = std::fs::read(fixture("h200_seed000_full.csv")).unwrap();
+    let run = |extra: &[&str]| {
+        let out = roofline()
+            .env("TMPDIR", &spill)
+            .args(["import", "-", "--per-launch", "--gpu", "h200", "--format", "json"])
+            .args(extra)
+            .write_stdin(capture.clone())
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        (out.stdout, String::from_utf8(out.stderr).unwrap())
+    };
+    let (whole, whole_said) = run(&["--kernels", "."]);
+    let (streamed, said) = run(&[]);
+    assert!(whole == streamed, "the streamed document differs");
+    assert_eq!(said, whole_said);
+    assert!(said.contains("launch(es) of"), "{said}");
+    let (both, _) = run(&["-o", file.to_str().unwrap()]);
+    assert!(both == whole && std::fs::read(&file).unwrap() == whole, "-o and stdout differ");
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "temporary files left");
+}
+
 #[test]
 fn import_per_launch_gives_one_point_per_launch() {
     let out = roofline()
