@@ -484,6 +484,9 @@ pub enum Advice {
     /// Copies that reorder a projection's output (clone, transpose, select)
     /// in a program with fused attention: attention reads strided views.
     AttentionLayout,
+    /// Rows gathered by an index, then scatter-added by another (message
+    /// passing): one sparse matrix product, without the per-row tensor.
+    SparseAggregation,
     /// The clock costs a share of the roof.
     Clock {
         /// Share of the roof the clock costs, %.
@@ -901,7 +904,7 @@ impl Advice {
                 ),
                 None => "cuSPARSE's CSR partition pass, run before every SpMV to split the rows among blocks: a format or operator without CSR rows (see the SpMV's move) needs no partition".into(),
             },
-            Advice::FuseArrayOps => "CuPy elementwise and cuBLAS level-1 kernels over the same vectors, one after another, each writing a vector the next one reads: fuse the update into one pass (cupy.fuse or a cupy.ElementwiseKernel for x + a*y, a cupy.ReductionKernel that accumulates the dot or norm of the vector it updates), so the temporaries stay in registers".into(),
+            Advice::FuseArrayOps => "CuPy elementwise, reduction and cuBLAS level-1 kernels over the same arrays, one after another, each writing an array the next one reads: fuse the expression into one pass (cupy.fuse or a cupy.ElementwiseKernel for x + a*y, a cupy.ReductionKernel for a reduction of an expression such as abs(a - b).max() or the dot or norm of the vector it updates, a cupy.RawKernel for a stencil over shifted slices), so the temporaries stay in registers".into(),
             Advice::LargerProblem => "a library kernel whose launch leaves the GPU mostly idle: give it more work per launch (a larger batch, several small operations batched into one, CUDA graphs for the launch cost)".into(),
             Advice::AllowTf32 { role } => match role {
                 Role::Convolution => "an FP32 convolution on the CUDA cores (FFMA, no tensor-core instructions) on a GPU with TF32 tensor cores: allow TF32 for cuDNN (torch.backends.cudnn.allow_tf32 = True, PyTorch's default; check that nothing turned it off), or run it in bf16 under torch.autocast".into(),
@@ -928,6 +931,7 @@ impl Advice {
             Advice::LibraryProduct { intensity } => format!(
                 "FP32 multiply-adds fed from L1 or shared memory, at {intensity:.0} FLOP per DRAM byte, as a dense product's: if it is a matrix product or a convolution, the library's (cuBLAS through cupy.matmul, torch.matmul or cublasSgemm; cuDNN) runs its FLOPs near the FP32 roof, and on TF32 or BF16 tensor cores faster still. Written by hand, it needs register tiling (several outputs per thread) to leave L1"
             ),
+            Advice::SparseAggregation => "rows gathered by an index and then scatter-added by another (message passing over a graph's edges, a mean or sum aggregation) write one row per edge and read it back: aggregate with one sparse matrix product instead, over a sparse adjacency (torch.sparse_csr_tensor with torch.sparse.mm, or torch_sparse.SparseTensor, which torch_geometric's layers take as adj_t through T.ToSparseTensor), which reads each source row and writes each destination row with no per-edge tensor, forward and backward".into(),
             Advice::AttentionLayout => "copies that reorder a projection's output (clone, transpose, select of q, k, v) beside fused attention: give attention strided views of the packed projection instead (nn.MultiheadAttention with batch_first=True and need_weights=False takes the fast path to scaled_dot_product_attention; or call F.scaled_dot_product_attention on views of the QKV output)".into(),
             Advice::Legacy { text } => text.clone(),
         }

@@ -37,9 +37,19 @@
 //!   cat's own move is to let its producers write into its output).
 //! - CuPy array expressions, by launch order: a multiply feeding an add, a
 //!   subtract or a sum is a scaled temporary a fused pass keeps in
-//!   registers (2/N of its launch for N operands); a cuBLAS dot or norm of a
-//!   vector the kernel before it wrote reads at least one operand fewer
-//!   when accumulated in the update (half its launch).
+//!   registers (2/N of its launch for N operands); any other ufunc launched
+//!   right after a ufunc over arrays of its size is a link of the same
+//!   expression (2/N of its launch), and a CuPy or CUB reduction right after
+//!   one reduces values a ReductionKernel would reduce where they are made
+//!   (all its launch); a cuBLAS dot or norm of a vector the kernel before it
+//!   wrote reads at least one operand fewer when accumulated in the update
+//!   (half its launch). The head of an expression, fed from outside it,
+//!   saves nothing, as a PyTorch chain's head does.
+//! - gathers and scatter-adds, by launch order: a gather of rows by an index
+//!   then, within a few launches and no layer between, a scatter-add of
+//!   rows by another is message passing; one sparse matrix product over the
+//!   adjacency writes no per-edge rows (the gather's written share and the
+//!   scatter-add's read share of their launches).
 //!
 //! In a training step (backward or optimizer kernels in the capture) a
 //! larger batch is a training choice, not a per-step saving: the library
@@ -82,6 +92,9 @@ pub enum FusionKind {
     /// CuPy elementwise and cuBLAS level-1 kernels over the same vectors ->
     /// one fused pass (cupy.fuse, ElementwiseKernel, ReductionKernel).
     ArrayExpressions,
+    /// A gather of rows then a scatter-add of them (message passing) ->
+    /// one sparse matrix product.
+    SparseAggregation,
 }
 
 impl FusionKind {
@@ -95,6 +108,7 @@ impl FusionKind {
             FusionKind::ElementwiseChain => "fuse elementwise chains (torch.compile)",
             FusionKind::AttentionLayout => "feed attention strided views",
             FusionKind::ArrayExpressions => "fuse CuPy array expressions (cupy.fuse, ElementwiseKernel)",
+            FusionKind::SparseAggregation => "aggregate with a sparse matrix product (torch.sparse.mm, SparseTensor)",
         }
     }
 
@@ -107,6 +121,7 @@ impl FusionKind {
             FusionKind::ElementwiseChain => Advice::FuseElementwise,
             FusionKind::AttentionLayout => Advice::AttentionLayout,
             FusionKind::ArrayExpressions => Advice::FuseArrayOps,
+            FusionKind::SparseAggregation => Advice::SparseAggregation,
         }
     }
 }
@@ -342,6 +357,48 @@ fn cupy_operands(name: &str) -> Option<u32> {
     (n >= 2).then_some(n)
 }
 
+/// A CuPy ufunc kernel (`cupy_<op>__<dtypes>`): one operation of an array
+/// expression, as the user wrote it.
+fn cupy_ufunc<K: KernelFacts>(k: &K) -> bool {
+    let o = origin(k.name());
+    o.library == Library::Cupy && o.role == Role::Elementwise && cupy_operands(k.name()).is_some()
+}
+
+/// The share of a launch that fusing it with the ufunc launched before it
+/// saves: 2/N of a ufunc of N operands (the intermediate no longer written
+/// and read back); all of a CuPy or CUB reduction (a ReductionKernel
+/// reduces the values where they are made, and the reduction's pass over
+/// them goes). None for anything else.
+fn link_share<K: KernelFacts>(a: &K) -> Option<f64> {
+    if cupy_ufunc(a) {
+        cupy_operands(a.name()).map(|n| (2.0 / n as f64).min(1.0))
+    } else if vector_reduction(a) && !blas1_reduction(a.name()) {
+        Some(1.0)
+    } else {
+        None
+    }
+}
+
+/// Whether `a` reads what the ufunc launch `before` wrote, as far as the
+/// counters can tell: `before` is a CuPy ufunc and the two move DRAM bytes
+/// per launch within [`LINK_SIZE_RATIO`] of each other (arrays of one size;
+/// a reduction reads one array of the N its producer moved).
+fn expression_link<K: KernelFacts>(before: &K, a: &K, reduction: bool) -> bool {
+    if !cupy_ufunc(before) {
+        return false;
+    }
+    let per_launch = |k: &K| bytes(k) / k.launches().max(1) as f64;
+    let (b, x) = (per_launch(before), per_launch(a));
+    let ratio =
+        if reduction { LINK_SIZE_RATIO * cupy_operands(before.name()).unwrap_or(3) as f64 } else { LINK_SIZE_RATIO };
+    b > 0.0 && x > 0.0 && x <= b * ratio && b <= x * ratio
+}
+
+/// How far apart two launches' DRAM bytes may be for one to read the
+/// other's result: arrays of one size, give or take operands (a ternary
+/// `where` beside a unary `abs`) and what the L2 held back.
+const LINK_SIZE_RATIO: f64 = 4.0;
+
 /// A reduction over a vector: CuPy's and CUB's reductions, cuBLAS's dot
 /// and norm (level 1).
 fn vector_reduction<K: KernelFacts>(a: &K) -> bool {
@@ -366,7 +423,9 @@ const GEMM_EXPRESSION_DEPTH: usize = 6;
 /// multiply whose next launch is a CuPy add or subtract (`x + a*y` as two
 /// kernels) or a reduction (`sum(x*x)`) writes a temporary the next kernel
 /// reads back; fused into one pass it stays in registers: 2/N of the
-/// launch's time for N operands (the written vector and its read). A
+/// launch's time for N operands (the written vector and its read). Any
+/// other ufunc or reduction whose launch follows a ufunc's over arrays of
+/// its size is a link ([`link_share`], [`expression_link`]). A
 /// cuBLAS dot or norm right after a CuPy elementwise kernel re-reads the
 /// vector that kernel just wrote; accumulated in the update pass, at least
 /// one of its two operands is not read again: half the launch's time.
@@ -389,17 +448,43 @@ fn array_expressions<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> 
         // Launches that pass over a GEMM's output: the whole expression
         // folds into the GEMM (its epilogue, or columns that augment it).
         let over_gemm = if cupy_elementwise(a) { order.passes_over_gemm_output(a) } else { 0 };
+        // The kernels that read a multiply's product: its temporary is
+        // booked on the multiply, never again on them.
+        let reads_product = |k: &K| {
+            cupy_elementwise(k) && (k.name().starts_with("cupy_add") || k.name().starts_with("cupy_subtract"))
+                || vector_reduction(k)
+        };
         let saved: f64 = if over_gemm > 0 {
             over_gemm as f64 * per_launch
         } else if name.starts_with("cupy_multiply") {
             let share = cupy_operands(name).map_or(2.0 / 3.0, |n| 2.0 / n as f64);
-            let consumer = |k: &K| {
-                cupy_elementwise(k) && (k.name().starts_with("cupy_add") || k.name().starts_with("cupy_subtract"))
-                    || vector_reduction(k)
-            };
-            around.iter().filter(|(_, next)| next.is_some_and(consumer)).count() as f64 * per_launch * share
+            // Its product, when an add, a subtract or a sum reads it (a
+            // scaled temporary: `x + a*y`, where the launch before is
+            // another statement as often as not); else the launch before
+            // it, when it is a link of a longer expression.
+            around
+                .iter()
+                .filter(|(before, next)| {
+                    next.is_some_and(reads_product) || before.is_some_and(|b| expression_link(b, a, false))
+                })
+                .count() as f64
+                * per_launch
+                * share
         } else if blas1_reduction(name) {
             around.iter().filter(|(before, _)| before.is_some_and(cupy_elementwise)).count() as f64 * per_launch * 0.5
+        } else if let Some(share) = link_share(a) {
+            // A link of a longer expression (`u[2:] + u[:-2] - 4*u[1:-1]`,
+            // `abs(a - b).max()`): the launch before it is a CuPy ufunc
+            // over arrays of its size, whose result it reads back.
+            let after_product = |b: &K| b.name().starts_with("cupy_multiply") && reads_product(a);
+            around
+                .iter()
+                .filter(|(before, _)| {
+                    before.is_some_and(|b| expression_link(b, a, vector_reduction(a)) && !after_product(b))
+                })
+                .count() as f64
+                * per_launch
+                * share
         } else {
             0.0
         };
@@ -417,7 +502,86 @@ fn array_expressions<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> 
         kernels: ks.iter().map(|a| a.id().to_string()).collect(),
         seconds,
         saved_s: per_kernel.iter().sum(),
-        rests_on: "by launch order: an elementwise pass over a GEMM's output (a GEMM launch before it, with only CuPy elementwise work between, and at least that output's bytes moved) folds into the GEMM, its whole launch; a scaled temporary (a multiply feeding an add, a subtract or a sum) is no longer written and read back, 2/N of its launch for N operands; a dot or norm of a vector the kernel before it wrote reads at least one operand fewer, half its launch".into(),
+        rests_on: "by launch order: an elementwise pass over a GEMM's output (a GEMM launch before it, with only CuPy elementwise work between, and at least that output's bytes moved) folds into the GEMM, its whole launch; a scaled temporary (a multiply feeding an add, a subtract or a sum) is no longer written and read back, 2/N of its launch for N operands; a ufunc launched right after a ufunc over arrays of its size (DRAM bytes within 4x) reads that result back, 2/N of its launch, and a reduction right after one is folded into it, its whole launch; a dot or norm of a vector the kernel before it wrote reads at least one operand fewer, half its launch".into(),
+        saved_per_kernel_s: per_kernel,
+    })
+}
+
+/// A PyTorch kernel that gathers rows by an index (`index_select`,
+/// `x[index]`, `torch.gather`): a gather kernel or an index-select one.
+fn row_gather<K: KernelFacts>(k: &K) -> bool {
+    let n = k.name();
+    origin(n).library == Library::PyTorch
+        && (n.contains("gather_kernel") || n.contains("indexSelectLargeIndex") || n.contains("indexSelectSmallIndex"))
+        && !n.contains("ReduceAdd")
+}
+
+/// A PyTorch kernel that adds rows into an output by an index
+/// (`scatter_add_`, `index_add_`, `index_put_(accumulate=True)`).
+fn row_scatter_add<K: KernelFacts>(k: &K) -> bool {
+    let n = k.name();
+    origin(n).library == Library::PyTorch
+        && n.contains("ReduceAdd")
+        && (n.contains("scatter_gather") || n.contains("indexFunc") || n.contains("index_put"))
+}
+
+/// Launches walked back from a scatter-add to the gather whose rows it
+/// adds: a mean aggregation launches the gather, the scatter-add, and its
+/// count and division between forward and backward; a GEMM, convolution
+/// or attention between them is a layer (a mixture of experts' MLP), not
+/// an aggregation.
+const AGGREGATION_DEPTH: u64 = 4;
+
+/// Gathers followed by scatter-adds, by launch order: message passing,
+/// whose per-edge tensor the gather writes and the scatter-add reads back.
+/// One sparse matrix product over the adjacency reads the source rows and
+/// writes the destination rows, so the gather saves its written share of
+/// its launch (its DRAM writes over its DRAM bytes: the rows it wrote) and
+/// the scatter-add its read share (the rows it read back). Each gather
+/// launch pairs with one scatter-add at most. Only with launch IDs.
+fn sparse_aggregation<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> Option<Fusion> {
+    let layer = |k: &K| matches!(order.origin(k).role, Role::Gemm | Role::Convolution | Role::Attention);
+    let share = |k: &K, written: bool| {
+        let b = bytes(k);
+        if b <= 0.0 {
+            return 0.0;
+        }
+        let w = (writes(k) / b).clamp(0.0, 1.0);
+        if written {
+            w
+        } else {
+            1.0 - w
+        }
+    };
+    let mut saved_by_id: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
+    let mut paired = std::collections::HashSet::new();
+    for a in kernels.iter().filter(|a| row_scatter_add(*a) && a.duration_s().is_some_and(|d| d > 0.0)) {
+        let per_launch = a.duration_s().unwrap_or(0.0) / a.launch_ids().len().max(1) as f64;
+        for id in a.launch_ids().iter().filter_map(|i| i.parse::<u64>().ok()) {
+            let gather = (1..=AGGREGATION_DEPTH.min(id))
+                .map(|back| (id - back, order.by_launch_id.get(&(id - back)).copied()))
+                .take_while(|(_, k)| k.is_some_and(|k| !layer(k)))
+                .find_map(|(at, k)| k.filter(|k| row_gather(*k)).map(|k| (at, k)));
+            let Some((at, g)) = gather else { continue };
+            if !paired.insert(at) {
+                continue;
+            }
+            let g_launch = g.duration_s().unwrap_or(0.0) / g.launch_ids().len().max(1) as f64;
+            *saved_by_id.entry(g.id()).or_default() += g_launch * share(g, true);
+            *saved_by_id.entry(a.id()).or_default() += per_launch * share(a, false);
+        }
+    }
+    let ks: Vec<&K> = kernels.iter().filter(|k| saved_by_id.contains_key(k.id())).collect();
+    if ks.is_empty() {
+        return None;
+    }
+    let per_kernel: Vec<f64> = ks.iter().map(|k| saved_by_id[k.id()]).collect();
+    Some(Fusion {
+        kind: FusionKind::SparseAggregation,
+        kernels: ks.iter().map(|k| k.id().to_string()).collect(),
+        seconds: ks.iter().filter_map(|k| k.duration_s()).sum(),
+        saved_s: per_kernel.iter().sum(),
+        rests_on: "by launch order: a scatter-add launched within 4 launches after a gather, no GEMM, convolution or attention between, adds the rows the gather wrote; a sparse product writes no per-edge rows, so the gather saves the share of its DRAM bytes it wrote and the scatter-add the share it read, each of its launch; the product's own reads of the source rows and writes of the destinations stay".into(),
         saved_per_kernel_s: per_kernel,
     })
 }
@@ -508,6 +672,7 @@ pub fn fusions<K: KernelFacts>(kernels: &[K]) -> Vec<Fusion> {
         }
     }
     out.extend(array_expressions(kernels, &order));
+    out.extend(sparse_aggregation(kernels, &order));
     let gemms = kernels.iter().any(|a| matches!(order.origin(a).role, Role::Gemm));
     // An epilogue takes the activation of the GEMM or convolution that
     // produced its input; after a norm or elementwise work it is a link of
@@ -857,12 +1022,98 @@ mod tests {
         // 2 of its 3 operands: the temporary written and read back.
         assert!((f.saved_s - 20e-6).abs() < 1e-12, "{f:?}");
         assert_eq!(f.kernels, [ks[0].kernel.id.clone()]);
-        // The add first, the multiply after: nothing reads the product.
+        // The add first, the multiply after: nothing reads the product, and
+        // the multiply is a link that reads the sum back (2 of its 3
+        // operands), booked once.
         let ks = analyze(&m, &[ids(timed(add, 30e-6, 1), &["0"]), ids(timed(mul, 30e-6, 2), &["1"])]);
-        assert!(group(&fusions(&ks), FusionKind::ArrayExpressions).is_none());
+        let f = group(&fusions(&ks), FusionKind::ArrayExpressions).cloned().expect("a link");
+        assert_eq!(f.kernels, [ks[1].kernel.id.clone()]);
+        assert!((f.saved_s - 20e-6).abs() < 1e-12, "{f:?}");
         // Without launch IDs the order is no evidence.
         let ks = analyze(&m, &[timed(mul, 30e-6, 1), timed(add, 30e-6, 2)]);
         assert!(group(&fusions(&ks), FusionKind::ArrayExpressions).is_none());
+    }
+
+    #[test]
+    fn each_link_of_a_cupy_expression_saves_its_intermediate_and_a_reduction_after_one_its_whole_launch() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let launch = |name: &str, order: u64, bytes: f64| {
+            let mut k = timed(name, 30e-6, order);
+            k.bytes.insert(MemLevel::Dram, bytes);
+            k.evidence.ncu_launch_ids = vec![(order - 1).to_string()];
+            k
+        };
+        let add = "cupy_add__float32_float32_float32";
+        let sub = "cupy_subtract__float32_float32_float32";
+        let abs = "cupy_absolute__float32_float32";
+        let max = "void cub::DeviceReduceKernel<cub::policy_hub<float, unsigned int, nan_handling_max<float>>::Policy1000, float *, unsigned int, nan_handling_max<float>, float, cuda::identity>(T2, T5 *, T3, cub::GridEvenShare<T3>, T4, T6)";
+        // `abs(a + b - c).max()`: the add is the head (fed from outside);
+        // the subtract reads the sum (2 of 3 operands), abs the difference
+        // (2 of 2), and the max reads abs's result: all its launch.
+        let ks = analyze(&m, &[launch(add, 1, 3e8), launch(sub, 2, 3e8), launch(abs, 3, 2e8), launch(max, 4, 1e8)]);
+        let f = group(&fusions(&ks), FusionKind::ArrayExpressions).cloned().expect("an expression");
+        let ids: Vec<String> = ks[1..].iter().map(|k| k.kernel.id.clone()).collect();
+        assert_eq!(f.kernels, ids);
+        for (got, want) in f.saved_per_kernel_s.iter().zip([20e-6, 30e-6, 30e-6]) {
+            assert!((got - want).abs() < 1e-12, "{f:?}");
+        }
+        // Arrays of other sizes (DRAM bytes over 4x apart): no evidence that
+        // one reads the other's result.
+        let ks = analyze(&m, &[launch(add, 1, 3e8), launch(sub, 2, 3e6)]);
+        assert!(group(&fusions(&ks), FusionKind::ArrayExpressions).is_none());
+        let ks = analyze(&m, &[launch(add, 1, 3e8), launch(sub, 2, 1.3e9)]);
+        assert!(group(&fusions(&ks), FusionKind::ArrayExpressions).is_none());
+        let ks = analyze(&m, &[launch(add, 1, 3e8), launch(sub, 2, 1.1e9)]);
+        assert!(group(&fusions(&ks), FusionKind::ArrayExpressions).is_some());
+    }
+
+    #[test]
+    fn a_gather_then_a_scatter_add_is_one_sparse_product_unless_a_layer_runs_between() {
+        let m = Machine::simple("m", FlopKind::Fp32, 1e12, 1e12);
+        let gather =
+            "void at::vectorized_gather_kernel<16, long>(char *, char *, T2 *, int, long, long, long, long, bool)";
+        let scatter = "void at::_scatter_gather_elementwise_kernel<128, 8, void at::_cuda_scatter_gather_internal_kernel<1, float, long>::operator ()<at::ReduceAdd>(at::TensorIterator &, long, long, long, const T1 &)::[lambda(int) (instance 1)]>(int, T3)";
+        let index_add = "void at::indexFuncLargeIndex<float, long, unsigned int, 2, 2, (int)-2, 1, at::<unnamed>::ReduceAdd>(cuda::TensorInfo<T1, T3>, cuda::TensorInfo<const T1, T3>, cuda::TensorInfo<const T2, T3>, int, int, T3, T3, long, long, const T8 &, T1)";
+        let launch = |name: &str, order: u64, written: f64| {
+            let mut k = timed(name, 100e-6, order);
+            k.evidence.dram_write_bytes = Some(written);
+            k.evidence.ncu_launch_ids = vec![(order - 1).to_string()];
+            k
+        };
+        // The gather writes 80% of its 1e8 DRAM bytes (the per-edge rows),
+        // the scatter-add reads 90% of its bytes (those rows back), the
+        // index-add (the gather's backward) 70%.
+        let ks = analyze(
+            &m,
+            &[launch(gather, 1, 8e7), launch(ADD, 2, 3e7), launch(scatter, 3, 1e7), launch(index_add, 4, 3e7)],
+        );
+        let f = group(&fusions(&ks), FusionKind::SparseAggregation).cloned().expect("an aggregation");
+        assert_eq!(f.kernels, [ks[0].kernel.id.clone(), ks[2].kernel.id.clone()], "one gather pairs once: {f:?}");
+        for (got, want) in f.saved_per_kernel_s.iter().zip([80e-6, 90e-6]) {
+            assert!((got - want).abs() < 1e-9, "{f:?}");
+        }
+        // Shared out, it is the gather's first move.
+        let mut ks = ks;
+        apply(&mut ks, std::slice::from_ref(&f));
+        let first = ks[0].diagnosis.as_ref().and_then(|d| d.next_moves.first()).map(|m| m.advice.clone());
+        assert_eq!(first, Some(Advice::SparseAggregation));
+        // A mixture of experts: tokens gathered, an expert's GEMM, then
+        // added back by index: a layer, not an aggregation.
+        let ks = analyze(&m, &[launch(gather, 1, 8e7), launch(GEMM, 2, 1e7), launch(index_add, 3, 1e7)]);
+        assert!(group(&fusions(&ks), FusionKind::SparseAggregation).is_none());
+        // Too far apart (5 launches back) or without launch IDs: no pair.
+        let far: Vec<Kernel> = std::iter::once(launch(gather, 1, 8e7))
+            .chain((2..=5).map(|o| launch(ADD, o, 3e7)))
+            .chain(std::iter::once(launch(scatter, 6, 1e7)))
+            .collect();
+        assert!(group(&fusions(&analyze(&m, &far)), FusionKind::SparseAggregation).is_none());
+        let near: Vec<Kernel> = std::iter::once(launch(gather, 1, 8e7))
+            .chain((2..=4).map(|o| launch(ADD, o, 3e7)))
+            .chain(std::iter::once(launch(scatter, 5, 1e7)))
+            .collect();
+        assert!(group(&fusions(&analyze(&m, &near)), FusionKind::SparseAggregation).is_some(), "4 launches back");
+        let ks = analyze(&m, &[timed(gather, 1e-4, 1), timed(scatter, 1e-4, 2)]);
+        assert!(group(&fusions(&ks), FusionKind::SparseAggregation).is_none());
     }
 
     #[test]
