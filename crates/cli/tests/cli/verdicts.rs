@@ -229,9 +229,9 @@ fn predicted_savings_come_true_within_25_percent_where_the_h200_says_so() {
 
 #[test]
 fn the_round_8_moves_come_true_against_both_sides_under_ncu() {
-    // results/h200-2026-12-02-pairs-round8/: both sides captured, the
+    // tests/fixtures/external/h200-2026-12-02/pairs-round8/: both sides captured, the
     // saving read as the kernels' GPU time, before minus after.
-    const D8: &str = "results/h200-2026-12-02-pairs-round8";
+    const D8: &str = "tests/fixtures/external/h200-2026-12-02/pairs-round8";
     let gpu_us = |doc: &Value| kernels(doc).iter().map(seconds).sum::<f64>() * 1e6;
     for (pair, code) in [("patchify_gemm", "conv_as_gemm"), ("kmeans_augmented_gemm", "fuse_array_ops")] {
         let before = import(&format!("{D8}/{pair}.csv.gz"));
@@ -524,8 +524,8 @@ fn move_saving(k: &Value, code: &str) -> f64 {
 #[test]
 fn the_batched_embedding_pair_is_predicted_from_the_bandwidth_its_tail_leaves_idle() {
     // Eight EmbeddingBag launches against one on the stacked tables: the
-    // kernels saved 26.4 us of GPU time (`results/h200-2026-12-02-pairs-round6/`).
-    let doc = import("results/h200-2026-12-02-pairs-round6/batched_embedding.csv.gz");
+    // kernels saved 26.4 us of GPU time (`results/h200-2026-12-02-pairs-round6/README.md`).
+    let doc = import("tests/fixtures/external/h200-2026-12-02/pairs-round6/batched_embedding.csv.gz");
     let bag = named(&doc, "EmbeddingBag_updateOutputKernel")[0];
     assert_eq!(origin(bag)["origin"]["library"], "py_torch", "{}", bag["diagnosis"]);
     assert_eq!(first_move(bag)["code"], "batch_embeddings", "{}", bag["diagnosis"]);
