@@ -37,7 +37,8 @@
 //!   cat's own move is to let its producers write into its output).
 //! - CuPy array expressions, by launch order: a multiply feeding an add, a
 //!   subtract or a sum is a scaled temporary a fused pass keeps in
-//!   registers (2/N of its launch for N operands); any other ufunc launched
+//!   registers (2/N of its launch for N operands: the write booked on the
+//!   multiply, the read on its reader); any other ufunc launched
 //!   right after a ufunc over arrays of its size is a link of the same
 //!   expression (2/N of its launch), and a CuPy or CUB reduction right after
 //!   one reduces values a ReductionKernel would reduce where they are made
