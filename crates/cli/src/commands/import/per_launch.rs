@@ -39,7 +39,8 @@ use roofline_model::{Machine, Warning};
 use roofline_ncu::{Kernels, Options};
 use roofline_report::Format;
 
-use super::{read_csv_with, Args, SourceKind};
+use super::args::Args;
+use super::source::{read_csv_with, SourceKind};
 use crate::output::{unplaceable, Body, JsonDocument, Output, ViewArg};
 
 /// Whether this `import` streams: one point per launch of a raw CSV (or
