@@ -537,6 +537,160 @@ def shared_histogram():
     return before, after
 
 
+@pair("cupy_var_parallel", "a standard deviation of 2^25 fp32 values in CuPy, as round 10's option pricing takes it (payoff.std()): cupy.ndarray.std, which runs its reduction in one block (before), against cupy.sqrt(((x - x.mean())**2).mean()), a mean, a fused square of the difference and a mean (after)")
+def cupy_var_parallel():
+    import cupy as cp
+
+    cp.random.seed(0)
+    x = cp.maximum(cp.random.standard_normal(1 << 25, dtype=cp.float32) * 20 + 5, 0)
+
+    def before():
+        return x.std()
+
+    def after():
+        return cp.sqrt(((x - x.mean()) ** 2).mean())
+
+    err = float(abs(before() - after()) / before())
+    print(f"cupy_var_parallel: relative |before - after| = {err:.3g}", file=sys.stderr)
+    if err > 1e-4:
+        raise SystemExit(f"cupy_var_parallel: the two sides differ by {err}")
+    return before, after
+
+
+@pair("philox_normals", "2^25 standard normals in fp32 from CuPy's cuRAND generator, as round 10's option pricing draws them: the default XORWOW generator (before) against cupy.random.RandomState(method=CURAND_RNG_PSEUDO_PHILOX4_32_10) (after)")
+def philox_normals():
+    import cupy as cp
+    from cupy.cuda import curand
+
+    n = 1 << 25
+    xorwow = cp.random.RandomState(0)
+    philox = cp.random.RandomState(0, method=curand.CURAND_RNG_PSEUDO_PHILOX4_32_10)
+
+    def before():
+        return xorwow.standard_normal(n, dtype=cp.float32)
+
+    def after():
+        return philox.standard_normal(n, dtype=cp.float32)
+
+    for name, fn in (("before", before), ("after", after)):
+        z = fn()
+        m, sd = float(z.mean()), float(z.std())
+        print(f"philox_normals: {name} mean {m:.4f} std {sd:.4f}", file=sys.stderr)
+        if abs(m) > 1e-2 or abs(sd - 1) > 1e-2:
+            raise SystemExit(f"philox_normals: the {name} side is not standard normal")
+    return before, after
+
+
+@pair("sage_spmm", "a graph layer's mean aggregation, fp32, 100k nodes of 128 features over 1.6M random edges (round 9's GraphSAGE sizes), forward+backward: rows gathered by the source index (index_select) and scatter-added by the destination (index_add_), divided by the degree (before), against one sparse product with a CSR adjacency weighted by 1/degree (torch.sparse.mm forward, its transpose backward, both built once, as torch_geometric's adj_t) (after)")
+def sage_spmm():
+    n, e, d = 100_000, 1_600_000, 128
+    g = torch.Generator(device="cuda").manual_seed(0)
+    src = torch.randint(0, n, (e,), device="cuda", generator=g)
+    dst = torch.randint(0, n, (e,), device="cuda", generator=g)
+    deg = torch.zeros(n, device="cuda").index_add_(0, dst, torch.ones(e, device="cuda")).clamp_(min=1)
+    inv = (1 / deg)[:, None]
+    w = (1 / deg)[dst]
+    a = torch.sparse_coo_tensor(torch.stack([dst, src]), w, (n, n)).coalesce().to_sparse_csr()
+    at = torch.sparse_coo_tensor(torch.stack([src, dst]), w, (n, n)).coalesce().to_sparse_csr()
+
+    class Aggregate(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, h):
+            return torch.sparse.mm(a, h)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return torch.sparse.mm(at, grad)
+
+    x = torch.randn(n, d, device="cuda", requires_grad=True)
+    grad = torch.randn(n, d, device="cuda")
+
+    def before():
+        msg = x.index_select(0, src)
+        out = torch.zeros(n, d, device="cuda").index_add_(0, dst, msg) * inv
+        out.backward(grad)
+        return out
+
+    def after():
+        out = Aggregate.apply(x)
+        out.backward(grad)
+        return out
+
+    ob = before()
+    gb = x.grad.clone()
+    x.grad = None
+    oa = after()
+    err = float((ob - oa).abs().max() / ob.abs().max())
+    gerr = float((gb - x.grad).abs().max() / gb.abs().max())
+    print(f"sage_spmm: max relative |before - after| = {err:.3g} forward, {gerr:.3g} backward", file=sys.stderr)
+    if err > 1e-4 or gerr > 1e-4:
+        raise SystemExit(f"sage_spmm: the two sides differ by {err} forward, {gerr} backward")
+    return before, after
+
+
+HEAT_KERNEL = r"""
+extern "C" __global__ void heat_step(const float* u, float* un, unsigned int* max_change, int n, float alpha) {
+    // One pass: the five-point update of every interior point, the boundary
+    // copied, and the largest |un - u| reduced per block, one atomic per block.
+    __shared__ float block_max[8];
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    float change = 0.0f;
+    for (int i = blockIdx.y * blockDim.y + threadIdx.y; i < n; i += gridDim.y * blockDim.y) {
+        if (j >= n) break;
+        long c = (long)i * n + j;
+        float here = u[c];
+        float next = here;
+        if (i > 0 && i < n - 1 && j > 0 && j < n - 1) {
+            next = here + alpha * (u[c + n] + u[c - n] + u[c + 1] + u[c - 1] - 4.0f * here);
+        }
+        un[c] = next;
+        change = fmaxf(change, fabsf(next - here));
+    }
+    for (int o = 16; o > 0; o >>= 1) change = fmaxf(change, __shfl_xor_sync(0xffffffffu, change, o));
+    int warp = (threadIdx.y * blockDim.x + threadIdx.x) / 32;
+    if ((threadIdx.x & 31) == 0) block_max[warp] = change;
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
+        float m = 0.0f;
+        for (int w = 0; w < (blockDim.x * blockDim.y) / 32; ++w) m = fmaxf(m, block_max[w]);
+        atomicMax(max_change, __float_as_uint(m));
+    }
+}
+"""
+
+
+@pair("cupy_heat_rawkernel", "one step of round 9's CuPy heat equation on an 8192 x 8192 fp32 grid: a copy, the five-point update as shifted-slice arithmetic, and abs(un - u).max() (before), against one cupy.RawKernel that writes the update and the boundary and reduces the largest change per block (after)")
+def cupy_heat_rawkernel():
+    import cupy as cp
+
+    n = 8192
+    cp.random.seed(0)
+    u = cp.random.random((n, n), dtype=cp.float32)
+    alpha = cp.float32(0.2)
+    kernel = cp.RawKernel(HEAT_KERNEL, "heat_step")
+    un2 = cp.empty_like(u)
+    change2 = cp.zeros(1, dtype=cp.uint32)
+
+    def before():
+        un = u.copy()
+        un[1:-1, 1:-1] = u[1:-1, 1:-1] + alpha * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2]
+                                                   - 4 * u[1:-1, 1:-1])
+        return un, cp.abs(un - u).max()
+
+    def after():
+        change2.fill(0)
+        kernel((n // 32, 64), (32, 8), (u, un2, change2, cp.int32(n), alpha))
+        return un2, change2.view(cp.float32)[0]
+
+    (ub, cb), (ua, ca) = before(), after()
+    err = float(cp.abs(ub - ua).max())
+    cerr = abs(float(cb) - float(ca))
+    print(f"cupy_heat_rawkernel: max |before - after| = {err:.3g} grid, {cerr:.3g} change", file=sys.stderr)
+    if err > 1e-5 or cerr > 1e-5:
+        raise SystemExit(f"cupy_heat_rawkernel: the two sides differ by {err} on the grid, {cerr} on the change")
+    return before, after
+
+
 def time_pair(before, after, reps):
     for _ in range(3):
         before()

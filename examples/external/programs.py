@@ -1785,6 +1785,194 @@ def cupy_option_mc(args):
     return time.perf_counter() - t0
 
 
+@program("mamba_train", "Hugging Face transformers Mamba causal LM (random weights; 4 layers, hidden 768, state 16, expand 2, conv 4, vocab 50280) training step as it runs without the mamba-ssm kernels installed (the library's own PyTorch path), batch 8 x 256 tokens, bf16 autocast, AdamW (foreach); windows: layer 1's forward+backward and the optimizer step")
+def mamba_train(args):
+    import torch
+    from transformers import MambaConfig, MambaForCausalLM
+
+    cfg = MambaConfig(vocab_size=50280, hidden_size=768, state_size=16, num_hidden_layers=4, expand=2,
+                      conv_kernel=4, use_cache=False)
+    model = MambaForCausalLM(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
+    torch.manual_seed(0)
+    ids = torch.randint(0, 50280, (8, 256), device="cuda")
+    win = Window(args.trace, torch_sync)
+    layer = model.backbone.layers[1]
+    windowed(layer, win)
+    loss_fn = lambda m, b: m(input_ids=b, labels=b).loss
+    return train(model, opt, ids, loss_fn, 3, win, [layer], args.trace, torch.bfloat16)
+
+
+@program("pointnet_train", "a PointNet++ (single-scale grouping) point-cloud classifier in plain PyTorch as its popular reimplementations write it (farthest-point sampling as a loop, ball query by distance matrix and sort, neighbours gathered by advanced indexing, shared MLPs as 1x1 Conv2d + BatchNorm + ReLU, max pooling; set abstractions of 512 x 32, 128 x 64 and one global, head 1024-512-256-40), batch 24 clouds of 1024 points, fp32, Adam (foreach); windows: the second set abstraction's grouping and MLP forward+backward, and the optimizer step")
+def pointnet_train(args):
+    import torch
+    from torch import nn
+
+    def square_distance(src, dst):
+        d = -2 * torch.matmul(src, dst.transpose(1, 2))
+        return d + (src ** 2).sum(-1)[:, :, None] + (dst ** 2).sum(-1)[:, None, :]
+
+    def index_points(points, idx):
+        b = torch.arange(points.shape[0], device=points.device).view(-1, *([1] * (idx.dim() - 1)))
+        return points[b.expand_as(idx), idx, :]
+
+    def farthest_point_sample(xyz, npoint):
+        bsz, n, _ = xyz.shape
+        centroids = torch.zeros(bsz, npoint, dtype=torch.long, device=xyz.device)
+        distance = torch.full((bsz, n), 1e10, device=xyz.device)
+        farthest = torch.randint(0, n, (bsz,), device=xyz.device)
+        rows = torch.arange(bsz, device=xyz.device)
+        for i in range(npoint):
+            centroids[:, i] = farthest
+            centroid = xyz[rows, farthest, :].view(bsz, 1, 3)
+            dist = ((xyz - centroid) ** 2).sum(-1)
+            distance = torch.minimum(distance, dist)
+            farthest = distance.max(-1)[1]
+        return centroids
+
+    def query_ball_point(radius, nsample, xyz, new_xyz):
+        bsz, n, _ = xyz.shape
+        s = new_xyz.shape[1]
+        group_idx = torch.arange(n, device=xyz.device).view(1, 1, n).repeat(bsz, s, 1)
+        group_idx[square_distance(new_xyz, xyz) > radius ** 2] = n
+        group_idx = group_idx.sort(dim=-1)[0][:, :, :nsample]
+        first = group_idx[:, :, :1].repeat(1, 1, nsample)
+        mask = group_idx == n
+        group_idx[mask] = first[mask]
+        return group_idx
+
+    class Local(nn.Module):
+        """Gather each centroid's neighbours, centre them, and run the shared MLP and the max."""
+
+        def __init__(self, cin, mlp):
+            super().__init__()
+            layers = []
+            for c in mlp:
+                layers += [nn.Conv2d(cin, c, 1), nn.BatchNorm2d(c), nn.ReLU()]
+                cin = c
+            self.mlp = nn.Sequential(*layers)
+
+        def forward(self, xyz, points, new_xyz, idx):
+            grouped_xyz = index_points(xyz, idx) - new_xyz[:, :, None, :]
+            feats = grouped_xyz if points is None else torch.cat([grouped_xyz, index_points(points, idx)], dim=-1)
+            feats = self.mlp(feats.permute(0, 3, 2, 1))
+            return feats.max(2)[0].transpose(1, 2)
+
+    class SetAbstraction(nn.Module):
+        def __init__(self, npoint, radius, nsample, cin, mlp):
+            super().__init__()
+            self.npoint, self.radius, self.nsample = npoint, radius, nsample
+            self.local = Local(cin + 3, mlp)
+
+        def forward(self, xyz, points):
+            if self.npoint is None:
+                new_xyz = torch.zeros(xyz.shape[0], 1, 3, device=xyz.device)
+                idx = torch.arange(xyz.shape[1], device=xyz.device).view(1, 1, -1).repeat(xyz.shape[0], 1, 1)
+                return new_xyz, self.local(xyz, points, new_xyz, idx)
+            with torch.no_grad():
+                new_xyz = index_points(xyz, farthest_point_sample(xyz, self.npoint))
+                idx = query_ball_point(self.radius, self.nsample, xyz, new_xyz)
+            return new_xyz, self.local(xyz, points, new_xyz, idx)
+
+    class PointNet2(nn.Module):
+        def __init__(self, classes=40):
+            super().__init__()
+            self.sa1 = SetAbstraction(512, 0.2, 32, 0, [64, 64, 128])
+            self.sa2 = SetAbstraction(128, 0.4, 64, 128, [128, 128, 256])
+            self.sa3 = SetAbstraction(None, None, None, 256, [256, 512, 1024])
+            self.head = nn.Sequential(nn.Linear(1024, 512), nn.BatchNorm1d(512), nn.ReLU(), nn.Dropout(0.4),
+                                      nn.Linear(512, 256), nn.BatchNorm1d(256), nn.ReLU(), nn.Dropout(0.4),
+                                      nn.Linear(256, classes))
+
+        def forward(self, xyz):
+            l1_xyz, l1 = self.sa1(xyz, None)
+            l2_xyz, l2 = self.sa2(l1_xyz, l1)
+            _, l3 = self.sa3(l2_xyz, l2)
+            return torch.log_softmax(self.head(l3.view(xyz.shape[0], 1024)), -1)
+
+    torch.manual_seed(0)
+    model = PointNet2().cuda()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-4)
+    xyz = torch.rand(24, 1024, 3, device="cuda") * 2 - 1
+    y = torch.randint(0, 40, (24,), device="cuda")
+    win = Window(args.trace, torch_sync)
+    windowed(model.sa2.local, win)
+    loss_fn = lambda m, b: torch.nn.functional.nll_loss(m(b[0]), b[1])
+    return train(model, opt, (xyz, y), loss_fn, 3, win, [model.sa2.local], args.trace)
+
+
+@program("cupy_bootstrap", "CuPy bootstrap statistics as an analyst writes them: 2^22 lognormal fp32 observations (cupy.random), their mean and standard deviation, 4096 resamples of 4096 drawn with cupy.random.randint and gathered by fancy indexing, each resample's mean and standard deviation along its axis, the studentised statistic and its 2.5/97.5 percentiles (cupy.percentile), a 256-bin histogram (cupy.histogram) and its empirical CDF (cupy.cumsum); window: one analysis after a warm-up")
+def cupy_bootstrap(args):
+    import math
+
+    import cupy as cp
+
+    def analysis(data, resamples, m):
+        mean, sd = data.mean(), data.std()
+        idx = cp.random.randint(0, data.size, (resamples, m))
+        s = data[idx]
+        t = (s.mean(axis=1) - mean) / (s.std(axis=1) / math.sqrt(m))
+        lo, hi = cp.percentile(t, [2.5, 97.5])
+        hist, _ = cp.histogram(data, bins=256)
+        ecdf = cp.cumsum(hist) / data.size
+        return float(mean), float(sd), float(lo), float(hi), float(ecdf[127])
+
+    cp.random.seed(0)
+    data = cp.random.lognormal(0.0, 1.0, 1 << 22, dtype=cp.float32)
+    analysis(data, 4096, 4096)
+    cp.cuda.Device().synchronize()
+    win = Window(None, cp.cuda.Device().synchronize)
+    t0 = time.perf_counter()
+    with win():
+        analysis(data, 4096, 4096)
+    return time.perf_counter() - t0
+
+
+@program("gpytorch_regression", "GPyTorch exact Gaussian-process regression as its tutorial trains it (ConstantMean, ScaleKernel(RBFKernel) with 3 ARD length scales, GaussianLikelihood, ExactMarginalLogLikelihood, Adam lr 0.1) on 16384 noisy 3-d points, fp32, the library's default CG and Lanczos solves; window: one training iteration (loss, backward, step) after three")
+def gpytorch_regression(args):
+    import math
+
+    import gpytorch
+    import torch
+
+    torch.manual_seed(0)
+    n = 16384
+    x = torch.rand(n, 3, device="cuda")
+    y = torch.sin(2 * math.pi * x[:, 0]) * torch.cos(2 * math.pi * x[:, 1]) + x[:, 2] + 0.1 * torch.randn(n, device="cuda")
+
+    class Gp(gpytorch.models.ExactGP):
+        def __init__(self, x, y, likelihood):
+            super().__init__(x, y, likelihood)
+            self.mean = gpytorch.means.ConstantMean()
+            self.covar = gpytorch.kernels.ScaleKernel(gpytorch.kernels.RBFKernel(ard_num_dims=3))
+
+        def forward(self, x):
+            return gpytorch.distributions.MultivariateNormal(self.mean(x), self.covar(x))
+
+    likelihood = gpytorch.likelihoods.GaussianLikelihood().cuda()
+    model = Gp(x, y, likelihood).cuda()
+    model.train()
+    likelihood.train()
+    opt = torch.optim.Adam(model.parameters(), lr=0.1)
+    mll = gpytorch.mlls.ExactMarginalLogLikelihood(likelihood, model)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = -mll(model(x), y)
+        loss.backward()
+        opt.step()
+
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    win = Window(args.trace, torch_sync)
+    t0 = time.perf_counter()
+    with torch_trace(args.trace), win():
+        step()
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("name", nargs="?")

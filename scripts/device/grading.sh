@@ -73,6 +73,7 @@ launches() {
     roberta_*|r3d_*|gnn_*|bart_*|cupy_kmeans|triton_kernels|jax_lm_*) echo "${GRADING_LAUNCHES:-25}" ;;
     opt_*|resnext_*|vit_compiled_*|fno_*|cupy_image|jax_mixer_*) echo "${GRADING_LAUNCHES:-25}" ;;
     raft_*|clip_*|cupy_option_mc) echo "${GRADING_LAUNCHES:-25}" ;;
+    mamba_*|pointnet_*|cupy_bootstrap|gpytorch_*) echo "${GRADING_LAUNCHES:-25}" ;;
     *) echo 25 ;;
   esac
 }
