@@ -46,24 +46,24 @@ def predicted(doc, how, code):
 
 # The round-6 pairs (issue 25): both sides captured under ncu, so the
 # measured saving is also the kernels' GPU time, before - after.
-D6 = "results/h200-2026-12-02-pairs-round6"
+D6 = "tests/fixtures/external/h200-2026-12-02/pairs-round6"
 MOVE6 = {
     "tf32_mlp": ("move", "allow_tf32"),
     "fused_qkv": ("move", "fused_qkv"),
     "batched_embedding": ("move", "batch_embeddings"),
 }
-# The round-7 pairs, the same way (results/h200-2026-12-02-pairs-round7).
-D7 = "results/h200-2026-12-02-pairs-round7"
+# The round-7 pairs, the same way (results/h200-2026-12-02-pairs-round7/README.md; the captures are fixtures).
+D7 = "tests/fixtures/external/h200-2026-12-02/pairs-round7"
 MOVE7 = {
     "cupy_cg_update": ("fusion", "array_expressions"),
     "conv_bias_gelu": ("fusion", "elementwise_chain"),
     "cat_prealloc": ("move", "cat_in_place"),
 }
 
-# The round-8 pairs (results/h200-2026-12-02-pairs-round8). A pair whose
+# The round-8 pairs (results/h200-2026-12-02-pairs-round8/README.md; the captures are fixtures). A pair whose
 # change is one torch.compile takes every move that compiling makes: the
 # norm's and the elementwise chain's.
-D8 = "results/h200-2026-12-02-pairs-round8"
+D8 = "tests/fixtures/external/h200-2026-12-02/pairs-round8"
 MOVE8 = {
     "bn_relu_compile": [("move", "fuse_norm"), ("fusion", "elementwise_chain")],
     "patchify_gemm": ("move", "conv_as_gemm"),

@@ -634,6 +634,9 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
     if let Some(m) = specific_kernel_move(f, position) {
         moves.push(m);
     }
+    if let Some(m) = serial_library_move(f) {
+        moves.push(m);
+    }
     match o.role {
         Role::Foreach => moves.push(Advice::FusedOptimizer.into()),
         Role::Cast => moves.push(Move::saving(Advice::RemoveCasts, t, "the cast kernel's whole time")),
@@ -806,6 +809,42 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
         }
     }
     moves
+}
+
+/// A library kernel (not the user's, not a GEMM, convolution or attention,
+/// whose small grids have the larger-problem move) that runs for at least
+/// [`SERIAL_LAUNCH_S`] a launch on a grid leaving over 90% of the block
+/// slots idle, while its busiest memory level is under a tenth of the
+/// [`ON_ROOF_PCT`] line: the problem is not small, the library's path for
+/// this call is serial (CuPy's `var` reduces the whole array in one
+/// block). The same operation written with the library's parallel
+/// reductions streams its bytes at the roof; the saving is the time above
+/// that.
+fn serial_library_move(f: &Facts) -> Option<Move> {
+    let o = f.origin;
+    let Some((Finding::GridBelowOneWave { blocks, slots, idle_pct }, _)) = &f.shape else { return None };
+    if !o.library.is_vendor()
+        || matches!(o.role, Role::Gemm | Role::Convolution | Role::Attention)
+        || *idle_pct < 90.0
+        || f.per_launch < SERIAL_LAUNCH_S
+        || f.memory_pct >= ON_ROOF_PCT / 10.0
+    {
+        return None;
+    }
+    let after = f.seconds * f.memory_pct / ON_ROOF_PCT;
+    Some(Move::saving(
+        Advice::SerialLibraryCall { library: o.library, blocks: *blocks, slots: *slots },
+        f.seconds - after,
+        format!(
+            "{} a launch on {} of {} block slots, its busiest memory level at {} of its roof: at {} of the roof the same bytes take {} of its time",
+            format_si(f.per_launch, Unit2::Second),
+            plural(*blocks, "block"),
+            slots,
+            share(f.memory_pct),
+            share(ON_ROOF_PCT),
+            share(100.0 * f.memory_pct / ON_ROOF_PCT)
+        ),
+    ))
 }
 
 /// A generic array library's kernel (CuPy's generated elementwise and
@@ -1336,6 +1375,40 @@ mod tests {
         let d = diagnose_kernel(&k);
         assert_eq!(d.position, Position::LaunchBound);
         assert!(!d.advises("fill_the_gpu") && !d.advises("occupancy_limited"), "{d:?}");
+    }
+
+    #[test]
+    fn a_library_kernel_that_runs_long_on_one_block_is_told_to_use_the_librarys_parallel_routines() {
+        // CuPy's var: one block of 528 slots for 24 ms, DRAM at 0.15%.
+        let with_dram = |name: &str, seconds: f64, grid: f64, dram: f64| {
+            let mut k = kernel(name, &[(MemLevel::Dram, dram)], &[(Pipe::Issue, 1.0)]);
+            k.bytes.insert(MemLevel::Dram, 1.0);
+            k.duration_s = Some(seconds);
+            k.evidence.sm_count = Some(132.0);
+            k.evidence.blocks_per_sm = Some(4.0);
+            k.evidence.grid_size = Some(grid);
+            diagnose_kernel(&k)
+        };
+        let one_block = |name: &str, seconds: f64, grid: f64| with_dram(name, seconds, grid, 0.15);
+        let d = one_block("cupy_var_core_float32", 24e-3, 1.0);
+        let m = &d.next_moves[0];
+        assert_eq!(m.advice, Advice::SerialLibraryCall { library: Library::Cupy, blocks: 1.0, slots: 528.0 }, "{d:?}");
+        // The same bytes at 75% of the roof: 0.15/75 of its time.
+        assert!((m.saving_s.unwrap() - 24e-3 * (1.0 - 0.15 / 75.0)).abs() < 1e-9, "{m:?}");
+        assert!(m.text().contains("((x - x.mean())**2).mean()"), "{}", m.text());
+        let gen = "void gen_sequenced<curandStateXORWOW, float2, normal_args_st, &curand_normal_scaled2<curandStateXORWOW>, rng_config<curandStateXORWOW, 101>>(T1 *, T2 *, unsigned long, unsigned long, T3)";
+        let d = one_block(gen, 400e-6, 32.0);
+        assert!(d.next_moves[0].text().contains("Philox4_32_10"), "{d:?}");
+        // A short launch is a small problem; 10% of the slots busy is not a
+        // serial path; the user's own kernel is told to fill the GPU.
+        assert!(!one_block("cupy_var_core_float32", 99e-6, 1.0).advises("serial_library_call"));
+        assert!(!one_block("cupy_var_core_float32", 24e-3, 53.0).advises("serial_library_call"));
+        assert!(one_block("cupy_var_core_float32", 24e-3, 52.0).advises("serial_library_call"));
+        // At a tenth of the 75% line its bytes already move: no serial path.
+        assert!(with_dram("cupy_var_core_float32", 24e-3, 1.0, 7.4).advises("serial_library_call"));
+        assert!(!with_dram("cupy_var_core_float32", 24e-3, 1.0, 7.6).advises("serial_library_call"));
+        let own = one_block("own_kernel", 24e-3, 1.0);
+        assert!(!own.advises("serial_library_call") && own.advises("fill_the_gpu"), "{own:?}");
     }
 
     #[test]

@@ -484,6 +484,17 @@ pub enum Advice {
     /// Copies that reorder a projection's output (clone, transpose, select)
     /// in a program with fused attention: attention reads strided views.
     AttentionLayout,
+    /// A library kernel that ran long on a few blocks: the library's
+    /// serial path for this call; the operation built from its parallel
+    /// routines instead.
+    SerialLibraryCall {
+        /// The library.
+        library: Library,
+        /// Blocks in the grid.
+        blocks: f64,
+        /// Block slots of the GPU.
+        slots: f64,
+    },
     /// Rows gathered by an index, then scatter-added by another (message
     /// passing): one sparse matrix product, without the per-row tensor.
     SparseAggregation,
@@ -886,7 +897,7 @@ impl Advice {
             ),
             Advice::LowerPrecision => "a GEMM or convolution on TF32 tensor cores (fp32 tensors): run it in bf16 (torch.autocast(dtype=torch.bfloat16), or bf16 weights and inputs), which doubles the tensor roof and halves the operand bytes".into(),
             Advice::FusedOptimizer => "a foreach optimizer chain re-reads and re-writes every parameter and state tensor once per step of the update: use the fused optimizer (torch.optim's fused=True, or apex's FusedAdam), which moves each tensor once".into(),
-            Advice::RemoveCasts => "dtype casts (autocast casting fp32 weights each step, or explicit .to()): keep the weights in the compute dtype (bf16/fp16 with fp32 master weights in the optimizer), or cast once per step instead of once per use".into(),
+            Advice::RemoveCasts => "dtype casts: autocast casts each fp32 weight once per step and each fp32 activation once per use (a norm's output is cast again for every layer that reads it, as q, k and v do), and explicit .to() calls cast where they stand. Keep the weights in the compute dtype (bf16/fp16, with fp32 master weights in the optimizer), and let the producer of an activation write the compute dtype (torch.compile fuses the cast into the norm and casts once for all its readers; a fused norm that emits bf16)".into(),
             Advice::ChannelsLast => "NCHW <-> NHWC transposes around convolutions: run the model and its input in channels_last (model.to(memory_format=torch.channels_last)), so cuDNN needs no layout change".into(),
             Advice::EpilogueFusion => "an activation that reads and writes a whole GEMM output again: fuse it into the GEMM's epilogue (cuBLASLt's GELU/ReLU epilogues, torch._addmm_activation, or torch.compile; where torch.compile already generated it, mode=\"max-autotune\" lets Inductor's GEMM templates apply it as the epilogue)".into(),
             Advice::FuseNorm => "a normalisation kernel far below the bandwidth roof: compile it with its neighbours (torch.compile fuses the norm with the residual add and the activation into one pass), or use a fused norm (apex, Transformer Engine)".into(),
@@ -930,6 +941,17 @@ impl Advice {
             ),
             Advice::LibraryProduct { intensity } => format!(
                 "FP32 multiply-adds fed from L1 or shared memory, at {intensity:.0} FLOP per DRAM byte, as a dense product's: if it is a matrix product or a convolution, the library's (cuBLAS through cupy.matmul, torch.matmul or cublasSgemm; cuDNN) runs its FLOPs near the FP32 roof, and on TF32 or BF16 tensor cores faster still. Written by hand, it needs register tiling (several outputs per thread) to leave L1"
+            ),
+            Advice::SerialLibraryCall { library, blocks, slots } => format!(
+                "a {} kernel that ran on {} of the GPU's {} block slots for a problem that is not small: the library took a serial path for this call. Write the operation with the library's parallel routines instead ({}), so that it streams its bytes at the bandwidth roof",
+                library.label(),
+                plural(*blocks, "block"),
+                slots,
+                match library {
+                    Library::Curand => "a counter-based generator, whose states are cheap enough for a thread per output: Philox4_32_10, as cupy.random.RandomState(method=cupy.cuda.curand.CURAND_RNG_PSEUDO_PHILOX4_32_10) or torch's CUDA generator, instead of XORWOW's fixed set of states",
+                    Library::Cupy => "a reduction of a whole array in one block, as CuPy's var and std run: ((x - x.mean())**2).mean(), whose sum and mean run on CUB across the GPU, or a cupy.ReductionKernel; a reduction over an axis the library splits",
+                    _ => "a reduction over an axis the library splits, the operation batched, or a library built for it",
+                }
             ),
             Advice::SparseAggregation => "rows gathered by an index and then scatter-added by another (message passing over a graph's edges, a mean or sum aggregation) write one row per edge and read it back: aggregate with one sparse matrix product instead, over a sparse adjacency (torch.sparse_csr_tensor with torch.sparse.mm, or torch_sparse.SparseTensor, which torch_geometric's layers take as adj_t through T.ToSparseTensor), which reads each source row and writes each destination row with no per-edge tensor, forward and backward".into(),
             Advice::AttentionLayout => "copies that reorder a projection's output (clone, transpose, select of q, k, v) beside fused attention: give attention strided views of the packed projection instead (nn.MultiheadAttention with batch_first=True and need_weights=False takes the fast path to scaled_dot_product_attention; or call F.scaled_dot_product_attention on views of the QKV output)".into(),

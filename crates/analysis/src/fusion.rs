@@ -37,7 +37,8 @@
 //!   cat's own move is to let its producers write into its output).
 //! - CuPy array expressions, by launch order: a multiply feeding an add, a
 //!   subtract or a sum is a scaled temporary a fused pass keeps in
-//!   registers (2/N of its launch for N operands); any other ufunc launched
+//!   registers (2/N of its launch for N operands: the write booked on the
+//!   multiply, the read on its reader); any other ufunc launched
 //!   right after a ufunc over arrays of its size is a link of the same
 //!   expression (2/N of its launch), and a CuPy or CUB reduction right after
 //!   one reduces values a ReductionKernel would reduce where they are made
@@ -423,7 +424,8 @@ const GEMM_EXPRESSION_DEPTH: usize = 6;
 /// multiply whose next launch is a CuPy add or subtract (`x + a*y` as two
 /// kernels) or a reduction (`sum(x*x)`) writes a temporary the next kernel
 /// reads back; fused into one pass it stays in registers: 2/N of the
-/// launch's time for N operands (the written vector and its read). Any
+/// multiply's launch for N operands, its write booked on the multiply and
+/// its read on the reader, half each. Any
 /// other ufunc or reduction whose launch follows a ufunc's over arrays of
 /// its size is a link ([`link_share`], [`expression_link`]). A
 /// cuBLAS dot or norm right after a CuPy elementwise kernel re-reads the
@@ -460,31 +462,42 @@ fn array_expressions<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> 
             let share = cupy_operands(name).map_or(2.0 / 3.0, |n| 2.0 / n as f64);
             // Its product, when an add, a subtract or a sum reads it (a
             // scaled temporary: `x + a*y`, where the launch before is
-            // another statement as often as not); else the launch before
-            // it, when it is a link of a longer expression.
+            // another statement as often as not): the write, half of the
+            // temporary's round trip (the reader books the read); else the
+            // launch before it, when it is a link of a longer expression.
             around
                 .iter()
-                .filter(|(before, next)| {
-                    next.is_some_and(reads_product) || before.is_some_and(|b| expression_link(b, a, false))
+                .map(|(before, next)| {
+                    if next.is_some_and(reads_product) {
+                        share / 2.0
+                    } else if before.is_some_and(|b| expression_link(b, a, false)) {
+                        share
+                    } else {
+                        0.0
+                    }
                 })
-                .count() as f64
+                .sum::<f64>()
                 * per_launch
-                * share
         } else if blas1_reduction(name) {
             around.iter().filter(|(before, _)| before.is_some_and(cupy_elementwise)).count() as f64 * per_launch * 0.5
         } else if let Some(share) = link_share(a) {
             // A link of a longer expression (`u[2:] + u[:-2] - 4*u[1:-1]`,
             // `abs(a - b).max()`): the launch before it is a CuPy ufunc
             // over arrays of its size, whose result it reads back.
+            // After a multiply whose product it reads, it books the read of
+            // that temporary: the other half of the multiply's round trip.
             let after_product = |b: &K| b.name().starts_with("cupy_multiply") && reads_product(a);
             around
                 .iter()
-                .filter(|(before, _)| {
-                    before.is_some_and(|b| expression_link(b, a, vector_reduction(a)) && !after_product(b))
+                .map(|(before, _)| match before {
+                    Some(b) if after_product(b) => {
+                        let b_launch = b.duration_s().unwrap_or(0.0) / b.launch_ids().len().max(1) as f64;
+                        b_launch * cupy_operands(b.name()).map_or(2.0 / 3.0, |n| 2.0 / n as f64) / 2.0
+                    }
+                    Some(b) if expression_link(*b, a, vector_reduction(a)) => per_launch * share,
+                    _ => 0.0,
                 })
-                .count() as f64
-                * per_launch
-                * share
+                .sum()
         } else {
             0.0
         };
@@ -502,7 +515,7 @@ fn array_expressions<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> 
         kernels: ks.iter().map(|a| a.id().to_string()).collect(),
         seconds,
         saved_s: per_kernel.iter().sum(),
-        rests_on: "by launch order: an elementwise pass over a GEMM's output (a GEMM launch before it, with only CuPy elementwise work between, and at least that output's bytes moved) folds into the GEMM, its whole launch; a scaled temporary (a multiply feeding an add, a subtract or a sum) is no longer written and read back, 2/N of its launch for N operands; a ufunc launched right after a ufunc over arrays of its size (DRAM bytes within 4x) reads that result back, 2/N of its launch, and a reduction right after one is folded into it, its whole launch; a dot or norm of a vector the kernel before it wrote reads at least one operand fewer, half its launch".into(),
+        rests_on: "by launch order: an elementwise pass over a GEMM's output (a GEMM launch before it, with only CuPy elementwise work between, and at least that output's bytes moved) folds into the GEMM, its whole launch; a scaled temporary (a multiply feeding an add, a subtract or a sum) is no longer written and read back, 2/N of the multiply's launch for N operands, half booked on the multiply (the write) and half on its reader (the read); a ufunc launched right after a ufunc over arrays of its size (DRAM bytes within 4x) reads that result back, 2/N of its launch, and a reduction right after one is folded into it, its whole launch; a dot or norm of a vector the kernel before it wrote reads at least one operand fewer, half its launch".into(),
         saved_per_kernel_s: per_kernel,
     })
 }
@@ -1019,9 +1032,13 @@ mod tests {
         let add = "cupy_add__float64_float64_float64";
         let ks = analyze(&m, &[ids(timed(mul, 30e-6, 1), &["0"]), ids(timed(add, 30e-6, 2), &["1"])]);
         let f = group(&fusions(&ks), FusionKind::ArrayExpressions).cloned().expect("a scaled temporary");
-        // 2 of its 3 operands: the temporary written and read back.
+        // 2 of its 3 operands: the temporary written (booked on the
+        // multiply) and read back (booked on the add).
         assert!((f.saved_s - 20e-6).abs() < 1e-12, "{f:?}");
-        assert_eq!(f.kernels, [ks[0].kernel.id.clone()]);
+        assert_eq!(f.kernels, [ks[0].kernel.id.clone(), ks[1].kernel.id.clone()]);
+        for got in &f.saved_per_kernel_s {
+            assert!((got - 10e-6).abs() < 1e-12, "{f:?}");
+        }
         // The add first, the multiply after: nothing reads the product, and
         // the multiply is a link that reads the sum back (2 of its 3
         // operands), booked once.

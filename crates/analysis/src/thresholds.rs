@@ -49,3 +49,7 @@ pub const MEMORY_SIDE_PCT: f64 = 35.0;
 /// and its tensor pipe below it ran on the CUDA cores (ncu shows 0.01% for
 /// cuDNN's CUDA-core convolutions).
 pub const TENSOR_IDLE_PCT: f64 = 1.0;
+/// A library kernel whose launch runs at least this long on a grid that
+/// leaves nearly every block slot idle is not a small problem: the library
+/// took a serial path for the call (one block reducing a whole array).
+pub const SERIAL_LAUNCH_S: f64 = 100e-6;

@@ -630,9 +630,11 @@ impl<'de> serde::de::Visitor<'de> for EntriesSeed {
 }
 
 /// Folds one entry as read from the text into the builder. `None` when
-/// the evidence it reads (a collective's, or one that is kept) is not a
-/// JSON value: the skimming reader steps over evidence, so this is where
-/// it is checked, as serde_json checks what it reads whole.
+/// evidence it reads is not JSON: a kept entry's, checked whole; a
+/// collective's, its NVLink members checked (the whole when they are left
+/// to serde_json). The skimming reader steps over evidence, so this is
+/// where it is checked; evidence of an entry that is neither is checked
+/// for its structure only, as levels and diagnoses are ([`crate::scan`]).
 fn push_text<'a>(b: &mut RankBuilder<'a>, e: EntryText<'a>) -> Option<()> {
     fn checked(raw: &[u8]) -> Option<&str> {
         let text = std::str::from_utf8(raw).ok()?;
@@ -707,11 +709,14 @@ pub fn skim_rank_bytes(bytes: &[u8]) -> Option<ParsedRank> {
 }
 
 /// A current rank document read with the skimming reader
-/// ([`crate::scan`]): the machine, the rank and each entry's kernel, bound
-/// and collective go through serde_json, the rest (levels, diagnoses,
-/// producer, source) is stepped over. `None` for anything it does not
-/// expect; the caller then reads the text with serde_json ([`RankSeed`]),
-/// which takes the same fields (so gives the same rank) or names the error.
+/// ([`crate::scan`]): the machine and the rank go through serde_json, each
+/// entry's kernel and bound are read by hand ([`skim_kernel`]; what it
+/// declines, serde_json), the rest (levels, diagnoses, collectives, the
+/// evidence [`push_text`] does not read, producer, source) is stepped
+/// over. `None` for anything it does not expect; the caller then reads the
+/// text with serde_json ([`RankSeed`]), which takes the same fields (so
+/// gives the same rank) or names the error. One difference: serde_json
+/// refuses broken JSON anywhere, this reader only where it reads.
 fn skim_rank(text: &[u8]) -> Option<ParsedRank> {
     let mut s = crate::scan::Scan::new(text);
     let mut machine: Option<Machine> = None;
@@ -1318,6 +1323,16 @@ mod tests {
         let broken = texts[0].replacen("\"evidence\": {", "\"evidence\": {\"x\": tru, ", 1);
         assert!(serde_json::from_str::<serde_json::Value>(&broken).is_err());
         assert!(skim_rank_bytes(broken.as_bytes()).is_none());
+        // Evidence that is not kept (the second launch of the first kernel,
+        // shorter than the first) is checked for its structure only, as a
+        // diagnosis is: the rank is the one its mended text gives, where
+        // serde_json alone refuses the text (scan's module doc).
+        let second = texts[0].match_indices("\"evidence\": {").nth(1).unwrap().0 + "\"evidence\": {".len();
+        let with = |member: &str| format!("{}{member}{}", &texts[0][..second], &texts[0][second..]);
+        let (broken, mended) = (with("\"x\": tru, "), with("\"x\": true, "));
+        assert!(serde_json::from_str::<serde_json::Value>(&broken).is_err());
+        let skimmed = skim_rank_bytes(broken.as_bytes()).expect("unkept evidence is stepped over");
+        assert_eq!(format!("{skimmed:?}"), format!("{:?}", seed_rank(&mended)));
     }
 
     /// The merge skims mapped files without searching them for NULs first

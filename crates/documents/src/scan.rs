@@ -9,15 +9,19 @@
 //! threw away (levels, diagnoses). Here a skipped object or array is
 //! checked for its structure only, 64 bytes at a time: brackets that
 //! balance outside strings, strings that close. What stands between them
-//! is not parsed (a misspelt `tru` in a skipped diagnosis goes unnoticed,
-//! as it would with any reader that does not need it). The values that are
-//! used go through serde_json whole. Anything this reader does not expect
-//! (an escaped key, a duplicate field, a truncated file) makes it answer
-//! `None`, and the caller reads the document with serde_json instead, which
-//! gives the error with its line and column. So does a NUL byte anywhere
-//! the reader passes (binary data): a caller that skims a document it has
-//! not checked for NULs may rely on that, and leave the message to its
-//! reader of last resort.
+//! is not parsed (a misspelt `tru` in a skipped diagnosis, or in the
+//! evidence of a launch whose evidence the merge does not keep, goes
+//! unnoticed, as it would with any reader that does not need it; `report`
+//! or `check` of that file refuses it). The values that are used are
+//! parsed whole: by serde_json, or by hand as serde_json reads them (the
+//! merge's kernel objects, with `Scan::number` and `Scan::plain_string`,
+//! which decline anything it might read another way). Anything this reader
+//! does not expect (an escaped key, a duplicate field, a truncated file)
+//! makes it answer `None`, and the caller reads the document with
+//! serde_json instead, which gives the error with its line and column. So
+//! does a NUL byte anywhere the reader passes (binary data): a caller that
+//! skims a document it has not checked for NULs may rely on that, and leave
+//! the message to its reader of last resort.
 
 /// What a byte outside a string can be, for [`Scan::skip_value`].
 const OTHER: u8 = 0;

@@ -286,8 +286,8 @@ pub(crate) struct KernelSums {
     /// each name by its pointer first, since every launch of a capture
     /// shares its header's names).
     stalls: Vec<(Arc<str>, (f64, f64))>,
-    /// Each pipe name the launches carried, by pointer: its place in
-    /// [`PIPES`], if any.
+    /// Each pipe name the launches carried, once per name (held by the
+    /// pointer last seen): its place in [`PIPES`], if any.
     pipe_index: Vec<(Arc<str>, Option<usize>)>,
     sm_active: Mean,
     /// Per entry of [`PIPES`]: its utilisation and its warp instructions.
@@ -362,15 +362,24 @@ impl KernelSums {
             self.sm_active.den += w;
         }
         // Each pipe of the launch's that is one of PIPES (their names are
-        // distinct: at most one launch entry each), found by its pointer.
+        // distinct: at most one launch entry each), found by its pointer;
+        // a name met under another pointer (launches that do not share one
+        // header's names) takes its entry over, so the list never outgrows
+        // the names.
         for (name, p) in l.pipes.iter() {
             let i = match self.pipe_index.iter().find(|(n, _)| Arc::ptr_eq(n, name)) {
                 Some(&(_, i)) => i,
-                None => {
-                    let i = PIPES.iter().position(|(n, _)| *n == &**name);
-                    self.pipe_index.push((name.clone(), i));
-                    i
-                }
+                None => match self.pipe_index.iter_mut().find(|(n, _)| **n == **name) {
+                    Some(e) => {
+                        e.0 = name.clone();
+                        e.1
+                    }
+                    None => {
+                        let i = PIPES.iter().position(|(n, _)| *n == &**name);
+                        self.pipe_index.push((name.clone(), i));
+                        i
+                    }
+                },
             };
             let Some(i) = i else { continue };
             let busy = match (p.pct_of_peak, p.cycles_pct) {
@@ -1024,6 +1033,8 @@ mod tests {
                 launches.push(l);
             }
             let s = sums(&launches.iter().collect::<Vec<_>>());
+            // One entry per pipe name, however many strings spell it.
+            proptest::prop_assert!(s.pipe_index.len() <= PIPE_NAMES.len());
             // By name, as the sums were kept before.
             let mut stalls: BTreeMap<String, (f64, f64)> = BTreeMap::new();
             let (mut pct, mut count) = ([Mean::default(); PIPES.len()], [None::<f64>; PIPES.len()]);

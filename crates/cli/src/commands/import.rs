@@ -7,142 +7,24 @@
 //! shapes (roofline_shapes), optionally checked against a counter capture
 //! of the same program (`--with-counters`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use roofline_analysis::analyze_capture;
 use roofline_documents::RankInfo;
 use roofline_documents::{AnalysisDocument, AnalysisSource, Producer};
 use roofline_model::Capture;
-use roofline_ncu::{
-    capture, read_capture_with, ByteConvention, CsvError, Kernels, Launch, Options, RawCapture, ReportError,
-};
+use roofline_ncu::{capture, Kernels, Options, RawCapture, ReportError};
 
 use crate::error::bad_input;
 
+mod args;
 mod per_launch;
-use crate::machine_args::MachineArgs;
-use crate::output::{Output, ViewArg};
+mod source;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum BytesArg {
-    /// Nsight Compute's chart: L2 = 32 B x lts2xbar cycles, L1 = 128 B x LSU writeback cycles.
-    Ncu,
-    /// NERSC's hierarchical roofline: lts__t_bytes and l1tex__t_bytes.
-    Nersc,
-}
-
-/// Options shared by `import` and `profile`.
-#[derive(clap::Args, Debug, Clone)]
-pub struct AnalysisArgs {
-    /// Judge kernels against these roofs too (a machine JSON from `roofline
-    /// bench -o`, or --gpu NAME); the counters' own peaks are always used.
-    #[command(flatten)]
-    pub machine: MachineArgs,
-
-    /// How bytes at L2 and L1 are counted.
-    #[arg(long, value_enum, default_value_t = BytesArg::Ncu)]
-    pub bytes: BytesArg,
-
-    /// One point per launch instead of one per kernel.
-    #[arg(long)]
-    pub per_launch: bool,
-
-    /// The roofline to show: flops, instructions (each kernel's binding
-    /// pipe against its roof; needs instruction counters), or auto (the
-    /// instruction roofline too, for the kernels FLOPs do not explain).
-    #[arg(long, value_enum, default_value_t = ViewArg::Flops)]
-    pub view: ViewArg,
-}
-
-impl AnalysisArgs {
-    /// How the counters are read.
-    pub fn options(&self) -> Options {
-        Options {
-            convention: match self.bytes {
-                BytesArg::Ncu => ByteConvention::Ncu,
-                BytesArg::Nersc => ByteConvention::Nersc,
-            },
-            per_launch: self.per_launch,
-        }
-    }
-}
-
-#[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:
-  ncu --csv --page raw --print-units base --clock-control none ./app > app.csv
-  roofline import app.csv
-  roofline import app.csv --machine h200.json --format json -o app-analysis.json
-  roofline import report.ncu-rep            (needs ncu to read the report)
-  roofline import step.trace.json.gz        (a torch.profiler trace with record_shapes=True:
-                                             FLOPs and bytes estimated from shapes, no counters)
-  roofline import step.trace.json.gz --with-counters step.csv
-                                            (the estimates against an ncu capture of the same program)")]
-pub struct Args {
-    /// A raw CSV written by `ncu --csv --page raw` ("-" for stdin), a .ncu-rep report, or a
-    /// PyTorch profiler trace (.json or .json.gz, recorded with record_shapes=True).
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-
-    /// With a PyTorch trace: compare its estimated FLOPs and bytes with the
-    /// counters of an ncu capture (raw CSV) of the same program, per kernel
-    /// and per operator family, instead of printing the analysis.
-    #[arg(long, value_name = "CAPTURE")]
-    pub with_counters: Option<PathBuf>,
-
-    /// Nsight Compute to read a .ncu-rep with (default: PATH, $CUDA_HOME/bin).
-    #[arg(long, value_name = "PATH")]
-    pub ncu: Option<PathBuf>,
-
-    #[command(flatten)]
-    pub analysis: AnalysisArgs,
-
-    #[command(flatten)]
-    pub filter: crate::kernel_filter::KernelFilterArgs,
-
-    #[command(flatten)]
-    pub group: crate::kernel_filter::GroupByArgs,
-}
-
-/// The kinds of file `import` reads. A profiler's data is one source
-/// crate that yields a `roofline_model::Capture`, and one arm here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SourceKind {
-    /// `ncu --csv --page raw` output (or stdin).
-    NcuCsv,
-    /// An Nsight Compute report, read back through `ncu --import`.
-    NcuReport,
-    /// A PyTorch profiler Chrome trace (`.json`, `.json.gz`): FLOPs and
-    /// bytes estimated from shapes.
-    PytorchTrace,
-}
-
-impl SourceKind {
-    fn of(path: &Path) -> SourceKind {
-        let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
-        if path.extension().is_some_and(|e| e == "ncu-rep") {
-            SourceKind::NcuReport
-        } else if name.ends_with(".json")
-            || name.ends_with(".json.gz")
-            || name.ends_with(".gz") && !name.ends_with(".csv.gz") && gzipped_json(path)
-        {
-            SourceKind::PytorchTrace
-        } else {
-            SourceKind::NcuCsv
-        }
-    }
-}
-
-/// Whether a gzipped file of no telling name holds JSON (a trace) rather
-/// than a CSV: its first character that is not white space opens an object
-/// or an array. Unreadable: no (the CSV reader says what is wrong).
-fn gzipped_json(path: &Path) -> bool {
-    use std::io::Read;
-    let Ok(file) = std::fs::File::open(path) else { return false };
-    let mut head = [0u8; 256];
-    let n = flate2::read::GzDecoder::new(file).read(&mut head).unwrap_or(0);
-    head[..n].iter().find(|b| !b.is_ascii_whitespace()).is_some_and(|b| *b == b'{' || *b == b'[')
-}
+use crate::output::Output;
+pub use args::{AnalysisArgs, Args};
+use source::{read_csv_with, SourceKind};
 
 /// The capture in `path`, read by the source its kind names.
 fn read_source(path: &Path, ncu: Option<&Path>, opts: &Options, machine_given: bool) -> anyhow::Result<Capture> {
@@ -232,21 +114,6 @@ pub fn read_csv(path: &Path, opts: &Options) -> anyhow::Result<Capture> {
     let mut kernels = Kernels::new(opts);
     let read = read_csv_with(path, |l| kernels.add(&l))?;
     Ok(kernels.capture(&read))
-}
-
-/// Reads a CSV capture from a file or stdin, gzipped or not, handing each
-/// launch to `each` as it is read.
-fn read_csv_with(path: &Path, each: impl FnMut(Launch)) -> anyhow::Result<RawCapture> {
-    let input = path.display().to_string();
-    let result = if input == "-" {
-        read_capture_with(crate::input_file::maybe_gunzip(std::io::stdin().lock()), "stdin", each)
-    } else {
-        let f = std::fs::File::open(path).map_err(|e| {
-            bad_input(format!("{input}: cannot open it ({e}); expected a CSV written by `ncu --csv --page raw`"))
-        })?;
-        read_capture_with(crate::input_file::maybe_gunzip(f), &input, each)
-    };
-    result.map_err(|e: CsvError| bad_input(e))
 }
 
 /// Analyses a capture and prints it; warnings go to stderr and into the
