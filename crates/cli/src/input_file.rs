@@ -210,17 +210,6 @@ impl Mapped {
         // SAFETY: `ptr` maps `len` readable bytes for the life of `self`.
         unsafe { std::slice::from_raw_parts(self.ptr as *const u8, self.len) }
     }
-
-    /// Its bytes, refused as bad input (as [`TextStream`] refuses them)
-    /// when they hold a NUL: binary data, not text.
-    pub fn text(&self, path: &Path, expected: &str) -> anyhow::Result<&[u8]> {
-        match memchr::memchr(0, self.bytes()) {
-            Some(_) => {
-                Err(bad_input(format!("{}: binary data (NUL bytes), not text; expected {expected}", path.display())))
-            }
-            None => Ok(self.bytes()),
-        }
-    }
 }
 
 impl Drop for Mapped {
@@ -268,7 +257,6 @@ mod tests {
         std::fs::write(&big, &text).unwrap();
         let map = Mapped::of(&big).expect("mapped");
         assert_eq!(map.bytes(), &text[..]);
-        assert_eq!(map.text(&big, "a document").unwrap(), &text[..]);
         // Small, gzipped, a folder, missing: read by the stream instead.
         let small = dir.path().join("small.json");
         std::fs::write(&small, b"{}").unwrap();
@@ -281,14 +269,6 @@ mod tests {
         assert!(Mapped::of(&gz).is_none());
         assert!(Mapped::of(dir.path()).is_none());
         assert!(Mapped::of(&dir.path().join("absent.json")).is_none());
-        // A NUL is refused as the stream refuses it.
-        let mut binary = text.clone();
-        binary[MAP_AT_LEAST as usize / 2] = 0;
-        let bin = dir.path().join("bin.json");
-        std::fs::write(&bin, &binary).unwrap();
-        let e = Mapped::of(&bin).unwrap().text(&bin, "a document").unwrap_err().to_string();
-        let streamed = open_text(&bin, "a document").unwrap().read_rest(Vec::new()).unwrap_err().to_string();
-        assert_eq!(e, streamed);
     }
 
     #[test]

@@ -294,9 +294,130 @@ struct KernelText<'a> {
     #[serde(default = "roofline_model::one_launch")]
     launches: u64,
     origin: Origin,
-    /// The evidence as written, parsed only if kept.
-    #[serde(borrow, default)]
-    evidence: Option<&'a serde_json::value::RawValue>,
+    /// The evidence as written, parsed only if kept (or for a
+    /// collective's NVLink bytes).
+    #[serde(borrow, default, deserialize_with = "raw_bytes")]
+    evidence: Option<&'a [u8]>,
+}
+
+/// A value's text as written, checked by serde_json.
+fn raw_bytes<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de [u8]>, D::Error> {
+    let raw: Option<&'de serde_json::value::RawValue> = Deserialize::deserialize(d)?;
+    Ok(raw.map(|r| r.get().as_bytes()))
+}
+
+/// A unit variant (an origin, a bound) by its serde name, as serde_json
+/// reads it from a string without escapes.
+fn by_serde_name<'a, T: Deserialize<'a>>(name: &'a str) -> Option<T> {
+    use serde::de::value::{BorrowedStrDeserializer, Error};
+    T::deserialize(BorrowedStrDeserializer::<Error>::new(name)).ok()
+}
+
+/// The next value when it is a number serde_json reads as this `f64`: not
+/// negative (left to serde_json, which reads `-0` its own way), finite.
+fn float(s: &mut crate::scan::Scan<'_>) -> Option<f64> {
+    let (digits, _) = s.number()?;
+    if digits[0] == b'-' {
+        return None;
+    }
+    // Correctly rounded, as serde_json's `float_roundtrip` reads it; an
+    // integer that fits a u64 is exact either way or rounded to the
+    // nearest, as serde_json's `u64 as f64`.
+    let v: f64 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+    v.is_finite().then_some(v)
+}
+
+/// A collective's NVLink bytes read from its evidence by hand; `None` for
+/// anything [`NvlinkOnly`]'s serde reading might read otherwise (a
+/// duplicate, a negative number, an escaped key), which then reads it.
+fn nvlink_by_hand(raw: &[u8]) -> Option<NvlinkOnly> {
+    let mut s = crate::scan::Scan::new(raw);
+    let (mut rx, mut tx) = (None, None);
+    s.fields(|key, s| {
+        let slot = match key {
+            b"nvlink_rx_bytes" => &mut rx,
+            b"nvlink_tx_bytes" => &mut tx,
+            _ => {
+                s.skip_value()?;
+                return Some(());
+            }
+        };
+        if slot.is_some() {
+            return None;
+        }
+        *slot = Some(if s.null() { None } else { Some(float(s)?) });
+        Some(())
+    })?;
+    s.at_end().then_some(NvlinkOnly { nvlink_rx_bytes: rx.flatten(), nvlink_tx_bytes: tx.flatten() })
+}
+
+/// An entry's kernel object read by the skimming reader without
+/// serde_json: its names borrowed, its numbers parsed as serde_json parses
+/// them (correctly rounded, as `str::parse`), its kinds and levels and
+/// origin by their serde names, its evidence stepped over (checked only if
+/// kept, [`push_text`]) like any member the merge does not read. `None`,
+/// with the scan left anywhere, for whatever serde_json might read another
+/// way or refuse (an escape, a negative or out of range number, an unknown
+/// kind, a duplicate or missing field): the caller seeks back and hands the
+/// object's text to serde_json.
+fn skim_kernel<'a>(s: &mut crate::scan::Scan<'a>) -> Option<KernelText<'a>> {
+    use serde::de::value::Error;
+    fn text<'a>(s: &mut crate::scan::Scan<'a>) -> Option<&'a str> {
+        std::str::from_utf8(s.plain_string()?).ok()
+    }
+    fn map<K: serde::de::DeserializeOwned, const N: usize>(
+        s: &mut crate::scan::Scan<'_>,
+        index: fn(K) -> usize,
+    ) -> Option<[f64; N]> {
+        use serde::de::value::StrDeserializer;
+        let mut out = [f64::NAN; N];
+        s.fields(|key, s| {
+            let key = K::deserialize(StrDeserializer::<Error>::new(std::str::from_utf8(key).ok()?)).ok()?;
+            let i = index(key);
+            let v = float(s)?;
+            out[i] = if out[i].is_nan() { v } else { out[i] + v };
+            Some(())
+        })?;
+        Some(out)
+    }
+    let (mut id, mut name, mut display_name, mut origin) = (None, None, None, None);
+    let (mut flops, mut bytes, mut duration_s, mut launches, mut evidence) = (None, None, None, None, None);
+    s.fields(|key, s| {
+        match key {
+            b"id" if id.is_none() => id = Some(text(s)?),
+            b"name" if name.is_none() => name = Some(text(s)?),
+            b"display_name" if display_name.is_none() => display_name = Some(text(s)?),
+            b"origin" if origin.is_none() => origin = Some(by_serde_name::<Origin>(text(s)?)?),
+            b"flops" if flops.is_none() => flops = Some(map(s, flop_index)?),
+            b"bytes" if bytes.is_none() => bytes = Some(map(s, byte_index)?),
+            b"duration_s" if duration_s.is_none() => duration_s = Some(if s.null() { None } else { Some(float(s)?) }),
+            b"launches" if launches.is_none() => {
+                let (digits, integer) = s.number()?;
+                launches =
+                    Some(if integer { std::str::from_utf8(digits).ok()?.parse::<u64>().ok()? } else { return None });
+            }
+            b"evidence" if evidence.is_none() => {
+                evidence = Some(if s.null() { None } else { Some(s.skip_value()?) });
+            }
+            b"id" | b"name" | b"display_name" | b"origin" | b"flops" | b"bytes" | b"duration_s" | b"launches"
+            | b"evidence" => return None,
+            _ => {
+                s.skip_value()?;
+            }
+        }
+        Some(())
+    })?;
+    Some(KernelText {
+        id: Cow::Borrowed(id?),
+        name: Cow::Borrowed(name?),
+        display_name: Cow::Borrowed(display_name.unwrap_or_default()),
+        flops: flops.unwrap_or_else(no_flops),
+        bytes: bytes.unwrap_or_else(no_bytes),
+        duration_s: duration_s.flatten(),
+        launches: launches.unwrap_or_else(roofline_model::one_launch),
+        origin: origin?,
+        evidence: evidence.flatten(),
+    })
 }
 
 fn no_flops() -> [f64; 9] {
@@ -332,12 +453,20 @@ where
     d.deserialize_map(V::<K, N>(index))
 }
 
+fn flop_index(k: FlopKind) -> usize {
+    FlopKind::ALL.iter().position(|x| *x == k).unwrap_or(0)
+}
+
+fn byte_index(l: MemLevel) -> usize {
+    MemLevel::ALL.iter().position(|x| *x == l).unwrap_or(0)
+}
+
 fn flop_array<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 9], D::Error> {
-    keyed_array(d, |k: FlopKind| FlopKind::ALL.iter().position(|x| *x == k).unwrap_or(0))
+    keyed_array(d, flop_index)
 }
 
 fn byte_array<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 3], D::Error> {
-    keyed_array(d, |l: MemLevel| MemLevel::ALL.iter().position(|x| *x == l).unwrap_or(0))
+    keyed_array(d, byte_index)
 }
 
 fn to_array<K: Copy + Ord, const N: usize>(m: &BTreeMap<K, f64>, all: &[K; N]) -> [f64; N] {
@@ -493,17 +622,41 @@ impl<'de> serde::de::Visitor<'de> for EntriesSeed {
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<RankBuilder<'de>, A::Error> {
         let mut b = RankBuilder::new(Machine::default());
         while let Some(e) = s.next_element::<EntryText<'de>>()? {
-            push_text(&mut b, e);
+            // serde_json has read the evidence whole: it is JSON.
+            push_text(&mut b, e).ok_or_else(|| serde::de::Error::custom("evidence that is not JSON"))?;
         }
         Ok(b)
     }
 }
 
-/// Folds one entry as read from the text into the builder.
-fn push_text<'a>(b: &mut RankBuilder<'a>, e: EntryText<'a>) {
+/// Folds one entry as read from the text into the builder. `None` when
+/// evidence it reads is not JSON: a kept entry's, checked whole; a
+/// collective's, its NVLink members checked (the whole when they are left
+/// to serde_json). The skimming reader steps over evidence, so this is
+/// where it is checked; evidence of an entry that is neither is checked
+/// for its structure only, as levels and diagnoses are ([`crate::scan`]).
+fn push_text<'a>(b: &mut RankBuilder<'a>, e: EntryText<'a>) -> Option<()> {
+    fn checked(raw: &[u8]) -> Option<&str> {
+        let text = std::str::from_utf8(raw).ok()?;
+        serde_json::from_str::<serde::de::IgnoredAny>(text).ok()?;
+        Some(text)
+    }
     let class = class_of(e.collective.is_some(), e.bound);
     let k = e.kernel;
     let raw = k.evidence;
+    let nvlink = match class {
+        TimeClass::Communication => {
+            let n: NvlinkOnly = match raw {
+                Some(r) => match nvlink_by_hand(r) {
+                    Some(n) => n,
+                    None => serde_json::from_str(checked(r)?).unwrap_or_default(),
+                },
+                None => NvlinkOnly::default(),
+            };
+            (n.nvlink_rx_bytes, n.nvlink_tx_bytes)
+        }
+        _ => (None, None),
+    };
     let entry = Entry {
         kernel: 0,
         class,
@@ -511,16 +664,11 @@ fn push_text<'a>(b: &mut RankBuilder<'a>, e: EntryText<'a>) {
         launches: k.launches,
         flops: k.flops,
         bytes: k.bytes,
-        nvlink: match class {
-            TimeClass::Communication => {
-                let n: NvlinkOnly = raw.and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default();
-                (n.nvlink_rx_bytes, n.nvlink_tx_bytes)
-            }
-            _ => (None, None),
-        },
+        nvlink,
         evidence: None,
     };
     let (id, display_name, origin) = (k.id, k.display_name, k.origin);
+    let mut bad = false;
     b.push(
         k.name,
         |name| KernelHead {
@@ -530,8 +678,16 @@ fn push_text<'a>(b: &mut RankBuilder<'a>, e: EntryText<'a>) {
             origin,
         },
         entry,
-        || raw.and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default(),
+        || match raw.map(checked) {
+            Some(Some(text)) => serde_json::from_str(text).unwrap_or_default(),
+            Some(None) => {
+                bad = true;
+                Evidence::default()
+            }
+            None => Evidence::default(),
+        },
     );
+    (!bad).then_some(())
 }
 
 /// A rank's analysis read from raw bytes by the skimming reader, when it
@@ -553,11 +709,14 @@ pub fn skim_rank_bytes(bytes: &[u8]) -> Option<ParsedRank> {
 }
 
 /// A current rank document read with the skimming reader
-/// ([`crate::scan`]): the machine, the rank and each entry's kernel, bound
-/// and collective go through serde_json, the rest (levels, diagnoses,
-/// producer, source) is stepped over. `None` for anything it does not
-/// expect; the caller then reads the text with serde_json ([`RankSeed`]),
-/// which takes the same fields (so gives the same rank) or names the error.
+/// ([`crate::scan`]): the machine and the rank go through serde_json, each
+/// entry's kernel and bound are read by hand ([`skim_kernel`]; what it
+/// declines, serde_json), the rest (levels, diagnoses, collectives, the
+/// evidence [`push_text`] does not read, producer, source) is stepped
+/// over. `None` for anything it does not expect; the caller then reads the
+/// text with serde_json ([`RankSeed`]), which takes the same fields (so
+/// gives the same rank) or names the error. One difference: serde_json
+/// refuses broken JSON anywhere, this reader only where it reads.
 fn skim_rank(text: &[u8]) -> Option<ParsedRank> {
     let mut s = crate::scan::Scan::new(text);
     let mut machine: Option<Machine> = None;
@@ -605,15 +764,33 @@ fn skim_entries<'a>(s: &mut crate::scan::Scan<'a>) -> Option<RankBuilder<'a>> {
         s.fields(|key, s| {
             match key {
                 b"kernel" if kernel.is_some() => return None,
-                b"kernel" => kernel = Some(serde_json::from_slice(s.skip_value()?).ok()?),
+                b"kernel" => {
+                    let at = s.position();
+                    kernel = match skim_kernel(s) {
+                        Some(k) => Some(k),
+                        None => {
+                            s.seek(at);
+                            Some(serde_json::from_slice(s.skip_value()?).ok()?)
+                        }
+                    };
+                }
                 b"bound" if seen_bound => return None,
                 b"bound" => {
-                    bound = serde_json::from_slice(s.skip_value()?).ok()?;
+                    let at = s.position();
+                    bound = if s.null() {
+                        None
+                    } else if let Some(b) = s.plain_string().and_then(|t| by_serde_name(std::str::from_utf8(t).ok()?)) {
+                        Some(b)
+                    } else {
+                        s.seek(at);
+                        serde_json::from_slice(s.skip_value()?).ok()?
+                    };
                     seen_bound = true;
                 }
                 b"collective" if seen_collective => return None,
                 b"collective" => {
-                    collective = serde_json::from_slice::<Option<serde::de::IgnoredAny>>(s.skip_value()?).ok()?;
+                    // Only whether there is one: stepped over as the levels are.
+                    collective = (s.skip_value()? != b"null").then_some(serde::de::IgnoredAny);
                     seen_collective = true;
                 }
                 _ => {
@@ -622,7 +799,7 @@ fn skim_entries<'a>(s: &mut crate::scan::Scan<'a>) -> Option<RankBuilder<'a>> {
             }
             Some(())
         })?;
-        push_text(&mut b, EntryText { kernel: kernel?, bound, collective });
+        push_text(&mut b, EntryText { kernel: kernel?, bound, collective })?;
         if !s.more(b']')? {
             break;
         }
@@ -1107,6 +1284,167 @@ mod tests {
         // What the skimmer does not expect, it declines (the full reader then names the error).
         assert!(skim_rank_bytes(texts[0].replacen("\"kernels\"", "\"kern\\u0065ls\"", 1).as_bytes()).is_none());
         assert!(skim_rank_bytes(&texts[0].as_bytes()[..texts[0].len() / 2]).is_none());
+    }
+
+    /// A rank as serde_json alone reads it (what the skimming reader
+    /// declines goes here).
+    fn seed_rank(text: &str) -> ParsedRank {
+        use serde::de::DeserializeSeed;
+        let mut de = serde_json::Deserializer::from_str(text);
+        let rank = RankSeed.deserialize(&mut de).unwrap();
+        de.end().unwrap();
+        rank
+    }
+
+    /// The kernels read by hand (issue 30) give the rank serde_json gives:
+    /// a committed per-launch document whose kernels carry evidence, the
+    /// synthetic ranks, collectives among them, pretty and compact.
+    #[test]
+    fn kernels_read_by_hand_give_the_rank_serde_json_gives() {
+        use std::io::Read;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/documents");
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(root.join("import_seed000_per_launch.json.gz")).unwrap())
+            .read_to_string(&mut text)
+            .unwrap();
+        let mut texts = vec![text];
+        for per_launch in [false, true] {
+            let doc = crate::synthetic::rank(2, 4, 400, 9, per_launch);
+            texts.push(serde_json::to_string(&doc).unwrap());
+            texts.push(serde_json::to_string_pretty(&doc).unwrap());
+        }
+        for (i, text) in texts.iter().enumerate() {
+            let skimmed = skim_rank_bytes(text.as_bytes()).unwrap_or_else(|| panic!("text {i} was not skimmed"));
+            assert!(skimmed.entries() > 0);
+            assert_eq!(format!("{skimmed:?}"), format!("{:?}", seed_rank(text)), "text {i}");
+        }
+        // Evidence that is kept but is not JSON: the skimming reader steps
+        // over it, then declines when it reads it.
+        let broken = texts[0].replacen("\"evidence\": {", "\"evidence\": {\"x\": tru, ", 1);
+        assert!(serde_json::from_str::<serde_json::Value>(&broken).is_err());
+        assert!(skim_rank_bytes(broken.as_bytes()).is_none());
+        // Evidence that is not kept (the second launch of the first kernel,
+        // shorter than the first) is checked for its structure only, as a
+        // diagnosis is: the rank is the one its mended text gives, where
+        // serde_json alone refuses the text (scan's module doc).
+        let second = texts[0].match_indices("\"evidence\": {").nth(1).unwrap().0 + "\"evidence\": {".len();
+        let with = |member: &str| format!("{}{member}{}", &texts[0][..second], &texts[0][second..]);
+        let (broken, mended) = (with("\"x\": tru, "), with("\"x\": true, "));
+        assert!(serde_json::from_str::<serde_json::Value>(&broken).is_err());
+        let skimmed = skim_rank_bytes(broken.as_bytes()).expect("unkept evidence is stepped over");
+        assert_eq!(format!("{skimmed:?}"), format!("{:?}", seed_rank(&mended)));
+    }
+
+    /// The merge skims mapped files without searching them for NULs first
+    /// (issue 30): a NUL at any byte makes the skimming reader decline.
+    #[test]
+    fn a_nul_anywhere_makes_the_skimming_reader_decline() {
+        let mut doc = crate::synthetic::rank(0, 2, 6, 3, true);
+        doc.kernels[1].kernel.evidence.stalls.insert("wait".into(), 1.0);
+        for text in [serde_json::to_string(&doc).unwrap(), serde_json::to_string_pretty(&doc).unwrap()] {
+            let text = format!("{text}\n");
+            assert!(skim_rank_bytes(text.as_bytes()).is_some());
+            for at in 0..text.len() {
+                let mut binary = text.clone().into_bytes();
+                binary[at] = 0;
+                assert!(skim_rank_bytes(&binary).is_none(), "NUL at {at} of {}", text.len());
+            }
+        }
+    }
+
+    /// A kernel's fields as both readers give them, bit for bit.
+    fn kernel_fields(k: &KernelText<'_>) -> String {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {} {:?} {:?}",
+            k.id,
+            k.name,
+            k.display_name,
+            bits(&k.flops),
+            bits(&k.bytes),
+            k.duration_s.map(f64::to_bits),
+            k.launches,
+            k.origin,
+            k.evidence.map(String::from_utf8_lossy)
+        )
+    }
+
+    proptest::proptest! {
+        /// The hand reader of a kernel object takes only what serde_json
+        /// takes, and gives what it gives: names with escapes, control
+        /// characters and other scripts; numbers in every form JSON writes
+        /// and some it does not; unknown kinds; duplicate, missing and
+        /// unknown members; evidence or none.
+        #[test]
+        fn a_kernel_read_by_hand_is_what_serde_json_reads_or_declined(
+            base in proptest::bool::ANY,
+            members in proptest::collection::vec((0usize..10, 0usize..14, 0usize..14), 0..10),
+        ) {
+            const STRINGS: [&str; 14] = [
+                "\"k1\"", "\"gemm<float>\"", "\"a\\\"b\"", "\"tab\tin\"", "\"\u{e9}t\u{e9}\"", "\"\"", "\"x\\u0041\"",
+                "\"counter\"", "\"measured\"", "\"nope\"", "null", "1", "\"k2 #3\"", "\"a/b\"",
+            ];
+            const NUMBERS: [&str; 14] = [
+                "1", "0", "25", "1.5", "4.8589529005252525e-05", "1e16", "1E+3", "-2.5", "-0", "01", "1.", "1e400",
+                "18446744073709551616", "null",
+            ];
+            const MAPS: [&str; 14] = [
+                "{}", "{\"fp32\": 1.5}", "{\"dram\": 2e9, \"l2\": 3.0}", "{\"tensor_bf16\": 34359738368.0}",
+                "{\"fp64\": 1, \"fp64\": 2.25}", "{\"l1\": 7}", "{\"bogus\": 1}", "{\"fp16\": null}", "[]", "null",
+                "{\"dram\": -1.0}", "{\"fp32\": 1e308, \"fp32\": 1e308}", "{\"f\\u0070\": 1}", "{\"dram\": 0.1}",
+            ];
+            let names = ["id", "name", "display_name", "origin", "flops", "bytes", "duration_s", "launches", "evidence", "capture_order"];
+            let mut fields = Vec::new();
+            let mut keys: Vec<usize> = Vec::new();
+            if base {
+                fields.extend(["\"id\": \"k0\"", "\"name\": \"n\"", "\"origin\": \"counter\""].map(String::from));
+                keys.extend([0, 1, 3]);
+            }
+            for (key, a, b) in members {
+                // Mostly members not drawn before; a duplicate now and then.
+                if keys.contains(&key) && a % 4 != 0 {
+                    continue;
+                }
+                keys.push(key);
+                let value = match names[key] {
+                    "id" | "name" | "display_name" | "origin" => STRINGS[a].to_string(),
+                    "flops" | "bytes" => MAPS[a].to_string(),
+                    "duration_s" | "launches" => NUMBERS[a].to_string(),
+                    "evidence" => ["null", "{}", "{\"nvlink_rx_bytes\": 5.0, \"stalls\": {\"wait\": 1}}", "[1, \"]\"]"][b % 4].to_string(),
+                    _ => NUMBERS[b % 7].to_string(),
+                };
+                fields.push(format!("\"{}\": {value}", names[key]));
+            }
+            let text = format!("{{{}}}", fields.join(", "));
+            let by_serde = serde_json::from_str::<KernelText<'_>>(&text).ok().map(|k| kernel_fields(&k));
+            let mut s = crate::scan::Scan::new(text.as_bytes());
+            let by_hand = skim_kernel(&mut s);
+            if let Some(k) = by_hand {
+                proptest::prop_assert!(s.at_end(), "{}", text);
+                proptest::prop_assert_eq!(Some(kernel_fields(&k)), by_serde, "{}", text);
+            }
+        }
+
+        /// A well-formed kernel object is always read by hand.
+        #[test]
+        fn a_well_formed_kernel_is_read_by_hand(
+            duration in proptest::num::f64::POSITIVE | proptest::num::f64::NORMAL,
+            flops in proptest::num::f64::POSITIVE,
+            launches in 0u64..u64::MAX,
+            pretty in proptest::bool::ANY,
+        ) {
+            let v = serde_json::json!({
+                "id": "k1", "name": "void gemm<float, 128>(int)", "display_name": "gemm",
+                "flops": {"fp32": flops, "tensor_fp16": flops},
+                "bytes": {"dram": flops, "l1": 3.0}, "duration_s": duration.abs(),
+                "launches": launches, "origin": "counter",
+                "evidence": {"stalls": {"wait": 1.5}, "ncu_launch_ids": ["3"]},
+            });
+            let text = if pretty { serde_json::to_string_pretty(&v) } else { serde_json::to_string(&v) }.unwrap();
+            let by_serde = kernel_fields(&serde_json::from_str::<KernelText<'_>>(&text).unwrap());
+            let k = skim_kernel(&mut crate::scan::Scan::new(text.as_bytes()));
+            proptest::prop_assert_eq!(k.map(|k| kernel_fields(&k)), Some(by_serde), "{}", text);
+        }
     }
 
     /// Hardening (issue 27), an earlier harness: `RANK=3 WORLD_SIZE=2` was

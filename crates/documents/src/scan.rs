@@ -9,12 +9,19 @@
 //! threw away (levels, diagnoses). Here a skipped object or array is
 //! checked for its structure only, 64 bytes at a time: brackets that
 //! balance outside strings, strings that close. What stands between them
-//! is not parsed (a misspelt `tru` in a skipped diagnosis goes unnoticed,
-//! as it would with any reader that does not need it). The values that are
-//! used go through serde_json whole. Anything this reader does not expect
-//! (an escaped key, a duplicate field, a truncated file) makes it answer
-//! `None`, and the caller reads the document with serde_json instead, which
-//! gives the error with its line and column.
+//! is not parsed (a misspelt `tru` in a skipped diagnosis, or in the
+//! evidence of a launch whose evidence the merge does not keep, goes
+//! unnoticed, as it would with any reader that does not need it; `report`
+//! or `check` of that file refuses it). The values that are used are
+//! parsed whole: by serde_json, or by hand as serde_json reads them (the
+//! merge's kernel objects, with `Scan::number` and `Scan::plain_string`,
+//! which decline anything it might read another way). Anything this reader
+//! does not expect (an escaped key, a duplicate field, a truncated file)
+//! makes it answer `None`, and the caller reads the document with
+//! serde_json instead, which gives the error with its line and column. So
+//! does a NUL byte anywhere the reader passes (binary data): a caller that
+//! skims a document it has not checked for NULs may rely on that, and leave
+//! the message to its reader of last resort.
 
 /// What a byte outside a string can be, for [`Scan::skip_value`].
 const OTHER: u8 = 0;
@@ -45,11 +52,12 @@ static CLASS: [u8; 256] = {
 };
 
 /// Per byte of a block of 64: where the quotes, backslashes, opening
-/// brackets (`{`, `[`) and closing brackets (`}`, `]`) are, one bit each.
+/// brackets (`{`, `[`), closing brackets (`}`, `]`) and NULs are, one bit
+/// each.
 #[cfg(target_arch = "x86_64")]
-fn block_masks(block: &[u8; 64]) -> [u64; 4] {
+fn block_masks(block: &[u8; 64]) -> [u64; 5] {
     use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
-    let mut out = [0u64; 4];
+    let mut out = [0u64; 5];
     // SAFETY: SSE2 is part of every x86_64 processor; each load reads 16
     // bytes inside `block`, unaligned loads being allowed.
     unsafe {
@@ -60,6 +68,7 @@ fn block_masks(block: &[u8; 64]) -> [u64; 4] {
         let bit = _mm_set1_epi8(0x20);
         let open = _mm_set1_epi8(b'{' as i8);
         let close = _mm_set1_epi8(b'}' as i8);
+        let nul = _mm_set1_epi8(0);
         for k in 0..4 {
             let v = _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
             let folded = _mm_or_si128(v, bit);
@@ -68,6 +77,38 @@ fn block_masks(block: &[u8; 64]) -> [u64; 4] {
             out[1] |= bits(_mm_cmpeq_epi8(v, backslash));
             out[2] |= bits(_mm_cmpeq_epi8(folded, open));
             out[3] |= bits(_mm_cmpeq_epi8(folded, close));
+            out[4] |= bits(_mm_cmpeq_epi8(v, nul));
+        }
+    }
+    out
+}
+
+/// [`block_masks`] with AVX2: two loads of 32 bytes, not four of 16.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn block_masks_avx2(block: &[u8; 64]) -> [u64; 5] {
+    use std::arch::x86_64::_mm256_set1_epi8;
+    use std::arch::x86_64::{__m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256};
+    let mut out = [0u64; 5];
+    // SAFETY: each load reads 32 bytes inside `block`, unaligned loads
+    // being allowed; AVX2 is enabled for this function, which is called
+    // only where the processor has it.
+    unsafe {
+        let quote = _mm256_set1_epi8(b'"' as i8);
+        let backslash = _mm256_set1_epi8(b'\\' as i8);
+        let bit = _mm256_set1_epi8(0x20);
+        let open = _mm256_set1_epi8(b'{' as i8);
+        let close = _mm256_set1_epi8(b'}' as i8);
+        let nul = _mm256_set1_epi8(0);
+        for k in 0..2 {
+            let v = _mm256_loadu_si256(block.as_ptr().add(32 * k) as *const __m256i);
+            let folded = _mm256_or_si256(v, bit);
+            let bits = |m: __m256i| u64::from(_mm256_movemask_epi8(m) as u32) << (32 * k);
+            out[0] |= bits(_mm256_cmpeq_epi8(v, quote));
+            out[1] |= bits(_mm256_cmpeq_epi8(v, backslash));
+            out[2] |= bits(_mm256_cmpeq_epi8(folded, open));
+            out[3] |= bits(_mm256_cmpeq_epi8(folded, close));
+            out[4] |= bits(_mm256_cmpeq_epi8(v, nul));
         }
     }
     out
@@ -75,12 +116,13 @@ fn block_masks(block: &[u8; 64]) -> [u64; 4] {
 
 /// [`block_masks`] a byte at a time, where there is no SSE2.
 #[cfg(not(target_arch = "x86_64"))]
-fn block_masks(block: &[u8; 64]) -> [u64; 4] {
-    let mut out = [0u64; 4];
+fn block_masks(block: &[u8; 64]) -> [u64; 5] {
+    let mut out = [0u64; 5];
     for (i, &c) in block.iter().enumerate() {
         let k = match c | 0x20 {
             _ if c == b'"' => 0,
             _ if c == b'\\' => 1,
+            _ if c == 0 => 4,
             b'{' => 2,
             b'}' => 3,
             _ => continue,
@@ -104,10 +146,33 @@ fn prefix_xor(mut x: u64) -> u64 {
 
 /// The length of the object or array that `text` starts with (its first
 /// byte is `{` or `[`), its brackets counted 64 bytes at a time outside
-/// strings; `None` when it does not close. A block with a backslash is
-/// walked a byte at a time. Which kind of bracket closes which is not
-/// checked here, nor what stands between them.
+/// strings; `None` when it does not close, or when a NUL is in a block it
+/// looks at (binary data: the caller's reader names it). A block with a
+/// backslash is walked a byte at a time. Which kind of bracket closes which
+/// is not checked here, nor what stands between them.
+///
+/// Where the processor has them, with AVX2 and the POPCNT instruction
+/// (the build targets x86-64 without either, where counting a mask's bits
+/// takes a dozen instructions): the same walk, compiled for them.
 fn brackets_end(text: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the processor has the features the function is compiled for.
+        return unsafe { brackets_end_avx2(text) };
+    }
+    brackets_end_with(text, block_masks)
+}
+
+/// [`brackets_end`] compiled for AVX2 and POPCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+fn brackets_end_avx2(text: &[u8]) -> Option<usize> {
+    brackets_end_with(text, |b| block_masks_avx2(b))
+}
+
+/// [`brackets_end`]'s walk, with `block_masks` for each block of 64 bytes.
+#[inline(always)]
+fn brackets_end_with(text: &[u8], block_masks: impl Fn(&[u8; 64]) -> [u64; 5]) -> Option<usize> {
     let mut depth: u64 = 0;
     let mut in_string = false;
     let mut escaped = false;
@@ -122,7 +187,10 @@ fn brackets_end(text: &[u8]) -> Option<usize> {
                 b
             }
         };
-        let [quotes, backslashes, opens, closes] = block_masks(&block);
+        let [quotes, backslashes, opens, closes, nuls] = block_masks(&block);
+        if nuls != 0 {
+            return None;
+        }
         if backslashes != 0 || escaped {
             for (i, &c) in block.iter().enumerate() {
                 if escaped {
@@ -186,10 +254,27 @@ impl<'a> Scan<'a> {
         Scan { text, at: 0 }
     }
 
-    /// Steps over white space.
+    /// Steps over white space; runs of spaces (a pretty document's
+    /// indentation) eight bytes at a time.
     pub(crate) fn space(&mut self) {
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.text.get(self.at) {
-            self.at += 1;
+        const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+        let t = self.text;
+        loop {
+            match t.get(self.at) {
+                Some(b' ') => {
+                    self.at += 1;
+                    while let Some(word) = t.get(self.at..self.at + 8) {
+                        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+                        let run = ((word ^ SPACES).trailing_zeros() / 8) as usize;
+                        self.at += run;
+                        if run < 8 {
+                            break;
+                        }
+                    }
+                }
+                Some(b'\n' | b'\r' | b'\t') => self.at += 1,
+                _ => return,
+            }
         }
     }
 
@@ -238,16 +323,26 @@ impl<'a> Scan<'a> {
     }
 
     /// An object's key and its colon; `None` for a key with an escape.
+    /// Keys are short: their first bytes are looked at one by one, the
+    /// rest searched for.
     pub(crate) fn key(&mut self) -> Option<&'a [u8]> {
         self.eat(b'"')?;
         let start = self.at;
-        let end = start + memchr::memchr2(b'"', b'\\', &self.text[start..])?;
-        if self.text[end] != b'"' {
+        let t = self.text;
+        let near = t.len().min(start + 32);
+        let mut end = start;
+        while end < near && !matches!(t[end], b'"' | b'\\' | 0) {
+            end += 1;
+        }
+        if end == near {
+            end += memchr::memchr3(b'"', b'\\', 0, &t[end..])?;
+        }
+        if t[end] != b'"' {
             return None;
         }
         self.at = end + 1;
         self.eat(b':')?;
-        Some(&self.text[start..end])
+        Some(&t[start..end])
     }
 
     /// The index just past the string whose opening quote is before `from`:
@@ -260,15 +355,17 @@ impl<'a> Scan<'a> {
             match t[from] {
                 b'"' => return Some(from + 1),
                 b'\\' => from += 2,
+                0 => return None,
                 _ => from += 1,
             }
         }
         loop {
-            let i = from + memchr::memchr2(b'"', b'\\', t.get(from..)?)?;
-            if t[i] == b'"' {
-                return Some(i + 1);
+            let i = from + memchr::memchr3(b'"', b'\\', 0, t.get(from..)?)?;
+            match t[i] {
+                b'"' => return Some(i + 1),
+                0 => return None,
+                _ => from = i + 2,
             }
-            from = i + 2;
         }
     }
 
@@ -301,6 +398,92 @@ impl<'a> Scan<'a> {
     /// How far into the text it is.
     pub(crate) fn position(&self) -> usize {
         self.at
+    }
+
+    /// Back (or on) to `at`, a position this scan was at: for a reader that
+    /// declines a value it began, and hands the value's text to serde_json.
+    pub(crate) fn seek(&mut self, at: usize) {
+        self.at = at.min(self.text.len());
+    }
+
+    /// The bytes between the quotes of the next value when it is a string
+    /// serde_json would borrow as it stands: no escape, no control
+    /// character. `None` for any other value or string (not taken; the
+    /// caller seeks back). The bytes are not checked as UTF-8.
+    pub(crate) fn plain_string(&mut self) -> Option<&'a [u8]> {
+        self.space();
+        let t = self.text;
+        if t.get(self.at) != Some(&b'"') {
+            return None;
+        }
+        let start = self.at + 1;
+        let mut i = start;
+        loop {
+            match *t.get(i)? {
+                b'"' => break,
+                b'\\' | 0..=0x1f => return None,
+                _ => i += 1,
+            }
+        }
+        self.at = i + 1;
+        Some(&t[start..i])
+    }
+
+    /// The next value when it is a number as JSON writes it
+    /// (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`, the grammar
+    /// serde_json takes): its text, and whether it is an integer (no
+    /// fraction, no exponent). `None` for anything else.
+    pub(crate) fn number(&mut self) -> Option<(&'a [u8], bool)> {
+        self.space();
+        let t = self.text;
+        let start = self.at;
+        let digits = |mut i: usize| {
+            while t.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            i
+        };
+        let mut i = start + usize::from(t.get(start) == Some(&b'-'));
+        match t.get(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => i = digits(i + 1),
+            _ => return None,
+        }
+        let mut integer = true;
+        if t.get(i) == Some(&b'.') {
+            let end = digits(i + 1);
+            if end == i + 1 {
+                return None;
+            }
+            (i, integer) = (end, false);
+        }
+        if let Some(b'e' | b'E') = t.get(i) {
+            i += 1;
+            if let Some(b'+' | b'-') = t.get(i) {
+                i += 1;
+            }
+            let end = digits(i);
+            if end == i {
+                return None;
+            }
+            (i, integer) = (end, false);
+        }
+        // A number runs on into no letter, digit or point (`01`, `1x`).
+        if t.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'.') {
+            return None;
+        }
+        self.at = i;
+        Some((&t[start..i], integer))
+    }
+
+    /// Takes `null` when it comes next.
+    pub(crate) fn null(&mut self) -> bool {
+        self.space();
+        let null = self.text[self.at..].starts_with(b"null");
+        if null {
+            self.at += 4;
+        }
+        null
     }
 
     /// Whether only white space is left.
@@ -353,6 +536,68 @@ mod tests {
                 assert_eq!(Scan::new(cut).skip_value(), None, "cut, shifted by {shift}");
             }
         }
+    }
+
+    proptest::proptest! {
+        /// The AVX2 walk finds the end the SSE2 walk finds, and its masks
+        /// are the same bits: blocks of quotes, backslashes, brackets and
+        /// letters, cut anywhere.
+        #[test]
+        fn the_avx2_walk_is_the_sse2_walk(bytes in proptest::collection::vec(proptest::sample::select(&b"{}[]\"\\ a,:"[..]), 0..300)) {
+            let mut text = b"{".to_vec();
+            text.extend_from_slice(&bytes);
+            let sse2 = brackets_end_with(&text, block_masks);
+            proptest::prop_assert_eq!(brackets_end(&text), sse2);
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
+                // SAFETY: the processor has the features.
+                proptest::prop_assert_eq!(unsafe { brackets_end_avx2(&text) }, sse2);
+                for block in text.chunks_exact(64) {
+                    let block: &[u8; 64] = block.try_into().unwrap();
+                    // SAFETY: as above.
+                    proptest::prop_assert_eq!(unsafe { block_masks_avx2(block) }, block_masks(block));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plain_strings_and_numbers_are_taken_as_serde_json_takes_them() {
+        for (text, want) in [
+            (&br#" "abc" "#[..], Some(&b"abc"[..])),
+            (br#""""#, Some(b"")),
+            (br#""a\"b""#, None),
+            (b"\"a\tb\"", None),
+            (br#""open"#, None),
+            (b"12", None),
+        ] {
+            assert_eq!(Scan::new(text).plain_string(), want, "{}", String::from_utf8_lossy(text));
+        }
+        for (text, want) in [
+            (&b"0"[..], Some((&b"0"[..], true))),
+            (b" 12,", Some((b"12", true))),
+            (b"-3.25e-7}", Some((b"-3.25e-7", false))),
+            (b"1E+3]", Some((b"1E+3", false))),
+            (b"01", None),
+            (b"1.", None),
+            (b".5", None),
+            (b"+1", None),
+            (b"1e", None),
+            (b"1x", None),
+            (b"-", None),
+            (b"null", None),
+        ] {
+            assert_eq!(Scan::new(text).number(), want, "{}", String::from_utf8_lossy(text));
+            if let Some((digits, _)) = want {
+                // serde_json takes it as a number of the same text.
+                let v: serde_json::Value = serde_json::from_slice(digits).unwrap();
+                assert!(v.is_number());
+            }
+        }
+        let mut s = Scan::new(b" null, nul");
+        assert!(s.null());
+        assert_eq!(s.more(b'}'), Some(true));
+        assert!(!s.null());
     }
 
     #[test]

@@ -281,7 +281,14 @@ pub(crate) struct KernelSums {
     sectors: [Mean; 2],
     shapes: Vec<ShapeSums>,
     all_time: f64,
-    stalls: BTreeMap<Arc<str>, (f64, f64)>,
+    /// Per stall reason, by name: its weighted sum and weight (a sorted
+    /// list: a launch's reasons, sorted too, are found by walking both,
+    /// each name by its pointer first, since every launch of a capture
+    /// shares its header's names).
+    stalls: Vec<(Arc<str>, (f64, f64))>,
+    /// Each pipe name the launches carried, once per name (held by the
+    /// pointer last seen): its place in [`PIPES`], if any.
+    pipe_index: Vec<(Arc<str>, Option<usize>)>,
     sm_active: Mean,
     /// Per entry of [`PIPES`]: its utilisation and its warp instructions.
     pipe_pct: [Mean; PIPES.len()],
@@ -325,28 +332,65 @@ impl KernelSums {
                 first: SHAPE_SLOTS.map(|s| l.values[s as usize]),
             }),
         }
+        let mut at = 0;
         for (r, v) in &l.stalls {
-            let e = match self.stalls.get_mut(r) {
-                Some(e) => e,
-                None => self.stalls.entry(r.clone()).or_default(),
-            };
+            // Names before `r` are before `at`: both lists are sorted.
+            loop {
+                match self.stalls.get(at) {
+                    Some((n, _)) if Arc::ptr_eq(n, r) => break,
+                    Some((n, _)) => match (**n).cmp(&**r) {
+                        std::cmp::Ordering::Less => at += 1,
+                        std::cmp::Ordering::Equal => break,
+                        std::cmp::Ordering::Greater => {
+                            self.stalls.insert(at, (r.clone(), (0.0, 0.0)));
+                            break;
+                        }
+                    },
+                    None => {
+                        self.stalls.push((r.clone(), (0.0, 0.0)));
+                        break;
+                    }
+                }
+            }
+            let e = &mut self.stalls[at].1;
             e.0 += v * w;
             e.1 += w;
+            at += 1;
         }
         if let (Some(a), Some(e)) = (l.get(Slot::SmCyclesActive), l.get(Slot::Cycles).filter(|e| *e > 0.0)) {
             self.sm_active.num += w * 100.0 * a / e;
             self.sm_active.den += w;
         }
-        for (i, &(name, pipe)) in PIPES.iter().enumerate() {
-            let busy = l.pipes.get(name).and_then(|p| match (p.pct_of_peak, p.cycles_pct) {
+        // Each pipe of the launch's that is one of PIPES (their names are
+        // distinct: at most one launch entry each), found by its pointer;
+        // a name met under another pointer (launches that do not share one
+        // header's names) takes its entry over, so the list never outgrows
+        // the names.
+        for (name, p) in l.pipes.iter() {
+            let i = match self.pipe_index.iter().find(|(n, _)| Arc::ptr_eq(n, name)) {
+                Some(&(_, i)) => i,
+                None => match self.pipe_index.iter_mut().find(|(n, _)| **n == **name) {
+                    Some(e) => {
+                        e.0 = name.clone();
+                        e.1
+                    }
+                    None => {
+                        let i = PIPES.iter().position(|(n, _)| *n == &**name);
+                        self.pipe_index.push((name.clone(), i));
+                        i
+                    }
+                },
+            };
+            let Some(i) = i else { continue };
+            let busy = match (p.pct_of_peak, p.cycles_pct) {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 (a, b) => a.or(b),
-            });
-            if let Some(p) = busy {
-                self.pipe_pct[i].num += w * p;
+            };
+            if let Some(b) = busy {
+                self.pipe_pct[i].num += w * b;
                 self.pipe_pct[i].den += w;
             }
-            if let Some(n) = pipe_instructions(l, name, pipe) {
+            if let Some(n) = instructions_of(l, p, PIPES[i].1) {
                 self.pipe_count[i] = Some(self.pipe_count[i].map_or_else(|| sum_start() + n, |c| c + n));
             }
         }
@@ -614,8 +658,13 @@ fn as_hz(v: f64) -> f64 {
 /// Warp instructions of one pipe in one launch: the count when collected,
 /// else ncu's % of peak x the architecture's issue rate x the SMs' active
 /// cycles (what `--set full` exports).
+#[cfg(test)]
 fn pipe_instructions(l: &Launch, name: &str, pipe: Pipe) -> Option<f64> {
-    let p = l.pipes.get(name)?;
+    instructions_of(l, l.pipes.get(name)?, pipe)
+}
+
+/// [`pipe_instructions`] of the launch's entry `p` for the pipe.
+fn instructions_of(l: &Launch, p: &crate::csv::PipeCount, pipe: Pipe) -> Option<f64> {
     if let Some(n) = p.warp_instructions {
         return Some(n);
     }
@@ -950,6 +999,69 @@ mod tests {
     fn with_pipe(mut l: Launch, name: &str, pct: Option<f64>, count: Option<f64>, cycles: Option<f64>) -> Launch {
         l.pipes.insert(name.into(), PipeCount { pct_of_peak: pct, warp_instructions: count, cycles_pct: cycles });
         l
+    }
+
+    proptest::proptest! {
+        /// Stalls and pipes summed by pointer and place (issue 30) give
+        /// the bits summing them by name gives: launches with reasons and
+        /// pipes in any subset, their names shared (one header) or not
+        /// (each launch's own strings), pipes outside PIPES among them.
+        #[test]
+        fn stalls_and_pipes_found_by_pointer_sum_as_by_name(
+            drawn in proptest::collection::vec(
+                (0.1f64..10.0, proptest::collection::vec((0usize..6, 0.0f64..50.0), 0..6),
+                 proptest::collection::vec((0usize..6, proptest::option::of(0.0f64..100.0), proptest::option::of(1.0f64..1e6)), 0..6),
+                 proptest::bool::ANY),
+                1..12),
+        ) {
+            const REASONS: [&str; 6] = ["barrier", "lg_throttle", "long_scoreboard", "math_pipe_throttle", "wait", "zz"];
+            const PIPE_NAMES: [&str; 6] = ["alu", "fma", "lsu", "tensor_op_gmma", "uniform", "xu"];
+            let shared_reasons: Vec<Arc<str>> = REASONS.iter().map(|&r| Arc::from(r)).collect();
+            let shared_pipes: Vec<Arc<str>> = PIPE_NAMES.iter().map(|&p| Arc::from(p)).collect();
+            let mut launches = Vec::new();
+            for (d, stalls, pipes, shared) in drawn {
+                let mut l = launch(&[(Slot::Duration, d), (Slot::SmCyclesActive, 1000.0), (Slot::SmCount, 132.0)]);
+                l.cc = "9.0".into();
+                for (r, v) in stalls {
+                    let name = if shared { shared_reasons[r].clone() } else { Arc::from(REASONS[r]) };
+                    l.stalls.insert(name, v);
+                }
+                for (p, pct, count) in pipes {
+                    let name = if shared { shared_pipes[p].clone() } else { Arc::from(PIPE_NAMES[p]) };
+                    l.pipes.insert(name, PipeCount { pct_of_peak: pct, warp_instructions: count, cycles_pct: None });
+                }
+                launches.push(l);
+            }
+            let s = sums(&launches.iter().collect::<Vec<_>>());
+            // One entry per pipe name, however many strings spell it.
+            proptest::prop_assert!(s.pipe_index.len() <= PIPE_NAMES.len());
+            // By name, as the sums were kept before.
+            let mut stalls: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+            let (mut pct, mut count) = ([Mean::default(); PIPES.len()], [None::<f64>; PIPES.len()]);
+            for l in &launches {
+                let w = weight(l);
+                for (r, v) in l.stalls.iter() {
+                    let e = stalls.entry(r.to_string()).or_default();
+                    e.0 += v * w;
+                    e.1 += w;
+                }
+                for (i, &(name, pipe)) in PIPES.iter().enumerate() {
+                    if let Some(p) = l.pipes.get(name).and_then(|p| p.pct_of_peak) {
+                        pct[i].add(p, w);
+                    }
+                    if let Some(n) = pipe_instructions(l, name, pipe) {
+                        count[i] = Some(count[i].map_or_else(|| sum_start() + n, |c| c + n));
+                    }
+                }
+            }
+            let bits = |v: &[(String, (f64, f64))]| v.iter().map(|(n, (a, b))| (n.clone(), a.to_bits(), b.to_bits())).collect::<Vec<_>>();
+            let kept: Vec<(String, (f64, f64))> = s.stalls.iter().map(|(n, e)| (n.to_string(), *e)).collect();
+            proptest::prop_assert_eq!(bits(&kept), bits(&stalls.into_iter().collect::<Vec<_>>()));
+            for i in 0..PIPES.len() {
+                proptest::prop_assert_eq!(s.pipe_pct[i].get().map(f64::to_bits), pct[i].get().map(f64::to_bits));
+                proptest::prop_assert_eq!(s.pipe_count[i].map(f64::to_bits), count[i].map(f64::to_bits));
+            }
+        }
     }
 
     #[test]

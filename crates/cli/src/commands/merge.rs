@@ -112,9 +112,10 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         let expected = format!("a {ANALYSIS_SCHEMA} or {TIMELINE_SCHEMA} file a rank wrote");
         // A large rank file is skimmed where it lies in the page cache; a
         // timeline, or a rank the skimming reader leaves to serde_json, is
-        // read as any other file.
+        // read as any other file. Its bytes are not searched for NULs first:
+        // the skimming reader declines at a NUL, and the stream names it.
         if let Some(map) = crate::input_file::Mapped::of(path) {
-            let text = map.text(path, &expected)?;
+            let text = map.bytes();
             if !timeline_at_head(&text[..text.len().min(HEAD_BYTES)]) {
                 if let Some(parsed) = skim_rank_bytes(text) {
                     return Ok((input, parsed, false));

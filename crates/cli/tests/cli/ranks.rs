@@ -83,6 +83,35 @@ fn large_rank_files_are_mapped_and_merge_as_read_ones_do() {
     assert_eq!(read, job(1 << 20));
 }
 
+/// A mapped rank file is not searched for NULs before it is skimmed (issue
+/// 30): the skimming reader declines at one, and the file read as a stream
+/// gets the message and exit code a NUL always gets, wherever it lies.
+#[test]
+fn a_nul_in_a_large_rank_file_gets_the_streams_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let ranks = committed_ranks();
+    let mut text = std::fs::read(&ranks[0]).unwrap();
+    let len = text.len();
+    text.resize(len + (1 << 20), b'\n');
+    for at in [1, len / 3, len / 2, len - 2, len + 100] {
+        let mut binary = text.clone();
+        binary[at] = 0;
+        let path = dir.path().join("job.rank0.json");
+        std::fs::write(&path, &binary).unwrap();
+        let out = roofline()
+            .arg("merge")
+            .arg(&path)
+            .arg(&ranks[1])
+            .args(["-o"])
+            .arg(dir.path().join("job.json"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "NUL at {at}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("binary data (NUL bytes), not text"), "NUL at {at}: {err}");
+    }
+}
+
 #[test]
 fn the_merged_job_goes_through_report_check_and_diff() {
     let dir = tempfile::tempdir().unwrap();
