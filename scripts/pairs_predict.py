@@ -15,6 +15,7 @@ timings.tsv, and prints one row per pair with the ratio.
     python3 scripts/pairs_predict.py --bin target/release/roofline --round7
     python3 scripts/pairs_predict.py --bin target/release/roofline --round8
     python3 scripts/pairs_predict.py --bin target/release/roofline --round9
+    python3 scripts/pairs_predict.py --bin target/release/roofline --round10
 """
 import argparse
 import json
@@ -81,6 +82,18 @@ MOVE9 = {
     "shared_histogram": ("move", "aggregate_atomics"),
 }
 
+# The round-10 pairs (results/h200-2026-12-03-pairs-round10; the captures are
+# fixtures): the moves written from rounds 9 and 10's gradings, a serial
+# library routine for a parallel one, a gather and scatter-add for a sparse
+# product, and a chain of CuPy array expressions for one kernel.
+D10 = "tests/fixtures/external/h200-2026-12-03/pairs-round10"
+MOVE10 = {
+    "cupy_var_parallel": ("move", "serial_library_call"),
+    "philox_normals": ("move", "serial_library_call"),
+    "sage_spmm": ("fusion", "sparse_aggregation"),
+    "cupy_heat_rawkernel": ("fusion", "array_expressions"),
+}
+
 
 def gpu_time_us(doc):
     return sum(k["kernel"].get("duration_s") or 0.0 for k in doc["kernels"]) * 1e6
@@ -117,7 +130,11 @@ def main():
                     help=f"the round-8 pairs of {D8}, against the kernels' GPU time saved")
     ap.add_argument("--round9", action="store_true",
                     help=f"the round-9 pair of {D9}, against the kernels' GPU time saved")
+    ap.add_argument("--round10", action="store_true",
+                    help=f"the round-10 pairs of {D10}, against the kernels' GPU time saved")
     args = ap.parse_args()
+    if args.round10:
+        return both_sides(args.bin, D10, MOVE10)
     if args.round9:
         return both_sides(args.bin, D9, MOVE9)
     if args.round8:

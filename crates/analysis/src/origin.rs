@@ -436,8 +436,28 @@ fn origin_of(name: &str) -> Origin {
         || n.contains("c10::")
         || n.contains("TensorIterator")
         // PyTorch's own kernels as demanglers print them without a namespace
-        // (`unnamed>::EmbeddingBag_updateOutputKernel...`).
-        || has(n, &["EmbeddingBag_", "CatArrayBatchedCopy", "indexSelectLargeIndex", "indexSelectSmallIndex"]);
+        // (`unnamed>::EmbeddingBag_updateOutputKernel...`), and ATen's
+        // kernel templates as some ncu captures name them, every namespace
+        // dropped (`void vectorized_gather_kernel<16, long>(...)`,
+        // `void indexFuncLargeIndex<float, long, ...>::ReduceAdd>(...)`).
+        || has(
+            n,
+            &[
+                "EmbeddingBag_",
+                "CatArrayBatchedCopy",
+                "indexSelectLargeIndex",
+                "indexSelectSmallIndex",
+                "indexFuncLargeIndex<",
+                "indexFuncSmallIndex<",
+                "vectorized_elementwise_kernel<",
+                "unrolled_elementwise_kernel<",
+                "gpu_kernel_impl",
+                "vectorized_gather_kernel<",
+                "index_elementwise_kernel<",
+                "_scatter_gather_elementwise_kernel<",
+                "ReduceOp<",
+            ],
+        );
     let library = if torch { Library::PyTorch } else { Library::User };
     let role = if has(&lower, &["batch_norm", "layer_norm", "group_norm", "rms_norm", "layernorm", "rmsnorm", "groupnorm"])
             // PyTorch's GroupNorm statistics and the scale and shift it folds
@@ -503,6 +523,25 @@ mod tests {
         for n in names {
             assert_eq!(origin(n), origin_of(n), "{n}");
         }
+    }
+
+    /// ATen's kernels with every namespace dropped, as a capture of the
+    /// round-10 pairs named them, are still PyTorch's: a sparse
+    /// aggregation of a gather and an `index_add_` went unseen (issue 25).
+    #[test]
+    fn aten_kernels_without_their_namespace_are_pytorch() {
+        for n in [
+            "void vectorized_gather_kernel<16, long>(char *, char *, T2 *, int, long, long, long, long, bool)",
+            "void indexFuncLargeIndex<float, long, unsigned int, 2, 2, (int)-2, 1, unnamed>::ReduceAdd>(cuda::TensorInfo<T1, T3>)",
+            "void vectorized_elementwise_kernel<4, FillFunctor<float>, std::array<char *, 1>>(int, T2, T3)",
+            "void elementwise_kernel<128, 2, void gpu_kernel_impl_nocast<BinaryFunctor<float, float, float, binary_internal::MulFunctor<float>>>(TensorIteratorBase &, const T1 &)::[lambda(int) (instance 1)]>(int, T3)",
+            "void reduce_kernel<512, 1, ReduceOp<float, MeanOps<float, float, float, float>, unsigned int, float, 4, 4>>(T3)",
+        ] {
+            assert_eq!(origin(n).library, Library::PyTorch, "{n}");
+        }
+        assert_eq!(origin("void vectorized_gather_kernel<16, long>(char *)").role, Role::Indexing);
+        // A user's kernel of a similar word is still the user's.
+        assert_eq!(origin("my_elementwise_kernel(float*, int)").library, Library::User);
     }
 
     #[test]
