@@ -74,7 +74,7 @@ profile() {
   local wall
   wall=$(since "$t0")
   "$B" report --format table "$W/analyses/$key.json" > "$W/analyses/$key.txt" 2> /dev/null
-  grep -E "steady state:|pass 2/2: (profiling [0-9]+ of|about)|planned kernels profiled|counters missing" "$W/logs/$key.err" | head -8 >> "$SUMMARY"
+  grep -E "steady state:|pass 2/2: (profiling [0-9]+ of|about)|planned kernels profiled|counters missing|in their place" "$W/logs/$key.err" | head -8 >> "$SUMMARY"
   python3 "$R/scripts/device/steady_summary.py" "$key" "$W/analyses/$key.json" "$wall" "$rc" | tee -a "$SUMMARY"
   [ -s "$W/analyses/$key.json" ] || tail -3 "$W/logs/$key.err" | tee -a "$SUMMARY"
   echo >> "$SUMMARY"

@@ -133,6 +133,18 @@ pub enum Warning {
         /// What is missing or extra, in words.
         reason: String,
     },
+    /// Kernels that ran under ncu in place of planned ones: an autotuner
+    /// that times its candidates (cuDNN's `benchmark`) picks others with
+    /// ncu attached, so the planned kernel never runs in the counter pass.
+    /// The one that ran in its place, in the same stretch of the step and
+    /// of the same kind, lends it its counters; its time stays the
+    /// timeline's.
+    StandIns {
+        /// "planned" and "ran in its place", by display name.
+        pairs: Vec<(String, String)>,
+        /// The share of the judged GPU time whose counters are a stand-in's, percent.
+        time_pct: f64,
+    },
     /// A line Nsight Compute printed as an error.
     Profiler {
         /// The line, as ncu printed it.
@@ -303,6 +315,11 @@ impl Warning {
             ),
             Warning::CaptureScope { reason } => format!("the capture may not be the whole step: {reason}"),
             Warning::NoRoofs => "no roofs: the capture has no *.peak_sustained counters and no machine was given; give --machine FILE (from `roofline bench -o`) or --gpu NAME".into(),
+            Warning::StandIns { pairs, time_pct } => format!(
+                "under ncu, {} planned kernel(s) never ran and others ran in their place (an autotuner such as cudnn.benchmark times its candidates with ncu attached and picks differently): their counters stand in for {time_pct:.1}% of the GPU time, with the planned kernels' own times: {}",
+                pairs.len(),
+                bounded(&pairs.iter().map(|(p, r)| format!("{p} -> {r}")).collect::<Vec<_>>(), "; ")
+            ),
             Warning::Profiler { message } => format!("ncu: {message}"),
             Warning::ProgramFailed { program, status, signal, stopped_by, launches_analysed } => {
                 let how = match (stopped_by.as_deref(), status, signal) {

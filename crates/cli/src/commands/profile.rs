@@ -343,6 +343,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             launch_skip: 0,
             skip_before_match,
             max_launches,
+            // With a steady state, the warm-up's trial kernels are let pass,
+            // and a kernel only ncu's run makes is an autotuner's choice.
+            stand_ins: skip_before_match > 0,
         },
     );
     let what = if pass1.steady.is_some() { "steady-state kernels" } else { "kernels" };
@@ -355,6 +358,9 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
         plan.planned_launches,
         plan.left_out
     ));
+    if plan.options.stand_ins {
+        out.info("pass 2/2: also profiling, one launch per shape, any kernel the steady state of pass 1 did not run (an autotuner such as cudnn.benchmark may choose others with ncu attached): it lends its counters to the planned kernel it replaced");
+    }
     let eta = pass2_estimate(plan.planned_launches, pass1_wall);
     out.info(&format!(
         "pass 2/2: about {} s (the program's run under ncu, about {} s, and {:.1} s per profiled launch){}",
@@ -673,6 +679,39 @@ fn two_pass_report(
     let coverage = plan.map(|p| p.covered_share).unwrap_or(0.0);
     let detail = format!("{} ({how})", args.command.join(" "));
     let mut captured = roofline_ncu::capture(cap, &args.analysis.options());
+    // Planned kernels that never ran under ncu, and the ones that ran in their place.
+    let stand_ins = match plan {
+        Some(p) if p.options.stand_ins => {
+            let profiled: Vec<&str> = cap.launches.iter().map(|l| &*l.kernel_name).collect();
+            p.stand_ins(&profiled, |a, b| {
+                let (a, b) = (roofline_analysis::origin(a), roofline_analysis::origin(b));
+                a.library == b.library && a.role == b.role
+            })
+        }
+        _ => Vec::new(),
+    };
+    let replaced: std::collections::HashMap<&str, &str> =
+        stand_ins.iter().map(|s| (s.planned.as_str(), s.ran.as_str())).collect();
+    if !stand_ins.is_empty() {
+        let kernel_ns = |names: &dyn Fn(&str) -> bool| -> u64 {
+            tl.activities
+                .iter()
+                .filter(|a| a.kind == ActivityKind::Kernel)
+                .filter(|a| {
+                    let n = tl.name(a);
+                    names(n.mangled.as_deref().unwrap_or(&n.name))
+                })
+                .map(|a| a.duration_ns())
+                .sum()
+        };
+        let total = kernel_ns(&|_| true);
+        let stood_in = kernel_ns(&|n| replaced.contains_key(n));
+        let shown = |n: &str| roofline_model::display_name(&roofline_model::demangle(n));
+        captured.warnings.push(Warning::StandIns {
+            pairs: stand_ins.iter().map(|s| (shown(&s.planned), shown(&s.ran))).collect(),
+            time_pct: if total > 0 { 100.0 * stood_in as f64 / total as f64 } else { 0.0 },
+        });
+    }
     if let Some(note) = missing {
         // Nothing lost: every kernel of the timeline is in the analysis,
         // with its time, and the one message says why counters are missing.
@@ -692,8 +731,14 @@ fn two_pass_report(
             }
             doc.machine.gpu.name.get_or_insert(name);
         }
-        let by_name: std::collections::HashMap<&str, &str> =
+        let mut by_name: std::collections::HashMap<&str, &str> =
             doc.kernels.iter().rev().map(|k| (k.kernel.name.as_str(), k.kernel.id.as_str())).collect();
+        // A planned kernel that never ran under ncu takes its stand-in's point.
+        for (planned, ran) in &replaced {
+            if let Some(id) = by_name.get(ran).copied() {
+                by_name.entry(planned).or_insert(id);
+            }
+        }
         let rows = launch_rows(tl, |name, mangled| {
             mangled.and_then(|m| by_name.get(m)).or_else(|| by_name.get(name)).map(|id| id.to_string())
         });

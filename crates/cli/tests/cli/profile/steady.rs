@@ -127,8 +127,12 @@ fn the_plan_covers_the_steady_steps_and_leaves_the_trial_kernels_of_the_warm_up_
     );
     assert!(stderr.contains("pass 2/2: about "), "the estimate comes before pass 2: {stderr}");
     let args = l.ncu_args();
-    assert!(args.contains("sm90_xmma_fprop_implicit_gemm"), "{args}");
-    assert!(!TRIALS.iter().any(|t| args.contains(t)), "no trial kernel reaches ncu: {args}");
+    // The filter lets every name through but the steady kernels left out
+    // (a kernel only ncu's run makes stands in for one cuDNN replaced
+    // there), and ncu starts matching past the warm-up's trials.
+    assert!(args.contains("regex:^(?!(?:_Z27vectorized_elementwise_reluPfi)$).*$"), "{args}");
+    assert!(args.contains("--launch-skip-before-match"), "{args}");
+    assert!(!TRIALS.iter().any(|t| args.contains(t)), "no trial kernel is named to ncu: {args}");
     let doc = json_file(&l.path("a.json"));
     let steady = &doc["program"]["steady"];
     assert_eq!((steady["steps"].as_u64(), steady["left_out_kernels"].as_u64()), (Some(3), Some(6)), "{steady}");
