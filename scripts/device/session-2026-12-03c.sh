@@ -9,11 +9,19 @@
 #     the planned ones that never run there.
 #
 #   bash scripts/device/session-2026-12-03c.sh   # on the device, from the repository root
+#   SESSION_PROBE=0 bash scripts/device/session-2026-12-03c.sh   # the second call: ResNet-50, JAX, CUDA graphs
 #
 # Needs .carry/roofline and .carry/libroofline_inject.so. Never changes clocks.
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
+if [ "${SESSION_PROBE:-1}" = 0 ]; then
+  # The second call: the probe's answer is known (the first call's).
+  STEADY_ONLY=${SESSION_ONLY:-resnet,jax,graphs} STEADY_BUDGET=none STEADY_TOTAL_S=${SESSION_STEADY_S:-330} \
+    bash scripts/device/steady-check.sh > "$OUT/steady.log" 2>&1
+  tail -60 "$OUT/steady.log"
+  exit 0
+fi
 bash scripts/device/ncu-regex-probe.sh > "$OUT/regex-probe.txt" 2>&1
 cat "$OUT/regex-probe.txt"
 # The lookahead filter must have profiled beta and gamma and not alpha.

@@ -272,14 +272,21 @@ impl Plan {
         }
         let known = |n: &str| place.contains_key(n) || self.left_out_names.iter().any(|l| l == n);
         // Each newcomer launch's stretch of the window: between the planned
-        // kernels profiled before it and those profiled after it.
+        // kernels first profiled before it and those first profiled after
+        // it. Only first launches count: ncu profiles each launch shape's
+        // first launch, so a kernel's later shapes come wherever they run,
+        // and its first launch is where the window first ran it.
+        let firsts: Vec<(usize, usize)> = first_profiled
+            .iter()
+            .filter_map(|(n, &i)| place.get(n).map(|&p| (i, p)))
+            .collect();
         let mut newcomers: Vec<(&str, usize, usize)> = Vec::new();
         for (i, n) in profiled.iter().enumerate() {
             if known(n) {
                 continue;
             }
-            let before = profiled[..i].iter().filter_map(|p| place.get(p)).max().map_or(0, |&p| p + 1);
-            let after = profiled[i + 1..].iter().filter_map(|p| place.get(p)).min().copied().unwrap_or(order.len());
+            let before = firsts.iter().filter(|(at, _)| *at < i).map(|(_, p)| p + 1).max().unwrap_or(0);
+            let after = firsts.iter().filter(|(at, _)| *at > i).map(|(_, p)| *p).min().unwrap_or(order.len());
             newcomers.push((n, before, after));
         }
         let mut used: HashMap<&str, usize> = HashMap::new();
@@ -534,6 +541,13 @@ mod tests {
         let elsewhere = ["conv_x", "conv_a", "bn", "relu"];
         let got = plan.stand_ins(&elsewhere, conv);
         assert!(got.is_empty(), "conv_x came before conv_a, not in conv_b's or conv_c's place: {got:?}");
+        // A later launch shape of an earlier kernel, profiled after the
+        // newcomer, does not close its stretch: conv_x stands in for
+        // conv_c past the missing relu, whatever bn's second shape does.
+        let shapes = ["conv_a", "bn", "conv_x", "bn", "small"];
+        let got = plan.stand_ins(&shapes, conv);
+        let pairs: Vec<(&str, &str)> = got.iter().map(|s| (s.planned.as_str(), s.ran.as_str())).collect();
+        assert_eq!(pairs, [("conv_b", "conv_x"), ("conv_c", "conv_x")]);
         // One algorithm chosen for both problems stands in for both.
         let one = ["conv_a", "bn", "conv_x", "relu", "conv_x"];
         let got = plan.stand_ins(&one, conv);

@@ -417,6 +417,30 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
             Some(plan.planned_launches),
         )?;
     }
+    // A kernel pass 1 never ran in the steady state can be one ncu cannot
+    // replay (XLA's, on some JAX programs): with the filter widened for
+    // stand-ins a crash is tried again on the planned kernels alone.
+    let crashed = pass.exit.as_ref().is_some_and(|e| {
+        e.stopped_by.is_none() && (e.signal.is_some() || e.status.is_some_and(|c| c > 128))
+    });
+    if crashed && plan.options.stand_ins {
+        out.warn(&format!(
+            "pass 2: {} while ncu also profiled the kernels the steady state of pass 1 did not run (stand-ins for an autotuner's choices); profiling again the {} planned kernels only",
+            pass.exit_note.as_deref().unwrap_or("the program stopped"),
+            plan.kernels.len()
+        ));
+        plan.options.stand_ins = false;
+        pass = ncu_pass(
+            args,
+            out,
+            &ncu,
+            &metrics,
+            Filters::default(),
+            filters(&plan),
+            left(),
+            Some(plan.planned_launches),
+        )?;
+    }
     let failed = pass.exit_note.is_some();
     let nothing_read = pass.cap.is_err() && !stopped_on_purpose(&pass.exit);
     let why = missing_reason(&pass.exit, pass.cap.as_ref().err());
