@@ -276,10 +276,8 @@ impl Plan {
         // it. Only first launches count: ncu profiles each launch shape's
         // first launch, so a kernel's later shapes come wherever they run,
         // and its first launch is where the window first ran it.
-        let firsts: Vec<(usize, usize)> = first_profiled
-            .iter()
-            .filter_map(|(n, &i)| place.get(n).map(|&p| (i, p)))
-            .collect();
+        let firsts: Vec<(usize, usize)> =
+            first_profiled.iter().filter_map(|(n, &i)| place.get(n).map(|&p| (i, p))).collect();
         let mut newcomers: Vec<(&str, usize, usize)> = Vec::new();
         for (i, n) in profiled.iter().enumerate() {
             if known(n) {

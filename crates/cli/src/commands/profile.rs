@@ -420,9 +420,10 @@ pub fn run(args: &Args, out: &Output) -> anyhow::Result<ExitCode> {
     // A kernel pass 1 never ran in the steady state can be one ncu cannot
     // replay (XLA's, on some JAX programs): with the filter widened for
     // stand-ins a crash is tried again on the planned kernels alone.
-    let crashed = pass.exit.as_ref().is_some_and(|e| {
-        e.stopped_by.is_none() && (e.signal.is_some() || e.status.is_some_and(|c| c > 128))
-    });
+    let crashed = pass
+        .exit
+        .as_ref()
+        .is_some_and(|e| e.stopped_by.is_none() && (e.signal.is_some() || e.status.is_some_and(|c| c > 128)));
     if crashed && plan.options.stand_ins {
         out.warn(&format!(
             "pass 2: {} while ncu also profiled the kernels the steady state of pass 1 did not run (stand-ins for an autotuner's choices); profiling again the {} planned kernels only",
@@ -730,9 +731,11 @@ fn two_pass_report(
         };
         let total = kernel_ns(&|_| true);
         let stood_in = kernel_ns(&|n| replaced.contains_key(n));
-        let shown = |n: &str| roofline_model::display_name(&roofline_model::demangle(n));
+        // Names told apart: two cuDNN kernels often shorten alike.
+        let names: Vec<&str> = stand_ins.iter().flat_map(|s| [s.planned.as_str(), s.ran.as_str()]).collect();
+        let shown = roofline_model::display_names(&names);
         captured.warnings.push(Warning::StandIns {
-            pairs: stand_ins.iter().map(|s| (shown(&s.planned), shown(&s.ran))).collect(),
+            pairs: shown.chunks(2).map(|p| (p[0].clone(), p[1].clone())).collect(),
             time_pct: if total > 0 { 100.0 * stood_in as f64 / total as f64 } else { 0.0 },
         });
     }

@@ -330,3 +330,63 @@ fn when_the_skip_matches_nothing_pass_2_profiles_again_from_the_first_launch() {
     assert_eq!(stderr.matches("profiling again from the program's first launch").count(), 1, "{stderr}");
     assert!(!stderr.contains("counters missing"), "the second run answered: {stderr}");
 }
+
+/// A capture of one launch per name of `names`, in order: the tour's
+/// counters (real H200 rows) under other kernels' names.
+fn capture_named(names: &[&str]) -> String {
+    let text = std::fs::read_to_string(repo("tests/fixtures/tour/examples.ncu.csv")).unwrap();
+    let body: String = text.lines().filter(|l| !l.starts_with("==")).map(|l| format!("{l}\n")).collect();
+    let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(body.as_bytes());
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    let at = rows[0].iter().position(|c| c == "Kernel Name").unwrap();
+    let id = rows[0].iter().position(|c| c == "ID").unwrap();
+    let mut w = csv::WriterBuilder::new().quote_style(csv::QuoteStyle::Always).from_writer(Vec::new());
+    w.write_record(&rows[0]).unwrap();
+    w.write_record(&rows[1]).unwrap();
+    for (i, n) in names.iter().enumerate() {
+        let mut row: Vec<String> = rows[2 + i % (rows.len() - 2)].iter().map(str::to_string).collect();
+        row[at] = n.to_string();
+        row[id] = i.to_string();
+        w.write_record(&row).unwrap();
+    }
+    let mut out = String::from("==PROF== Connected to process 4102 (/usr/bin/python3)\n");
+    out.push_str(&String::from_utf8(w.into_inner().unwrap()).unwrap());
+    out
+}
+
+/// Issue 26: under ncu, cuDNN's autotuning picks other kernels than in
+/// pass 1, so planned convolutions never run in pass 2 (10 of 42 on the
+/// H200, 2026-12-02). A convolution only ncu's run made, profiled in their
+/// stretch of the step, lends them its counters, and the warning names it.
+#[test]
+fn a_convolution_cudnn_picked_under_ncu_stands_in_for_the_planned_ones_it_replaced() {
+    let r = Recorded::new("resnet50_train");
+    let recs = records("resnet50_train");
+    let all = launches(&recs);
+    let step0 = range_start(&recs, "step 0");
+    // The steady state's first kernel, then a convolution pass 1 never ran.
+    let first = all.iter().find(|(t, _)| *t >= step0).map(|(_, n)| n.clone()).unwrap();
+    let newcomer =
+        "sm90_xmma_dgrad_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize64x64x64_newcomer_kernel__5x_cudnn";
+    assert!(all.iter().all(|(_, n)| n != newcomer));
+    std::fs::write(r.path("capture.csv"), capture_named(&[&first, newcomer])).unwrap();
+    let (code, stderr) = r.run(&[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr.matches("ran in their place").count(), 1, "said once: {stderr}");
+    assert!(stderr.contains("newcomer"), "the stand-in is named: {stderr}");
+    let doc = json_file(&r.path("a.json"));
+    let kernels = doc["kernels"].as_array().unwrap();
+    let stand_in = kernels.iter().find(|k| k["kernel"]["name"] == newcomer).unwrap();
+    // It carries the planned convolutions' steady time, from the timeline.
+    assert!(stand_in["time_share"].as_f64().unwrap() > 0.0, "{stand_in}");
+    // Every pair's stand-in is the newcomer (the matching by kind and
+    // stretch is held by plan.rs's own test).
+    let w = doc["warnings"].as_array().unwrap().iter().find(|w| w.get("pairs").is_some()).unwrap();
+    let pairs = w["pairs"].as_array().unwrap();
+    assert!(!pairs.is_empty(), "{w}");
+    for p in pairs {
+        assert!(p[1].as_str().unwrap().contains("newcomer"), "{p}");
+    }
+    let pct = w["time_pct"].as_f64().unwrap();
+    assert!(pct > 0.0 && pct < 50.0, "{w}");
+}
