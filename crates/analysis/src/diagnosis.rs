@@ -367,6 +367,19 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
     Some(Diagnosis { position, evidence, next_moves: moves })
 }
 
+/// PyTorch's copy between tensors of one dtype (TensorIterator's
+/// `nocast` path of `direct_copy_kernel`): a layout change, not a cast.
+fn layout_copy(name: &str) -> bool {
+    let demangled;
+    let n = if name.starts_with("_Z") {
+        demangled = roofline_model::demangle(name);
+        demangled.as_str()
+    } else {
+        name
+    };
+    n.contains("direct_copy_kernel") && n.contains("_nocast")
+}
+
 /// The move of a kernel no cause's evidence earned one: at its roof, the
 /// library's (the caller's choices), fewer bytes where they already move at
 /// a roof, else latency.
@@ -624,6 +637,16 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
             Advice::CatInPlace,
             t,
             "the cat's whole time: its inputs are written into the output by the kernels that make them",
+        ));
+    }
+    // PyTorch's same-dtype copy materialises a permuted view; it computes
+    // nothing, so its whole pass goes when the kernel that writes or reads
+    // it takes the permuted order (every expert of rounds 3-11 moved it so).
+    if o.library == Library::PyTorch && o.role == Role::Copy && layout_copy(&f.a.kernel.name) {
+        moves.push(Move::saving(
+            Advice::FoldLayoutCopy,
+            t,
+            "the copy's whole time: it computes nothing, and the kernel that writes or reads it takes the permuted order",
         ));
     }
     if o.role == Role::Sparse {

@@ -339,6 +339,9 @@ pub enum Advice {
     /// PyTorch's cat copies its inputs into a new tensor: let the kernels
     /// that make the inputs write into the output.
     CatInPlace,
+    /// PyTorch's same-dtype copy (a permute or transpose made contiguous):
+    /// the kernel that writes or reads it takes the permuted order.
+    FoldLayoutCopy,
     /// A CSR sparse matrix-vector product at the memory side: a format or
     /// operator that moves fewer bytes per nonzero.
     SparseFormat {
@@ -907,6 +910,7 @@ impl Advice {
                 library.label(),
                 role.label()
             ),
+            Advice::FoldLayoutCopy => "a layout copy (a permute or transpose made contiguous, the dtype unchanged) computes nothing: keep the layout the next kernel reads (channels_last for a convolution's input, q, k and v in the layout attention takes), or compile the block (torch.compile folds the permute into the kernel that writes or reads it)".into(),
             Advice::CatInPlace => "a torch.cat copies every input into a new tensor: let the kernels that make the inputs write into slices of one preallocated output (torch.cat's inputs computed with out= into views of it), or compile the block (torch.compile writes the producers' results into the cat's output)".into(),
             Advice::SparseFormat { index_share_pct } => match index_share_pct {
                 Some(p) => format!(

@@ -295,6 +295,34 @@ fn the_round_10_moves_come_true_against_both_sides_under_ncu() {
     }
 }
 
+/// Every expert of rounds 3-11 moved PyTorch's same-dtype layout copy (a
+/// permute made contiguous) into its producer or consumer; round 11's
+/// PointNet copy at 96% of L2 was told "not the user's to edit".
+#[test]
+fn a_layout_copy_is_folded_into_its_neighbour_and_a_cast_is_not_taken_for_one() {
+    let doc = import("tests/fixtures/external/h200-2026-12-03/pointnet_train.full.csv.gz");
+    let copy = kernels(&doc)
+        .iter()
+        .filter(|k| k["kernel"]["name"].as_str().unwrap().contains("gpu_kernel_impl_nocast<at::direct_copy"))
+        .max_by(|a, b| seconds(a).total_cmp(&seconds(b)))
+        .unwrap();
+    assert_eq!(first_move(copy)["code"], "fold_layout_copy", "{}", copy["diagnosis"]);
+    assert!((move_saving(copy, "fold_layout_copy") - seconds(copy)).abs() < 1e-12);
+    // A copy that converts (autocast's fp32 -> bf16) is a cast, not a layout copy.
+    let doc = import("tests/fixtures/external/h200-2026-12-02/convnext_train.full.csv.gz");
+    let casts: Vec<&Value> = kernels(&doc)
+        .iter()
+        .filter(|k| {
+            let n = k["kernel"]["name"].as_str().unwrap();
+            n.contains("direct_copy_kernel_cuda") && n.contains("LoadWithCast")
+        })
+        .collect();
+    assert!(!casts.is_empty());
+    for k in casts {
+        assert_eq!(move_saving(k, "fold_layout_copy"), 0.0, "{}", k["kernel"]["name"]);
+    }
+}
+
 #[test]
 fn solver_random_and_blas_internals_are_library_kernels_not_the_users_code() {
     for (c, needle) in [
