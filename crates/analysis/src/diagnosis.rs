@@ -126,6 +126,12 @@ fn idle_share(waves: f64) -> f64 {
 
 /// An FP32 GEMM or convolution on the CUDA cores: FP32 FLOPs (FFMA), no
 /// tensor-core FLOPs, FP32 operands by its name.
+/// The share of the issue slots' busy time the FP32 pipe must reach for an
+/// FFMA GEMM's issue slots to follow it: FFMA at least half of what issues
+/// (DLRM's 64x64 FFMA GEMM: 63% of its issue; GPyTorch's K=5 distance GEMM,
+/// whose 1 GB of stores hold the slots: 42%).
+const FFMA_SHARE_OF_ISSUE: f64 = 0.5;
+
 fn cuda_core_fp32(a: &KernelAnalysis, o: Origin) -> bool {
     matches!(o.role, Role::Gemm | Role::Convolution)
         && a.kernel.dominant_kind() == Some(FlopKind::Fp32)
@@ -225,8 +231,17 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
     let mut units = units(machine, a);
     // An FFMA GEMM issues about one instruction per 2 FLOPs: the issue
     // slots follow the FP32 pipe, and the FP32 pipe's roof is its FLOP roof.
+    // Unless FFMAs are under half of what issues: then other instructions
+    // (a small-K GEMM's epilogue stores) hold the issue slots.
     let cuda_core = cuda_core_fp32(a, origin);
-    if cuda_core && units.first().is_some_and(|u| u.unit == Unit::Pipe(Pipe::Issue)) {
+    let busy = |pipe: Pipe| units.iter().find(|u| u.unit == Unit::Pipe(pipe)).map(|u| u.pct);
+    let ffma_issue = cuda_core
+        && match (busy(Pipe::Fma), busy(Pipe::Issue)) {
+            (Some(f), Some(i)) => f >= FFMA_SHARE_OF_ISSUE * i,
+            (Some(_), None) => true,
+            _ => false,
+        };
+    if ffma_issue && units.first().is_some_and(|u| u.unit == Unit::Pipe(Pipe::Issue)) {
         if let Some(i) = units.iter().position(|u| u.unit == Unit::Pipe(Pipe::Fma)) {
             let fma = units.remove(i);
             units.insert(0, fma);
@@ -242,7 +257,7 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
             runner_up: units.get(1).map(|u| (u.unit, u.pct)),
         });
     }
-    if let (true, Some(fma)) = (cuda_core, units.iter().find(|u| u.unit == Unit::Pipe(Pipe::Fma))) {
+    if let (true, Some(fma)) = (ffma_issue, units.iter().find(|u| u.unit == Unit::Pipe(Pipe::Fma))) {
         let issue = units.iter().find(|u| u.unit == Unit::Pipe(Pipe::Issue)).map(|u| u.pct);
         evidence.push(Finding::CudaCoreGemm { fma_pct: fma.pct, issue_pct: issue });
     }
@@ -1481,6 +1496,16 @@ mod tests {
         ));
         let d = analyze_kernel(&m, &k).diagnosis.unwrap();
         assert_eq!(d.binding(), Some((Unit::Pipe(Pipe::Fma), 63.0)), "{d:?}");
+        // FFMAs under half of what issues: the issue slots bind, and no
+        // evidence says they follow the FP32 pipe.
+        let mut few = k.clone();
+        few.evidence.pipe_busy_pct.insert(Pipe::Fma, 35.0);
+        let d = analyze_kernel(&m, &few).diagnosis.unwrap();
+        assert_eq!(d.binding(), Some((Unit::Pipe(Pipe::Issue), 72.0)), "{d:?}");
+        assert!(!d.has("cuda_core_gemm"), "{d:?}");
+        few.evidence.pipe_busy_pct.insert(Pipe::Fma, 37.0);
+        let d = analyze_kernel(&m, &few).diagnosis.unwrap();
+        assert_eq!(d.binding(), Some((Unit::Pipe(Pipe::Fma), 37.0)), "half of 72% is 36%: {d:?}");
         assert!(d.has("cuda_core_gemm") && d.position == Position::UnderFlatRoof, "{d:?}");
         let tf32 = &d.next_moves[0];
         assert_eq!(tf32.advice, Advice::AllowTf32 { role: Role::Gemm });

@@ -387,6 +387,16 @@ fn binding(k: &Value) -> (String, f64) {
     (b["unit"]["which"].as_str().unwrap().to_string(), b["pct"].as_f64().unwrap())
 }
 
+/// GPyTorch's K=5 distance GEMM (round 11): FFMA 31% against issue slots at
+/// 74%, its 1 GB of stores holding the slots; the expert bound it by issue,
+/// the tool by the FP32 pipe.
+#[test]
+fn a_small_k_ffma_gemm_whose_stores_hold_the_issue_slots_is_bound_by_them() {
+    let doc = import("tests/fixtures/external/h200-2026-12-03/gpytorch_regression.full.csv.gz");
+    let small_k = kernels(&doc).iter().find(|k| k["kernel"]["name"].as_str().unwrap().contains("_ffma_")).unwrap();
+    assert_eq!(binding(small_k).0, "issue", "{}", small_k["diagnosis"]);
+}
+
 #[test]
 fn an_fp32_ffma_gemm_is_held_by_the_fp32_pipe_and_offered_tf32_against_the_tf32_roof() {
     // DLRM's MLPs in fp32: cuBLAS's FFMA GEMMs, no tensor instructions, on
