@@ -385,13 +385,7 @@ pub fn diagnose(machine: &Machine, a: &KernelAnalysis) -> Option<Diagnosis> {
 /// PyTorch's copy between tensors of one dtype (TensorIterator's
 /// `nocast` path of `direct_copy_kernel`): a layout change, not a cast.
 fn layout_copy(name: &str) -> bool {
-    let demangled;
-    let n = if name.starts_with("_Z") {
-        demangled = roofline_model::demangle(name);
-        demangled.as_str()
-    } else {
-        name
-    };
+    let n = roofline_model::demangle(name);
     n.contains("direct_copy_kernel") && n.contains("_nocast")
 }
 

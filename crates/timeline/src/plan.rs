@@ -249,9 +249,7 @@ impl Plan {
         }
         args
     }
-}
 
-impl Plan {
     /// The kernels that ran in place of planned ones that never ran under
     /// ncu. `profiled` are the names of pass 2's launches in the order ncu
     /// profiled them; a name the window neither planned nor left out ran
