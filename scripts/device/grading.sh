@@ -74,6 +74,8 @@ launches() {
     opt_*|resnext_*|vit_compiled_*|fno_*|cupy_image|jax_mixer_*) echo "${GRADING_LAUNCHES:-25}" ;;
     raft_*|clip_*|cupy_option_mc) echo "${GRADING_LAUNCHES:-25}" ;;
     mamba_*|pointnet_*|cupy_bootstrap|gpytorch_*) echo "${GRADING_LAUNCHES:-25}" ;;
+    shufflenet_*|vitmae_*|nerf_*|ppo_*) echo "${GRADING_LAUNCHES:-30}" ;;
+    jax_nbody|cupy_knn) echo "${GRADING_LAUNCHES:-25}" ;;
     *) echo 25 ;;
   esac
 }
