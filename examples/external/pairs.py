@@ -691,6 +691,68 @@ def cupy_heat_rawkernel():
     return before, after
 
 
+# ---- The round-11 pairs (2026-12-03, third session): the moves written after
+# round 11's grading, on PointNet++'s second set abstraction (its sizes).
+
+
+@pair("permute_view", "PointNet++'s second set abstraction's first shared-MLP layer, fp32, forward+backward: gathered features (24, 128, 64, 131) as (B, S, K, C) through Conv2d(131, 128, 1) + BatchNorm2d + ReLU and the max over the neighbours, fed as permute(0, 3, 2, 1), which cuDNN copies to a contiguous tensor (before), against permute(0, 3, 1, 2), a channels_last-strided view it takes as it is (after)")
+def permute_view():
+    torch.manual_seed(0)
+    feats = torch.randn(24, 128, 64, 131, device="cuda", requires_grad=True)
+    mlp = torch.nn.Sequential(torch.nn.Conv2d(131, 128, 1), torch.nn.BatchNorm2d(128), torch.nn.ReLU()).cuda()
+    grad = torch.randn(24, 128, 128, device="cuda")
+
+    def before():
+        out = mlp(feats.permute(0, 3, 2, 1)).max(2)[0]
+        out.backward(grad)
+        return out
+
+    def after():
+        out = mlp(feats.permute(0, 3, 1, 2)).max(3)[0]
+        out.backward(grad)
+        return out
+
+    ob = before()
+    feats.grad = None
+    oa = after()
+    err = float((ob - oa).abs().max() / ob.abs().max())
+    print(f"permute_view: max relative |before - after| = {err:.3g}", file=sys.stderr)
+    if err > 1e-2:
+        raise SystemExit(f"permute_view: the two sides differ by {err}")
+    return before, after
+
+
+@pair("pad_channels", "a 1x1 Conv2d(131, 128) over NCHW fp32 features (24, 131, 128, 64), as PointNet++'s second set abstraction's first layer (128 features plus 3 coordinates), forward+backward (TF32, PyTorch's default for cuDNN): 131 input channels (before) against the same features with a zero 132nd channel and a zero weight column (after)")
+def pad_channels():
+    torch.manual_seed(0)
+    x = torch.randn(24, 131, 128, 64, device="cuda")
+    conv = torch.nn.Conv2d(131, 128, 1).cuda()
+    padded = torch.nn.Conv2d(132, 128, 1).cuda()
+    with torch.no_grad():
+        padded.weight.zero_()
+        padded.weight[:, :131] = conv.weight
+        padded.bias.copy_(conv.bias)
+    xb = x.clone().requires_grad_(True)
+    xa = torch.cat([x, torch.zeros(24, 1, 128, 64, device="cuda")], 1).requires_grad_(True)
+    grad = torch.randn(24, 128, 128, 64, device="cuda")
+
+    def before():
+        out = conv(xb)
+        out.backward(grad)
+        return out
+
+    def after():
+        out = padded(xa)
+        out.backward(grad)
+        return out
+
+    err = float((before() - after()).abs().max())
+    print(f"pad_channels: max |before - after| = {err:.3g}", file=sys.stderr)
+    if err > 1e-2:
+        raise SystemExit(f"pad_channels: the two sides differ by {err}")
+    return before, after
+
+
 def time_pair(before, after, reps):
     for _ in range(3):
         before()
