@@ -16,6 +16,7 @@ timings.tsv, and prints one row per pair with the ratio.
     python3 scripts/pairs_predict.py --bin target/release/roofline --round8
     python3 scripts/pairs_predict.py --bin target/release/roofline --round9
     python3 scripts/pairs_predict.py --bin target/release/roofline --round10
+    python3 scripts/pairs_predict.py --bin target/release/roofline --round11
 """
 import argparse
 import json
@@ -94,6 +95,14 @@ MOVE10 = {
     "cupy_heat_rawkernel": ("fusion", "array_expressions"),
 }
 
+# The round-11 pairs (results/h200-2026-12-03-pairs-round11; the captures are
+# fixtures): the moves written after round 11's grading, on PointNet++'s sizes.
+D11 = "tests/fixtures/external/h200-2026-12-03/pairs-round11"
+MOVE11 = {
+    "permute_view": ("move", "fold_layout_copy"),
+    "pad_channels": ("move", "pad_shape"),
+}
+
 
 def gpu_time_us(doc):
     return sum(k["kernel"].get("duration_s") or 0.0 for k in doc["kernels"]) * 1e6
@@ -132,7 +141,11 @@ def main():
                     help=f"the round-9 pair of {D9}, against the kernels' GPU time saved")
     ap.add_argument("--round10", action="store_true",
                     help=f"the round-10 pairs of {D10}, against the kernels' GPU time saved")
+    ap.add_argument("--round11", action="store_true",
+                    help=f"the round-11 pairs of {D11}, against the kernels' GPU time saved")
     args = ap.parse_args()
+    if args.round11:
+        return both_sides(args.bin, D11, MOVE11)
     if args.round10:
         return both_sides(args.bin, D10, MOVE10)
     if args.round9:

@@ -295,6 +295,26 @@ fn the_round_10_moves_come_true_against_both_sides_under_ncu() {
     }
 }
 
+#[test]
+fn the_round_11_moves_against_both_sides_under_ncu() {
+    // results/h200-2026-12-03-pairs-round11/: a permute cuDNN copies against
+    // a channels_last view comes true within 25% (0.86); 131 against 132
+    // input channels of a 1x1 convolution over-predicts (1.47): the aligned
+    // kernels run at about 55% of the roof the move prices them at.
+    const D11: &str = "tests/fixtures/external/h200-2026-12-03/pairs-round11";
+    let gpu_us = |doc: &Value| kernels(doc).iter().map(seconds).sum::<f64>() * 1e6;
+    for (pair, code, within) in [
+        ("permute_view", "fold_layout_copy", 0.75..=1.25),
+        ("pad_channels", "pad_shape", 1.25..=1.6),
+    ] {
+        let before = import(&format!("{D11}/{pair}.csv.gz"));
+        let after = import(&format!("{D11}/{pair}.after.csv.gz"));
+        let predicted = kernels(&before).iter().map(|k| move_saving(k, code)).sum::<f64>() * 1e6;
+        let ratio = predicted / (gpu_us(&before) - gpu_us(&after));
+        assert!(within.contains(&ratio), "{pair}: predicted {predicted:.0} us, ratio {ratio:.2}");
+    }
+}
+
 /// Every expert of rounds 3-11 moved PyTorch's same-dtype layout copy (a
 /// permute made contiguous) into its producer or consumer; round 11's
 /// PointNet copy at 96% of L2 was told "not the user's to edit".
