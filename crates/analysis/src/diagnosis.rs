@@ -679,6 +679,9 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
             "the copy's whole time: it computes nothing, and the kernel that writes or reads it takes the permuted order",
         ));
     }
+    if let Some(m) = outer_product_move(f, position) {
+        moves.push(m);
+    }
     if o.role == Role::Sparse {
         if let Some(m) = sparse_format_move(f, position) {
             moves.push(m);
@@ -862,6 +865,56 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
         }
     }
     moves
+}
+
+/// A library GEMM computes at most this many multiply-adds per output
+/// element (K, from its FLOPs over the elements it writes) and still be an
+/// outer product: its math is trivial and its time is writing the matrix
+/// (GPyTorch's K=5 kernel matrix: 18 FLOPs per element, 1 GB written,
+/// issue slots held by the stores). A GEMM of K=64 is a GEMM.
+const OUTER_PRODUCT_MAX_K: f64 = 16.0;
+
+/// A library GEMM whose output is most of its work: a distance or kernel
+/// matrix (an outer product with a few terms). cuBLAS writes it below the
+/// bandwidth roof, and the elementwise passes that read it next (exp,
+/// scale, clamp) read and write it again. The move is to compute the matrix
+/// where it is read; at the least it is written once at the roof, which is
+/// the saving booked here: its time above what its DRAM bytes take at the
+/// roof for its read:write mix.
+fn outer_product_move(f: &Facts, position: Position) -> Option<Move> {
+    let o = f.origin;
+    if o.role != Role::Gemm || !o.library.is_vendor() || position == Position::LaunchBound {
+        return None;
+    }
+    let element_bytes = match f.a.kernel.dominant_kind()? {
+        FlopKind::Fp32 | FlopKind::TensorTf32 => 4.0,
+        FlopKind::Fp64 | FlopKind::TensorFp64 => 8.0,
+        FlopKind::TensorBf16 | FlopKind::TensorFp16 | FlopKind::Fp16 => 2.0,
+        _ => return None,
+    };
+    let written = f.a.kernel.evidence.l2_write_sectors? * 32.0;
+    let elements = written / element_bytes;
+    let k = f.a.total_flops / (2.0 * elements.max(1.0));
+    let dram = f.a.kernel.bytes.get(&MemLevel::Dram).copied().filter(|b| *b > 0.0)?;
+    // Most of its DRAM traffic is the matrix it writes.
+    let dram_writes = f.a.kernel.evidence.dram_write_bytes?;
+    if k > OUTER_PRODUCT_MAX_K || dram_writes < 0.5 * dram {
+        return None;
+    }
+    let mix = f.a.level(MemLevel::Dram).and_then(|l| l.mix.as_ref()).map(|m| m.bytes_per_s);
+    let rate = mix.or_else(|| f.machine.bandwidth_roof(MemLevel::Dram).map(|d| d.rate)).filter(|r| *r > 0.0)?;
+    let at_roof = dram / rate;
+    Some(Move::saving(
+        Advice::OuterProduct { terms: k, written_bytes: written },
+        f.seconds - at_roof,
+        format!(
+            "its {} of DRAM traffic at the DRAM roof{} ({}) take {}",
+            format_si(dram, Unit2::Byte),
+            if mix.is_some() { " for its read:write mix" } else { "" },
+            format_si(rate, Unit2::BytePerSecond),
+            format_si(at_roof, Unit2::Second)
+        ),
+    ))
 }
 
 /// A library kernel (not the user's, not a GEMM, convolution or attention,
@@ -1469,6 +1522,35 @@ mod tests {
         assert!(!with_dram("cupy_var_core_float32", 24e-3, 1.0, 7.6).advises("serial_library_call"));
         let own = one_block("own_kernel", 24e-3, 1.0);
         assert!(!own.advises("serial_library_call") && own.advises("fill_the_gpu"), "{own:?}");
+    }
+
+    #[test]
+    fn a_library_gemm_of_a_few_terms_per_output_is_an_outer_product_priced_at_its_write() {
+        // GPyTorch's kernel matrix: 16384^2 fp32 outputs, K about 9, 1 GB
+        // written, issue slots held by the stores.
+        let rate = machine().bandwidth_roof(MemLevel::Dram).unwrap().rate;
+        let gemm = |k_terms: f64, write_share: f64| {
+            let name = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x32x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas";
+            let mut k = kernel(name, &[(MemLevel::Dram, 60.0)], &[(Pipe::Issue, 74.0), (Pipe::Fma, 31.0)]);
+            let elements = 16384.0 * 16384.0;
+            k.flops.insert(FlopKind::Fp32, 2.0 * k_terms * elements);
+            k.bytes.insert(MemLevel::Dram, 1.05e9);
+            k.evidence.l2_write_sectors = Some(elements * 4.0 / 32.0);
+            k.evidence.dram_write_bytes = Some(1.05e9 * write_share);
+            k.evidence.dram_read_bytes = Some(1.05e9 * (1.0 - write_share));
+            // DRAM at 60% of the roof.
+            k.duration_s = Some(1.05e9 / rate / 0.6);
+            k.evidence.level_busy_pct.insert(MemLevel::Dram, 60.0);
+            diagnose_kernel(&k)
+        };
+        let d = gemm(16.0, 0.99);
+        let m = d.next_moves.iter().find(|m| m.advice.code() == "outer_product").unwrap_or_else(|| panic!("{d:?}"));
+        assert!((m.saving_s.unwrap() - 0.4 * 1.05e9 / rate / 0.6).abs() < 1e-12, "{m:?}");
+        assert!(m.text().contains("16 multiply-adds per output") && m.text().contains("1074 MB"), "{}", m.text());
+        // K of 17 is a GEMM; a matrix that is not most of the traffic is not the cost.
+        assert!(!gemm(17.0, 0.99).advises("outer_product"));
+        assert!(!gemm(4.0, 0.49).advises("outer_product"));
+        assert!(gemm(4.0, 0.51).advises("outer_product"));
     }
 
     #[test]

@@ -501,6 +501,15 @@ pub enum Advice {
     /// Rows gathered by an index, then scatter-added by another (message
     /// passing): one sparse matrix product, without the per-row tensor.
     SparseAggregation,
+    /// A library GEMM with a few terms per output element (a distance or
+    /// kernel matrix): its time is writing the matrix; computed where it is
+    /// read, the matrix is written once or never.
+    OuterProduct {
+        /// Multiply-adds per output element (K).
+        terms: f64,
+        /// Bytes of the matrix it writes (its L2 write sectors x 32).
+        written_bytes: f64,
+    },
     /// The clock costs a share of the roof.
     Clock {
         /// Share of the roof the clock costs, %.
@@ -956,6 +965,10 @@ impl Advice {
                     Library::Cupy => "a reduction of a whole array in one block, as CuPy's var and std run: ((x - x.mean())**2).mean(), whose sum and mean run on CUB across the GPU, or a cupy.ReductionKernel; a reduction over an axis the library splits",
                     _ => "a reduction over an axis the library splits, the operation batched, or a library built for it",
                 }
+            ),
+            Advice::OuterProduct { terms, written_bytes } => format!(
+                "a GEMM with about {terms:.0} multiply-adds per output element: an outer product (a distance or kernel matrix) whose time is writing its {} matrix, not its math. Compute the matrix where it is read: torch.compile(mode=\"max-autotune\") of the expression writes it once from a Triton GEMM with the elementwise ops that read it (exp, scale, clamp) as the epilogue; KeOps' LazyTensor (GPyTorch's keops kernels) never writes it",
+                format_si(*written_bytes, Unit::Byte)
             ),
             Advice::SparseAggregation => "rows gathered by an index and then scatter-added by another (message passing over a graph's edges, a mean or sum aggregation) write one row per edge and read it back: aggregate with one sparse matrix product instead, over a sparse adjacency (torch.sparse_csr_tensor with torch.sparse.mm, or torch_sparse.SparseTensor, which torch_geometric's layers take as adj_t through T.ToSparseTensor), which reads each source row and writes each destination row with no per-edge tensor, forward and backward".into(),
             Advice::AttentionLayout => "copies that reorder a projection's output (clone, transpose, select of q, k, v) beside fused attention: give attention strided views of the packed projection instead (nn.MultiheadAttention with batch_first=True and need_weights=False takes the fast path to scaled_dot_product_attention; or call F.scaled_dot_product_attention on views of the QKV output)".into(),

@@ -32,9 +32,13 @@
 //!   PyTorch reduction under the diagonal joins as well, for the gap to the
 //!   bandwidth roof a compiled split reduction streams at. A kernel right
 //!   after a layout transpose counts as fed by the convolution before it
-//!   (channels_last removes the transpose). Gathers, scatters, embedding
-//!   lookups and cats never do: they are data movement of another kind (a
-//!   cat's own move is to let its producers write into its output).
+//!   (channels_last removes the transpose). A PyTorch gather (advanced
+//!   indexing, `index_select`) whose result an elementwise kernel reads
+//!   next joins too: compiled, the gather becomes that kernel's indirect
+//!   loads, so the gather saves its written share and its reader the read
+//!   (1/N). Scatters, embedding lookups and cats never do: they are data
+//!   movement of another kind (a cat's own move is to let its producers
+//!   write into its output).
 //! - CuPy array expressions, by launch order: a multiply feeding an add, a
 //!   subtract or a sum is a scaled temporary a fused pass keeps in
 //!   registers (2/N of its launch for N operands: the write booked on the
@@ -187,6 +191,32 @@ fn fused_share<K: KernelFacts>(a: &K, order: &CaptureOrder<K>) -> f64 {
     }
 }
 
+/// PyTorch's gather of rows or elements by an index tensor (advanced
+/// indexing `x[idx]`, `index_select`, `torch.gather`'s vectorised path).
+/// Fused with the elementwise kernel that reads its result (torch.compile
+/// turns the gather into indirect loads of that kernel), its output is
+/// never written: the write is booked on the gather, the read on its reader.
+fn pytorch_gather<K: KernelFacts>(a: &K, order: &CaptureOrder<K>) -> bool {
+    let o = order.origin(a);
+    let n = a.name();
+    o.library == Library::PyTorch
+        && o.role == Role::Indexing
+        && (n.contains("index_kernel_impl") || n.contains("vectorized_gather_kernel") || n.contains("indexSelect"))
+        && !n.contains("index_put")
+}
+
+/// The share of a gather's launches whose next kernel reads elementwise
+/// (by launch IDs; without them, whether the kernel after its last launch
+/// does).
+fn gather_launches_read<K: KernelFacts>(a: &K, order: &CaptureOrder<K>, reads: impl Fn(Role) -> bool) -> f64 {
+    let around = order.around_launches(a);
+    if around.is_empty() {
+        return if order.successor(a).is_some_and(reads) { 1.0 } else { 0.0 };
+    }
+    let read = around.iter().filter(|(_, next)| next.is_some_and(|k| reads(order.origin(k).role))).count();
+    read as f64 / around.len() as f64
+}
+
 /// Framework glue a compiler fuses or a graph launches for free: PyTorch's
 /// reductions that wait on latency or on their launch. Gathers, scatters,
 /// embedding lookups and cats move data of their own (rows picked by an
@@ -250,17 +280,21 @@ impl<'a, K: KernelFacts> CaptureOrder<'a, K> {
 
     /// The role of the kernel that ran just before `a`'s first launch.
     fn predecessor(&self, a: &K) -> Option<Role> {
+        self.predecessor_kernel(a).map(|k| self.origin(k).role)
+    }
+
+    /// The kernel that ran just before `a`'s first launch.
+    fn predecessor_kernel(&self, a: &K) -> Option<&'a K> {
         let first_id = a.launch_ids().first().and_then(|i| i.parse::<u64>().ok());
         let before = match first_id {
             Some(0) => return None,
             Some(id) => self.by_launch_id.get(&(id - 1)).copied(),
             None => None,
         };
-        let before = before.or_else(|| {
+        before.or_else(|| {
             let o = a.capture_order().filter(|o| *o > 1)?;
             self.first_launch.get(&(o - 1)).copied()
-        });
-        before.map(|k| self.origin(k).role)
+        })
     }
 
     /// The role of the kernel that ran just after `a`'s last launch.
@@ -713,6 +747,15 @@ pub fn fusions<K: KernelFacts>(kernels: &[K]) -> Vec<Fusion> {
         elementwise.extend(after_other);
     }
     elementwise.extend(kernels.iter().filter(timed).filter(|a| framework_glue(*a, &order)));
+    // A gather whose result an elementwise kernel reads next joins the
+    // chain with its write.
+    let read_elementwise = |r: Role| r.is_elementwise() || matches!(r, Role::Copy | Role::Activation);
+    elementwise.extend(
+        kernels
+            .iter()
+            .filter(timed)
+            .filter(|a| pytorch_gather(*a, &order) && gather_launches_read(*a, &order, read_elementwise) > 0.0),
+    );
     elementwise.retain(|a| order.origin(a).library != Library::Triton);
     if !elementwise.is_empty() {
         let per_kernel: Vec<f64> = elementwise
@@ -721,6 +764,20 @@ pub fn fusions<K: KernelFacts>(kernels: &[K]) -> Vec<Fusion> {
                 let t = a.duration_s().unwrap_or(0.0);
                 if under_diagonal_reduction(a, &order) {
                     t * reduction_gap_share(a)
+                } else if pytorch_gather(a, &order) {
+                    let read = gather_launches_read(a, &order, read_elementwise);
+                    if bytes(a) > 0.0 {
+                        t * (writes(a) / bytes(a)).min(1.0) * read
+                    } else {
+                        0.0
+                    }
+                } else if order.predecessor_kernel(a).is_some_and(|g| pytorch_gather(g, &order)) {
+                    // Fed by a gather, which books the write: only the
+                    // read, on the launches a gather fed.
+                    let around = order.around_launches(a);
+                    let fed = around.iter().filter(|(b, _)| b.is_some_and(|g| pytorch_gather(g, &order))).count();
+                    let fed = if around.is_empty() { 1.0 } else { fed as f64 / around.len() as f64 };
+                    t * fused_share(a, &order) * (1.0 - fed / 2.0)
                 } else {
                     t * fused_share(a, &order) * fusable_launches(a, &order)
                 }

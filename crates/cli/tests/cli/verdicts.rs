@@ -303,16 +303,60 @@ fn the_round_11_moves_against_both_sides_under_ncu() {
     // kernels run at about 55% of the roof the move prices them at.
     const D11: &str = "tests/fixtures/external/h200-2026-12-03/pairs-round11";
     let gpu_us = |doc: &Value| kernels(doc).iter().map(seconds).sum::<f64>() * 1e6;
-    for (pair, code, within) in [
-        ("permute_view", "fold_layout_copy", 0.75..=1.25),
-        ("pad_channels", "pad_shape", 1.25..=1.6),
-    ] {
+    for (pair, code, within) in
+        [("permute_view", "fold_layout_copy", 0.75..=1.25), ("pad_channels", "pad_shape", 1.25..=1.6)]
+    {
         let before = import(&format!("{D11}/{pair}.csv.gz"));
         let after = import(&format!("{D11}/{pair}.after.csv.gz"));
         let predicted = kernels(&before).iter().map(|k| move_saving(k, code)).sum::<f64>() * 1e6;
         let ratio = predicted / (gpu_us(&before) - gpu_us(&after));
         assert!(within.contains(&ratio), "{pair}: predicted {predicted:.0} us, ratio {ratio:.2}");
     }
+}
+
+/// Round 11's GPyTorch kernel matrix (K=5, 1 GB of fp32 written by an FFMA
+/// cuBLAS GEMM) was "not the user's to edit"; its expert computed it where
+/// it is read (-150 us). No other GEMM of the committed captures is one.
+#[test]
+fn a_kernel_matrix_written_by_cublas_is_computed_where_it_is_read() {
+    let doc = import("tests/fixtures/external/h200-2026-12-03/gpytorch_regression.full.csv.gz");
+    let gemm = kernels(&doc).iter().find(|k| k["kernel"]["name"].as_str().unwrap().contains("_ffma_")).unwrap();
+    assert_eq!(first_move(gemm)["code"], "outer_product", "{}", gemm["diagnosis"]);
+    let saved_us = move_saving(gemm, "outer_product") * 1e6;
+    assert!((140.0..=165.0).contains(&saved_us), "{saved_us}");
+    for c in [
+        "h200-2026-12-03/mamba_train",
+        "h200-2026-12-03/pointnet_train",
+        "h200-2026-12-02/dlrm_train",
+        "h200-2026-12-02/cupy_kmeans",
+    ] {
+        let doc = import(&format!("tests/fixtures/external/{c}.full.csv.gz"));
+        for k in kernels(&doc) {
+            assert_eq!(move_saving(k, "outer_product"), 0.0, "{c}: {}", k["kernel"]["name"]);
+        }
+    }
+}
+
+/// Round 11's PointNet gathers neighbours by advanced indexing and centres
+/// them (`index_points(xyz, idx) - new_xyz`): its expert compiled the two
+/// into one kernel (-100 us of the gather's 151) where the tool said "not
+/// the user's to edit". The gather books its write, the subtraction after
+/// it only its read.
+#[test]
+fn a_gather_read_by_an_elementwise_kernel_joins_its_chain_with_its_write() {
+    let doc = import("tests/fixtures/external/h200-2026-12-03/pointnet_train.full.csv.gz");
+    let named = |needle: &str| {
+        kernels(&doc).iter().find(|k| k["kernel"]["name"].as_str().unwrap().contains(needle)).unwrap().clone()
+    };
+    let gather = named("index_kernel_impl");
+    assert_eq!(first_move(&gather)["code"], "fuse_elementwise", "{}", gather["diagnosis"]);
+    let saved = move_saving(&gather, "fuse_elementwise");
+    assert!((0.35..=0.5).contains(&(saved / seconds(&gather))), "{saved}");
+    // The bias add whose first launch the gather fed: that launch books
+    // half of what the other three do.
+    let add = named("gpu_kernel_impl_nocast<at::CUDAFunctor_add<float>");
+    let share = move_saving(&add, "fuse_elementwise") / seconds(&add);
+    assert!((0.55..=0.6).contains(&share), "{share}");
 }
 
 /// Every expert of rounds 3-11 moved PyTorch's same-dtype layout copy (a
