@@ -21,7 +21,7 @@ use crate::metrics::{
     Slot, Via, COLUMNS, PIPE_COUNT_SUFFIX, PIPE_CYCLES_PREFIX, PIPE_CYCLES_SUFFIX, PIPE_PCT_SUFFIX, PIPE_PREFIX,
     SLOT_COUNT, STALL_PREFIX, STALL_SUFFIX, TENSOR_PREFIX,
 };
-use crate::rows::Record;
+use crate::rows::{Columns, Row};
 
 /// One kernel launch as ncu reported it.
 #[derive(Debug, Clone, PartialEq)]
@@ -597,10 +597,19 @@ pub fn parse_value(raw: &[u8]) -> Option<f64> {
 /// `Ok(None)`: absent. A field of number characters that does not fit is an error
 /// (never silently something else: `58784,5` is not 587,845); so is one
 /// too large for a double (`1e400` is out of range, as `1e31` is).
+// Inlined, the grammar's whole reading apart: the reader of a capture reads
+// every value with it, and nearly all are plain numbers.
+#[inline]
 pub fn read_number(raw: &[u8]) -> Result<Option<f64>, NumberProblem> {
-    if let Some(v) = plain_number(raw) {
-        return Ok(Some(v));
+    match plain_number(raw) {
+        Some(v) => Ok(Some(v)),
+        None => read_other_number(raw),
     }
+}
+
+/// [`read_number`] of a field that is not a plain number.
+#[inline(never)]
+fn read_other_number(raw: &[u8]) -> Result<Option<f64>, NumberProblem> {
     let trimmed = raw.trim_ascii();
     let field = trimmed.strip_prefix(b"\"").and_then(|f| f.strip_suffix(b"\"")).unwrap_or(trimmed).trim_ascii();
     // Words and ncu's other notations (`n/a`, `PolicySpread`, `100 (100)`,
@@ -617,6 +626,7 @@ pub fn read_number(raw: &[u8]) -> Result<Option<f64>, NumberProblem> {
 /// digits (`945408`, `3,209,127,424`, `70.54`, `3,942,250.67`): the value
 /// the grammar gives them. Anything else: `None`, for [`read_number`]'s
 /// whole reading.
+#[inline]
 fn plain_number(raw: &[u8]) -> Option<f64> {
     // One pass over the integer part: digits, or 1 to 3 digits and groups
     // of ",ddd"; the first 19 digits make the mantissa (below 2^64).
@@ -865,7 +875,7 @@ fn base_scale(slot: Slot, via: Via) -> f64 {
 }
 
 impl Plan {
-    fn new(header: &Record) -> Plan {
+    fn new(header: &Row) -> Plan {
         let names: Vec<String> = header
             .iter()
             .map(|f| String::from_utf8_lossy(f).trim().trim_start_matches('\u{feff}').to_string())
@@ -973,7 +983,7 @@ impl Plan {
     /// Reads the units row: each column the reader scales gets its unit's
     /// scale; a unit it does not know, or of the wrong kind (`MB` on a
     /// duration), is an error naming the unit and the column.
-    fn apply_units(&mut self, units: &Record, input: &str, warnings: &mut Vec<String>) -> Result<(), CsvError> {
+    fn apply_units(&mut self, units: &Row, input: &str, warnings: &mut Vec<String>) -> Result<(), CsvError> {
         let unit_of =
             |c: usize| units.get(c).map(|u| String::from_utf8_lossy(u).trim().to_string()).unwrap_or_default();
         let mut defaulted = Vec::new();
@@ -1089,6 +1099,28 @@ impl Plan {
         found
     }
 
+    /// Every column a launch row is read for.
+    fn columns(&self) -> Columns {
+        let text = [
+            self.process_id,
+            self.process_name,
+            self.host,
+            self.kernel,
+            self.context,
+            self.stream,
+            self.device,
+            self.cc,
+            self.device_name,
+            self.block,
+            self.grid,
+        ];
+        let slots = self.slots.iter().flatten().map(|s| s.col);
+        let tensor = self.tensor.iter().flat_map(|t| [Some(t.1), t.2]).flatten();
+        let stalls = self.stalls.iter().map(|s| s.1);
+        let pipes = self.pipes.iter().map(|p| p.1);
+        Columns::of(text.into_iter().flatten().chain([0]).chain(slots).chain(tensor).chain(stalls).chain(pipes))
+    }
+
     fn missing(&self) -> Vec<MissingMetric> {
         // The columns of each slot, in one pass over COLUMNS (this runs at
         // every header of a capture).
@@ -1111,7 +1143,7 @@ impl Plan {
     }
 }
 
-fn intern(interner: &mut Interner, rec: &Record, i: Option<usize>, column: usize) -> Arc<str> {
+fn intern(interner: &mut Interner, rec: &Row, i: Option<usize>, column: usize) -> Arc<str> {
     interner.get_column(column, i.and_then(|i| rec.get(i)).unwrap_or(b""))
 }
 
@@ -1214,15 +1246,21 @@ fn guard_error(g: Guarded, input: &str) -> CsvError {
 
 /// A field of a launch row read with [`read_number`]: a field that is not
 /// a number in its grammar is an error naming line, column and value.
+#[inline]
 fn number(raw: &[u8], line: u64, col: usize, column: &str, input: &str) -> Result<Option<f64>, CsvError> {
-    read_number(raw).map_err(|p| CsvError::Number {
+    read_number(raw).map_err(|p| number_error(p, raw, line, col, column, input))
+}
+
+#[cold]
+fn number_error(p: NumberProblem, raw: &[u8], line: u64, col: usize, column: &str, input: &str) -> CsvError {
+    CsvError::Number {
         input: input.into(),
         line,
         column_number: col + 1,
         column: column.into(),
         raw: String::from_utf8_lossy(raw).chars().take(40).collect(),
         problem: p.explain(),
-    })
+    }
 }
 
 /// The range a clock can physically be in, Hz, and its name: a value
@@ -1249,12 +1287,18 @@ fn clock(hz: f64) -> String {
 
 /// Refuses a clock outside [`clock_range`] (zero is left to the checks
 /// of the points: no reading).
+#[inline]
 fn physical(slot: Slot, hz: f64, raw: &[u8], line: u64, column: &str, input: &str) -> Result<(), CsvError> {
     let Some((lo, hi, what)) = clock_range(slot) else { return Ok(()) };
     if hz == 0.0 || (lo..=hi).contains(&hz) {
         return Ok(());
     }
-    Err(CsvError::Value {
+    Err(unphysical(hz, (lo, hi, what), raw, line, column, input))
+}
+
+#[cold]
+fn unphysical(hz: f64, (lo, hi, what): (f64, f64, &str), raw: &[u8], line: u64, column: &str, input: &str) -> CsvError {
+    CsvError::Value {
         input: input.into(),
         line,
         column: column.into(),
@@ -1265,15 +1309,22 @@ fn physical(slot: Slot, hz: f64, raw: &[u8], line: u64, column: &str, input: &st
             clock(lo),
             clock(hi)
         ),
-    })
+    }
 }
 
 /// A value read from a column, checked: negative or out of range is bad
 /// input, named by line and column.
+#[inline]
 fn checked(v: f64, raw: &[u8], line: u64, column: &str, input: &str) -> Result<f64, CsvError> {
     if v >= 0.0 && roofline_model::input_in_range(v) {
         return Ok(v);
     }
+    out_of_range(v, raw, line, column, input)
+}
+
+/// [`checked`] of a value that is negative or out of range.
+#[cold]
+fn out_of_range(v: f64, raw: &[u8], line: u64, column: &str, input: &str) -> Result<f64, CsvError> {
     let problem =
         if v < 0.0 { Some("a counter cannot be negative".to_string()) } else { roofline_model::input_range_problem(v) };
     match problem {
@@ -1297,7 +1348,7 @@ struct Skipped {
 }
 
 impl Skipped {
-    fn add(&mut self, line: u64, rec: &Record, why: &str) {
+    fn add(&mut self, line: u64, rec: &Row, why: &str) {
         self.count += 1;
         if self.examples.len() < 3 {
             let raw: Vec<String> = rec.iter().map(|f| String::from_utf8_lossy(f).to_string()).collect();
@@ -1392,10 +1443,9 @@ pub fn read_capture_with<R: Read>(
     };
     let header_lines = lines;
     let mut rdr = crate::rows::Rows::new(std::io::Cursor::new(header_line.clone()).chain(reader));
-    let mut rec = Record::new();
-    match rdr.read(&mut rec) {
-        Ok(true) => {}
-        Ok(false) => unreachable!("the header line was found"),
+    let rec = match rdr.read() {
+        Ok(Some(rec)) => rec,
+        Ok(None) => unreachable!("the header line was found"),
         Err(e) => {
             if let Some(g) = guarded(&e) {
                 return Err(guard_error(g, input));
@@ -1406,7 +1456,7 @@ pub fn read_capture_with<R: Read>(
                 hint: String::new(),
             });
         }
-    }
+    };
     if rec.len() == 1 {
         for delimiter in [';', '\t', '|'] {
             if header_line.contains(&(delimiter as u8)) {
@@ -1429,6 +1479,7 @@ pub fn read_capture_with<R: Read>(
         return Err(CsvError::DuplicateColumn { input: input.into(), line: header_lines, column, first, second });
     }
     cap.missing = plan.missing();
+    rdr.want(Some(plan.columns()));
     if plan.slots.iter().flatten().any(|s| matches!(s.via, Via::PerCycle(_))) {
         cap.warnings.push(format!(
             "{input}: instruction counts come from per-cycle rates printed with two decimals (a --set full export): FLOPs are accurate to about 1e-5, not exact; collect the .sum counters (`roofline profile`) for exact counts"
@@ -1452,9 +1503,9 @@ pub fn read_capture_with<R: Read>(
     let mut pipe_values: Vec<Option<PipeCount>> = Vec::new();
     let mut launches: u64 = 0;
     loop {
-        match rdr.read(&mut rec) {
-            Ok(true) => {}
-            Ok(false) => break,
+        let rec = match rdr.read() {
+            Ok(Some(rec)) => rec,
+            Ok(None) => break,
             Err(e) => {
                 let why = match guarded(&e) {
                     Some(g) if launches == 0 => return Err(guard_error(g, input)),
@@ -1464,7 +1515,7 @@ pub fn read_capture_with<R: Read>(
                 stopped = Some(why);
                 break;
             }
-        }
+        };
         let line_no = header_lines + rec.line().saturating_sub(1);
         let first = rec.get(0).unwrap_or(b"");
         if first.starts_with(b"==") {
@@ -1506,6 +1557,7 @@ pub fn read_capture_with<R: Read>(
                     cap.missing.push(m);
                 }
             }
+            rdr.want(Some(plan.columns()));
             expect_units = true;
             continue;
         }
