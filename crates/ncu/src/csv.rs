@@ -1244,13 +1244,75 @@ fn guard_error(g: Guarded, input: &str) -> CsvError {
     }
 }
 
-/// A field of a launch row read with [`read_number`]: a field that is not
-/// a number in its grammar is an error naming line, column and value.
-#[inline]
-fn number(raw: &[u8], line: u64, col: usize, column: &str, input: &str) -> Result<Option<f64>, CsvError> {
-    read_number(raw).map_err(|p| number_error(p, raw, line, col, column, input))
+/// Why a value of a launch row is refused, before the error that names
+/// its line and column is made (out of line: [`Refused::error`]).
+#[derive(Debug, Clone)]
+enum Refused {
+    /// Not a number in the grammar ([`read_number`]).
+    Number(NumberProblem),
+    /// Negative or out of range ([`in_range`]).
+    Range(f64),
+    /// A clock outside its range ([`physical`]).
+    Clock(Slot, f64),
 }
 
+impl Refused {
+    /// The error for the value `raw` of column `col` (named `column`).
+    #[cold]
+    fn error(self, raw: &[u8], line: u64, col: usize, column: &str, input: &str) -> CsvError {
+        match self {
+            Refused::Number(p) => number_error(p, raw, line, col, column, input),
+            Refused::Range(v) => match out_of_range(v, raw, line, column, input) {
+                Err(e) => e,
+                Ok(_) => unreachable!("a value refused as out of range has a problem"),
+            },
+            Refused::Clock(slot, hz) => match physical(slot, hz, raw, line, column, input) {
+                Err(e) => e,
+                Ok(()) => unreachable!("a clock refused is outside its range"),
+            },
+        }
+    }
+}
+
+/// A field read with [`read_number`].
+#[inline]
+fn number_value(raw: &[u8]) -> Result<Option<f64>, Refused> {
+    read_number(raw).map_err(Refused::Number)
+}
+
+/// A value read from a column, checked: negative or out of range is bad input.
+#[inline]
+fn in_range(v: f64) -> Result<f64, Refused> {
+    if v >= 0.0 && roofline_model::input_in_range(v) {
+        Ok(v)
+    } else {
+        Err(Refused::Range(v))
+    }
+}
+
+/// A field read as a number and checked, as it is.
+#[inline]
+fn value(raw: &[u8]) -> Result<Option<f64>, Refused> {
+    number_value(raw)?.map(in_range).transpose()
+}
+
+/// A slot's field: read, checked, times the column's factor `f` and its
+/// unit's `scale` and checked again, and, for a clock, checked against
+/// its range.
+#[inline]
+fn slot_value(raw: &[u8], f: f64, scale: f64, slot: Option<Slot>) -> Result<Option<f64>, Refused> {
+    let Some(v) = value(raw)? else { return Ok(None) };
+    let v = in_range(v * f * scale)?;
+    if let Some((lo, hi, _)) = slot.and_then(clock_range) {
+        if !(v == 0.0 || (lo..=hi).contains(&v)) {
+            return Err(Refused::Clock(slot.expect("a clock's slot"), v));
+        }
+    }
+    Ok(Some(v))
+}
+
+/// The error for a field of a launch row that is not a number in
+/// [`read_number`]'s grammar, naming line, column and value.
 #[cold]
 fn number_error(p: NumberProblem, raw: &[u8], line: u64, col: usize, column: &str, input: &str) -> CsvError {
     CsvError::Number {
@@ -1312,17 +1374,8 @@ fn unphysical(hz: f64, (lo, hi, what): (f64, f64, &str), raw: &[u8], line: u64, 
     }
 }
 
-/// A value read from a column, checked: negative or out of range is bad
-/// input, named by line and column.
-#[inline]
-fn checked(v: f64, raw: &[u8], line: u64, column: &str, input: &str) -> Result<f64, CsvError> {
-    if v >= 0.0 && roofline_model::input_in_range(v) {
-        return Ok(v);
-    }
-    out_of_range(v, raw, line, column, input)
-}
-
-/// [`checked`] of a value that is negative or out of range.
+/// The error for a value read from a column that is negative or out of
+/// range (bad input, named by line and column).
 #[cold]
 fn out_of_range(v: f64, raw: &[u8], line: u64, column: &str, input: &str) -> Result<f64, CsvError> {
     let problem =
@@ -1596,29 +1649,21 @@ pub fn read_capture_with<R: Read>(
         }
         let mut values = [None; SLOT_COUNT];
         per_second.clear();
+        // Each value is read and checked by the inlined `value` and
+        // `in_range`; the error that names it is made out of line.
+        let refused =
+            |r: Refused, col: usize| r.error(rec.get(col).unwrap_or(b""), line_no, col, &plan.names[col], input);
         for (slot_index, s) in plan.slots.iter().enumerate() {
             let Some(SlotColumn { col, via, scale }) = *s else { continue };
             let Some(raw) = rec.get(col) else { continue };
-            let column = &plan.names[col];
-            let v = number(raw, line_no, col, column, input)?;
-            if v.is_none() && !raw.trim_ascii().is_empty() && raw.trim_ascii() != b"n/a" {
-                bad_values
-                    .entry(column.clone())
-                    .or_insert((line_no, String::from_utf8_lossy(raw).chars().take(40).collect()));
-            }
-            let v = match v {
-                Some(v) => Some(checked(v, raw, line_no, column, input)?),
-                None => None,
-            };
             let f = match via {
                 Via::Direct(f) | Via::PerSecond(f) | Via::PerCycle(f) => f,
             };
-            let v = match v {
-                Some(v) => Some(checked(v * f * scale, raw, line_no, column, input)?),
-                None => None,
-            };
-            if let (Some(v), Some(slot)) = (v, slot_of[slot_index]) {
-                physical(slot, v, raw, line_no, column, input)?;
+            let v = slot_value(raw, f, scale, slot_of[slot_index]).map_err(|r| refused(r, col))?;
+            if v.is_none() && !raw.trim_ascii().is_empty() && raw.trim_ascii() != b"n/a" {
+                bad_values
+                    .entry(plan.names[col].clone())
+                    .or_insert((line_no, String::from_utf8_lossy(raw).chars().take(40).collect()));
             }
             match via {
                 Via::Direct(_) => values[slot_index] = v,
@@ -1628,23 +1673,19 @@ pub fn read_capture_with<R: Read>(
         }
         for &(slot_index, v, base, col) in &per_second {
             values[slot_index] = match (v, values[base as usize]) {
-                (Some(v), Some(d)) => {
-                    let raw = rec.get(col).unwrap_or(b"");
-                    Some(checked(v * d, raw, line_no, &plan.names[col], input)?)
-                }
+                (Some(v), Some(d)) => Some(in_range(v * d).map_err(|r| refused(r, col))?),
                 _ => None,
             };
         }
         let mut tensor: BTreeMap<FlopKind, TensorCount> = BTreeMap::new();
         for &(kind, col, peak, scale) in &plan.tensor {
             let raw = rec.get(col).unwrap_or(b"");
-            let Some(ops) = number(raw, line_no, col, &plan.names[col], input)? else { continue };
-            let ops = checked(ops * scale, raw, line_no, &plan.names[col], input)?;
+            let Some(ops) = number_value(raw).map_err(|r| refused(r, col))? else { continue };
+            let ops = in_range(ops * scale).map_err(|r| refused(r, col))?;
             let e = tensor.entry(kind).or_default();
             e.ops += ops;
-            if let Some(p) = peak.and_then(|p| rec.get(p).map(|raw| (p, raw))) {
-                if let Some(v) = number(p.1, line_no, p.0, &plan.names[p.0], input)? {
-                    let v = checked(v, p.1, line_no, &plan.names[p.0], input)?;
+            if let Some((p, raw)) = peak.and_then(|p| rec.get(p).map(|raw| (p, raw))) {
+                if let Some(v) = value(raw).map_err(|r| refused(r, p))? {
                     e.peak_per_cycle = Some(e.peak_per_cycle.map_or(v, |q: f64| q.max(v)));
                 }
             }
@@ -1655,8 +1696,8 @@ pub fn read_capture_with<R: Read>(
         stall_values.resize(plan.stall_names.len(), None);
         for &(_, col, at) in &plan.stalls {
             let raw = rec.get(col).unwrap_or(b"");
-            if let Some(v) = number(raw, line_no, col, &plan.names[col], input)? {
-                stall_values[at] = Some(checked(v, raw, line_no, &plan.names[col], input)?);
+            if let Some(v) = value(raw).map_err(|r| refused(r, col))? {
+                stall_values[at] = Some(v);
             }
         }
         let stalls = NameMap(
@@ -1666,8 +1707,7 @@ pub fn read_capture_with<R: Read>(
         pipe_values.resize(plan.pipe_names.len(), None);
         for &(_, col, which, at) in &plan.pipes {
             let raw = rec.get(col).unwrap_or(b"");
-            if let Some(v) = number(raw, line_no, col, &plan.names[col], input)? {
-                let v = checked(v, raw, line_no, &plan.names[col], input)?;
+            if let Some(v) = value(raw).map_err(|r| refused(r, col))? {
                 let e = pipe_values[at].get_or_insert_with(PipeCount::default);
                 match which {
                     PipeColumn::Pct => e.pct_of_peak = Some(v),
