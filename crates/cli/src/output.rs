@@ -119,7 +119,10 @@ impl Teed<'_> {
     fn write(&mut self, file: &mut dyn std::io::Write) -> std::io::Result<()> {
         let doc = self.doc;
         let mut tee = Tee { file, out: &mut self.out, file_error: None, out_error: None };
-        let done = doc.write_json(&mut tee);
+        // The serialiser's many small writes reach the two sides in blocks.
+        let mut blocks = std::io::BufWriter::with_capacity(64 << 10, &mut tee);
+        let done = doc.write_json(&mut blocks).and_then(|()| std::io::Write::flush(&mut blocks));
+        drop(blocks);
         let (file_error, out_error) = (tee.file_error, tee.out_error);
         // A failure of the serialiser itself fails both sides.
         let again = |e: &std::io::Error| std::io::Error::new(e.kind(), e.to_string());
