@@ -524,3 +524,58 @@ fn a_column_given_twice_is_refused_naming_it() {
     assert!(e.contains("gpu__time_duration.sum") && e.contains("twice"), "{e}");
     assert!(e.contains(&format!("columns {} and {}", c + 1, t.header.len())), "{e}");
 }
+
+/// A bad value in any kind of column the reader reads (a slot, a per-second
+/// rate, tensor operations and their peak, a stall reason, a pipe) is
+/// refused naming that column and the value, and of two bad values in one
+/// row the first the reader reads is the one named: slots, tensor kinds,
+/// stalls, then pipes.
+#[test]
+fn a_bad_value_in_any_column_read_is_named_with_its_column() {
+    for (fixture, column, raw, says) in [
+        ("h200_seed000_metrics.csv", "gpu__time_duration.sum", "-5", "a counter cannot be negative"),
+        ("h200_seed000_metrics.csv", "gpu__time_duration.sum", "1e31", "above 1e30"),
+        ("h200_seed000_metrics.csv", "dram__bytes.sum", "1.2.3", "not a number"),
+        ("h200_seed000_metrics.csv", "sm__ops_path_tensor_src_fp16.sum", "-1", "a counter cannot be negative"),
+        ("h200_seed000_metrics.csv", "sm__ops_path_tensor_src_fp16.sum", "58784,5", "LC_NUMERIC=C"),
+        ("h200_seed000_metrics.csv", "sm__ops_path_tensor_src_fp16.sum.peak_sustained", "-2", "cannot be negative"),
+        (
+            "h200_seed000_metrics.csv",
+            "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+            "-0.5",
+            "cannot be negative",
+        ),
+        ("h200_seed000_full.csv", "derived__lts__lts2xbar_bytes.sum.per_second", "-4", "cannot be negative"),
+        ("h200_seed000_full.csv", "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active", "-3", "negative"),
+        ("h200_seed000_full.csv", "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active", "1e", "not a number"),
+    ] {
+        let mut t = Table::parse(&fixture_text(fixture));
+        let c = t.col(column);
+        t.rows[1][c] = raw.into();
+        let e = read_capture(t.text().as_bytes(), "cap.csv").unwrap_err();
+        let text = e.to_string();
+        assert!(text.starts_with("cap.csv: line "), "{column} = {raw}: {text}");
+        assert!(
+            text.contains(column) && text.contains(&format!("{raw:?}")) && text.contains(says),
+            "{column} = {raw}: {text}"
+        );
+        if matches!(e, CsvError::Number { .. }) {
+            assert!(text.contains(&format!("column {}", c + 1)), "{text}");
+        }
+    }
+    // Two bad values in one row: the slot's is named before the stall's
+    // and the tensor kind's, though its column comes later in the row.
+    let mut t = Table::parse(&fixture_text("h200_seed000_metrics.csv"));
+    let stall = t.col("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio");
+    let tensor = t.col("sm__ops_path_tensor_src_bf16_dst_fp32.sum");
+    let slot = t.col("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum");
+    assert!(stall < slot && tensor < slot);
+    t.rows[2][stall] = "-1".into();
+    t.rows[2][tensor] = "-1".into();
+    t.rows[2][slot] = "-7".into();
+    let e = read_capture(t.text().as_bytes(), "cap.csv").unwrap_err().to_string();
+    assert!(e.contains("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum = \"-7\""), "{e}");
+    t.rows[2][slot] = "0".into();
+    let e = read_capture(t.text().as_bytes(), "cap.csv").unwrap_err().to_string();
+    assert!(e.contains("sm__ops_path_tensor_src_bf16_dst_fp32.sum = \"-1\""), "{e}");
+}

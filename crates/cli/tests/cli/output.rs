@@ -34,3 +34,33 @@ fn every_format_of_a_small_document_is_what_its_extension_says() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no chart"));
     assert!(!dir.path().join("m.svg").exists());
 }
+
+/// A JSON document that goes to `-o` and to stdout is serialised once for
+/// both: the same bytes on each, and a file that fails half way (`/dev/full`)
+/// leaves stdout the whole document, with the file's error.
+#[test]
+fn a_json_document_in_the_file_and_on_stdout_is_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let capture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ncu/h200_seed000_metrics.csv");
+    let capture = capture.to_str().unwrap();
+    let printed = run(dir.path(), &["import", capture, "--format", "json", "-o", "a.json"]);
+    let saved = std::fs::read_to_string(dir.path().join("a.json")).unwrap();
+    assert!(printed.starts_with('{') && printed.len() > 10_000, "{}", &printed[..printed.len().min(200)]);
+    assert_eq!(printed, saved);
+    let peaks = run(dir.path(), &["peaks", "--gpu", "h200", "--format", "json", "-o", "m.json"]);
+    assert_eq!(peaks, std::fs::read_to_string(dir.path().join("m.json")).unwrap());
+    if std::path::Path::new("/dev/full").exists() {
+        let out = Command::cargo_bin("roofline")
+            .unwrap()
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .args(["import", capture, "--format", "json", "-o", "/dev/full"])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("/dev/full") && stderr.contains("results went to standard output"), "{stderr}");
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), printed);
+    }
+}
