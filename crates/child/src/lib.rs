@@ -14,7 +14,7 @@
 //!   the child's own children (the program under ncu) would run on: a
 //!   small watchdog (`sh`, in a group of its own) holds a pipe from the
 //!   tool and, when the pipe closes without the tool saying the child was
-//!   waited for, stops the child's whole group and removes the temporary
+//!   waited for, stops the child's whole group and removes the
 //!   temporary folders of the run ([`remove_if_killed`]).
 //! - Helpers that left the group (`setsid`, a daemonizing launcher) are
 //!   still the program's: once stopping begins, the tool walks the
@@ -294,25 +294,31 @@ pub struct OwnedChild {
 }
 
 /// The watchdog of a child: `sh` reading lines from the tool. `rm PATH`
-/// adds a folder to remove, `done` ends it quietly; the end of its input
-/// (the tool died) stops the child's group (SIGTERM; SIGKILL if it still
-/// runs 2 s later) and removes the folders, then ends.
+/// adds a folder to remove, `pg N` names the child's group, `done` ends it
+/// quietly; the end of its input (the tool died) stops the group (SIGTERM;
+/// SIGKILL if it still runs 2 s later) and removes the folders, then ends.
+/// It is started and given the folders before the child exists: a tool
+/// killed just after the child started (CI on a loaded machine did that)
+/// still has its folders removed.
 struct Watchdog {
     process: Child,
     to: std::process::ChildStdin,
 }
 
-const WATCHDOG: &str = r#"pg=$1; shift
+const WATCHDOG: &str = r#"pg=
 while IFS= read -r line; do
   case "$line" in
     done) exit 0 ;;
+    "pg "*) pg=${line#pg } ;;
     "rm "*) set -- "$@" "${line#rm }" ;;
   esac
 done
-kill -TERM "-$pg" 2>/dev/null
-i=0
-while [ $i -lt 20 ] && kill -0 "-$pg" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-kill -KILL "-$pg" 2>/dev/null
+if [ -n "$pg" ]; then
+  kill -TERM "-$pg" 2>/dev/null
+  i=0
+  while [ $i -lt 20 ] && kill -0 "-$pg" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+  kill -KILL "-$pg" 2>/dev/null
+fi
 [ $# -gt 0 ] && rm -rf -- "$@"
 exit 0"#;
 
@@ -364,16 +370,30 @@ impl Drop for RemovedIfKilled {
 }
 
 impl Watchdog {
-    fn start(group: u32) -> Option<Watchdog> {
+    /// Starts the watchdog and gives it the folders of [`remove_if_killed`].
+    fn start() -> Option<Watchdog> {
+        use std::io::Write;
         let mut cmd = Command::new("/bin/sh");
-        cmd.args(["-c", WATCHDOG, "roofline-watchdog", &group.to_string()])
+        cmd.args(["-c", WATCHDOG, "roofline-watchdog"])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .process_group(0);
         let mut process = cmd.spawn().ok()?;
-        let to = process.stdin.take()?;
+        let mut to = process.stdin.take()?;
+        for folder in KILL_CLEANUP.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let text = folder.display().to_string();
+            if !text.contains('\n') {
+                let _ = to.write_all(format!("rm {text}\n").as_bytes());
+            }
+        }
         Some(Watchdog { process, to })
+    }
+
+    /// The child started: its group is the one to stop if the tool dies.
+    fn watch(&mut self, group: u32) {
+        use std::io::Write;
+        let _ = self.to.write_all(format!("pg {group}\n").as_bytes());
     }
 
     /// The child was waited for: the watchdog ends without a signal.
@@ -412,18 +432,20 @@ pub fn spawn(mut cmd: Command) -> Result<OwnedChild, ChildError> {
     unsafe {
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
     }
+    let mut watchdog = Watchdog::start();
     let started = Instant::now();
     let started_unix_ns = unix_ns();
-    let child = cmd.spawn().map_err(|source| start_error(&cmd, &program, source))?;
-    let mut watchdog = Watchdog::start(child.id());
-    if let Some(w) = &mut watchdog {
-        use std::io::Write;
-        for folder in KILL_CLEANUP.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-            let text = folder.display().to_string();
-            if !text.contains('\n') {
-                let _ = w.to.write_all(format!("rm {text}\n").as_bytes());
+    let child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(source) => {
+            if let Some(w) = watchdog {
+                w.dismiss();
             }
+            return Err(start_error(&cmd, &program, source));
         }
+    };
+    if let Some(w) = &mut watchdog {
+        w.watch(child.id());
     }
     Ok(OwnedChild { child, program, started, started_unix_ns, descendants: Vec::new(), watchdog, _guard: guard })
 }

@@ -80,6 +80,9 @@ fn a_short_timeout_bounds_the_questions_to_ncu_too() {
 /// running, reparented to init, and the temporary folder in $TMPDIR. A
 /// SIGKILL reaches no handler: a watchdog holding a pipe from the tool now
 /// stops the group and removes the folder when the pipe closes.
+/// CI (2 loaded cores) then killed the tool after ncu had started but
+/// before its watchdog had been told the folder, which stayed: the
+/// watchdog now gets the folders before the child exists.
 #[test]
 fn a_killed_profile_leaves_no_process_and_no_temporary_folder() {
     let dir = tempfile::tempdir().unwrap();
