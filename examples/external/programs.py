@@ -2244,6 +2244,199 @@ def cupy_knn(args):
     return time.perf_counter() - t0
 
 
+def nth_module(model, names, n=0):
+    """The n-th submodule whose class is named one of `names` (a library's
+    attribute paths change between versions; its class names rarely do)."""
+    found = [m for m in model.modules() if type(m).__name__ in names]
+    if len(found) <= n:
+        seen = sorted({type(m).__name__ for m in model.modules()})
+        raise SystemExit(f"no module #{n} of class {names} in {type(model).__name__}; it has: {', '.join(seen)}")
+    return found[n]
+
+
+@program("segformer_infer", "Hugging Face transformers SegFormer (random weights, the default MiT-b0 configuration: hidden sizes 32-64-160-256, efficient self-attention with reduction ratios 8-4-2-1, Mix-FFN with depthwise 3x3 convolutions) for semantic segmentation with 150 labels, fp16, batch 16 at 512x512, eval under no_grad; windows: the second transformer layer of the first stage (128x128 tokens) and the all-MLP decode head")
+def segformer_infer(args):
+    import torch
+    from transformers import SegformerConfig, SegformerForSemanticSegmentation
+
+    torch.manual_seed(0)
+    model = SegformerForSemanticSegmentation(SegformerConfig(num_labels=150)).cuda().half().eval()
+    x = torch.randn(16, 3, 512, 512, device="cuda", dtype=torch.half)
+    win = Window(args.trace, torch_sync)
+    layer = nth_module(model, ("SegformerLayer",), 1)
+    head = nth_module(model, ("SegformerDecodeHead",))
+    return infer(model, x, win, [layer, head], args.trace)
+
+
+@program("levit_train", "timm LeViT-128S (random weights; convolutional stem, attention blocks with attention biases and BatchNorm'd linear layers, Hardswish MLPs) training step as timm's train.py runs it: batch 256 at 224x224, bf16 autocast, AdamW lr 5e-4 weight decay 0.025 (foreach), label-smoothing cross-entropy 0.1; windows: the fourth attention module forward+backward, the MLP after it forward+backward, and the optimizer step")
+def levit_train(args):
+    import timm
+    import torch
+
+    torch.manual_seed(0)
+    model = timm.create_model("levit_128s", pretrained=False, num_classes=1000).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=5e-4, weight_decay=0.025)
+    x = torch.randn(256, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (256,), device="cuda")
+    win = Window(args.trace, torch_sync)
+    attn = nth_module(model, ("Attention",), 3)
+    mlp = nth_module(model, ("LevitMlp",), 3)
+    windowed(attn, win)
+    windowed(mlp, win)
+    smooth = torch.nn.CrossEntropyLoss(label_smoothing=0.1)
+    loss_fn = lambda m, b: smooth(m(b[0]), b[1])
+    return train(model, opt, (x, y), loss_fn, 3, win, [attn, mlp], args.trace, torch.bfloat16)
+
+
+@program("encoder_mlm_fp16_train", "a BERT-style masked-language-model step in plain PyTorch as tutorials write it: nn.Embedding(30522, 512) plus learned positions, a 6-layer nn.TransformerEncoder (d_model 512, 8 heads, feed-forward 2048, GELU, pre-norm, dropout 0.1, batch_first), an untied 512->30522 output Linear, cross-entropy on 15% masked tokens (ignore_index -100), batch 32 x 256 tokens, fp16 autocast with GradScaler, scaler.unscale_ then clip_grad_norm_(1.0), AdamW lr 1e-4 (foreach); windows: encoder layer 3 forward+backward, and the unscale, clipping and optimizer step")
+def encoder_mlm_fp16_train(args):
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    vocab, d, seq, batch = 30522, 512, 256, 32
+
+    class MLM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+            layer = nn.TransformerEncoderLayer(d, 8, 2048, 0.1, activation="gelu", batch_first=True, norm_first=True)
+            self.encoder = nn.TransformerEncoder(layer, 6, enable_nested_tensor=False)
+            self.norm = nn.LayerNorm(d)
+            self.out = nn.Linear(d, vocab)
+
+        def forward(self, ids):
+            h = self.tok(ids) + self.pos(torch.arange(ids.shape[1], device=ids.device))[None]
+            return self.out(self.norm(self.encoder(h)))
+
+    model = MLM().cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    scaler = torch.amp.GradScaler("cuda")
+    ids = torch.randint(0, vocab, (batch, seq), device="cuda")
+    labels = torch.where(torch.rand(batch, seq, device="cuda") < 0.15, ids, torch.full_like(ids, -100))
+    win = Window(args.trace, torch_sync)
+    block = model.encoder.layers[2]
+    windowed(block, win)
+
+    def step(measure):
+        block._measure = measure
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.float16):
+            logits = model(ids)
+            loss = nn.functional.cross_entropy(logits.view(-1, vocab), labels.view(-1), ignore_index=-100)
+        scaler.scale(loss).backward()
+        if measure:
+            win.start()
+        scaler.unscale_(opt)
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(opt)
+        scaler.update()
+        if measure:
+            win.stop()
+
+    model.train()
+    for _ in range(3):
+        step(False)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    with torch_trace(args.trace):
+        step(True)
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+@program("ssdlite_infer", "torchvision SSDlite320 with a MobileNetV3-Large backbone (random weights), detection inference as its reference scripts run it: batch 32 images of 320x320 (the model's own transform resizes and normalises), fp32, eval under no_grad, the model's default post-processing (score threshold 0.001, per-class top 300 and batched NMS at IoU 0.55, 300 detections an image); windows: the classification and regression heads' forward, and the post-processing of the detections")
+def ssdlite_infer(args):
+    import torch
+    import torchvision
+
+    torch.manual_seed(0)
+    model = torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None).cuda().eval()
+    images = [torch.rand(3, 320, 320, device="cuda") for _ in range(32)]
+    win = Window(args.trace, torch_sync)
+    post = model.postprocess_detections
+
+    def windowed_post(*a, **k):
+        if not getattr(model.head, "_measure", False):
+            return post(*a, **k)
+        win.start()
+        try:
+            return post(*a, **k)
+        finally:
+            win.stop()
+
+    model.postprocess_detections = windowed_post
+    return infer(model, images, win, [model.head], args.trace)
+
+
+@program("jax_spectral_ns", "a JAX pseudo-spectral solver of 2-D incompressible Navier-Stokes in vorticity form as a CFD course writes it: a 1024x1024 periodic grid, fp32 (complex64 spectra), streamfunction from a Poisson solve in Fourier space, velocities and vorticity gradients by jnp.fft.irfft2 of ik-multiplied spectra, the nonlinear term in physical space with 2/3-rule dealiasing, semi-implicit (Crank-Nicolson viscous) time steps in a jitted lax.fori_loop of 4 steps; window: one call of the 4 steps after two warm-up calls")
+def jax_spectral_ns(args):
+    import jax
+    import jax.numpy as jnp
+
+    n, nu, dt = 1024, 1e-4, 1e-3
+    k = jnp.fft.fftfreq(n, 1.0 / n).astype(jnp.float32)
+    kr = jnp.fft.rfftfreq(n, 1.0 / n).astype(jnp.float32)
+    kx, ky = jnp.meshgrid(kr, k, indexing="xy")
+    k2 = kx**2 + ky**2
+    k2_safe = jnp.where(k2 == 0, 1.0, k2)
+    dealias = (jnp.abs(kx) < n / 3) & (jnp.abs(ky) < n / 3)
+    x = jnp.linspace(0, 2 * jnp.pi, n, endpoint=False, dtype=jnp.float32)
+    xx, yy = jnp.meshgrid(x, x, indexing="xy")
+    w0 = jnp.sin(4 * xx) * jnp.cos(4 * yy) + 0.1 * jax.random.normal(jax.random.PRNGKey(0), (n, n), jnp.float32)
+
+    def rhs_hat(w_hat):
+        psi_hat = w_hat / k2_safe
+        u = jnp.fft.irfft2(1j * ky * psi_hat, s=(n, n))
+        v = jnp.fft.irfft2(-1j * kx * psi_hat, s=(n, n))
+        wx = jnp.fft.irfft2(1j * kx * w_hat, s=(n, n))
+        wy = jnp.fft.irfft2(1j * ky * w_hat, s=(n, n))
+        return -jnp.fft.rfft2(u * wx + v * wy) * dealias
+
+    @jax.jit
+    def steps(w_hat):
+        def body(_, w_hat):
+            nl = rhs_hat(w_hat)
+            return ((1 - 0.5 * dt * nu * k2) * w_hat + dt * nl) / (1 + 0.5 * dt * nu * k2)
+
+        return jax.lax.fori_loop(0, 4, body, w_hat)
+
+    w_hat = jnp.fft.rfft2(w0)
+    for _ in range(2):
+        w_hat = steps(w_hat)
+    jax.block_until_ready(w_hat)
+    win = Window(None, lambda: None)
+    t0 = time.perf_counter()
+    with win():
+        w_hat = jax.block_until_ready(steps(w_hat))
+    return time.perf_counter() - t0
+
+
+@program("cupy_groupby", "a CuPy group-by aggregation as a data analyst writes it: 20M rows of int64 keys drawn from 1M distinct values and float32 values, cupy.unique(keys, return_inverse=True), per-group sums and counts by cupy.bincount (weights), the means, and the 100 groups with the largest mean by cupy.argsort; window: one call after a warm-up call")
+def cupy_groupby(args):
+    import cupy as cp
+
+    rng = cp.random.default_rng(0)
+    keys = rng.integers(0, 1_000_000, 20_000_000, dtype=cp.int64)
+    values = rng.random(20_000_000, dtype=cp.float32)
+
+    def aggregate(keys, values):
+        uniq, inv = cp.unique(keys, return_inverse=True)
+        sums = cp.bincount(inv, weights=values)
+        counts = cp.bincount(inv)
+        means = sums / counts
+        top = cp.argsort(means)[-100:]
+        return uniq[top], means[top]
+
+    aggregate(keys, values)
+    cp.cuda.Device().synchronize()
+    win = Window(None, cp.cuda.Device().synchronize)
+    t0 = time.perf_counter()
+    with win():
+        aggregate(keys, values)
+    return time.perf_counter() - t0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("name", nargs="?")

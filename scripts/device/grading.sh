@@ -76,6 +76,8 @@ launches() {
     mamba_*|pointnet_*|cupy_bootstrap|gpytorch_*) echo "${GRADING_LAUNCHES:-25}" ;;
     shufflenet_*|vitmae_*|nerf_*|ppo_*) echo "${GRADING_LAUNCHES:-30}" ;;
     jax_nbody|cupy_knn) echo "${GRADING_LAUNCHES:-25}" ;;
+    segformer_*|levit_*|encoder_mlm_*|ssdlite_*) echo "${GRADING_LAUNCHES:-30}" ;;
+    jax_spectral_ns|cupy_groupby) echo "${GRADING_LAUNCHES:-25}" ;;
     *) echo 25 ;;
   esac
 }
