@@ -592,7 +592,7 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
                 let memory = f.memory_pct_of(&[MemLevel::Dram, MemLevel::L2]);
                 let after = t * (fp32 / tf32).max(memory / 100.0);
                 moves.push(Move::saving(
-                    Advice::AllowTf32 { role: o.role },
+                    Advice::AllowTf32 { role: o.role, caller: None },
                     t - after,
                     format!(
                         "the TF32 tensor roof ({}) is {:.1}x the FP32 one ({}): at the same share of it the kernel takes {:.1}% of its time, bounded below by its DRAM and L2 traffic ({} of their roof today)",
@@ -691,6 +691,9 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
         moves.push(m);
     }
     if let Some(m) = serial_library_move(f) {
+        moves.push(m);
+    }
+    if let Some(m) = top_k_move(f) {
         moves.push(m);
     }
     match o.role {
@@ -916,6 +919,44 @@ fn outer_product_move(f: &Facts, position: Position) -> Option<Move> {
         ),
     ))
 }
+
+/// CuPy's selection (argpartition, partition): a bitonic select of each
+/// row's segments, then a tree of merges. Its select kernel passes over its
+/// data many times through L2 (the SMs' L2 reads and writes over its DRAM
+/// reads: the bitonic network writes every stage back); a top-k reads
+/// it [`TOP_K_PASSES`] times at the rate this kernel moves bytes, and has
+/// no merge tree, so a merge kernel saves its whole time.
+fn top_k_move(f: &Facts) -> Option<Move> {
+    if !crate::origin::cupy_selection(&f.a.kernel.name) {
+        return None;
+    }
+    if f.a.kernel.name.contains("merge") {
+        return Some(Move::saving(
+            Advice::TopK { passes: None },
+            f.seconds,
+            "the merge's whole time: a top-k has no merge tree",
+        ));
+    }
+    let ev = &f.a.kernel.evidence;
+    let l2 = (ev.l2_read_sectors? + ev.l2_write_sectors.unwrap_or(0.0)) * 32.0;
+    let read = ev.dram_read_bytes?;
+    let passes = l2 / read.max(1.0);
+    if read <= 0.0 || passes <= TOP_K_PASSES {
+        return None;
+    }
+    Some(Move::saving(
+        Advice::TopK { passes: Some(passes) },
+        f.seconds * (1.0 - TOP_K_PASSES / passes),
+        format!(
+            "the SMs' {} of L2 reads and writes are {passes:.1} passes over the {} it reads from DRAM; a top-k makes about {TOP_K_PASSES:.0} at the rate this kernel moves bytes",
+            format_si(l2, Unit2::Byte),
+            format_si(read, Unit2::Byte)
+        ),
+    ))
+}
+
+/// Streaming passes a top-k (a radix select) makes over its input.
+const TOP_K_PASSES: f64 = 4.0;
 
 /// A library kernel (not the user's, not a GEMM, convolution or attention,
 /// whose small grids have the larger-problem move) that runs for at least
@@ -1612,7 +1653,7 @@ mod tests {
         assert_eq!(d.binding(), Some((Unit::Pipe(Pipe::Fma), 37.0)), "half of 72% is 36%: {d:?}");
         assert!(d.has("cuda_core_gemm") && d.position == Position::UnderFlatRoof, "{d:?}");
         let tf32 = &d.next_moves[0];
-        assert_eq!(tf32.advice, Advice::AllowTf32 { role: Role::Gemm });
+        assert_eq!(tf32.advice, Advice::AllowTf32 { role: Role::Gemm, caller: None });
         assert!((tf32.saving_s.unwrap() - 0.75e-3).abs() < 1e-12, "{tf32:?}");
         // Its busiest memory level at 40% bounds it: 60% saved.
         k.evidence.level_busy_pct.insert(MemLevel::L2, 40.0);

@@ -301,6 +301,16 @@ pub enum Finding {
     },
 }
 
+/// A library call whose internal kernels the program view groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LibraryCall {
+    /// `cupy.argpartition` or `cupy.partition`.
+    Selection,
+    /// A random integer draw on cuRAND's generator (`cupy.random.randint`).
+    RandomIntegers,
+}
+
 /// One next move.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "code")]
@@ -447,6 +457,10 @@ pub enum Advice {
     AllowTf32 {
         /// A GEMM or a convolution (which switch applies).
         role: Role,
+        /// The array library the program calls cuBLAS through, where the
+        /// capture shows it is not PyTorch (CuPy has a switch of its own).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        caller: Option<Library>,
     },
     /// Several launches of an embedding lookup, one per table: one batched
     /// lookup over every table.
@@ -510,6 +524,28 @@ pub enum Advice {
         /// Bytes of the matrix it writes (its L2 write sectors x 32).
         written_bytes: f64,
     },
+    /// A selection (CuPy's argpartition or partition) that passes over its
+    /// data many times through L2: a top-k routine selects in a few.
+    TopK {
+        /// Passes of the kernel's data through L2 (L2 bytes over DRAM
+        /// reads); none for the merge tree's kernels.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        passes: Option<f64>,
+    },
+    /// Integer bookkeeping a library call runs over arrays of its own (the
+    /// index array of an argpartition, the mask and casts of a random
+    /// integer draw): the kernels go with a call that does not need them.
+    LibraryCallInternals {
+        /// The call they belong to.
+        call: LibraryCall,
+    },
+    /// `clip_grad_norm_`'s foreach norms and scaling: compiled with the
+    /// optimizer step, one reduction on a full grid and the scale in the
+    /// update.
+    CompileClipping,
+    /// An XLA fusion that writes an array the next fusion reads back: one
+    /// fusion (or a Pallas kernel) never writes it.
+    FuseXlaIntermediate,
     /// The clock costs a share of the roof.
     Clock {
         /// Share of the roof the clock costs, %.
@@ -930,7 +966,8 @@ impl Advice {
             },
             Advice::FuseArrayOps => "CuPy elementwise, reduction and cuBLAS level-1 kernels over the same arrays, one after another, each writing an array the next one reads: fuse the expression into one pass (cupy.fuse or a cupy.ElementwiseKernel for x + a*y, a cupy.ReductionKernel for a reduction of an expression such as abs(a - b).max() or the dot or norm of the vector it updates, a cupy.RawKernel for a stencil over shifted slices), so the temporaries stay in registers".into(),
             Advice::LargerProblem => "a library kernel whose launch leaves the GPU mostly idle: give it more work per launch (a larger batch, several small operations batched into one, CUDA graphs for the launch cost)".into(),
-            Advice::AllowTf32 { role } => match role {
+            Advice::AllowTf32 { caller: Some(Library::Cupy), .. } => "an FP32 GEMM on the CUDA cores (FFMA, no tensor-core instructions) on a GPU with TF32 tensor cores, called from CuPy, which computes FP32 matmuls in full precision by default: allow TF32 (CUPY_TF32=1 in the environment before cupy is imported), or compute the product in float16 or bfloat16".into(),
+            Advice::AllowTf32 { role, .. } => match role {
                 Role::Convolution => "an FP32 convolution on the CUDA cores (FFMA, no tensor-core instructions) on a GPU with TF32 tensor cores: allow TF32 for cuDNN (torch.backends.cudnn.allow_tf32 = True, PyTorch's default; check that nothing turned it off), or run it in bf16 under torch.autocast".into(),
                 _ => "an FP32 GEMM on the CUDA cores (FFMA, no tensor-core instructions) on a GPU with TF32 tensor cores: allow TF32 (torch.set_float32_matmul_precision('high'), or torch.backends.cuda.matmul.allow_tf32 = True), or run it in bf16 under torch.autocast".into(),
             },
@@ -970,6 +1007,19 @@ impl Advice {
                 "a GEMM with about {terms:.0} multiply-adds per output element: an outer product (a distance or kernel matrix) whose time is writing its {} matrix, not its math. Compute the matrix where it is read: torch.compile(mode=\"max-autotune\") of the expression writes it once from a Triton GEMM with the elementwise ops that read it (exp, scale, clamp) as the epilogue; KeOps' LazyTensor (GPyTorch's keops kernels) never writes it",
                 format_si(*written_bytes, Unit::Byte)
             ),
+            Advice::TopK { passes } => format!(
+                "cupy.argpartition (or partition) sorts fixed-size segments of every row with a bitonic network and merges them pairwise{}: for the k smallest or largest of each row, a top-k selects in a few streaming passes and returns only k indices a row, with no full-size index array (torch.topk on the array through DLPack: torch.from_dlpack(a).topk(k, dim=1, largest=False); for nearest neighbours, a fused k-NN such as cuVS's brute-force search)",
+                match passes {
+                    Some(p) => format!(", its data passing {p:.0} times through L2"),
+                    None => String::new(),
+                }
+            ),
+            Advice::LibraryCallInternals { call } => match call {
+                LibraryCall::Selection => "integer bookkeeping of cupy.argpartition over its full-size index array (the array built, checked and unravelled into row and column), not an expression of the program: cupy.fuse cannot reach it. A top-k that returns column indices directly (torch.topk through DLPack) builds none of it".into(),
+                LibraryCall::RandomIntegers => "integer passes of cupy.random.randint after cuRAND's generator (the bound's mask, the cast to int64, the offset), not an expression of the program: cupy.fuse cannot reach them. Draw with cupy.random.default_rng().integers(low, high, size, dtype=cupy.int32), which bounds and writes the integers in its own kernel".into(),
+            },
+            Advice::CompileClipping => "gradient clipping (clip_grad_norm_) on its foreach path: a norm per tensor on one block each, their cleanup, and a second pass that scales every gradient. A fused optimizer does not clip. Compile the clipping with the optimizer step (torch.compile of a function that calls clip_grad_norm_ and optimizer.step()), so that the norm is one reduction over all gradients on a full grid and the scale is applied in the update".into(),
+            Advice::FuseXlaIntermediate => "XLA wrote a fusion's result to memory for the next fusion to read back: write the computation so that XLA fuses it into the fusion that consumes it (reduce the expression itself, without materialising the broadcast array it builds), or write the pair as one kernel (jax.experimental.pallas) that keeps the values in registers".into(),
             Advice::SparseAggregation => "rows gathered by an index and then scatter-added by another (message passing over a graph's edges, a mean or sum aggregation) write one row per edge and read it back: aggregate with one sparse matrix product instead, over a sparse adjacency (torch.sparse_csr_tensor with torch.sparse.mm, or torch_sparse.SparseTensor, which torch_geometric's layers take as adj_t through T.ToSparseTensor), which reads each source row and writes each destination row with no per-edge tensor, forward and backward".into(),
             Advice::AttentionLayout => "copies that reorder a projection's output (clone, transpose, select of q, k, v) beside fused attention: give attention strided views of the packed projection instead (nn.MultiheadAttention with batch_first=True and need_weights=False takes the fast path to scaled_dot_product_attention; or call F.scaled_dot_product_attention on views of the QKV output)".into(),
             Advice::Legacy { text } => text.clone(),

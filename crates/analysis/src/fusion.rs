@@ -56,6 +56,19 @@
 //!   adjacency writes no per-edge rows (the gather's written share and the
 //!   scatter-add's read share of their launches).
 //!
+//! - library-call internals, by launch order: CuPy integer kernels next to
+//!   a library call's own kernels (argpartition's select, cuRAND's
+//!   generator), with only integer work between, are that call's
+//!   bookkeeping, not the program's expression: a call that needs none (a
+//!   top-k, a Generator's bounded integers) saves their whole time;
+//! - gradient clipping: clip_grad_norm_'s foreach norms and the scale by its
+//!   coefficient are not the optimizer's (a fused optimizer does not clip);
+//!   compiled with the step, the norms are one full-grid reduction and the
+//!   scale goes into the update;
+//! - XLA intermediates, by launch order: a fusion whose next launch, another
+//!   fusion, reads about what it wrote saves its written share, the reader
+//!   the array's share of its bytes (one fusion, or a Pallas kernel).
+//!
 //! In a training step (backward or optimizer kernels in the capture) a
 //! larger batch is a training choice, not a per-step saving: the library
 //! kernels' larger-problem move becomes evidence.
@@ -73,7 +86,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::facts::KernelFacts;
-use crate::findings::{Advice, Move, Position};
+use crate::findings::{Advice, LibraryCall, Move, Position};
 use crate::kernel_analysis::KernelAnalysis;
 use crate::origin::{origin, Library, Role};
 
@@ -100,6 +113,16 @@ pub enum FusionKind {
     /// A gather of rows then a scatter-add of them (message passing) ->
     /// one sparse matrix product.
     SparseAggregation,
+    /// The integer bookkeeping of cupy.argpartition over its index array
+    /// -> a top-k, which builds none.
+    SelectionInternals,
+    /// The integer passes of cupy.random.randint after cuRAND's generator
+    /// -> a Generator's integers, bounded in one kernel.
+    RandomIntegerInternals,
+    /// clip_grad_norm_'s foreach norms and scale -> compiled with the step.
+    GradientClipping,
+    /// An XLA fusion's result read back by the next fusion -> one fusion.
+    XlaIntermediates,
 }
 
 impl FusionKind {
@@ -114,6 +137,10 @@ impl FusionKind {
             FusionKind::AttentionLayout => "feed attention strided views",
             FusionKind::ArrayExpressions => "fuse CuPy array expressions (cupy.fuse, ElementwiseKernel)",
             FusionKind::SparseAggregation => "aggregate with a sparse matrix product (torch.sparse.mm, SparseTensor)",
+            FusionKind::SelectionInternals => "replace cupy.argpartition by a top-k",
+            FusionKind::RandomIntegerInternals => "draw integers with cupy.random.default_rng()",
+            FusionKind::GradientClipping => "compile gradient clipping with the optimizer step",
+            FusionKind::XlaIntermediates => "fuse XLA intermediates into their readers",
         }
     }
 
@@ -127,6 +154,10 @@ impl FusionKind {
             FusionKind::AttentionLayout => Advice::AttentionLayout,
             FusionKind::ArrayExpressions => Advice::FuseArrayOps,
             FusionKind::SparseAggregation => Advice::SparseAggregation,
+            FusionKind::SelectionInternals => Advice::LibraryCallInternals { call: LibraryCall::Selection },
+            FusionKind::RandomIntegerInternals => Advice::LibraryCallInternals { call: LibraryCall::RandomIntegers },
+            FusionKind::GradientClipping => Advice::CompileClipping,
+            FusionKind::XlaIntermediates => Advice::FuseXlaIntermediate,
         }
     }
 }
@@ -466,7 +497,11 @@ const GEMM_EXPRESSION_DEPTH: usize = 6;
 /// vector that kernel just wrote; accumulated in the update pass, at least
 /// one of its two operands is not read again: half the launch's time.
 /// Without launch IDs nothing is claimed (the order of launches is the evidence).
-fn array_expressions<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> Option<Fusion> {
+fn array_expressions<K: KernelFacts>(
+    kernels: &[K],
+    order: &CaptureOrder<K>,
+    internal: &std::collections::HashSet<&str>,
+) -> Option<Fusion> {
     let cupy_elementwise = |k: &K| {
         let o = origin(k.name());
         o.library == Library::Cupy && o.role == Role::Elementwise
@@ -474,6 +509,9 @@ fn array_expressions<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> 
     let mut ks = Vec::new();
     let mut per_kernel = Vec::new();
     for a in kernels.iter().filter(|a| a.duration_s().is_some_and(|d| d > 0.0 && d.is_finite())) {
+        if internal.contains(a.id()) {
+            continue;
+        }
         let t = a.duration_s().unwrap_or(0.0);
         let around = order.around_launches(a);
         if around.is_empty() {
@@ -550,6 +588,197 @@ fn array_expressions<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> 
         seconds,
         saved_s: per_kernel.iter().sum(),
         rests_on: "by launch order: an elementwise pass over a GEMM's output (a GEMM launch before it, with only CuPy elementwise work between, and at least that output's bytes moved) folds into the GEMM, its whole launch; a scaled temporary (a multiply feeding an add, a subtract or a sum) is no longer written and read back, 2/N of the multiply's launch for N operands, half booked on the multiply (the write) and half on its reader (the read); a ufunc launched right after a ufunc over arrays of its size (DRAM bytes within 4x) reads that result back, 2/N of its launch, and a reduction right after one is folded into it, its whole launch; a dot or norm of a vector the kernel before it wrote reads at least one operand fewer, half its launch".into(),
+        saved_per_kernel_s: per_kernel,
+    })
+}
+
+/// A CuPy kernel of integer bookkeeping: a ufunc whose dtypes are all
+/// integers or booleans (`cupy_remainder__int64_int_int64`,
+/// `cupy_less__int64_int_bool`), or a boolean reduction (`cupy_cub_any`).
+fn integer_bookkeeping<K: KernelFacts>(k: &K) -> bool {
+    let n = k.name();
+    let integer = |t: &str| t == "bool" || t.starts_with("int") || t.starts_with("uint") || t == "long";
+    if cupy_ufunc(k) {
+        return n.split("__").nth(1).is_some_and(|d| d.split('_').filter(|t| !t.is_empty()).all(integer));
+    }
+    origin(n).library == Library::Cupy && (n.starts_with("cupy_cub_any") || n.starts_with("cupy_cub_all"))
+}
+
+/// The library call a kernel is the heart of, when its integer
+/// bookkeeping runs beside it: CuPy's selection, or cuRAND's generator
+/// (whose integers `cupy.random.randint` masks and casts after it).
+fn library_call<K: KernelFacts>(k: &K) -> Option<LibraryCall> {
+    if crate::origin::cupy_selection(k.name()) {
+        Some(LibraryCall::Selection)
+    } else if origin(k.name()).library == Library::Curand {
+        Some(LibraryCall::RandomIntegers)
+    } else {
+        None
+    }
+}
+
+/// Launches walked from integer bookkeeping to the call it serves:
+/// argpartition's checks and unravelling run five launches after its last
+/// merge.
+const INTERNALS_DEPTH: u64 = 8;
+
+/// Integer bookkeeping kernels of a library call, by launch order: a run of
+/// CuPy integer kernels ([`integer_bookkeeping`]) that touches a call's own
+/// kernel ([`library_call`]) at either end, within [`INTERNALS_DEPTH`]
+/// launches, serves that call (the index array argpartition builds, checks
+/// and unravels; the mask, cast and offset of randint after cuRAND). They
+/// are not an expression of the program, so no fusion of the user's
+/// reaches them; a call that needs none (a top-k, a Generator's bounded
+/// integers) saves their whole time. Only with launch IDs.
+fn library_call_internals<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> Vec<Fusion> {
+    let call_of = |id: u64| -> Option<LibraryCall> {
+        for step in [-1i64, 1] {
+            let mut at = id as i64;
+            for _ in 0..INTERNALS_DEPTH {
+                at += step;
+                let Some(k) = u64::try_from(at).ok().and_then(|i| order.by_launch_id.get(&i).copied()) else { break };
+                if let Some(call) = library_call(k) {
+                    return Some(call);
+                }
+                if !integer_bookkeeping(k) {
+                    break;
+                }
+            }
+        }
+        None
+    };
+    let mut groups: Vec<(LibraryCall, Vec<&K>)> = Vec::new();
+    for a in kernels.iter().filter(|a| a.duration_s().is_some_and(|d| d > 0.0 && d.is_finite())) {
+        if !integer_bookkeeping(a) {
+            continue;
+        }
+        let Some(call) = a.launch_ids().iter().filter_map(|i| i.parse::<u64>().ok()).find_map(call_of) else {
+            continue;
+        };
+        match groups.iter_mut().find(|(c, _)| *c == call) {
+            Some((_, ks)) => ks.push(a),
+            None => groups.push((call, vec![a])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(call, ks)| {
+            let seconds = ks.iter().filter_map(|a| a.duration_s()).sum::<f64>();
+            Fusion {
+                kind: match call {
+                    LibraryCall::Selection => FusionKind::SelectionInternals,
+                    LibraryCall::RandomIntegers => FusionKind::RandomIntegerInternals,
+                },
+                kernels: ks.iter().map(|a| a.id().to_string()).collect(),
+                seconds,
+                saved_s: seconds,
+                rests_on: "by launch order: CuPy integer kernels launched next to the call's own kernels, with only integer work between, are its bookkeeping; a call that needs none saves their whole time".into(),
+                saved_per_kernel_s: Vec::new(),
+            }
+        })
+        .collect()
+}
+
+/// The time a compiled gradient norm keeps: one split reduction over all
+/// gradients on a full grid is a launch or two at the launch floor (about
+/// 2.4 us on the H200: round 12's `lpnorm_cleanup`, a launch of 13 blocks).
+const COMPILED_NORM_S: f64 = 3e-6;
+
+/// `clip_grad_norm_`'s foreach kernels ([`crate::origin::gradient_norm`];
+/// the scale by the clip coefficient where the capture has the norms):
+/// compiled with the optimizer step, the per-tensor norms become one
+/// reduction on a full grid (their time less [`COMPILED_NORM_S`] a
+/// launch), and the cleanup and the scale go into it and into the update
+/// (their whole time).
+fn gradient_clipping<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> Option<Fusion> {
+    let timed = |a: &&K| a.duration_s().is_some_and(|d| d > 0.0 && d.is_finite());
+    let pytorch = |a: &&K| order.origin(a).library == Library::PyTorch;
+    let norms: Vec<&K> =
+        kernels.iter().filter(timed).filter(pytorch).filter(|a| crate::origin::gradient_norm(a.name())).collect();
+    if norms.is_empty() {
+        return None;
+    }
+    let scales =
+        kernels.iter().filter(timed).filter(pytorch).filter(|a| crate::origin::scaled_by_device_scalar(a.name()));
+    let ks: Vec<&K> = norms.into_iter().chain(scales).collect();
+    let per_kernel: Vec<f64> = ks
+        .iter()
+        .map(|a| {
+            let t = a.duration_s().unwrap_or(0.0);
+            if a.name().contains("LpNormFunctor") {
+                (t - a.launches() as f64 * COMPILED_NORM_S).max(0.0)
+            } else {
+                t
+            }
+        })
+        .collect();
+    Some(Fusion {
+        kind: FusionKind::GradientClipping,
+        kernels: ks.iter().map(|a| a.id().to_string()).collect(),
+        seconds: ks.iter().filter_map(|a| a.duration_s()).sum(),
+        saved_s: per_kernel.iter().sum(),
+        rests_on: format!(
+            "compiled with the step, the per-tensor norms are one reduction on a full grid ({} a launch kept), and the cleanup and the scale by the clip coefficient go into it and into the update (their whole time)",
+            roofline_model::format_si(COMPILED_NORM_S, roofline_model::Unit::Second)
+        ),
+        saved_per_kernel_s: per_kernel,
+    })
+}
+
+/// XLA fusions whose result the next fusion reads back, by launch order: a
+/// fusion that is not launch-bound, whose next launch is an XLA fusion
+/// moving DRAM bytes within [`LINK_SIZE_RATIO`] of what it wrote. Fused (a
+/// reduction of the expression itself, or one Pallas kernel), the array is
+/// never written: the producer saves its written share of the launch, the
+/// reader the share of its bytes that the array was. Only with launch IDs.
+fn xla_intermediates<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> Option<Fusion> {
+    let xla = |k: &K| {
+        let o = order.origin(k);
+        o.library == Library::Xla && k.position() != Some(Position::LaunchBound)
+    };
+    let mut saved: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
+    let mut ks: Vec<&K> = Vec::new();
+    for a in kernels.iter().filter(|a| a.duration_s().is_some_and(|d| d > 0.0 && d.is_finite())) {
+        if !xla(a) {
+            continue;
+        }
+        let around = order.around_launches(a);
+        let n = around.len().max(1) as f64;
+        let per_launch = a.duration_s().unwrap_or(0.0) / n;
+        let written = writes(a) / n;
+        let write_share = if bytes(a) > 0.0 { (writes(a) / bytes(a)).min(1.0) } else { 0.0 };
+        for (_, next) in around {
+            let Some(reader) = next.filter(|r| xla(r) && r.id() != a.id()) else { continue };
+            let r_launches = reader.launch_ids().len().max(1) as f64;
+            let r_bytes = bytes(reader) / r_launches;
+            if written <= 0.0
+                || r_bytes <= 0.0
+                || r_bytes > written * LINK_SIZE_RATIO
+                || written > r_bytes * LINK_SIZE_RATIO
+            {
+                continue;
+            }
+            let r_launch = reader.duration_s().unwrap_or(0.0) / r_launches;
+            for (k, s) in [(a, per_launch * write_share), (reader, r_launch * (written / r_bytes).min(1.0))] {
+                if !ks.iter().any(|x| x.id() == k.id()) {
+                    ks.push(k);
+                }
+                let cap = k.duration_s().unwrap_or(0.0);
+                let e = saved.entry(k.id()).or_insert(0.0);
+                *e = (*e + s).min(cap);
+            }
+        }
+    }
+    if ks.is_empty() {
+        return None;
+    }
+    let per_kernel: Vec<f64> = ks.iter().map(|k| saved.get(k.id()).copied().unwrap_or(0.0)).collect();
+    Some(Fusion {
+        kind: FusionKind::XlaIntermediates,
+        kernels: ks.iter().map(|a| a.id().to_string()).collect(),
+        seconds: ks.iter().filter_map(|a| a.duration_s()).sum(),
+        saved_s: per_kernel.iter().sum(),
+        rests_on: "by launch order: an XLA fusion whose next launch is an XLA fusion moving DRAM bytes within 4x of what it wrote reads that array back; fused, it is never written: the writer saves its written share of the launch, the reader the array's share of its bytes".into(),
         saved_per_kernel_s: per_kernel,
     })
 }
@@ -663,7 +892,11 @@ pub fn fusions<K: KernelFacts>(kernels: &[K]) -> Vec<Fusion> {
     let secs = |ks: &[&K]| ks.iter().filter_map(|a| a.duration_s()).sum::<f64>();
     let ids = |ks: &[&K]| ks.iter().map(|a| a.id().to_string()).collect::<Vec<_>>();
     let mut out = Vec::new();
-    let chain = of_role(&[Role::Foreach]);
+    let clipping = gradient_clipping(kernels, &order);
+    let clipped: std::collections::HashSet<&str> =
+        clipping.iter().flat_map(|f| f.kernels.iter().map(String::as_str)).collect();
+    out.extend(clipping.clone());
+    let chain: Vec<&K> = of_role(&[Role::Foreach]).into_iter().filter(|a| !clipped.contains(a.id())).collect();
     if !chain.is_empty() {
         let adam = chain.iter().any(|a| {
             let n = a.name().to_ascii_lowercase();
@@ -718,7 +951,12 @@ pub fn fusions<K: KernelFacts>(kernels: &[K]) -> Vec<Fusion> {
             });
         }
     }
-    out.extend(array_expressions(kernels, &order));
+    let internals = library_call_internals(kernels, &order);
+    let internal: std::collections::HashSet<&str> =
+        internals.iter().flat_map(|f| f.kernels.iter().map(String::as_str)).collect();
+    out.extend(array_expressions(kernels, &order, &internal));
+    out.extend(internals.clone());
+    out.extend(xla_intermediates(kernels, &order));
     out.extend(sparse_aggregation(kernels, &order));
     let gemms = kernels.iter().any(|a| matches!(order.origin(a).role, Role::Gemm));
     // An epilogue takes the activation of the GEMM or convolution that
@@ -815,9 +1053,25 @@ pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
     // In a training step a larger batch is a training choice, not a saving
     // per step: the library's larger-problem move becomes evidence.
     let training = training_step(kernels);
+    let caller = cublas_caller(kernels);
     for (i, a) in kernels.iter_mut().enumerate() {
         apply_one(a, members.of_kernel(i), fusions, training);
+        if let (Some(c), Some(d)) = (caller, a.diagnosis.as_mut()) {
+            for m in &mut d.next_moves {
+                if let Advice::AllowTf32 { caller, .. } = &mut m.advice {
+                    *caller = Some(c);
+                }
+            }
+        }
     }
+}
+
+/// The array library a capture calls cuBLAS through, when it is not
+/// PyTorch: CuPy's kernels and none of PyTorch's (TF32 then has CuPy's
+/// switch, not PyTorch's).
+fn cublas_caller<K: KernelFacts>(kernels: &[K]) -> Option<Library> {
+    let has = |l: Library| kernels.iter().any(|k| origin(k.name()).library == l);
+    (has(Library::Cupy) && !has(Library::PyTorch)).then_some(Library::Cupy)
 }
 
 /// Each kernel's places in the groups: (kernel's index, group's index,

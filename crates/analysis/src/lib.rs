@@ -58,7 +58,7 @@ pub use capture::{analyze_capture, sort_by_time, CaptureAnalysis};
 pub use collective::{Algorithm, CollectivePlacement, NcclKernel, Protocol, Traffic};
 pub use diagnosis::diagnose;
 pub use facts::KernelFacts;
-pub use findings::{Access, Advice, Diagnosis, Finding, Move, Position, Stall};
+pub use findings::{Access, Advice, Diagnosis, Finding, LibraryCall, Move, Position, Stall};
 pub use fusion::{fusions, Fusion, FusionKind};
 pub use instructions::{pipe_roof, InstructionAnalysis, InstructionLevel, PipePoint, PipeRoof};
 pub use kernel_analysis::KernelAnalysis;

@@ -220,6 +220,29 @@ pub(crate) fn alignment(name: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
+/// CuPy's selection kernels, which `cupy.partition` and `cupy.argpartition`
+/// launch (`argpartition_kernel`, then a tree of `argpartition_merge_kernel`
+/// launches): a bitonic select of fixed-size segments of each row, merged
+/// pairwise.
+pub(crate) fn cupy_selection(name: &str) -> bool {
+    ["argpartition_", "partition_"].iter().any(|p| name.starts_with(p)) && name.ends_with("kernel")
+}
+
+/// The norms of `torch.nn.utils.clip_grad_norm_` on its foreach path
+/// (`torch._foreach_norm`): the per-tensor norms (`LpNormFunctor`) and
+/// their cleanup (`lpnorm_cleanup`). They run beside the optimizer's foreach
+/// kernels but are not the optimizer's: a fused optimizer does not clip.
+pub(crate) fn gradient_norm(name: &str) -> bool {
+    name.contains("lpnorm_cleanup") || name.contains("multi_tensor_apply_kernel") && name.contains("LpNormFunctor")
+}
+
+/// A foreach kernel that scales a list of tensors by one device scalar
+/// (`torch._foreach_mul_(grads, clip_coef)`, `BinaryOpScalarTensorFunctor`):
+/// clipping's scale where the capture also has its norms.
+pub(crate) fn scaled_by_device_scalar(name: &str) -> bool {
+    name.contains("multi_tensor_apply_kernel") && name.contains("BinaryOpScalarTensorFunctor")
+}
+
 /// What a Triton kernel Inductor named `triton_{poi,per,red,tem}_fused_<ops>_<n>`
 /// does: a template is a GEMM; a fusion of norms is a norm; a pointwise
 /// fusion of activations (with at most the adds and multiplies around
@@ -365,6 +388,9 @@ fn origin_of(name: &str) -> Origin {
     }
     if n.starts_with("triton_") || n.contains(" triton_") {
         return of(Library::Triton, triton_role(n));
+    }
+    if cupy_selection(n) {
+        return of(Library::Cupy, Role::Sort);
     }
     if n.starts_with("cupy_") || n.starts_with("cupyx_") {
         return of(
