@@ -17,6 +17,7 @@ timings.tsv, and prints one row per pair with the ratio.
     python3 scripts/pairs_predict.py --bin target/release/roofline --round9
     python3 scripts/pairs_predict.py --bin target/release/roofline --round10
     python3 scripts/pairs_predict.py --bin target/release/roofline --round11
+    python3 scripts/pairs_predict.py --bin target/release/roofline --round12
 """
 import argparse
 import json
@@ -103,6 +104,14 @@ MOVE11 = {
     "pad_channels": ("move", "pad_shape"),
 }
 
+# The round-12 pairs (results/h200-2026-12-04-pairs-round12; the captures are
+# fixtures): the moves written after round 12's grading, on its sizes.
+D12 = "tests/fixtures/external/h200-2026-12-04/pairs-round12"
+MOVE12 = {
+    "topk_select": [("move", "top_k"), ("move", "library_call_internals")],
+    "randint_generator": ("move", "library_call_internals"),
+}
+
 
 def gpu_time_us(doc):
     return sum(k["kernel"].get("duration_s") or 0.0 for k in doc["kernels"]) * 1e6
@@ -143,7 +152,11 @@ def main():
                     help=f"the round-10 pairs of {D10}, against the kernels' GPU time saved")
     ap.add_argument("--round11", action="store_true",
                     help=f"the round-11 pairs of {D11}, against the kernels' GPU time saved")
+    ap.add_argument("--round12", action="store_true",
+                    help=f"the round-12 pairs of {D12}, against the kernels' GPU time saved")
     args = ap.parse_args()
+    if args.round12:
+        return both_sides(args.bin, D12, MOVE12)
     if args.round11:
         return both_sides(args.bin, D11, MOVE11)
     if args.round10:

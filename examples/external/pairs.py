@@ -753,6 +753,49 @@ def pad_channels():
     return before, after
 
 
+@pair("topk_select", "round 12's k-nearest-neighbour selection in CuPy, fp32: the 16 smallest of each row of a 1024 x 262144 distance matrix, cupy.argpartition(d, 16, axis=1)[:, :16] (before) against torch.topk(torch.from_dlpack(d), 16, dim=1, largest=False) through DLPack, its indices back in CuPy (after)")
+def topk_select():
+    import cupy as cp
+
+    cp.random.seed(0)
+    d = cp.random.random((1024, 262144), dtype=cp.float32)
+
+    def before():
+        return cp.argpartition(d, 16, axis=1)[:, :16]
+
+    def after():
+        return cp.from_dlpack(torch.from_dlpack(d).topk(16, dim=1, largest=False).indices)
+
+    b, a = before(), after()
+    same = cp.sort(cp.take_along_axis(d, b, axis=1), axis=1) == cp.sort(cp.take_along_axis(d, a, axis=1), axis=1)
+    if not bool(same.all()):
+        raise SystemExit("topk_select: the two sides select different values")
+    return before, after
+
+
+@pair("randint_generator", "round 11's bootstrap draw in CuPy: 4096 x 4096 indices below 2^22, cupy.random.randint on the legacy cuRAND generator, then its mask, int64 cast and offset (before), against cupy.random.default_rng(0).integers(0, 2^22, (4096, 4096), dtype=cupy.int32) (after)")
+def randint_generator():
+    import cupy as cp
+
+    n = 1 << 22
+    cp.random.seed(0)
+    rng = cp.random.default_rng(0)
+
+    def before():
+        return cp.random.randint(0, n, (4096, 4096))
+
+    def after():
+        return rng.integers(0, n, (4096, 4096), dtype=cp.int32)
+
+    for name, fn in (("before", before), ("after", after)):
+        x = fn()
+        lo, hi, m = int(x.min()), int(x.max()), float(x.mean())
+        print(f"randint_generator: {name} min {lo} max {hi} mean/n {m / n:.4f}", file=sys.stderr)
+        if lo < 0 or hi >= n or abs(m / n - 0.5) > 1e-2:
+            raise SystemExit(f"randint_generator: the {name} side is not uniform below n")
+    return before, after
+
+
 def time_pair(before, after, reps):
     for _ in range(3):
         before()
