@@ -1050,28 +1050,31 @@ pub fn fusions<K: KernelFacts>(kernels: &[K]) -> Vec<Fusion> {
 /// their time), then ranks every kernel's moves again.
 pub fn apply(kernels: &mut [KernelAnalysis], fusions: &[Fusion]) {
     let members = Members::of(kernels, fusions);
-    // In a training step a larger batch is a training choice, not a saving
-    // per step: the library's larger-problem move becomes evidence.
-    let training = training_step(kernels);
-    let caller = cublas_caller(kernels);
+    let program = ProgramFacts::of(kernels);
     for (i, a) in kernels.iter_mut().enumerate() {
-        apply_one(a, members.of_kernel(i), fusions, training);
-        if let (Some(c), Some(d)) = (caller, a.diagnosis.as_mut()) {
-            for m in &mut d.next_moves {
-                if let Advice::AllowTf32 { caller, .. } = &mut m.advice {
-                    *caller = Some(c);
-                }
-            }
-        }
+        apply_one(a, members.of_kernel(i), fusions, program);
     }
 }
 
-/// The array library a capture calls cuBLAS through, when it is not
-/// PyTorch: CuPy's kernels and none of PyTorch's (TF32 then has CuPy's
-/// switch, not PyTorch's).
-fn cublas_caller<K: KernelFacts>(kernels: &[K]) -> Option<Library> {
-    let has = |l: Library| kernels.iter().any(|k| origin(k.name()).library == l);
-    (has(Library::Cupy) && !has(Library::PyTorch)).then_some(Library::Cupy)
+/// What the whole capture says about each kernel's moves, found once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ProgramFacts {
+    /// A training step ([`training_step`]): a larger batch is a training
+    /// choice, not a saving per step, so the library's larger-problem move
+    /// becomes evidence.
+    training: bool,
+    /// The array library the program calls cuBLAS through, when it is not
+    /// PyTorch: CuPy's kernels and none of PyTorch's (TF32 then has CuPy's
+    /// switch, not PyTorch's).
+    caller: Option<Library>,
+}
+
+impl ProgramFacts {
+    pub(crate) fn of<K: KernelFacts>(kernels: &[K]) -> ProgramFacts {
+        let has = |l: Library| kernels.iter().any(|k| origin(k.name()).library == l);
+        let caller = (has(Library::Cupy) && !has(Library::PyTorch)).then_some(Library::Cupy);
+        ProgramFacts { training: training_step(kernels), caller }
+    }
 }
 
 /// Each kernel's places in the groups: (kernel's index, group's index,
@@ -1107,9 +1110,21 @@ impl Members {
 }
 
 /// [`apply`] to one kernel: `members` are its places in `fusions`
-/// ([`Members::of_kernel`]), `training` whether the capture is a training
-/// step ([`training_step`] of all its kernels).
-pub(crate) fn apply_one(a: &mut KernelAnalysis, members: &[(usize, usize, usize)], fusions: &[Fusion], training: bool) {
+/// ([`Members::of_kernel`]), `program` what all the capture's kernels say
+/// ([`ProgramFacts::of`]).
+pub(crate) fn apply_one(
+    a: &mut KernelAnalysis,
+    members: &[(usize, usize, usize)],
+    fusions: &[Fusion],
+    program: ProgramFacts,
+) {
+    if let (Some(c), Some(d)) = (program.caller, a.diagnosis.as_mut()) {
+        for m in &mut d.next_moves {
+            if let Advice::AllowTf32 { caller, .. } = &mut m.advice {
+                *caller = Some(c);
+            }
+        }
+    }
     for &(_, g, at) in members {
         let f = &fusions[g];
         let frac = if f.seconds > 0.0 { f.saved_s / f.seconds } else { 0.0 };
@@ -1126,7 +1141,7 @@ pub(crate) fn apply_one(a: &mut KernelAnalysis, members: &[(usize, usize, usize)
         d.next_moves.retain(|m| !matches!(m.advice, Advice::LibraryKernel { .. } | Advice::WaitOnLatency));
         crate::diagnosis::rank_moves(&mut d.next_moves, t, &mut d.evidence);
     }
-    if training {
+    if program.training {
         if let Some(d) = a.diagnosis.as_mut() {
             if let Some(at) = d.next_moves.iter().position(|m| m.advice == Advice::LargerProblem) {
                 let m = d.next_moves.remove(at);

@@ -20,7 +20,7 @@ use roofline_model::{Capture, Kernel, Machine, Warning};
 use crate::capture::{kernel_warnings_of, scope_warnings, sort_by_time, WarningFacts};
 use crate::facts::KernelFacts;
 use crate::findings::Position;
-use crate::fusion::{apply_one, fusions, training_step, Fusion, Members};
+use crate::fusion::{apply_one, fusions, Fusion, Members, ProgramFacts};
 use crate::kernel_analysis::KernelAnalysis;
 use crate::levels::Bound;
 use crate::placement::analyze_kernel;
@@ -190,7 +190,7 @@ impl CaptureStream {
         let mut warnings = capture.warnings.clone();
         let groups = fusions(&self.kernels);
         let members = Members::of(&self.kernels, &groups);
-        let training = training_step(&self.kernels);
+        let program = ProgramFacts::of(&self.kernels);
         sort_by_time(&mut self.kernels);
         let kernels = self.kernels;
         warnings.extend(kernel_warnings_of(kernels.iter().map(|k| (k.display_name.as_str(), &k.warnings))));
@@ -202,7 +202,7 @@ impl CaptureStream {
         if machine.ceilings.is_empty() && kernels.iter().any(|k| k.work) {
             warnings.push(Warning::NoRoofs);
         }
-        StreamedCapture { machine, warnings, kernels, fusions: groups, members, training, total_time: self.total_time }
+        StreamedCapture { machine, warnings, kernels, fusions: groups, members, program, total_time: self.total_time }
     }
 }
 
@@ -220,7 +220,8 @@ pub struct StreamedCapture {
     fusions: Vec<Fusion>,
     /// Each kernel's places in the groups, by capture order.
     members: Members,
-    training: bool,
+    /// What all the kernels say about each one's moves.
+    program: ProgramFacts,
     total_time: f64,
 }
 
@@ -253,7 +254,7 @@ impl StreamedCapture {
         if self.total_time > 0.0 {
             a.time_share = a.kernel.duration_s.filter(|d| *d > 0.0).map(|d| d / self.total_time);
         }
-        apply_one(a, self.members.of_kernel(at), &self.fusions, self.training);
+        apply_one(a, self.members.of_kernel(at), &self.fusions, self.program);
         // The program view reads the kernel as its groups left it.
         k.position = a.position();
         k.binding_pct = a.binding_pct();
