@@ -110,6 +110,7 @@ D12 = "tests/fixtures/external/h200-2026-12-04/pairs-round12"
 MOVE12 = {
     "topk_select": [("move", "top_k"), ("move", "library_call_internals")],
     "randint_generator": ("move", "library_call_internals"),
+    "depthwise_channels_last": ("move", "depthwise_channels_last"),
 }
 
 

@@ -796,6 +796,33 @@ def randint_generator():
     return before, after
 
 
+@pair("depthwise_channels_last", "round 13's SSDlite head: the depthwise 3x3 convolutions of its six feature maps (672 x 20 x 20, 480 x 10 x 10, 512 x 5 x 5, 256 x 3 x 3, 256 x 2 x 2, 128 x 1 x 1), batch 32, fp32, eval under no_grad: NCHW, which PyTorch runs with its own depthwise kernel (before), against the same modules and inputs in channels_last (after)")
+def depthwise_channels_last():
+    torch.manual_seed(0)
+    maps = [(672, 20), (480, 10), (512, 5), (256, 3), (256, 2), (128, 1)]
+
+    convs = [torch.nn.Conv2d(c, c, 3, padding=1, groups=c, bias=False).cuda().eval() for c, _ in maps]
+    xs = [torch.randn(32, c, hw, hw, device="cuda") for c, hw in maps]
+    import copy
+
+    convs_cl = [copy.deepcopy(m).to(memory_format=torch.channels_last) for m in convs]
+    xs_cl = [x.contiguous(memory_format=torch.channels_last) for x in xs]
+
+    def side(ms, ins):
+        def run():
+            with torch.no_grad():
+                return [m(x) for m, x in zip(ms, ins)]
+
+        return run
+
+    before, after = side(convs, xs), side(convs_cl, xs_cl)
+    err = max(float((b - a).abs().max()) for b, a in zip(before(), after()))
+    print(f"depthwise_channels_last: largest |before - after| = {err:.3g}", file=sys.stderr)
+    if err > 1e-3:
+        raise SystemExit(f"depthwise_channels_last: the two sides differ by {err}")
+    return before, after
+
+
 def time_pair(before, after, reps):
     for _ in range(3):
         before()

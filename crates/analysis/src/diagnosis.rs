@@ -1027,8 +1027,16 @@ fn specific_kernel_move(f: &Facts, position: Position) -> Option<Move> {
         .map(|u| u.pct)
         .filter(|d| *d < MEMORY_SIDE_PCT)?;
     let after = (f.seconds * dram / ON_ROOF_PCT).min(f.seconds);
+    // PyTorch's own depthwise convolution runs on NCHW tensors; in
+    // channels_last PyTorch hands depthwise convolutions to cuDNN's NHWC
+    // kernels, which stream (the experts of rounds 12 and 13, twice).
+    let advice = if o.library == Library::PyTorch && f.a.kernel.name.contains("conv_depthwise2d") {
+        Advice::DepthwiseChannelsLast { issue_pct: f.busiest }
+    } else {
+        Advice::SpecificKernel { library: o.library, issue_pct: f.busiest, dram_pct: dram }
+    };
     Some(Move::saving(
-        Advice::SpecificKernel { library: o.library, issue_pct: f.busiest, dram_pct: dram },
+        advice,
         f.seconds - after,
         format!(
             "its DRAM bytes at {} of the DRAM roof take {} of its time; a streaming kernel moves them at {} or more of the roof",

@@ -524,6 +524,12 @@ pub enum Advice {
         /// Bytes of the matrix it writes (its L2 write sectors x 32).
         written_bytes: f64,
     },
+    /// PyTorch's own depthwise convolution kernel (NCHW) held by its
+    /// instructions: in channels_last, cuDNN's NHWC depthwise kernels run it.
+    DepthwiseChannelsLast {
+        /// The issue slots' utilisation, %.
+        issue_pct: f64,
+    },
     /// A selection (CuPy's argpartition or partition) that passes over its
     /// data many times through L2: a top-k routine selects in a few.
     TopK {
@@ -1006,6 +1012,10 @@ impl Advice {
             Advice::OuterProduct { terms, written_bytes } => format!(
                 "a GEMM with about {terms:.0} multiply-adds per output element: an outer product (a distance or kernel matrix) whose time is writing its {} matrix, not its math. Compute the matrix where it is read: torch.compile(mode=\"max-autotune\") of the expression writes it once from a Triton GEMM with the elementwise ops that read it (exp, scale, clamp) as the epilogue; KeOps' LazyTensor (GPyTorch's keops kernels) never writes it",
                 format_si(*written_bytes, Unit::Byte)
+            ),
+            Advice::DepthwiseChannelsLast { issue_pct } => format!(
+                "PyTorch's own depthwise convolution kernel, which it runs on NCHW tensors, held by its index arithmetic (issue slots {} busy) while its bytes move far below the roof: run the model and its input in channels_last (model.to(memory_format=torch.channels_last)), and PyTorch hands depthwise convolutions to cuDNN's NHWC kernels, which stream them",
+                pct(*issue_pct)
             ),
             Advice::TopK { passes } => format!(
                 "cupy.argpartition (or partition) sorts fixed-size segments of every row with a bitonic network and merges them pairwise{}: for the k smallest or largest of each row, a top-k selects in a few streaming passes and returns only k indices a row, with no full-size index array (torch.topk on the array through DLPack: torch.from_dlpack(a).topk(k, dim=1, largest=False); for nearest neighbours, a fused k-NN such as cuVS's brute-force search)",

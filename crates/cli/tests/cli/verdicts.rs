@@ -941,3 +941,20 @@ fn an_xla_fusion_whose_result_the_next_fusion_reads_back_is_fused_into_it() {
         assert_eq!(move_saving(the_one(&doc, needle), "fuse_xla_intermediate"), 0.0, "{needle}");
     }
 }
+
+/// PyTorch's own NCHW depthwise convolution, issue-bound, was told to
+/// become a kernel of its own; both experts who met it (round 12's
+/// ShuffleNet, round 13's SSDlite head) ran the model in channels_last,
+/// which hands depthwise convolutions to cuDNN.
+#[test]
+fn pytorchs_nchw_depthwise_convolution_is_told_channels_last() {
+    for capture in ["h200-2026-12-03-round12/shufflenet_train", "h200-2026-12-04-round13/ssdlite_infer"] {
+        let doc = import(&format!("tests/fixtures/external/{capture}.full.csv.gz"));
+        let dw = the_one(&doc, "conv_depthwise2d_forward_kernel");
+        assert_eq!(first_move(dw)["code"], "depthwise_channels_last", "{capture}: {}", dw["diagnosis"]);
+        assert_eq!(move_saving(dw, "specific_kernel"), 0.0, "{capture}");
+    }
+    // Other generic kernels held by their issue slots keep the rewrite.
+    let doc = import(&format!("{ROUND12}/cupy_knn.full.csv.gz"));
+    assert!(kernels(&doc).iter().all(|k| move_saving(k, "depthwise_channels_last") == 0.0));
+}
