@@ -482,6 +482,7 @@ fn origin_of(name: &str) -> Origin {
                 "index_elementwise_kernel<",
                 "_scatter_gather_elementwise_kernel<",
                 "ReduceOp<",
+                "conv_depthwise2d_",
             ],
         );
     let library = if torch { Library::PyTorch } else { Library::User };
@@ -562,6 +563,7 @@ mod tests {
             "void vectorized_elementwise_kernel<4, FillFunctor<float>, std::array<char *, 1>>(int, T2, T3)",
             "void elementwise_kernel<128, 2, void gpu_kernel_impl_nocast<BinaryFunctor<float, float, float, binary_internal::MulFunctor<float>>>(TensorIteratorBase &, const T1 &)::[lambda(int) (instance 1)]>(int, T3)",
             "void reduce_kernel<512, 1, ReduceOp<float, MeanOps<float, float, float, float>, unsigned int, float, 4, 4>>(T3)",
+            "void unnamed>::conv_depthwise2d_forward_kernel<3, float, int>(GenericPackedTensorAccessor<float, 4, DefaultPtrTraits, int>)",
         ] {
             assert_eq!(origin(n).library, Library::PyTorch, "{n}");
         }

@@ -317,7 +317,9 @@ fn the_round_11_moves_against_both_sides_under_ncu() {
 /// results/h200-2026-12-04-pairs-round12/: argpartition against a top-k
 /// through DLPack comes true within 2% (0.98); randint against a
 /// Generator's int32 integers over-predicts (1.34): the Generator still
-/// runs an add over its output.
+/// runs an add over its output; PyTorch's NCHW depthwise convolutions
+/// against channels_last over-predict the GPU time saved (1.38): cuDNN's
+/// NHWC kernels do not stream at the roof on these small maps.
 #[test]
 fn the_round_12_moves_against_both_sides_under_ncu() {
     const D12: &str = "tests/fixtures/external/h200-2026-12-04/pairs-round12";
@@ -325,6 +327,7 @@ fn the_round_12_moves_against_both_sides_under_ncu() {
     for (pair, codes, within) in [
         ("topk_select", &["top_k", "library_call_internals"][..], 0.9..=1.1),
         ("randint_generator", &["library_call_internals"][..], 1.2..=1.5),
+        ("depthwise_channels_last", &["depthwise_channels_last"][..], 1.2..=1.55),
     ] {
         let before = import(&format!("{D12}/{pair}.csv.gz"));
         let after = import(&format!("{D12}/{pair}.after.csv.gz"));
