@@ -500,7 +500,7 @@ const GEMM_EXPRESSION_DEPTH: usize = 6;
 fn array_expressions<K: KernelFacts>(
     kernels: &[K],
     order: &CaptureOrder<K>,
-    internal: &std::collections::HashSet<&str>,
+    internal: &std::collections::HashSet<String>,
 ) -> Option<Fusion> {
     let cupy_elementwise = |k: &K| {
         let o = origin(k.name());
@@ -778,7 +778,7 @@ fn xla_intermediates<K: KernelFacts>(kernels: &[K], order: &CaptureOrder<K>) -> 
         kernels: ks.iter().map(|a| a.id().to_string()).collect(),
         seconds: ks.iter().filter_map(|a| a.duration_s()).sum(),
         saved_s: per_kernel.iter().sum(),
-        rests_on: "by launch order: an XLA fusion whose next launch is an XLA fusion moving DRAM bytes within 4x of what it wrote reads that array back; fused, it is never written: the writer saves its written share of the launch, the reader the array's share of its bytes".into(),
+        rests_on: format!("by launch order: an XLA fusion whose next launch is an XLA fusion moving DRAM bytes within {LINK_SIZE_RATIO}x of what it wrote reads that array back; fused, it is never written: the writer saves its written share of the launch, the reader the array's share of its bytes"),
         saved_per_kernel_s: per_kernel,
     })
 }
@@ -893,10 +893,9 @@ pub fn fusions<K: KernelFacts>(kernels: &[K]) -> Vec<Fusion> {
     let ids = |ks: &[&K]| ks.iter().map(|a| a.id().to_string()).collect::<Vec<_>>();
     let mut out = Vec::new();
     let clipping = gradient_clipping(kernels, &order);
-    let clipped: std::collections::HashSet<&str> =
-        clipping.iter().flat_map(|f| f.kernels.iter().map(String::as_str)).collect();
-    out.extend(clipping.clone());
-    let chain: Vec<&K> = of_role(&[Role::Foreach]).into_iter().filter(|a| !clipped.contains(a.id())).collect();
+    let clipped = |a: &&K| clipping.as_ref().is_some_and(|f| f.kernels.iter().any(|id| id == a.id()));
+    let chain: Vec<&K> = of_role(&[Role::Foreach]).into_iter().filter(|a| !clipped(a)).collect();
+    out.extend(clipping);
     if !chain.is_empty() {
         let adam = chain.iter().any(|a| {
             let n = a.name().to_ascii_lowercase();
@@ -952,10 +951,9 @@ pub fn fusions<K: KernelFacts>(kernels: &[K]) -> Vec<Fusion> {
         }
     }
     let internals = library_call_internals(kernels, &order);
-    let internal: std::collections::HashSet<&str> =
-        internals.iter().flat_map(|f| f.kernels.iter().map(String::as_str)).collect();
+    let internal: std::collections::HashSet<String> = internals.iter().flat_map(|f| f.kernels.clone()).collect();
     out.extend(array_expressions(kernels, &order, &internal));
-    out.extend(internals.clone());
+    out.extend(internals);
     out.extend(xla_intermediates(kernels, &order));
     out.extend(sparse_aggregation(kernels, &order));
     let gemms = kernels.iter().any(|a| matches!(order.origin(a).role, Role::Gemm));
