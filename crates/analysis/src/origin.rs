@@ -392,6 +392,10 @@ fn origin_of(name: &str) -> Origin {
     if cupy_selection(n) {
         return of(Library::Cupy, Role::Sort);
     }
+    // cupy.unique's own kernel, named without CuPy's prefix.
+    if n.starts_with("_unique_") {
+        return of(Library::Cupy, Role::Other);
+    }
     if n.starts_with("cupy_") || n.starts_with("cupyx_") {
         return of(
             Library::Cupy,
@@ -483,6 +487,8 @@ fn origin_of(name: &str) -> Origin {
                 "_scatter_gather_elementwise_kernel<",
                 "ReduceOp<",
                 "conv_depthwise2d_",
+                "softmax_warp_forward<",
+                "softmax_warp_backward<",
             ],
         );
     let library = if torch { Library::PyTorch } else { Library::User };
@@ -564,12 +570,27 @@ mod tests {
             "void elementwise_kernel<128, 2, void gpu_kernel_impl_nocast<BinaryFunctor<float, float, float, binary_internal::MulFunctor<float>>>(TensorIteratorBase &, const T1 &)::[lambda(int) (instance 1)]>(int, T3)",
             "void reduce_kernel<512, 1, ReduceOp<float, MeanOps<float, float, float, float>, unsigned int, float, 4, 4>>(T3)",
             "void unnamed>::conv_depthwise2d_forward_kernel<3, float, int>(GenericPackedTensorAccessor<float, 4, DefaultPtrTraits, int>)",
+            // Round 13's LeViT: PyTorch's persistent softmax, taken for the user's.
+            "void <unnamed>::softmax_warp_forward<float, float, float, 6, 0, 0>(T2 *, const T1 *, int, int, int, const bool *, int, bool)",
         ] {
             assert_eq!(origin(n).library, Library::PyTorch, "{n}");
         }
         assert_eq!(origin("void vectorized_gather_kernel<16, long>(char *)").role, Role::Indexing);
         // A user's kernel of a similar word is still the user's.
         assert_eq!(origin("my_elementwise_kernel(float*, int)").library, Library::User);
+    }
+
+    /// Round 13's cupy.unique launched a mask kernel named without CuPy's
+    /// prefix; taken for the user's, it was told to use wider loads.
+    #[test]
+    fn cupys_own_kernels_without_its_prefix_are_cupys() {
+        assert_eq!(origin("_unique_update_mask_equal_nan").library, Library::Cupy);
+        assert_eq!(origin("argpartition_merge_kernel"), of_cupy_sort());
+        assert_eq!(origin("my_unique_kernel").library, Library::User);
+    }
+
+    fn of_cupy_sort() -> Origin {
+        Origin { library: Library::Cupy, role: Role::Sort, unaligned: false }
     }
 
     #[test]
