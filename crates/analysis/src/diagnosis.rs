@@ -773,6 +773,15 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
             && grows_with_batch(&f.a.kernel.name)
         {
             moves.push(Move::saving(Advice::LargerProblem, f.gap_s(), "the gap to the busiest unit's roof"));
+        } else if o.role == Role::Fft && f.a.kernel.launches >= 2 {
+            // The same transform launched again and again at the launch
+            // floor: one batched call fills the GPU (round 13's expert
+            // stacked a solver's four inverse FFTs).
+            moves.push(Move::saving(
+                Advice::BatchTransforms { launches: f.a.kernel.launches },
+                f.gap_s(),
+                "the gap to the busiest unit's roof: one batched transform streams what the launches moved apart",
+            ));
         }
     }
     // Causes in the user's own code, each only where its unit binds.

@@ -524,6 +524,12 @@ pub enum Advice {
         /// Bytes of the matrix it writes (its L2 write sectors x 32).
         written_bytes: f64,
     },
+    /// An FFT launched several times, each launch at the launch floor:
+    /// transform the arrays in one batched call.
+    BatchTransforms {
+        /// Launches of the transform in the capture.
+        launches: u64,
+    },
     /// PyTorch's own depthwise convolution kernel (NCHW) held by its
     /// instructions: in channels_last, cuDNN's NHWC depthwise kernels run it.
     DepthwiseChannelsLast {
@@ -1012,6 +1018,9 @@ impl Advice {
             Advice::OuterProduct { terms, written_bytes } => format!(
                 "a GEMM with about {terms:.0} multiply-adds per output element: an outer product (a distance or kernel matrix) whose time is writing its {} matrix, not its math. Compute the matrix where it is read: torch.compile(mode=\"max-autotune\") of the expression writes it once from a Triton GEMM with the elementwise ops that read it (exp, scale, clamp) as the epilogue; KeOps' LazyTensor (GPyTorch's keops kernels) never writes it",
                 format_si(*written_bytes, Unit::Byte)
+            ),
+            Advice::BatchTransforms { launches } => format!(
+                "{launches} launches of one FFT kernel, each too short to fill the GPU: where the transforms do not wait on each other (the same step's several arrays, not one layer's output feeding the next), stack the arrays and transform them in one batched call (jnp.fft or torch.fft over a leading batch axis, a cuFFT or cupyx.scipy.fft plan with a batch), so that one launch streams what the launches moved apart"
             ),
             Advice::DepthwiseChannelsLast { issue_pct } => format!(
                 "PyTorch's own depthwise convolution kernel, which it runs on NCHW tensors, held by its index arithmetic (issue slots {} busy) while its bytes move far below the roof: run the model and its input in channels_last (model.to(memory_format=torch.channels_last)), and PyTorch hands depthwise convolutions to cuDNN's NHWC kernels, which stream them",

@@ -961,3 +961,20 @@ fn pytorchs_nchw_depthwise_convolution_is_told_channels_last() {
     let doc = import(&format!("{ROUND12}/cupy_knn.full.csv.gz"));
     assert!(kernels(&doc).iter().all(|k| move_saving(k, "depthwise_channels_last") == 0.0));
 }
+
+/// Round 13's JAX solver ran its four inverse FFTs one by one, each launch
+/// of cuFFT's kernels at the launch floor, "not the user's to edit"; its
+/// expert stacked them into one batched call (-24 of 48.7 us, -13 of 32.2).
+#[test]
+fn an_fft_launched_again_and_again_at_the_launch_floor_is_batched() {
+    let doc = import("tests/fixtures/external/h200-2026-12-04-round13/jax_spectral_ns.full.csv.gz");
+    for needle in ["regular_fft", "vector_fft_c2r"] {
+        let k = the_one(&doc, needle);
+        assert_eq!(first_move(k)["code"], "batch_transforms", "{needle}: {}", k["diagnosis"]);
+        let share = move_saving(k, "batch_transforms") / seconds(k);
+        assert!((0.6..=0.75).contains(&share), "{needle}: {share}");
+    }
+    // One launch of a transform is no batch.
+    let once = the_one(&doc, "vector_fft_r2c");
+    assert_eq!(move_saving(once, "batch_transforms"), 0.0);
+}
