@@ -111,6 +111,7 @@ MOVE12 = {
     "topk_select": [("move", "top_k"), ("move", "library_call_internals")],
     "randint_generator": ("move", "library_call_internals"),
     "depthwise_channels_last": ("move", "depthwise_channels_last"),
+    "batched_irfft2": ("move", "batch_transforms"),
 }
 
 
