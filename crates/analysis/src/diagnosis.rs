@@ -702,14 +702,18 @@ fn candidate_moves(f: &Facts, position: Position) -> Vec<Move> {
         Role::LayoutTranspose => moves.push(Move::saving(Advice::ChannelsLast, t, "the transpose's whole time")),
         Role::Activation => moves.push(Advice::EpilogueFusion.into()),
         Role::Norm if o.library != Library::Triton => {
-            // Judged by its memory traffic: a compiled norm streams it at the roof.
-            let memory = f.memory_pct;
+            // Judged by the traffic a compiled norm keeps: its DRAM and L2
+            // bytes, streamed at the roof. Its L1 and shared traffic is the
+            // kernel's own (SegFormer's LayerNorm over 32-wide rows, one
+            // block a row, kept L1 43% busy; its expert priced it by the
+            // bytes it must move, as the others of rounds 3-13).
+            let memory = f.memory_pct_of(&[MemLevel::Dram, MemLevel::L2]);
             if memory < ON_ROOF_PCT {
                 moves.push(Move::saving(
                     Advice::FuseNorm,
                     t * (1.0 - memory / ON_ROOF_PCT),
                     format!(
-                        "a compiled norm streams at the bandwidth roof; this one's busiest memory level is at {}",
+                        "a compiled norm streams its DRAM and L2 bytes at the bandwidth roof; this one's are at {} of it",
                         share(memory)
                     ),
                 ))

@@ -980,3 +980,16 @@ fn an_fft_launched_again_and_again_at_the_launch_floor_is_batched() {
     let once = the_one(&doc, "vector_fft_r2c");
     assert_eq!(move_saving(once, "batch_transforms"), 0.0);
 }
+
+/// Round 13's SegFormer ran LayerNorm over 32-wide rows, one block a row:
+/// L1 43% busy, DRAM and L2 far less. The compiled norm's saving was capped
+/// by L1 (250 of 577 us) where its expert priced the bytes it must move
+/// (555 us): L1 traffic is the kernel's own.
+#[test]
+fn a_norms_saving_rests_on_the_dram_and_l2_bytes_a_compiled_norm_keeps() {
+    let doc = import("tests/fixtures/external/h200-2026-12-04-round13/segformer_infer.full.csv.gz");
+    let norm = the_one(&doc, "vectorized_layer_norm_kernel");
+    assert_eq!(first_move(norm)["code"], "fuse_norm", "{}", norm["diagnosis"]);
+    let share = move_saving(norm, "fuse_norm") / seconds(norm);
+    assert!((0.9..=0.97).contains(&share), "{share}");
+}
